@@ -1,0 +1,3 @@
+from ebench.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""ebench.app (see DESIGN.md)."""

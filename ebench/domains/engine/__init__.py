@@ -1,0 +1,1 @@
+"""The generic domain engine: schema, seeded fill, validation/repair, worlds, tool registry."""

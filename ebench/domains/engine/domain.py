@@ -1,0 +1,55 @@
+"""A domain: a synthetic product's schema, seeded generators, repair rules, tools and description."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .fill import Generator
+from .repair import Check
+from .schema import Schema
+from .tools import ToolEnv, ToolError, ToolRegistry
+
+
+@dataclass
+class Domain:
+    name: str
+    title: str
+    version: str  # bump when the generated world changes on purpose
+    default_seed: int
+    now: str  # the frozen clock, "YYYY-MM-DD HH:MM:SS"
+    schema: Schema
+    generators: dict[str, Generator]
+    checks: list[Check]
+    tools: ToolRegistry
+    description: str  # for the solver's system prompt
+    actor_table: str  # the table whose rows are the actors (users, players, employees)
+    actor_noun: str  # "listener", "player", "employee"
+    actor_label_sql: str  # SELECT that gives a display name for actor ? (one row)
+    faker_locales: list[str] = field(default_factory=lambda: ["en_US"])
+    source_files: list[Path] = field(default_factory=list)  # the files whose code shapes the world
+
+    def code_fingerprint(self) -> str:
+        """Hash of the code that shapes the world, so an edited generator triggers a rebuild."""
+        digest = hashlib.sha256()
+        for path in sorted(self.source_files):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def env(self, conn: sqlite3.Connection, actor_id: Any) -> ToolEnv:
+        """Tools bound to `actor_id` on `conn`; an unknown actor is a clear error."""
+        if isinstance(actor_id, bool) or not isinstance(actor_id, int):
+            raise ToolError("invalid_value", f"The actor must be an integer id, got {actor_id!r}.")
+        key = self.schema.table(self.actor_table).key[0]
+        row = conn.execute(f"SELECT 1 FROM {self.actor_table} WHERE {key} = ?", (actor_id,)).fetchone()
+        if row is None:
+            raise ToolError("not_found", f"No {self.actor_noun} with id {actor_id} in the {self.name} world.")
+        return ToolEnv(conn=conn, actor_id=actor_id, now=self.now)
+
+    def actor_label(self, conn: sqlite3.Connection, actor_id: int) -> str:
+        row = conn.execute(self.actor_label_sql, (actor_id,)).fetchone()
+        return row[0] if row else f"{self.actor_noun} {actor_id}"

@@ -1,0 +1,440 @@
+"""Tool registry: typed Python functions declared once, schemas derived from their signatures.
+
+A tool is `def name(env, arg: type = default, ...) -> dict` with a docstring whose first
+paragraph describes it and whose `Args:` section documents each argument. The registry yields
+OpenAI-style schemas (for litellm), MCP tool definitions and plain callables from the same
+declaration. `call` validates arguments against the schema, runs a write tool inside a savepoint
+so that a failing call changes nothing, and turns every failure into a structured error result.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import sqlite3
+import time
+import types
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+READ = "read"
+WRITE = "write"
+
+
+class ToolError(Exception):
+    """An error the solver sees: a bad argument, an unknown id, an action the product forbids.
+
+    Codes: unknown_tool, invalid_arguments, invalid_value, not_found, forbidden, conflict,
+    internal_error.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def not_found(what: str, ident: Any) -> ToolError:
+    return ToolError("not_found", f"No {what} with id {ident}.")
+
+
+@dataclass
+class ToolEnv:
+    """What a tool acts on: the trial's database, the actor it acts for, the frozen clock."""
+
+    conn: sqlite3.Connection
+    actor_id: int
+    now: str
+
+    def one(self, sql: str, params: tuple | list = ()) -> dict[str, Any] | None:
+        cur = self.conn.execute(sql, params)
+        row = cur.fetchone()
+        if row is None:
+            return None
+        return dict(zip([d[0] for d in cur.description], row))
+
+    def all(self, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
+        cur = self.conn.execute(sql, params)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def scalar(self, sql: str, params: tuple | list = ()) -> Any:
+        row = self.conn.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+
+@dataclass
+class ToolResult:
+    tool: str
+    ok: bool
+    value: Any = None
+    error_code: str | None = None
+    error_message: str | None = None
+    seconds: float = 0.0
+
+    def payload(self) -> Any:
+        """What the solver receives."""
+        if self.ok:
+            return self.value
+        return {"error": {"code": self.error_code, "message": self.error_message}}
+
+    def to_json(self) -> str:
+        return json.dumps(self.payload(), ensure_ascii=False)
+
+
+@dataclass
+class Param:
+    name: str
+    annotation: Any
+    required: bool
+    default: Any
+    description: str
+    schema: dict[str, Any]
+
+
+@dataclass
+class Tool:
+    name: str
+    kind: str
+    func: Callable[..., Any]
+    summary: str
+    description: str
+    params: list[Param]
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def openai_schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+class ToolRegistry:
+    """The tools of one domain."""
+
+    def __init__(self, domain: str) -> None:
+        self.domain = domain
+        self._tools: dict[str, Tool] = {}
+
+    # -- declaring -------------------------------------------------------------------------
+    def read(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        self._add(func, READ)
+        return func
+
+    def write(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        self._add(func, WRITE)
+        return func
+
+    def _add(self, func: Callable[..., Any], kind: str) -> None:
+        name = func.__name__
+        if name in self._tools:
+            raise ValueError(f"tool {name!r} is declared twice in {self.domain}")
+        self._tools[name] = build_tool(func, kind)
+
+    # -- looking up ------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def get(self, name: str) -> Tool:
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise ToolError("unknown_tool", _unknown_tool_message(name, list(self._tools))) from None
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def openai_schemas(self) -> list[dict[str, Any]]:
+        return [t.openai_schema() for t in self]
+
+    # -- calling ---------------------------------------------------------------------------
+    def call(self, env: ToolEnv, name: str, args: dict[str, Any] | str | None = None) -> ToolResult:
+        """Run one tool call; never raises for the solver's mistakes, returns an error result."""
+        started = time.perf_counter()
+        try:
+            tool = self.get(name)
+            kwargs = validate_arguments(tool, parse_arguments(args))
+        except ToolError as exc:
+            return ToolResult(name, False, None, exc.code, exc.message, time.perf_counter() - started)
+        conn = env.conn
+        if tool.kind == WRITE:
+            conn.execute("SAVEPOINT tool_call")
+        try:
+            value = tool.func(env, **kwargs)
+        except Exception as exc:  # the solver must get an error result, whatever went wrong
+            if tool.kind == WRITE:
+                conn.execute("ROLLBACK TO tool_call")
+                conn.execute("RELEASE tool_call")
+            if isinstance(exc, ToolError):
+                code, message = exc.code, exc.message
+            else:
+                code, message = "internal_error", f"{type(exc).__name__}: {exc}"
+            return ToolResult(name, False, None, code, message, time.perf_counter() - started)
+        if tool.kind == WRITE:
+            conn.execute("RELEASE tool_call")
+        return ToolResult(name, True, value, None, None, time.perf_counter() - started)
+
+
+def _unknown_tool_message(name: str, known: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(str(name), known, n=3)
+    hint = f" Did you mean: {', '.join(close)}?" if close else ""
+    return f"Unknown tool {name!r}.{hint}"
+
+
+# -- schema from signature -----------------------------------------------------------------
+
+_ARGS_HEADER = re.compile(r"^\s*Args:\s*$")
+_ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
+
+
+def parse_docstring(doc: str) -> tuple[str, str, dict[str, str]]:
+    """(summary, description without the Args section, {arg: description})."""
+    doc = inspect.cleandoc(doc or "")
+    lines = doc.splitlines()
+    args: dict[str, str] = {}
+    body: list[str] = []
+    in_args = False
+    current: str | None = None
+    for line in lines:
+        if _ARGS_HEADER.match(line):
+            in_args = True
+            continue
+        if in_args:
+            if line and not line.startswith(" "):  # a new section ends Args
+                in_args = False
+                body.append(line)
+                continue
+            match = _ARG_LINE.match(line)
+            if match and (current is None or len(line) - len(line.lstrip()) <= 4):
+                current = match.group(1)
+                args[current] = match.group(2).strip()
+            elif current and line.strip():
+                args[current] += " " + line.strip()
+            continue
+        body.append(line)
+    description = "\n".join(body).strip()
+    summary = description.split("\n\n", 1)[0].replace("\n", " ").strip()
+    return summary, description, args
+
+
+def type_schema(annotation: Any) -> dict[str, Any]:
+    """JSON schema for the annotation types tools may use."""
+    origin = typing.get_origin(annotation)
+    if annotation is int:
+        return {"type": "integer"}
+    if annotation is float:
+        return {"type": "number"}
+    if annotation is str:
+        return {"type": "string"}
+    if annotation is bool:
+        return {"type": "boolean"}
+    if origin is Literal:
+        values = list(typing.get_args(annotation))
+        kinds = {type(v) for v in values}
+        schema: dict[str, Any] = {"enum": values}
+        if kinds == {str}:
+            schema["type"] = "string"
+        elif kinds == {int}:
+            schema["type"] = "integer"
+        return schema
+    if origin is list:
+        (item,) = typing.get_args(annotation) or (str,)
+        return {"type": "array", "items": type_schema(item)}
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            inner = type_schema(members[0])
+            return {**inner, "nullable": True} if "type" in inner else inner
+    raise TypeError(f"unsupported tool argument type: {annotation!r}")
+
+
+def build_tool(func: Callable[..., Any], kind: str) -> Tool:
+    name = func.__name__
+    if not func.__doc__:
+        raise TypeError(f"tool {name!r} needs a docstring")
+    summary, description, arg_docs = parse_docstring(func.__doc__)
+    hints = typing.get_type_hints(func)
+    sig = inspect.signature(func)
+    params_iter = iter(sig.parameters.values())
+    next(params_iter)  # env
+    params: list[Param] = []
+    for p in params_iter:
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            raise TypeError(f"tool {name!r}: argument {p.name!r} must be a plain named argument")
+        if p.name not in hints:
+            raise TypeError(f"tool {name!r}: argument {p.name!r} needs a type annotation")
+        if p.name not in arg_docs:
+            raise TypeError(f"tool {name!r}: argument {p.name!r} is not documented under Args:")
+        schema = dict(type_schema(hints[p.name]))
+        schema.pop("nullable", None)
+        schema["description"] = arg_docs[p.name]
+        required = p.default is inspect.Parameter.empty
+        if not required and p.default is not None:
+            schema["default"] = p.default
+        params.append(Param(p.name, hints[p.name], required, p.default, arg_docs[p.name], schema))
+    unknown_docs = set(arg_docs) - {p.name for p in params}
+    if unknown_docs:
+        raise TypeError(f"tool {name!r} documents arguments it does not take: {sorted(unknown_docs)}")
+    parameters = {
+        "type": "object",
+        "properties": {p.name: p.schema for p in params},
+        "required": [p.name for p in params if p.required],
+        "additionalProperties": False,
+    }
+    return Tool(name, kind, func, summary, description, params, parameters)
+
+
+# -- argument validation -------------------------------------------------------------------
+
+
+def parse_arguments(args: dict[str, Any] | str | None) -> dict[str, Any]:
+    if args is None or args == "":
+        return {}
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError as exc:
+            raise ToolError("invalid_arguments", f"Arguments are not valid JSON: {exc.msg} at position {exc.pos}.") from None
+    if not isinstance(args, dict):
+        raise ToolError("invalid_arguments", f"Arguments must be a JSON object, got {_json_type(args)}.")
+    return args
+
+
+def validate_arguments(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+    known = {p.name: p for p in tool.params}
+    unknown = [k for k in args if k not in known]
+    if unknown:
+        raise ToolError(
+            "invalid_arguments",
+            f"{tool.name} does not take {', '.join(repr(u) for u in unknown)}; "
+            f"it takes: {', '.join(known) or 'no arguments'}.",
+        )
+    missing = [p.name for p in tool.params if p.required and p.name not in args]
+    if missing:
+        raise ToolError("invalid_arguments", f"{tool.name} is missing required argument(s): {', '.join(missing)}.")
+    kwargs: dict[str, Any] = {}
+    for name, value in args.items():
+        problem = _check_value(known[name].annotation, value)
+        if problem:
+            raise ToolError("invalid_arguments", f"Argument {name!r} {problem}.")
+        kwargs[name] = _integral(known[name].annotation, value)
+    return kwargs
+
+
+def _integral(annotation: Any, value: Any) -> Any:
+    """2.0 where an integer is expected becomes 2 (JSON has one number type)."""
+    if isinstance(value, float) and _accepts_int(annotation) and not _accepts_float(annotation):
+        return int(value)
+    if isinstance(value, list) and typing.get_origin(annotation) is list:
+        (item,) = typing.get_args(annotation) or (str,)
+        return [_integral(item, v) for v in value]
+    return value
+
+
+def _accepts_int(annotation: Any) -> bool:
+    return annotation is int or int in typing.get_args(annotation)
+
+
+def _accepts_float(annotation: Any) -> bool:
+    return annotation is float or float in typing.get_args(annotation)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _check_value(annotation: Any, value: Any) -> str | None:
+    """None when `value` fits `annotation`, else what is wrong, phrased for the solver."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        members = typing.get_args(annotation)
+        if value is None and type(None) in members:
+            return None
+        problems = [_check_value(m, value) for m in members if m is not type(None)]
+        return None if any(p is None for p in problems) else problems[0]
+    if annotation is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return None
+        if isinstance(value, float) and value.is_integer():
+            return None
+        return f"must be an integer, got {_json_type(value)} {json.dumps(value)[:40]}"
+    if annotation is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return None
+        return f"must be a number, got {_json_type(value)} {json.dumps(value)[:40]}"
+    if annotation is str:
+        return None if isinstance(value, str) else f"must be a string, got {_json_type(value)}"
+    if annotation is bool:
+        return None if isinstance(value, bool) else f"must be true or false, got {_json_type(value)}"
+    if origin is Literal:
+        choices = typing.get_args(annotation)
+        if value in choices and type(value) in {type(c) for c in choices}:
+            return None
+        return f"must be one of {', '.join(json.dumps(c) for c in choices)}, got {json.dumps(value)[:40]}"
+    if origin is list:
+        if not isinstance(value, list):
+            return f"must be an array, got {_json_type(value)}"
+        (item,) = typing.get_args(annotation) or (str,)
+        for i, element in enumerate(value):
+            problem = _check_value(item, element)
+            if problem:
+                return f"item {i} {problem}"
+        return None
+    return f"has an unsupported type {annotation!r}"
+
+
+# -- pagination ----------------------------------------------------------------------------
+
+PAGE_SIZE = 20
+
+
+def check_page(page: int) -> int:
+    if page < 1:
+        raise ToolError("invalid_value", "page starts at 1.")
+    return page
+
+
+def paginate(env: ToolEnv, select: str, params: tuple | list, page: int, order_by: str,
+             shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One page of `select` (a query without ORDER BY/LIMIT) with the total and page count."""
+    page = int(check_page(page))
+    total = env.scalar(f"SELECT COUNT(*) FROM ({select})", params)
+    rows = env.all(f"{select} ORDER BY {order_by} LIMIT ? OFFSET ?", [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE])
+    items = [shape(r) for r in rows] if shape else rows
+    return {
+        "items": items,
+        "page": page,
+        "page_size": PAGE_SIZE,
+        "total": total,
+        "total_pages": max(1, -(-total // PAGE_SIZE)),
+    }

@@ -1,0 +1,237 @@
+"""Worlds: a domain's built base database, one plain SQLite file per domain.
+
+A world is built on demand into the data directory, with a build fingerprint (domain version,
+seed, code hash, Faker version) stored inside it; a stale or missing world is rebuilt. It is
+written to a temporary file and renamed into place, so a reader never sees half a world and a
+crash leaves the old one. Trials and tool calls work on private copies, never on the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...paths import worlds_dir
+from .domain import Domain
+from .fill import TableFill, fill
+from .repair import CheckResult, validate_and_repair
+from .schema import INTERNAL_PREFIX
+
+META_TABLE = f"{INTERNAL_PREFIX}_build"
+
+
+class WorldError(RuntimeError):
+    """A world that cannot be opened or built."""
+
+
+@dataclass
+class BuildReport:
+    domain: str
+    seed: int
+    path: str
+    fingerprint: str
+    seconds: float
+    tables: list[TableFill]
+    checks: list[CheckResult]
+    built: bool = True  # False when an up-to-date world was already there
+
+    @property
+    def rows(self) -> int:
+        return sum(t.rows for t in self.tables)
+
+    @property
+    def repaired(self) -> int:
+        return sum(c.repaired for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["rows"] = self.rows
+        data["repaired"] = self.repaired
+        return data
+
+
+def fingerprint(domain: Domain, seed: int) -> str:
+    from importlib.metadata import version
+
+    parts = [domain.name, domain.version, str(seed), domain.code_fingerprint(), version("faker")]
+    parts.extend(domain.schema.ddl())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+
+
+def world_path(domain: Domain) -> Path:
+    return worlds_dir() / f"{domain.name}.sqlite"
+
+
+def read_meta(path: Path) -> dict[str, str]:
+    """The build metadata stored in a world file; empty if there is none or it is unreadable."""
+    if not path.exists():
+        return {}
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return dict(conn.execute(f"SELECT key, value FROM {META_TABLE}").fetchall())
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return {}
+
+
+def build_world(
+    domain: Domain,
+    seed: int | None = None,
+    path: Path | None = None,
+    on_table: Callable[[TableFill], None] | None = None,
+) -> BuildReport:
+    """Build `domain`'s world from scratch into `path` (default: the data directory)."""
+    seed = domain.default_seed if seed is None else seed
+    path = path or world_path(domain)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    fp = fingerprint(domain, seed)
+    conn = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        # The file is private until renamed into place, so durability during the build is moot.
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("BEGIN")
+        for statement in domain.schema.ddl():
+            conn.execute(statement)
+        tables = fill(conn, domain.schema, domain.generators, seed, domain.now, domain.faker_locales, on_table)
+        checks = validate_and_repair(conn, domain.checks, domain.now)
+        orphans = conn.execute("PRAGMA foreign_key_check").fetchall()
+        if orphans:
+            raise WorldError(f"{domain.name}: {len(orphans)} rows violate foreign keys after repair")
+        conn.execute(f"CREATE TABLE {META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        meta = {"domain": domain.name, "version": domain.version, "seed": str(seed), "fingerprint": fp, "now": domain.now}
+        conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", sorted(meta.items()))
+        conn.execute("COMMIT")
+        conn.execute("VACUUM")  # compact and canonical: the same seed gives the same bytes
+        conn.execute("ANALYZE")
+    except BaseException:
+        conn.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    conn.close()
+    os.replace(tmp, path)
+    return BuildReport(domain.name, seed, str(path), fp, time.perf_counter() - started, tables, checks)
+
+
+def is_current(domain: Domain, seed: int | None = None, path: Path | None = None) -> bool:
+    seed = domain.default_seed if seed is None else seed
+    return read_meta(path or world_path(domain)).get("fingerprint") == fingerprint(domain, seed)
+
+
+def ensure_world(domain: Domain, seed: int | None = None, force: bool = False) -> Path:
+    """The path of an up-to-date world for `domain`, building it if missing or stale."""
+    path = world_path(domain)
+    if force or not is_current(domain, seed, path):
+        build_world(domain, seed, path)
+    return path
+
+
+def open_world_readonly(path: Path) -> sqlite3.Connection:
+    if not path.exists():
+        raise WorldError(f"no world at {path}")
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+
+
+def scratch_copy(path: Path) -> sqlite3.Connection:
+    """A private in-memory copy of a world: changes to it never reach the file."""
+    source = open_world_readonly(path)
+    try:
+        copy = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        source.backup(copy)
+    finally:
+        source.close()
+    copy.execute("PRAGMA foreign_keys=ON")
+    return copy
+
+
+@dataclass
+class TableStats:
+    name: str
+    columns: int
+    rows: int
+    foreign_keys: int
+
+
+@dataclass
+class WorldStats:
+    domain: str
+    path: str
+    seed: int
+    now: str
+    tables: int
+    columns: int
+    foreign_keys: int
+    rows: int
+    cells: int
+    users: int
+    orphans: int
+    tools: int
+    read_tools: int
+    write_tools: int
+    per_table: list[TableStats] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def world_stats(domain: Domain, path: Path) -> WorldStats:
+    conn = open_world_readonly(path)
+    try:
+        per_table = []
+        for table in domain.schema.tables:
+            rows = conn.execute(f"SELECT COUNT(*) FROM {table.name}").fetchone()[0]
+            per_table.append(TableStats(table.name, len(table.columns), rows, len(table.foreign_keys)))
+        orphans = len(conn.execute("PRAGMA foreign_key_check").fetchall())
+        users = conn.execute(f"SELECT COUNT(*) FROM {domain.actor_table}").fetchone()[0]
+        meta = dict(conn.execute(f"SELECT key, value FROM {META_TABLE}").fetchall())
+    finally:
+        conn.close()
+    kinds = [t.kind for t in domain.tools]
+    return WorldStats(
+        domain=domain.name,
+        path=str(path),
+        seed=int(meta.get("seed", domain.default_seed)),
+        now=domain.now,
+        tables=len(per_table),
+        columns=sum(t.columns for t in per_table),
+        foreign_keys=sum(t.foreign_keys for t in per_table),
+        rows=sum(t.rows for t in per_table),
+        cells=sum(t.rows * t.columns for t in per_table),
+        users=users,
+        orphans=orphans,
+        tools=len(kinds),
+        read_tools=kinds.count("read"),
+        write_tools=kinds.count("write"),
+        per_table=per_table,
+    )
+
+
+def content_hash(conn: sqlite3.Connection, tables: list[str] | None = None) -> str:
+    """A hash of every row of every world table, in key order: equal hashes, equal content."""
+    digest = hashlib.sha256()
+    names = tables or [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' "
+            f"AND name NOT LIKE '{INTERNAL_PREFIX}%' ORDER BY name"
+        )
+    ]
+    for name in names:
+        digest.update(f"[{name}]".encode())
+        width = len(conn.execute(f"PRAGMA table_info({name})").fetchall())
+        order = ", ".join(str(i) for i in range(1, width + 1))
+        for row in conn.execute(f"SELECT * FROM {name} ORDER BY {order}"):
+            digest.update(repr(row).encode())
+    return digest.hexdigest()

@@ -1,0 +1,34 @@
+"""music: a streaming platform in the spirit of QQ Music."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..engine.domain import Domain
+from .checks import CHECKS
+from .data import GENERATORS
+from .schema import SCHEMA
+from .tools import TOOLS
+
+_HERE = Path(__file__).parent
+
+DOMAIN = Domain(
+    name="music",
+    title="Music streaming platform",
+    version="1",
+    default_seed=20260115,
+    now="2026-10-15 20:30:00",
+    schema=SCHEMA,
+    generators=GENERATORS,
+    checks=CHECKS,
+    tools=TOOLS,
+    description=(_HERE / "description.md").read_text(encoding="utf-8").strip(),
+    actor_table="users",
+    actor_noun="listener",
+    actor_label_sql="SELECT display_name || ' (@' || username || ')' FROM users WHERE id = ?",
+    faker_locales=["en_US", "en_GB", "ko_KR", "ja_JP", "zh_CN", "zh_TW", "es_ES", "es_MX", "pt_BR", "fr_FR", "de_DE", "sv_SE"],
+    source_files=[
+        _HERE / "schema.py", _HERE / "data.py", _HERE / "checks.py", _HERE / "vocabulary.py",
+        _HERE.parent / "engine" / "fill.py", _HERE.parent / "engine" / "repair.py",
+    ],
+)

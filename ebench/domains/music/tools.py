@@ -1,0 +1,978 @@
+"""The music platform's tools: what a listener can do in the app, acting as the current user.
+
+Every tool is declared once here; its JSON schema comes from its signature and docstring.
+Results speak product language (names next to ids), lists come in pages of 20, and a refused
+action raises ToolError, which the registry turns into an error result with nothing changed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from ..engine.tools import ToolEnv, ToolError, ToolRegistry, not_found, paginate
+
+TOOLS = ToolRegistry("music")
+
+PLAYLIST_LIMIT = 500  # songs per playlist, as in the product
+
+SONG_SELECT = """
+SELECT s.id AS song_id, s.title, s.artist_id, ar.name AS artist, s.album_id, al.title AS album,
+       g.name AS genre, s.duration_sec, s.release_date, s.language, s.copyright_status, s.play_count
+FROM songs s
+JOIN artists ar ON ar.id = s.artist_id
+JOIN albums al ON al.id = s.album_id
+JOIN genres g ON g.id = s.genre_id
+"""
+
+ALBUM_SELECT = """
+SELECT al.id AS album_id, al.title, al.artist_id, ar.name AS artist, al.album_type, g.name AS genre,
+       al.release_date, al.label, al.track_count, al.total_duration_sec
+FROM albums al
+JOIN artists ar ON ar.id = al.artist_id
+JOIN genres g ON g.id = al.genre_id
+"""
+
+ARTIST_SELECT = """
+SELECT ar.id AS artist_id, ar.name, ar.artist_type, ar.country, g.name AS genre, ar.debut_year,
+       ar.is_verified, ar.follower_count
+FROM artists ar
+JOIN genres g ON g.id = ar.genre_id
+"""
+
+PLAYLIST_SELECT = """
+SELECT p.id AS playlist_id, p.name, p.description, p.is_public, p.owner_id, u.username AS owner,
+       p.song_count, p.total_duration_sec, p.created_at, p.updated_at
+FROM playlists p
+JOIN users u ON u.id = p.owner_id
+"""
+
+COMMENT_SELECT = """
+SELECT c.id AS comment_id, c.song_id, s.title AS song, c.user_id, u.username, c.content, c.created_at,
+       c.like_count, c.parent_id AS reply_to_comment_id,
+       EXISTS (SELECT 1 FROM comment_likes l WHERE l.comment_id = c.id AND l.user_id = ?) AS liked_by_me
+FROM comments c
+JOIN users u ON u.id = c.user_id
+JOIN songs s ON s.id = c.song_id
+"""
+
+
+# -- shared helpers ------------------------------------------------------------------------
+
+
+def _mmss(seconds: int) -> str:
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _song(row: dict[str, Any]) -> dict[str, Any]:
+    row["duration"] = _mmss(row["duration_sec"])
+    return row
+
+
+def _album(row: dict[str, Any]) -> dict[str, Any]:
+    row["total_duration"] = _mmss(row["total_duration_sec"])
+    return row
+
+
+def _bools(*names: str):
+    def shape(row: dict[str, Any]) -> dict[str, Any]:
+        for name in names:
+            row[name] = bool(row[name])
+        return row
+
+    return shape
+
+
+_artist = _bools("is_verified")
+
+
+def _playlist(row: dict[str, Any]) -> dict[str, Any]:
+    row["is_public"] = bool(row["is_public"])
+    row["total_duration"] = _mmss(row["total_duration_sec"])
+    return row
+
+
+_comment = _bools("liked_by_me")
+
+
+def _date(value: str | None, name: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        datetime.strptime(value, "%Y-%m-%d")
+    except ValueError:
+        raise ToolError("invalid_value", f"{name} must be a date like 2024-05-31, got {value!r}.") from None
+    return value
+
+
+def _date_range(start: str | None, end: str | None, start_name: str, end_name: str) -> None:
+    _date(start, start_name)
+    _date(end, end_name)
+    if start and end and start > end:
+        raise ToolError("invalid_value", f"{start_name} ({start}) is after {end_name} ({end}).")
+
+
+def _genre_id(env: ToolEnv, name: str) -> int:
+    gid = env.scalar("SELECT id FROM genres WHERE name = ? COLLATE NOCASE", (name,))
+    if gid is None:
+        raise ToolError("invalid_value", f"No genre named {name!r}; list_genres shows the genres.")
+    return gid
+
+
+def _require(env: ToolEnv, table: str, ident: int, what: str) -> dict[str, Any]:
+    row = env.one(f"SELECT * FROM {table} WHERE id = ?", (ident,))
+    if row is None:
+        raise not_found(what, ident)
+    return row
+
+
+def _song_row(env: ToolEnv, song_id: int) -> dict[str, Any]:
+    row = env.one(SONG_SELECT + " WHERE s.id = ?", (song_id,))
+    if row is None:
+        raise not_found("song", song_id)
+    return _song(row)
+
+
+def _available(song: dict[str, Any], action: str) -> None:
+    if song["copyright_status"] == "expired":
+        raise ToolError(
+            "forbidden",
+            f"'{song['title']}' is unavailable (its copyright licence has expired), so it cannot be {action}.",
+        )
+
+
+def _own_playlist(env: ToolEnv, playlist_id: int) -> dict[str, Any]:
+    row = _require(env, "playlists", playlist_id, "playlist")
+    if row["owner_id"] != env.actor_id:
+        raise ToolError("forbidden", f"Playlist {playlist_id} belongs to another user; you can only change your own playlists.")
+    return row
+
+
+def _playlist_name(name: str) -> str:
+    name = name.strip()
+    if not 1 <= len(name) <= 60:
+        raise ToolError("invalid_value", "A playlist name must be 1 to 60 characters long.")
+    return name
+
+
+def _touch_playlist(env: ToolEnv, playlist_id: int) -> None:
+    env.conn.execute(
+        "UPDATE playlists SET song_count = (SELECT COUNT(*) FROM playlist_songs WHERE playlist_id = :p), "
+        "total_duration_sec = COALESCE((SELECT SUM(s.duration_sec) FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
+        "WHERE ps.playlist_id = :p), 0), updated_at = :now WHERE id = :p",
+        {"p": playlist_id, "now": env.now},
+    )
+
+
+def _playlist_summary(env: ToolEnv, playlist_id: int) -> dict[str, Any]:
+    return _playlist(env.one(PLAYLIST_SELECT + " WHERE p.id = ?", (playlist_id,)))  # type: ignore[arg-type]
+
+
+# -- profile -------------------------------------------------------------------------------
+
+
+@TOOLS.read
+def get_my_profile(env: ToolEnv) -> dict[str, Any]:
+    """Show the current user's profile: name, country, VIP membership and library counts.
+
+    Returns the user's id, username, display name, VIP level (0 = not VIP) and expiry, join date,
+    and how many playlists, favourite songs, followed artists and saved albums they have.
+    """
+    user = env.one(
+        "SELECT id AS user_id, username, display_name, country, birth_year, vip_level, vip_expires_at, joined_at, bio "
+        "FROM users WHERE id = ?",
+        (env.actor_id,),
+    )
+    assert user is not None
+    counts = env.one(
+        "SELECT (SELECT COUNT(*) FROM playlists WHERE owner_id = :u) AS playlists, "
+        "(SELECT COUNT(*) FROM favourite_songs WHERE user_id = :u) AS favourite_songs, "
+        "(SELECT COUNT(*) FROM followed_artists WHERE user_id = :u) AS followed_artists, "
+        "(SELECT COUNT(*) FROM saved_albums WHERE user_id = :u) AS saved_albums",
+        {"u": env.actor_id},
+    )
+    return {**user, **(counts or {}), "now": env.now}
+
+
+# -- catalogue: songs ----------------------------------------------------------------------
+
+
+@TOOLS.read
+def search_songs(
+    env: ToolEnv,
+    query: str = "",
+    artist_id: int | None = None,
+    album_id: int | None = None,
+    genre: str | None = None,
+    tag: str | None = None,
+    language: str | None = None,
+    released_after: str | None = None,
+    released_before: str | None = None,
+    min_duration_sec: int | None = None,
+    max_duration_sec: int | None = None,
+    copyright_status: Literal["licensed", "vip_only", "expired"] | None = None,
+    sort_by: Literal["relevance", "most_played", "newest", "oldest", "title", "duration"] = "relevance",
+    page: int = 1,
+) -> dict[str, Any]:
+    """Search the song catalogue by title or artist name, with filters.
+
+    Returns one page (20 songs) with the total: each song with its id, title, artist, album,
+    genre, duration, release date, language, copyright status and play count.
+
+    Args:
+        query: Words to find in the song title or the artist's name (case-insensitive); empty matches every song.
+        artist_id: Only songs whose main artist is this artist.
+        album_id: Only songs on this album.
+        genre: Only songs of this genre, by name (sub-genres are separate genres; see list_genres).
+        tag: Only songs with this tag, by name (see list_tags), e.g. "chill".
+        language: Only songs in this language, e.g. "English", "Korean", "Instrumental".
+        released_after: Only songs released on or after this date (YYYY-MM-DD).
+        released_before: Only songs released on or before this date (YYYY-MM-DD).
+        min_duration_sec: Only songs at least this many seconds long.
+        max_duration_sec: Only songs at most this many seconds long.
+        copyright_status: Only songs with this availability: licensed (free), vip_only, expired (unplayable).
+        sort_by: Order of results; relevance puts exact title matches first, then the most played.
+        page: Page number, from 1.
+    """
+    _date_range(released_after, released_before, "released_after", "released_before")
+    where: list[str] = []
+    params: list[Any] = []
+    if query.strip():
+        where.append("(s.title LIKE ? OR ar.name LIKE ?)")
+        params += [f"%{query.strip()}%"] * 2
+    if artist_id is not None:
+        where.append("s.artist_id = ?")
+        params.append(artist_id)
+    if album_id is not None:
+        where.append("s.album_id = ?")
+        params.append(album_id)
+    if genre is not None:
+        where.append("s.genre_id = ?")
+        params.append(_genre_id(env, genre))
+    if tag is not None:
+        if env.scalar("SELECT 1 FROM tags WHERE name = ? COLLATE NOCASE", (tag,)) is None:
+            raise ToolError("invalid_value", f"No tag named {tag!r}; list_tags shows the tags.")
+        where.append(
+            "EXISTS (SELECT 1 FROM song_tags st JOIN tags t ON t.id = st.tag_id WHERE st.song_id = s.id AND t.name = ? COLLATE NOCASE)"
+        )
+        params.append(tag)
+    if language is not None:
+        where.append("s.language = ? COLLATE NOCASE")
+        params.append(language)
+    if released_after:
+        where.append("s.release_date >= ?")
+        params.append(released_after)
+    if released_before:
+        where.append("s.release_date <= ?")
+        params.append(released_before)
+    if min_duration_sec is not None:
+        where.append("s.duration_sec >= ?")
+        params.append(min_duration_sec)
+    if max_duration_sec is not None:
+        where.append("s.duration_sec <= ?")
+        params.append(max_duration_sec)
+    if copyright_status is not None:
+        where.append("s.copyright_status = ?")
+        params.append(copyright_status)
+    select = SONG_SELECT + (" WHERE " + " AND ".join(where) if where else "")
+    order = {
+        "relevance": "(s.title = ? COLLATE NOCASE) DESC, s.play_count DESC, s.id",
+        "most_played": "s.play_count DESC, s.id",
+        "newest": "s.release_date DESC, s.id",
+        "oldest": "s.release_date ASC, s.id",
+        "title": "s.title COLLATE NOCASE, s.id",
+        "duration": "s.duration_sec DESC, s.id",
+    }[sort_by]
+    if sort_by == "relevance":
+        # paginate appends LIMIT/OFFSET after the ORDER BY parameters: pass the query as a literal.
+        order = order.replace("?", "'" + query.strip().replace("'", "''") + "'")
+    return paginate(env, select, params, page, order, _song)
+
+
+@TOOLS.read
+def get_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
+    """Show a song in full: album, artists (main and credited), genre, tags, lyrics excerpt,
+    availability, play and favourite counts, and whether the current user has favourited it.
+
+    Args:
+        song_id: The song's id.
+    """
+    song = _song_row(env, song_id)
+    extra = env.one(
+        "SELECT track_number, lyrics_excerpt, is_explicit, favourite_count, "
+        "(SELECT COUNT(*) FROM comments WHERE song_id = :s) AS comment_count, "
+        "EXISTS (SELECT 1 FROM favourite_songs WHERE song_id = :s AND user_id = :u) AS favourited_by_me, "
+        "(SELECT COUNT(*) FROM listening_history WHERE song_id = :s AND user_id = :u) AS my_play_count "
+        "FROM songs WHERE id = :s",
+        {"s": song_id, "u": env.actor_id},
+    )
+    assert extra is not None
+    extra["is_explicit"] = bool(extra["is_explicit"])
+    extra["favourited_by_me"] = bool(extra["favourited_by_me"])
+    song.update(extra)
+    song["credits"] = env.all(
+        "SELECT sa.artist_id, ar.name, sa.role FROM song_artists sa JOIN artists ar ON ar.id = sa.artist_id "
+        "WHERE sa.song_id = ? ORDER BY sa.role, ar.name",
+        (song_id,),
+    )
+    song["tags"] = [
+        r["name"]
+        for r in env.all(
+            "SELECT t.name FROM song_tags st JOIN tags t ON t.id = st.tag_id WHERE st.song_id = ? ORDER BY t.name",
+            (song_id,),
+        )
+    ]
+    return song
+
+
+# -- catalogue: artists and albums ---------------------------------------------------------
+
+
+@TOOLS.read
+def search_artists(
+    env: ToolEnv,
+    query: str = "",
+    genre: str | None = None,
+    country: str | None = None,
+    artist_type: Literal["solo", "band", "duo", "orchestra"] | None = None,
+    sort_by: Literal["relevance", "followers", "name", "debut_year"] = "relevance",
+    page: int = 1,
+) -> dict[str, Any]:
+    """Search artists by name, with filters.
+
+    Returns one page (20 artists) with the total: id, name, type, country, genre, debut year,
+    verification and follower count.
+
+    Args:
+        query: Words to find in the artist's name (case-insensitive); empty matches every artist.
+        genre: Only artists of this genre, by name.
+        country: Only artists from this country, as a two-letter code such as "KR" or "US".
+        artist_type: Only solo artists, bands, duos or orchestras.
+        sort_by: Order of results; relevance puts exact name matches first, then the most followed.
+        page: Page number, from 1.
+    """
+    where: list[str] = []
+    params: list[Any] = []
+    if query.strip():
+        where.append("ar.name LIKE ?")
+        params.append(f"%{query.strip()}%")
+    if genre is not None:
+        where.append("ar.genre_id = ?")
+        params.append(_genre_id(env, genre))
+    if country is not None:
+        where.append("ar.country = ? COLLATE NOCASE")
+        params.append(country)
+    if artist_type is not None:
+        where.append("ar.artist_type = ?")
+        params.append(artist_type)
+    order = {
+        "relevance": "(ar.name = '" + query.strip().replace("'", "''") + "' COLLATE NOCASE) DESC, ar.follower_count DESC, ar.id",
+        "followers": "ar.follower_count DESC, ar.id",
+        "name": "ar.name COLLATE NOCASE, ar.id",
+        "debut_year": "ar.debut_year, ar.id",
+    }[sort_by]
+    select = ARTIST_SELECT + (" WHERE " + " AND ".join(where) if where else "")
+    return paginate(env, select, params, page, order, _artist)
+
+
+@TOOLS.read
+def get_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
+    """Show an artist: bio, genre, country, followers, how many albums and songs, their five
+    most played songs, and whether the current user follows them.
+
+    Args:
+        artist_id: The artist's id.
+    """
+    artist = env.one(ARTIST_SELECT + " WHERE ar.id = ?", (artist_id,))
+    if artist is None:
+        raise not_found("artist", artist_id)
+    artist = _artist(artist)
+    extra = env.one(
+        "SELECT bio, (SELECT COUNT(*) FROM albums WHERE artist_id = :a) AS album_count, "
+        "(SELECT COUNT(*) FROM songs WHERE artist_id = :a) AS song_count, "
+        "EXISTS (SELECT 1 FROM followed_artists WHERE artist_id = :a AND user_id = :u) AS followed_by_me "
+        "FROM artists WHERE id = :a",
+        {"a": artist_id, "u": env.actor_id},
+    )
+    assert extra is not None
+    extra["followed_by_me"] = bool(extra["followed_by_me"])
+    artist.update(extra)
+    artist["top_songs"] = [
+        _song(r) for r in env.all(SONG_SELECT + " WHERE s.artist_id = ? ORDER BY s.play_count DESC, s.id LIMIT 5", (artist_id,))
+    ]
+    return artist
+
+
+@TOOLS.read
+def list_artist_albums(
+    env: ToolEnv,
+    artist_id: int,
+    album_type: Literal["single", "ep", "album"] | None = None,
+    page: int = 1,
+) -> dict[str, Any]:
+    """List an artist's releases, newest first.
+
+    Args:
+        artist_id: The artist's id.
+        album_type: Only singles, EPs or full albums.
+        page: Page number, from 1.
+    """
+    _require(env, "artists", artist_id, "artist")
+    where, params = "WHERE al.artist_id = ?", [artist_id]
+    if album_type is not None:
+        where += " AND al.album_type = ?"
+        params.append(album_type)
+    return paginate(env, ALBUM_SELECT + where, params, page, "al.release_date DESC, al.id", _album)
+
+
+@TOOLS.read
+def search_albums(
+    env: ToolEnv,
+    query: str = "",
+    artist_id: int | None = None,
+    genre: str | None = None,
+    album_type: Literal["single", "ep", "album"] | None = None,
+    released_after: str | None = None,
+    released_before: str | None = None,
+    sort_by: Literal["relevance", "newest", "oldest", "title"] = "relevance",
+    page: int = 1,
+) -> dict[str, Any]:
+    """Search albums, EPs and singles by title or artist name, with filters.
+
+    Args:
+        query: Words to find in the album title or the artist's name (case-insensitive); empty matches every album.
+        artist_id: Only releases by this artist.
+        genre: Only releases of this genre, by name.
+        album_type: Only singles, EPs or full albums.
+        released_after: Only releases on or after this date (YYYY-MM-DD).
+        released_before: Only releases on or before this date (YYYY-MM-DD).
+        sort_by: Order of results; relevance puts exact title matches first, then the newest.
+        page: Page number, from 1.
+    """
+    _date_range(released_after, released_before, "released_after", "released_before")
+    where: list[str] = []
+    params: list[Any] = []
+    if query.strip():
+        where.append("(al.title LIKE ? OR ar.name LIKE ?)")
+        params += [f"%{query.strip()}%"] * 2
+    if artist_id is not None:
+        where.append("al.artist_id = ?")
+        params.append(artist_id)
+    if genre is not None:
+        where.append("al.genre_id = ?")
+        params.append(_genre_id(env, genre))
+    if album_type is not None:
+        where.append("al.album_type = ?")
+        params.append(album_type)
+    if released_after:
+        where.append("al.release_date >= ?")
+        params.append(released_after)
+    if released_before:
+        where.append("al.release_date <= ?")
+        params.append(released_before)
+    order = {
+        "relevance": "(al.title = '" + query.strip().replace("'", "''") + "' COLLATE NOCASE) DESC, al.release_date DESC, al.id",
+        "newest": "al.release_date DESC, al.id",
+        "oldest": "al.release_date, al.id",
+        "title": "al.title COLLATE NOCASE, al.id",
+    }[sort_by]
+    select = ALBUM_SELECT + (" WHERE " + " AND ".join(where) if where else "")
+    return paginate(env, select, params, page, order, _album)
+
+
+@TOOLS.read
+def get_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
+    """Show an album with its full track list and whether the current user saved it.
+
+    Args:
+        album_id: The album's id.
+    """
+    album = env.one(ALBUM_SELECT + " WHERE al.id = ?", (album_id,))
+    if album is None:
+        raise not_found("album", album_id)
+    album = _album(album)
+    album["saved_by_me"] = bool(
+        env.scalar("SELECT 1 FROM saved_albums WHERE album_id = ? AND user_id = ?", (album_id, env.actor_id))
+    )
+    album["tracks"] = [
+        {"track_number": r.pop("track_number"), **_song(r)}
+        for r in env.all(
+            SONG_SELECT.replace("SELECT ", "SELECT s.track_number, ", 1) + " WHERE s.album_id = ? ORDER BY s.track_number",
+            (album_id,),
+        )
+    ]
+    return album
+
+
+@TOOLS.read
+def list_genres(env: ToolEnv, page: int = 1) -> dict[str, Any]:
+    """List the platform's genres, with each sub-genre's parent genre.
+
+    Args:
+        page: Page number, from 1.
+    """
+    return paginate(
+        env,
+        "SELECT g.id AS genre_id, g.name, p.name AS parent_genre, g.description FROM genres g LEFT JOIN genres p ON p.id = g.parent_id",
+        [],
+        page,
+        "g.id",
+    )
+
+
+@TOOLS.read
+def list_tags(env: ToolEnv, category: Literal["mood", "activity", "era", "sound"] | None = None, page: int = 1) -> dict[str, Any]:
+    """List the tags songs can carry (moods, activities, eras, sounds).
+
+    Args:
+        category: Only tags of this category.
+        page: Page number, from 1.
+    """
+    where, params = ("WHERE category = ?", [category]) if category else ("", [])
+    return paginate(env, f"SELECT id AS tag_id, name, category FROM tags {where}", params, page, "id")
+
+
+# -- the user's library --------------------------------------------------------------------
+
+
+@TOOLS.read
+def list_my_playlists(env: ToolEnv, page: int = 1) -> dict[str, Any]:
+    """List the current user's playlists (public and private), most recently updated first.
+
+    Args:
+        page: Page number, from 1.
+    """
+    return paginate(env, PLAYLIST_SELECT + " WHERE p.owner_id = ?", [env.actor_id], page, "p.updated_at DESC, p.id", _playlist)
+
+
+@TOOLS.read
+def search_playlists(env: ToolEnv, query: str = "", page: int = 1) -> dict[str, Any]:
+    """Search public playlists by name (the current user's own playlists included).
+
+    Args:
+        query: Words to find in the playlist name (case-insensitive); empty lists every public playlist.
+        page: Page number, from 1.
+    """
+    where, params = "WHERE (p.is_public = 1 OR p.owner_id = ?)", [env.actor_id]
+    if query.strip():
+        where += " AND p.name LIKE ?"
+        params.append(f"%{query.strip()}%")
+    return paginate(env, PLAYLIST_SELECT + where, params, page, "p.song_count DESC, p.id", _playlist)
+
+
+@TOOLS.read
+def get_playlist(env: ToolEnv, playlist_id: int, page: int = 1) -> dict[str, Any]:
+    """Show a playlist and one page of its songs in playlist order. Another user's private
+    playlist cannot be viewed.
+
+    Args:
+        playlist_id: The playlist's id.
+        page: Page of the playlist's songs, from 1.
+    """
+    row = _require(env, "playlists", playlist_id, "playlist")
+    if not row["is_public"] and row["owner_id"] != env.actor_id:
+        raise ToolError("forbidden", f"Playlist {playlist_id} is private.")
+    songs = paginate(
+        env,
+        SONG_SELECT.replace("SELECT ", "SELECT ps.position, ps.added_at, ", 1)
+        + " JOIN playlist_songs ps ON ps.song_id = s.id WHERE ps.playlist_id = ?",
+        [playlist_id],
+        page,
+        "ps.position",
+        _song,
+    )
+    return {"playlist": _playlist_summary(env, playlist_id), "songs": songs}
+
+
+@TOOLS.read
+def list_favourite_songs(
+    env: ToolEnv,
+    sort_by: Literal["newest", "oldest", "title", "artist"] = "newest",
+    page: int = 1,
+) -> dict[str, Any]:
+    """List the songs the current user has favourited, with when each was favourited.
+
+    Args:
+        sort_by: newest or oldest favourited first, or by song title or artist name.
+        page: Page number, from 1.
+    """
+    order = {
+        "newest": "f.favourited_at DESC, s.id",
+        "oldest": "f.favourited_at, s.id",
+        "title": "s.title COLLATE NOCASE, s.id",
+        "artist": "ar.name COLLATE NOCASE, s.id",
+    }[sort_by]
+    select = (
+        SONG_SELECT.replace("SELECT ", "SELECT f.favourited_at, ", 1)
+        + " JOIN favourite_songs f ON f.song_id = s.id WHERE f.user_id = ?"
+    )
+    return paginate(env, select, [env.actor_id], page, order, _song)
+
+
+@TOOLS.read
+def list_followed_artists(env: ToolEnv, page: int = 1) -> dict[str, Any]:
+    """List the artists the current user follows, most recently followed first.
+
+    Args:
+        page: Page number, from 1.
+    """
+    select = (
+        ARTIST_SELECT.replace("SELECT ", "SELECT f.followed_at, ", 1)
+        + " JOIN followed_artists f ON f.artist_id = ar.id WHERE f.user_id = ?"
+    )
+    return paginate(env, select, [env.actor_id], page, "f.followed_at DESC, ar.id", _artist)
+
+
+@TOOLS.read
+def list_saved_albums(env: ToolEnv, page: int = 1) -> dict[str, Any]:
+    """List the albums the current user has saved, most recently saved first.
+
+    Args:
+        page: Page number, from 1.
+    """
+    select = ALBUM_SELECT.replace("SELECT ", "SELECT sv.saved_at, ", 1) + " JOIN saved_albums sv ON sv.album_id = al.id WHERE sv.user_id = ?"
+    return paginate(env, select, [env.actor_id], page, "sv.saved_at DESC, al.id", _album)
+
+
+@TOOLS.read
+def get_listening_history(
+    env: ToolEnv,
+    start_date: str | None = None,
+    end_date: str | None = None,
+    song_id: int | None = None,
+    page: int = 1,
+) -> dict[str, Any]:
+    """List the current user's plays, most recent first: what was played, when, for how long,
+    from where and on which device.
+
+    Args:
+        start_date: Only plays on or after this day (YYYY-MM-DD).
+        end_date: Only plays on or before this day (YYYY-MM-DD), the whole day included.
+        song_id: Only plays of this song.
+        page: Page number, from 1.
+    """
+    _date_range(start_date, end_date, "start_date", "end_date")
+    where = ["h.user_id = ?"]
+    params: list[Any] = [env.actor_id]
+    if start_date:
+        where.append("h.played_at >= ?")
+        params.append(start_date)
+    if end_date:
+        where.append("h.played_at < date(?, '+1 day')")
+        params.append(end_date)
+    if song_id is not None:
+        where.append("h.song_id = ?")
+        params.append(song_id)
+    select = (
+        "SELECT h.id AS play_id, h.played_at, h.seconds_played, h.source, h.device, s.id AS song_id, s.title, "
+        "ar.name AS artist, al.title AS album, s.duration_sec FROM listening_history h "
+        "JOIN songs s ON s.id = h.song_id JOIN artists ar ON ar.id = s.artist_id JOIN albums al ON al.id = s.album_id "
+        "WHERE " + " AND ".join(where)
+    )
+    return paginate(env, select, params, page, "h.played_at DESC, h.id DESC")
+
+
+# -- comments ------------------------------------------------------------------------------
+
+
+@TOOLS.read
+def list_song_comments(
+    env: ToolEnv,
+    song_id: int,
+    sort_by: Literal["newest", "oldest", "most_liked"] = "newest",
+    page: int = 1,
+) -> dict[str, Any]:
+    """List the comments on a song (replies included, with the comment they answer).
+
+    Args:
+        song_id: The song's id.
+        sort_by: newest or oldest first, or the most liked first.
+        page: Page number, from 1.
+    """
+    _require(env, "songs", song_id, "song")
+    order = {"newest": "c.created_at DESC, c.id", "oldest": "c.created_at, c.id", "most_liked": "c.like_count DESC, c.id"}[sort_by]
+    return paginate(env, COMMENT_SELECT + " WHERE c.song_id = ?", [env.actor_id, song_id], page, order, _comment)
+
+
+@TOOLS.read
+def list_my_comments(env: ToolEnv, page: int = 1) -> dict[str, Any]:
+    """List the comments the current user has posted, newest first.
+
+    Args:
+        page: Page number, from 1.
+    """
+    return paginate(env, COMMENT_SELECT + " WHERE c.user_id = ?", [env.actor_id, env.actor_id], page, "c.created_at DESC, c.id", _comment)
+
+
+# -- writes: playlists ---------------------------------------------------------------------
+
+
+@TOOLS.write
+def create_playlist(env: ToolEnv, name: str, description: str = "", is_public: bool = True) -> dict[str, Any]:
+    """Create a new, empty playlist owned by the current user. Names are unique per user.
+
+    Args:
+        name: The playlist's name, 1 to 60 characters.
+        description: A short description.
+        is_public: Whether other users can find and view it.
+    """
+    name = _playlist_name(name)
+    if env.scalar("SELECT 1 FROM playlists WHERE owner_id = ? AND name = ?", (env.actor_id, name)):
+        raise ToolError("conflict", f"You already have a playlist named {name!r}.")
+    cur = env.conn.execute(
+        "INSERT INTO playlists (owner_id, name, description, is_public, created_at, updated_at, song_count, total_duration_sec) "
+        "VALUES (?, ?, ?, ?, ?, ?, 0, 0)",
+        (env.actor_id, name, description.strip(), int(is_public), env.now, env.now),
+    )
+    return _playlist_summary(env, cur.lastrowid)  # type: ignore[arg-type]
+
+
+@TOOLS.write
+def update_playlist(
+    env: ToolEnv,
+    playlist_id: int,
+    name: str | None = None,
+    description: str | None = None,
+    is_public: bool | None = None,
+) -> dict[str, Any]:
+    """Rename a playlist of the current user, change its description, or make it public or private.
+
+    Args:
+        playlist_id: The playlist's id.
+        name: The new name, 1 to 60 characters.
+        description: The new description.
+        is_public: True to make it public, false to make it private.
+    """
+    if name is None and description is None and is_public is None:
+        raise ToolError("invalid_arguments", "Give at least one of name, description, is_public.")
+    playlist = _own_playlist(env, playlist_id)
+    changes: dict[str, Any] = {}
+    if name is not None:
+        name = _playlist_name(name)
+        clash = env.scalar("SELECT id FROM playlists WHERE owner_id = ? AND name = ? AND id != ?", (env.actor_id, name, playlist_id))
+        if clash:
+            raise ToolError("conflict", f"You already have another playlist named {name!r}.")
+        changes["name"] = name
+    if description is not None:
+        changes["description"] = description.strip()
+    if is_public is not None:
+        changes["is_public"] = int(is_public)
+    changes = {k: v for k, v in changes.items() if playlist[k] != v}
+    if changes:
+        sets = ", ".join(f"{k} = ?" for k in changes)
+        env.conn.execute(f"UPDATE playlists SET {sets}, updated_at = ? WHERE id = ?", (*changes.values(), env.now, playlist_id))
+    return _playlist_summary(env, playlist_id)
+
+
+@TOOLS.write
+def delete_playlist(env: ToolEnv, playlist_id: int) -> dict[str, Any]:
+    """Delete one of the current user's playlists and its song list.
+
+    Args:
+        playlist_id: The playlist's id.
+    """
+    playlist = _own_playlist(env, playlist_id)
+    removed = env.conn.execute("DELETE FROM playlist_songs WHERE playlist_id = ?", (playlist_id,)).rowcount
+    env.conn.execute("DELETE FROM playlists WHERE id = ?", (playlist_id,))
+    return {"deleted_playlist_id": playlist_id, "name": playlist["name"], "songs_removed": removed}
+
+
+@TOOLS.write
+def add_song_to_playlist(env: ToolEnv, playlist_id: int, song_id: int) -> dict[str, Any]:
+    """Append a song to the end of one of the current user's playlists. A song can be in a
+    playlist once; songs whose licence has expired cannot be added.
+
+    Args:
+        playlist_id: The playlist's id.
+        song_id: The song's id.
+    """
+    playlist = _own_playlist(env, playlist_id)
+    song = _song_row(env, song_id)
+    _available(song, "added to a playlist")
+    if env.scalar("SELECT 1 FROM playlist_songs WHERE playlist_id = ? AND song_id = ?", (playlist_id, song_id)):
+        raise ToolError("conflict", f"'{song['title']}' is already in playlist '{playlist['name']}'.")
+    count = env.scalar("SELECT COUNT(*) FROM playlist_songs WHERE playlist_id = ?", (playlist_id,))
+    if count >= PLAYLIST_LIMIT:
+        raise ToolError("forbidden", f"A playlist holds at most {PLAYLIST_LIMIT} songs.")
+    env.conn.execute(
+        "INSERT INTO playlist_songs (playlist_id, song_id, position, added_at) VALUES (?, ?, ?, ?)",
+        (playlist_id, song_id, count + 1, env.now),
+    )
+    _touch_playlist(env, playlist_id)
+    return {"playlist_id": playlist_id, "playlist": playlist["name"], "song_id": song_id, "title": song["title"],
+            "position": count + 1, "song_count": count + 1}
+
+
+@TOOLS.write
+def remove_song_from_playlist(env: ToolEnv, playlist_id: int, song_id: int) -> dict[str, Any]:
+    """Remove a song from one of the current user's playlists; the songs after it move up.
+
+    Args:
+        playlist_id: The playlist's id.
+        song_id: The song's id.
+    """
+    playlist = _own_playlist(env, playlist_id)
+    position = env.scalar("SELECT position FROM playlist_songs WHERE playlist_id = ? AND song_id = ?", (playlist_id, song_id))
+    if position is None:
+        raise ToolError("not_found", f"Song {song_id} is not in playlist '{playlist['name']}'.")
+    env.conn.execute("DELETE FROM playlist_songs WHERE playlist_id = ? AND song_id = ?", (playlist_id, song_id))
+    env.conn.execute("UPDATE playlist_songs SET position = position - 1 WHERE playlist_id = ? AND position > ?", (playlist_id, position))
+    _touch_playlist(env, playlist_id)
+    remaining = env.scalar("SELECT song_count FROM playlists WHERE id = ?", (playlist_id,))
+    return {"playlist_id": playlist_id, "playlist": playlist["name"], "removed_song_id": song_id, "song_count": remaining}
+
+
+# -- writes: favourites, follows, saved albums ---------------------------------------------
+
+
+@TOOLS.write
+def favourite_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
+    """Add a song to the current user's favourites. Songs whose licence has expired cannot be favourited.
+
+    Args:
+        song_id: The song's id.
+    """
+    song = _song_row(env, song_id)
+    _available(song, "favourited")
+    if env.scalar("SELECT 1 FROM favourite_songs WHERE user_id = ? AND song_id = ?", (env.actor_id, song_id)):
+        raise ToolError("conflict", f"'{song['title']}' is already in your favourites.")
+    env.conn.execute("INSERT INTO favourite_songs (user_id, song_id, favourited_at) VALUES (?, ?, ?)", (env.actor_id, song_id, env.now))
+    env.conn.execute("UPDATE songs SET favourite_count = favourite_count + 1 WHERE id = ?", (song_id,))
+    return {"song_id": song_id, "title": song["title"], "favourited": True}
+
+
+@TOOLS.write
+def unfavourite_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
+    """Remove a song from the current user's favourites.
+
+    Args:
+        song_id: The song's id.
+    """
+    song = _song_row(env, song_id)
+    deleted = env.conn.execute("DELETE FROM favourite_songs WHERE user_id = ? AND song_id = ?", (env.actor_id, song_id)).rowcount
+    if not deleted:
+        raise ToolError("conflict", f"'{song['title']}' is not in your favourites.")
+    env.conn.execute("UPDATE songs SET favourite_count = favourite_count - 1 WHERE id = ?", (song_id,))
+    return {"song_id": song_id, "title": song["title"], "favourited": False}
+
+
+@TOOLS.write
+def follow_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
+    """Follow an artist as the current user.
+
+    Args:
+        artist_id: The artist's id.
+    """
+    artist = _require(env, "artists", artist_id, "artist")
+    if env.scalar("SELECT 1 FROM followed_artists WHERE user_id = ? AND artist_id = ?", (env.actor_id, artist_id)):
+        raise ToolError("conflict", f"You already follow {artist['name']}.")
+    env.conn.execute("INSERT INTO followed_artists (user_id, artist_id, followed_at) VALUES (?, ?, ?)", (env.actor_id, artist_id, env.now))
+    env.conn.execute("UPDATE artists SET follower_count = follower_count + 1 WHERE id = ?", (artist_id,))
+    return {"artist_id": artist_id, "name": artist["name"], "following": True}
+
+
+@TOOLS.write
+def unfollow_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
+    """Stop following an artist.
+
+    Args:
+        artist_id: The artist's id.
+    """
+    artist = _require(env, "artists", artist_id, "artist")
+    deleted = env.conn.execute("DELETE FROM followed_artists WHERE user_id = ? AND artist_id = ?", (env.actor_id, artist_id)).rowcount
+    if not deleted:
+        raise ToolError("conflict", f"You do not follow {artist['name']}.")
+    env.conn.execute("UPDATE artists SET follower_count = follower_count - 1 WHERE id = ?", (artist_id,))
+    return {"artist_id": artist_id, "name": artist["name"], "following": False}
+
+
+@TOOLS.write
+def save_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
+    """Save an album to the current user's library.
+
+    Args:
+        album_id: The album's id.
+    """
+    album = _require(env, "albums", album_id, "album")
+    if env.scalar("SELECT 1 FROM saved_albums WHERE user_id = ? AND album_id = ?", (env.actor_id, album_id)):
+        raise ToolError("conflict", f"'{album['title']}' is already in your library.")
+    env.conn.execute("INSERT INTO saved_albums (user_id, album_id, saved_at) VALUES (?, ?, ?)", (env.actor_id, album_id, env.now))
+    return {"album_id": album_id, "title": album["title"], "saved": True}
+
+
+@TOOLS.write
+def unsave_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
+    """Remove an album from the current user's library.
+
+    Args:
+        album_id: The album's id.
+    """
+    album = _require(env, "albums", album_id, "album")
+    deleted = env.conn.execute("DELETE FROM saved_albums WHERE user_id = ? AND album_id = ?", (env.actor_id, album_id)).rowcount
+    if not deleted:
+        raise ToolError("conflict", f"'{album['title']}' is not in your library.")
+    return {"album_id": album_id, "title": album["title"], "saved": False}
+
+
+# -- writes: comments ----------------------------------------------------------------------
+
+
+@TOOLS.write
+def post_comment(env: ToolEnv, song_id: int, content: str, reply_to_comment_id: int | None = None) -> dict[str, Any]:
+    """Post a comment on a song as the current user, or reply to a comment on that song.
+
+    Args:
+        song_id: The song's id.
+        content: The comment's text, 1 to 500 characters.
+        reply_to_comment_id: The comment this one answers; it must be on the same song.
+    """
+    song = _song_row(env, song_id)
+    content = content.strip()
+    if not 1 <= len(content) <= 500:
+        raise ToolError("invalid_value", "A comment must be 1 to 500 characters long.")
+    if reply_to_comment_id is not None:
+        parent = _require(env, "comments", reply_to_comment_id, "comment")
+        if parent["song_id"] != song_id:
+            raise ToolError("invalid_value", f"Comment {reply_to_comment_id} is on another song, not on '{song['title']}'.")
+    cur = env.conn.execute(
+        "INSERT INTO comments (song_id, user_id, parent_id, content, created_at, like_count) VALUES (?, ?, ?, ?, ?, 0)",
+        (song_id, env.actor_id, reply_to_comment_id, content, env.now),
+    )
+    return _comment(env.one(COMMENT_SELECT + " WHERE c.id = ?", (env.actor_id, cur.lastrowid)))  # type: ignore[arg-type]
+
+
+@TOOLS.write
+def delete_comment(env: ToolEnv, comment_id: int) -> dict[str, Any]:
+    """Delete one of the current user's comments; its replies and likes go with it.
+
+    Args:
+        comment_id: The comment's id.
+    """
+    comment = _require(env, "comments", comment_id, "comment")
+    if comment["user_id"] != env.actor_id:
+        raise ToolError("forbidden", f"Comment {comment_id} was posted by another user; you can only delete your own.")
+    thread = [r["id"] for r in env.all(
+        "WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT c.id FROM comments c JOIN t ON c.parent_id = t.id) SELECT id FROM t",
+        (comment_id,),
+    )]
+    marks = ", ".join("?" for _ in thread)
+    likes = env.conn.execute(f"DELETE FROM comment_likes WHERE comment_id IN ({marks})", thread).rowcount
+    # Deepest replies first, so no row ever points at a deleted comment.
+    for cid in reversed(thread):
+        env.conn.execute("DELETE FROM comments WHERE id = ?", (cid,))
+    return {"deleted_comment_id": comment_id, "replies_deleted": len(thread) - 1, "likes_removed": likes}
+
+
+@TOOLS.write
+def like_comment(env: ToolEnv, comment_id: int) -> dict[str, Any]:
+    """Like a comment as the current user (once per comment).
+
+    Args:
+        comment_id: The comment's id.
+    """
+    comment = _require(env, "comments", comment_id, "comment")
+    if env.scalar("SELECT 1 FROM comment_likes WHERE user_id = ? AND comment_id = ?", (env.actor_id, comment_id)):
+        raise ToolError("conflict", f"You already liked comment {comment_id}.")
+    env.conn.execute("INSERT INTO comment_likes (user_id, comment_id, liked_at) VALUES (?, ?, ?)", (env.actor_id, comment_id, env.now))
+    env.conn.execute("UPDATE comments SET like_count = like_count + 1 WHERE id = ?", (comment_id,))
+    return {"comment_id": comment_id, "like_count": comment["like_count"] + 1, "liked": True}

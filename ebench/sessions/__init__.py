@@ -1,0 +1,1 @@
+"""ebench.sessions (see DESIGN.md)."""

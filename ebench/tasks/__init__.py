@@ -1,0 +1,1 @@
+"""ebench.tasks (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""ebench.themes (see DESIGN.md)."""
