@@ -11,6 +11,7 @@ from typing import Any
 from .fill import Generator
 from .repair import Check
 from .schema import Schema
+from .search import SearchIndex
 from .tools import ToolEnv, ToolError, ToolRegistry
 
 
@@ -30,6 +31,7 @@ class Domain:
     actor_noun: str  # "listener", "player", "employee"
     actor_label_sql: str  # SELECT that gives a display name for actor ? (one row)
     faker_locales: list[str] = field(default_factory=lambda: ["en_US"])
+    search_indexes: list[SearchIndex] = field(default_factory=list)
     source_files: list[Path] = field(default_factory=list)  # the files whose code shapes the world
 
     def code_fingerprint(self) -> str:

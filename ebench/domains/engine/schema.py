@@ -77,7 +77,7 @@ class Table:
                 raise SchemaError(f"column {self.name}.{col.name} has unknown type {col.type!r}")
         for group in (self.primary_key, *self.unique, *self.indexes):
             for name in group:
-                if name not in names:
+                if name.split()[0] not in names:  # an index term may add "COLLATE NOCASE" or "DESC"
                     raise SchemaError(f"table {self.name!r} has no column {name!r}")
         if self.primary_key and any(c.primary_key for c in self.columns):
             raise SchemaError(f"table {self.name!r} declares both a column key and a composite key")
@@ -146,7 +146,7 @@ class Table:
         # Every foreign key gets an index: tools join and filter on them constantly.
         indexed = [(fk.column,) for fk in self.foreign_keys if (fk.column,) != self.key[:1]]
         for group in [*indexed, *self.indexes]:
-            name = f"idx_{self.name}_{'_'.join(group)}"
+            name = f"idx_{self.name}_{'_'.join(term.split()[0] for term in group)}"
             statements.append(f"CREATE INDEX {name} ON {self.name} ({', '.join(group)})")
         return statements
 

@@ -424,11 +424,27 @@ def check_page(page: int) -> int:
     return page
 
 
-def paginate(env: ToolEnv, select: str, params: tuple | list, page: int, order_by: str,
-             shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
-    """One page of `select` (a query without ORDER BY/LIMIT) with the total and page count."""
+def paginate(
+    env: ToolEnv,
+    select: str,
+    params: tuple | list,
+    page: int,
+    order_by: str,
+    shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    count: tuple[str, tuple | list] | int | None = None,
+) -> dict[str, Any]:
+    """One page of `select` (a query without ORDER BY/LIMIT) with the total and page count.
+
+    `count` is how to get the total when counting `select` itself would be wasteful: a cheaper
+    (sql, params) that counts the same rows, or the total when it is already known.
+    """
     page = int(check_page(page))
-    total = env.scalar(f"SELECT COUNT(*) FROM ({select})", params)
+    if count is None:
+        total = env.scalar(f"SELECT COUNT(*) FROM ({select})", params)
+    elif isinstance(count, int):
+        total = count
+    else:
+        total = env.scalar(*count)
     rows = env.all(f"{select} ORDER BY {order_by} LIMIT ? OFFSET ?", [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE])
     items = [shape(r) for r in rows] if shape else rows
     return {

@@ -61,6 +61,7 @@ def fingerprint(domain: Domain, seed: int) -> str:
 
     parts = [domain.name, domain.version, str(seed), domain.code_fingerprint(), version("faker")]
     parts.extend(domain.schema.ddl())
+    parts.extend(repr(index) for index in domain.search_indexes)
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
@@ -107,6 +108,8 @@ def build_world(
             conn.execute(statement)
         tables = fill(conn, domain.schema, domain.generators, seed, domain.now, domain.faker_locales, on_table)
         checks = validate_and_repair(conn, domain.checks, domain.now)
+        for index in domain.search_indexes:
+            index.build(conn)
         orphans = conn.execute("PRAGMA foreign_key_check").fetchall()
         if orphans:
             raise WorldError(f"{domain.name}: {len(orphans)} rows violate foreign keys after repair")

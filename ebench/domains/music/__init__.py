@@ -8,7 +8,7 @@ from ..engine.domain import Domain
 from .checks import CHECKS
 from .data import GENERATORS
 from .schema import SCHEMA
-from .tools import TOOLS
+from .tools import SONG_SEARCH, TOOLS
 
 _HERE = Path(__file__).parent
 
@@ -26,6 +26,7 @@ DOMAIN = Domain(
     actor_table="users",
     actor_noun="listener",
     actor_label_sql="SELECT display_name || ' (@' || username || ')' FROM users WHERE id = ?",
+    search_indexes=[SONG_SEARCH],
     faker_locales=["en_US", "en_GB", "ko_KR", "ja_JP", "zh_CN", "zh_TW", "es_ES", "es_MX", "pt_BR", "fr_FR", "de_DE", "sv_SE"],
     source_files=[
         _HERE / "schema.py", _HERE / "data.py", _HERE / "checks.py", _HERE / "vocabulary.py",

@@ -69,7 +69,7 @@ SCHEMA = Schema((
         C("label", TEXT, not_null=True),
         C("track_count", INTEGER, not_null=True, default=0),
         C("total_duration_sec", INTEGER, not_null=True, default=0),
-    )),
+    ), indexes=(("release_date",),)),
     Table("songs", "Tracks; each belongs to one album and one main artist.", (
         pk(),
         C("title", TEXT, not_null=True),
@@ -85,7 +85,7 @@ SCHEMA = Schema((
         C("is_explicit", INTEGER, not_null=True, check="is_explicit IN (0,1)"),
         C("play_count", INTEGER, not_null=True, doc="all-time streams, platform-wide"),
         C("favourite_count", INTEGER, not_null=True, default=0),
-    ), unique=(("album_id", "track_number"),), indexes=(("release_date",), ("play_count",))),
+    ), unique=(("album_id", "track_number"),), indexes=(("release_date",), ("play_count",), ("title COLLATE NOCASE",), ("duration_sec",))),
     Table("song_artists", "Other artists credited on a song.", (
         C("song_id", INTEGER, not_null=True, references="songs"),
         C("artist_id", INTEGER, not_null=True, references="artists"),
@@ -111,12 +111,12 @@ SCHEMA = Schema((
         C("song_id", INTEGER, not_null=True, references="songs"),
         C("position", INTEGER, not_null=True, volatile=True, doc="1-based; depends on the order songs were added"),
         ts("added_at"),
-    ), primary_key=("playlist_id", "song_id")),
+    ), primary_key=("playlist_id", "song_id"), indexes=(("playlist_id", "position"),)),
     Table("favourite_songs", "Songs a user has favourited (liked).", (
         C("user_id", INTEGER, not_null=True, references="users"),
         C("song_id", INTEGER, not_null=True, references="songs"),
         ts("favourited_at"),
-    ), primary_key=("user_id", "song_id")),
+    ), primary_key=("user_id", "song_id"), indexes=(("user_id", "favourited_at"),)),
     Table("followed_artists", "Artists a user follows.", (
         C("user_id", INTEGER, not_null=True, references="users"),
         C("artist_id", INTEGER, not_null=True, references="artists"),

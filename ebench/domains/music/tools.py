@@ -10,34 +10,48 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
+from ..engine.search import SearchIndex, candidates, like_pattern
 from ..engine.tools import ToolEnv, ToolError, ToolRegistry, not_found, paginate
 
 TOOLS = ToolRegistry("music")
 
 PLAYLIST_LIMIT = 500  # songs per playlist, as in the product
 
-SONG_SELECT = """
-SELECT s.id AS song_id, s.title, s.artist_id, ar.name AS artist, s.album_id, al.title AS album,
-       g.name AS genre, s.duration_sec, s.release_date, s.language, s.copyright_status, s.play_count
-FROM songs s
-JOIN artists ar ON ar.id = s.artist_id
-JOIN albums al ON al.id = s.album_id
-JOIN genres g ON g.id = s.genre_id
-"""
+# Song rows always carry their artist, album and genre names. CROSS JOIN fixes the join order
+# (SQLite then walks songs first, through the index that matches the ORDER BY, and looks each
+# name up by key) instead of letting the planner scan albums and sort everything.
+SONG_COLUMNS = """s.id AS song_id, s.title, s.artist_id, ar.name AS artist, s.album_id, al.title AS album,
+       g.name AS genre, s.duration_sec, s.release_date, s.language, s.copyright_status, s.play_count"""
+SONG_JOINS = """CROSS JOIN artists ar ON ar.id = s.artist_id
+CROSS JOIN albums al ON al.id = s.album_id
+CROSS JOIN genres g ON g.id = s.genre_id"""
+SONG_SELECT = f"SELECT {SONG_COLUMNS} FROM songs s {SONG_JOINS}"
+
+
+def songs_via(link: str, extra_columns: str) -> str:
+    """Song rows reached through a link table aliased `x` (a playlist's songs, favourites)."""
+    return f"SELECT {extra_columns}, {SONG_COLUMNS} FROM {link} x CROSS JOIN songs s ON s.id = x.song_id {SONG_JOINS}"
+
+
+SONG_SEARCH = SearchIndex(
+    "songs",
+    ("title", "artist"),
+    "SELECT s.id, s.title, ar.name FROM songs s JOIN artists ar ON ar.id = s.artist_id ORDER BY s.id",
+)
 
 ALBUM_SELECT = """
 SELECT al.id AS album_id, al.title, al.artist_id, ar.name AS artist, al.album_type, g.name AS genre,
        al.release_date, al.label, al.track_count, al.total_duration_sec
 FROM albums al
-JOIN artists ar ON ar.id = al.artist_id
-JOIN genres g ON g.id = al.genre_id
+CROSS JOIN artists ar ON ar.id = al.artist_id
+CROSS JOIN genres g ON g.id = al.genre_id
 """
 
 ARTIST_SELECT = """
 SELECT ar.id AS artist_id, ar.name, ar.artist_type, ar.country, g.name AS genre, ar.debut_year,
        ar.is_verified, ar.follower_count
 FROM artists ar
-JOIN genres g ON g.id = ar.genre_id
+CROSS JOIN genres g ON g.id = ar.genre_id
 """
 
 PLAYLIST_SELECT = """
@@ -235,11 +249,17 @@ def search_songs(
         page: Page number, from 1.
     """
     _date_range(released_after, released_before, "released_after", "released_before")
+    # Every condition is on `s` alone, so the total is counted on songs without the joins.
     where: list[str] = []
     params: list[Any] = []
-    if query.strip():
-        where.append("(s.title LIKE ? OR ar.name LIKE ?)")
-        params += [f"%{query.strip()}%"] * 2
+    text = query.strip()
+    if text:
+        fragment, fts_params = candidates(SONG_SEARCH, "s.id", text)
+        where.append(
+            f"{fragment} AND (s.title LIKE ? ESCAPE '\\' OR "
+            "s.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))"
+        )
+        params += [*fts_params, like_pattern(text), like_pattern(text)]
     if artist_id is not None:
         where.append("s.artist_id = ?")
         params.append(artist_id)
@@ -250,12 +270,11 @@ def search_songs(
         where.append("s.genre_id = ?")
         params.append(_genre_id(env, genre))
     if tag is not None:
-        if env.scalar("SELECT 1 FROM tags WHERE name = ? COLLATE NOCASE", (tag,)) is None:
+        tag_id = env.scalar("SELECT id FROM tags WHERE name = ? COLLATE NOCASE", (tag,))
+        if tag_id is None:
             raise ToolError("invalid_value", f"No tag named {tag!r}; list_tags shows the tags.")
-        where.append(
-            "EXISTS (SELECT 1 FROM song_tags st JOIN tags t ON t.id = st.tag_id WHERE st.song_id = s.id AND t.name = ? COLLATE NOCASE)"
-        )
-        params.append(tag)
+        where.append("s.id IN (SELECT song_id FROM song_tags WHERE tag_id = ?)")
+        params.append(tag_id)
     if language is not None:
         where.append("s.language = ? COLLATE NOCASE")
         params.append(language)
@@ -274,19 +293,24 @@ def search_songs(
     if copyright_status is not None:
         where.append("s.copyright_status = ?")
         params.append(copyright_status)
-    select = SONG_SELECT + (" WHERE " + " AND ".join(where) if where else "")
+    condition = " WHERE " + " AND ".join(where) if where else ""
+    # Tie-breaks run in the same direction as the sort so that an index can serve the order.
+    most_played = "s.play_count DESC, s.id DESC"
     order = {
-        "relevance": "(s.title = ? COLLATE NOCASE) DESC, s.play_count DESC, s.id",
-        "most_played": "s.play_count DESC, s.id",
-        "newest": "s.release_date DESC, s.id",
-        "oldest": "s.release_date ASC, s.id",
+        "relevance": f"(s.title = {_sql_text(text)} COLLATE NOCASE) DESC, {most_played}" if text else most_played,
+        "most_played": most_played,
+        "newest": "s.release_date DESC, s.id DESC",
+        "oldest": "s.release_date, s.id",
         "title": "s.title COLLATE NOCASE, s.id",
-        "duration": "s.duration_sec DESC, s.id",
+        "duration": "s.duration_sec DESC, s.id DESC",
     }[sort_by]
-    if sort_by == "relevance":
-        # paginate appends LIMIT/OFFSET after the ORDER BY parameters: pass the query as a literal.
-        order = order.replace("?", "'" + query.strip().replace("'", "''") + "'")
-    return paginate(env, select, params, page, order, _song)
+    return paginate(env, SONG_SELECT + condition, params, page, order, _song,
+                    count=(f"SELECT COUNT(*) FROM songs s{condition}", params))
+
+
+def _sql_text(text: str) -> str:
+    """A SQL string literal (for ORDER BY expressions, which paginate does not parameterise)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 @TOOLS.read
@@ -354,8 +378,8 @@ def search_artists(
     where: list[str] = []
     params: list[Any] = []
     if query.strip():
-        where.append("ar.name LIKE ?")
-        params.append(f"%{query.strip()}%")
+        where.append("ar.name LIKE ? ESCAPE '\\'")
+        params.append(like_pattern(query.strip()))
     if genre is not None:
         where.append("ar.genre_id = ?")
         params.append(_genre_id(env, genre))
@@ -366,13 +390,14 @@ def search_artists(
         where.append("ar.artist_type = ?")
         params.append(artist_type)
     order = {
-        "relevance": "(ar.name = '" + query.strip().replace("'", "''") + "' COLLATE NOCASE) DESC, ar.follower_count DESC, ar.id",
+        "relevance": f"(ar.name = {_sql_text(query.strip())} COLLATE NOCASE) DESC, ar.follower_count DESC, ar.id",
         "followers": "ar.follower_count DESC, ar.id",
         "name": "ar.name COLLATE NOCASE, ar.id",
         "debut_year": "ar.debut_year, ar.id",
     }[sort_by]
-    select = ARTIST_SELECT + (" WHERE " + " AND ".join(where) if where else "")
-    return paginate(env, select, params, page, order, _artist)
+    condition = " WHERE " + " AND ".join(where) if where else ""
+    return paginate(env, ARTIST_SELECT + condition, params, page, order, _artist,
+                    count=(f"SELECT COUNT(*) FROM artists ar{condition}", params))
 
 
 @TOOLS.read
@@ -383,22 +408,18 @@ def get_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
     Args:
         artist_id: The artist's id.
     """
-    artist = env.one(ARTIST_SELECT + " WHERE ar.id = ?", (artist_id,))
+    artist = env.one(
+        ARTIST_SELECT.replace("SELECT ", "SELECT ar.bio, (SELECT COUNT(*) FROM albums WHERE artist_id = ar.id) AS album_count, "
+        "(SELECT COUNT(*) FROM songs WHERE artist_id = ar.id) AS song_count, "
+        "EXISTS (SELECT 1 FROM followed_artists WHERE artist_id = ar.id AND user_id = ?) AS followed_by_me, ", 1)
+        + " WHERE ar.id = ?",
+        (env.actor_id, artist_id),
+    )
     if artist is None:
         raise not_found("artist", artist_id)
-    artist = _artist(artist)
-    extra = env.one(
-        "SELECT bio, (SELECT COUNT(*) FROM albums WHERE artist_id = :a) AS album_count, "
-        "(SELECT COUNT(*) FROM songs WHERE artist_id = :a) AS song_count, "
-        "EXISTS (SELECT 1 FROM followed_artists WHERE artist_id = :a AND user_id = :u) AS followed_by_me "
-        "FROM artists WHERE id = :a",
-        {"a": artist_id, "u": env.actor_id},
-    )
-    assert extra is not None
-    extra["followed_by_me"] = bool(extra["followed_by_me"])
-    artist.update(extra)
+    artist = _bools("is_verified", "followed_by_me")(artist)
     artist["top_songs"] = [
-        _song(r) for r in env.all(SONG_SELECT + " WHERE s.artist_id = ? ORDER BY s.play_count DESC, s.id LIMIT 5", (artist_id,))
+        _song(r) for r in env.all(SONG_SELECT + " WHERE s.artist_id = ? ORDER BY s.play_count DESC, s.id DESC LIMIT 5", (artist_id,))
     ]
     return artist
 
@@ -453,8 +474,8 @@ def search_albums(
     where: list[str] = []
     params: list[Any] = []
     if query.strip():
-        where.append("(al.title LIKE ? OR ar.name LIKE ?)")
-        params += [f"%{query.strip()}%"] * 2
+        where.append("(al.title LIKE ? ESCAPE '\\' OR al.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))")
+        params += [like_pattern(query.strip())] * 2
     if artist_id is not None:
         where.append("al.artist_id = ?")
         params.append(artist_id)
@@ -471,13 +492,14 @@ def search_albums(
         where.append("al.release_date <= ?")
         params.append(released_before)
     order = {
-        "relevance": "(al.title = '" + query.strip().replace("'", "''") + "' COLLATE NOCASE) DESC, al.release_date DESC, al.id",
-        "newest": "al.release_date DESC, al.id",
+        "relevance": f"(al.title = {_sql_text(query.strip())} COLLATE NOCASE) DESC, al.release_date DESC, al.id DESC",
+        "newest": "al.release_date DESC, al.id DESC",
         "oldest": "al.release_date, al.id",
         "title": "al.title COLLATE NOCASE, al.id",
     }[sort_by]
-    select = ALBUM_SELECT + (" WHERE " + " AND ".join(where) if where else "")
-    return paginate(env, select, params, page, order, _album)
+    condition = " WHERE " + " AND ".join(where) if where else ""
+    return paginate(env, ALBUM_SELECT + condition, params, page, order, _album,
+                    count=(f"SELECT COUNT(*) FROM albums al{condition}", params))
 
 
 @TOOLS.read
@@ -497,7 +519,7 @@ def get_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
     album["tracks"] = [
         {"track_number": r.pop("track_number"), **_song(r)}
         for r in env.all(
-            SONG_SELECT.replace("SELECT ", "SELECT s.track_number, ", 1) + " WHERE s.album_id = ? ORDER BY s.track_number",
+            f"SELECT s.track_number, {SONG_COLUMNS} FROM songs s {SONG_JOINS} WHERE s.album_id = ? ORDER BY s.track_number",
             (album_id,),
         )
     ]
@@ -555,8 +577,8 @@ def search_playlists(env: ToolEnv, query: str = "", page: int = 1) -> dict[str, 
     """
     where, params = "WHERE (p.is_public = 1 OR p.owner_id = ?)", [env.actor_id]
     if query.strip():
-        where += " AND p.name LIKE ?"
-        params.append(f"%{query.strip()}%")
+        where += " AND p.name LIKE ? ESCAPE '\\'"
+        params.append(like_pattern(query.strip()))
     return paginate(env, PLAYLIST_SELECT + where, params, page, "p.song_count DESC, p.id", _playlist)
 
 
@@ -569,19 +591,21 @@ def get_playlist(env: ToolEnv, playlist_id: int, page: int = 1) -> dict[str, Any
         playlist_id: The playlist's id.
         page: Page of the playlist's songs, from 1.
     """
-    row = _require(env, "playlists", playlist_id, "playlist")
-    if not row["is_public"] and row["owner_id"] != env.actor_id:
+    playlist = env.one(PLAYLIST_SELECT + " WHERE p.id = ?", (playlist_id,))
+    if playlist is None:
+        raise not_found("playlist", playlist_id)
+    if not playlist["is_public"] and playlist["owner_id"] != env.actor_id:
         raise ToolError("forbidden", f"Playlist {playlist_id} is private.")
     songs = paginate(
         env,
-        SONG_SELECT.replace("SELECT ", "SELECT ps.position, ps.added_at, ", 1)
-        + " JOIN playlist_songs ps ON ps.song_id = s.id WHERE ps.playlist_id = ?",
+        songs_via("playlist_songs", "x.position, x.added_at") + " WHERE x.playlist_id = ?",
         [playlist_id],
         page,
-        "ps.position",
+        "x.position",
         _song,
+        count=playlist["song_count"],  # a stored aggregate the tools keep exact
     )
-    return {"playlist": _playlist_summary(env, playlist_id), "songs": songs}
+    return {"playlist": _playlist(playlist), "songs": songs}
 
 
 @TOOLS.read
@@ -597,16 +621,14 @@ def list_favourite_songs(
         page: Page number, from 1.
     """
     order = {
-        "newest": "f.favourited_at DESC, s.id",
-        "oldest": "f.favourited_at, s.id",
+        "newest": "x.favourited_at DESC, s.id",
+        "oldest": "x.favourited_at, s.id",
         "title": "s.title COLLATE NOCASE, s.id",
         "artist": "ar.name COLLATE NOCASE, s.id",
     }[sort_by]
-    select = (
-        SONG_SELECT.replace("SELECT ", "SELECT f.favourited_at, ", 1)
-        + " JOIN favourite_songs f ON f.song_id = s.id WHERE f.user_id = ?"
-    )
-    return paginate(env, select, [env.actor_id], page, order, _song)
+    select = songs_via("favourite_songs", "x.favourited_at") + " WHERE x.user_id = ?"
+    count = ("SELECT COUNT(*) FROM favourite_songs WHERE user_id = ?", [env.actor_id])
+    return paginate(env, select, [env.actor_id], page, order, _song, count=count)
 
 
 @TOOLS.read
