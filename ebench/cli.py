@@ -174,7 +174,7 @@ def _print_build_report(console, report) -> None:
     table.add_column("checked", justify="right")
     table.add_column("repaired", justify="right")
     for c in report.checks:
-        table.add_row(c.description, c.kind, f"{c.checked:,}", f"[yellow]{c.repaired:,}[/]" if c.repaired else "0")
+        table.add_row(c.name, c.kind, f"{c.checked:,}", f"[yellow]{c.repaired:,}[/]" if c.repaired else "0")
     console.print(table)
     console.print(f"{len(report.checks)} checks, {report.repaired:,} values repaired; the world is consistent.")
 
@@ -194,15 +194,21 @@ def domains_stats(
         return
     from rich.table import Table
 
+    # One column per domain (and the total), one row per measure: stays readable at 80 columns.
     table = Table(title="World statistics")
-    keys = ["tables", "columns", "foreign_keys", "rows", "cells", "users", "orphans", "tools"]
-    table.add_column("domain")
-    for key in keys:
-        table.add_column(key.replace("_", " "), justify="right")
+    table.add_column("")
     for s in stats:
-        table.add_row(s.domain, *(f"{getattr(s, k):,}" for k in keys))
+        table.add_column(s.domain, justify="right")
     if len(stats) > 1:
-        table.add_row("[bold]total[/]", *(f"[bold]{totals[k]:,}[/]" for k in keys))
+        table.add_column("total", justify="right", style="bold")
+    labels = {"tables": "tables", "columns": "columns", "foreign_keys": "foreign keys", "rows": "rows",
+              "cells": "cells", "users": "users (actors)", "orphans": "orphans (FK check)", "tools": "tools"}
+    for key, label in labels.items():
+        cells = [f"{getattr(s, key):,}" for s in stats]
+        if len(stats) > 1:
+            cells.append(f"{totals[key]:,}")
+        table.add_row(label, *cells)
+    table.add_row("read / write tools", *[f"{s.read_tools} / {s.write_tools}" for s in stats], *([""] if len(stats) > 1 else []))
     _console().print(table)
 
 

@@ -339,6 +339,10 @@ def validate_arguments(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
 
 def _integral(annotation: Any, value: Any) -> Any:
     """2.0 where an integer is expected becomes 2 (JSON has one number type)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            annotation = members[0]
     if isinstance(value, float) and _accepts_int(annotation) and not _accepts_float(annotation):
         return int(value)
     if isinstance(value, list) and typing.get_origin(annotation) is list:
