@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sqlite3
 from typing import Literal
 
@@ -192,3 +193,18 @@ def test_failing_write_changes_nothing(env):
     assert crashed.error_code == "internal_error" and "missing_table" in crashed.error_message
     assert env.conn.execute("SELECT v FROM t ORDER BY v").fetchall() == [(1,), (2,)]
     assert not env.conn.in_transaction  # no savepoint left open
+
+
+def test_callables_are_the_tools_as_functions(env):
+    funcs = REG.callables(env)
+    assert set(funcs) == {"find_items", "add_two"}
+    find = funcs["find_items"]
+    assert find.__name__ == "find_items" and "Find items by name." in find.__doc__
+    assert str(inspect.signature(find)).startswith("(*, name: str, limit: int = 10")
+    assert find(name="x", limit=2)["limit"] == 2
+    with pytest.raises(ToolError) as err:
+        find(name="x", limit="two")
+    assert err.value.code == "invalid_arguments"
+    with pytest.raises(ToolError):
+        funcs["add_two"](value=-5)
+    assert env.conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0  # the failed write left nothing

@@ -161,6 +161,28 @@ class ToolRegistry:
     def openai_schemas(self) -> list[dict[str, Any]]:
         return [t.openai_schema() for t in self]
 
+    def callables(self, env: ToolEnv) -> dict[str, Callable[..., Any]]:
+        """The tools as plain Python functions bound to `env` (for code that calls tools, such
+        as exec_code): same names, arguments and results; an error result raises ToolError."""
+        return {tool.name: self._bound(env, tool) for tool in self}
+
+    def _bound(self, env: ToolEnv, tool: Tool) -> Callable[..., Any]:
+        def call(**kwargs: Any) -> Any:
+            result = self.call(env, tool.name, kwargs)
+            if not result.ok:
+                raise ToolError(result.error_code or "internal_error", result.error_message or "")
+            return result.value
+
+        call.__name__ = call.__qualname__ = tool.name
+        call.__doc__ = tool.description
+        params = [
+            inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY,
+                              default=inspect.Parameter.empty if p.required else p.default, annotation=p.annotation)
+            for p in tool.params
+        ]
+        call.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        return call
+
     # -- calling ---------------------------------------------------------------------------
     def call(self, env: ToolEnv, name: str, args: dict[str, Any] | str | None = None) -> ToolResult:
         """Run one tool call; never raises for the solver's mistakes, returns an error result."""

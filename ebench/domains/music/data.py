@@ -43,13 +43,13 @@ def _recent(rng: Random, now: datetime, since: datetime, recent_days: int, recen
     return _between(rng, since, now)
 
 
-def _fill_pattern(rng: Random, pattern: str) -> str:
+def _fill_pattern(rng: Random, pattern: str, country: str = "US") -> str:
     return pattern.format(
         adj=rng.choice(V.ADJECTIVES),
         noun=rng.choice(V.NOUNS),
         verb=rng.choice(V.VERBS),
         num=rng.randint(1, 9),
-        city=rng.choice(V.CITIES),
+        city=rng.choice(V.CITIES[country]),
     )
 
 
@@ -139,7 +139,7 @@ def artists(ctx: FillContext):
             elif kind == "band":
                 name = _fill_pattern(rng, rng.choice(V.BAND_PATTERNS))
             else:
-                name = _fill_pattern(rng, rng.choice(V.ORCHESTRA_PATTERNS))
+                name = _fill_pattern(rng, rng.choice(V.ORCHESTRA_PATTERNS), country)
             if name not in seen:
                 break
         seen.add(name)

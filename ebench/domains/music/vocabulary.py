@@ -89,7 +89,13 @@ ORCHESTRA_PATTERNS = [
     "{city} Symphony Ensemble",
 ]
 
-CITIES = ["Vienna", "Seoul", "Berlin", "Osaka", "Prague", "Boston", "Lisbon", "Shanghai", "Oslo", "Madrid"]
+# country code -> cities an ensemble from there may be named after
+CITIES = {
+    "US": ["Boston", "Chicago"], "GB": ["London", "Manchester"], "CA": ["Toronto"], "AU": ["Sydney"],
+    "KR": ["Seoul", "Busan"], "JP": ["Osaka", "Tokyo"], "CN": ["Shanghai", "Beijing"], "TW": ["Taipei"],
+    "HK": ["Hong Kong"], "ES": ["Madrid", "Barcelona"], "MX": ["Mexico City"], "BR": ["São Paulo"],
+    "FR": ["Paris", "Lyon"], "DE": ["Berlin", "Leipzig"], "SE": ["Stockholm", "Gothenburg"],
+}
 
 LYRIC_LINES = [
     "I still hear your voice in the {noun}",
