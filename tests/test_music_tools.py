@@ -10,8 +10,8 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import random
 import sqlite3
-from datetime import date, timedelta
 from typing import Any, Callable
 
 import pytest
@@ -199,13 +199,36 @@ def happy_args(p: Pick) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture(scope="session")
-def world_hash(music_world) -> str:
-    """Content hash of the untouched world (what every fresh music_conn starts with)."""
+def pristine(music_world) -> tuple[str, bytes]:
+    """Content hash and raw image of the untouched world (what every fresh music_conn starts with)."""
     conn = scratch_copy(music_world)
     try:
-        return content_hash(conn)
+        return content_hash(conn), conn.serialize()
     finally:
         conn.close()
+
+
+@pytest.fixture(scope="session")
+def world_hash(pristine) -> str:
+    return pristine[0]
+
+
+@pytest.fixture()
+def unchanged(music_conn, pristine) -> Callable[[], None]:
+    """Assert that this test's world still has the content it started with.
+
+    The check is content_hash(music_conn) == the fresh world's content_hash. Hashing every row
+    takes ~0.1 s, so a byte-identical database image (which certainly has the same content) is
+    accepted first; any other image gets the full content hash comparison.
+    """
+
+    def check() -> None:
+        world_hash, image = pristine
+        if music_conn.serialize() == image:
+            return
+        assert content_hash(music_conn) == world_hash, "the world's content changed"
+
+    return check
 
 
 @pytest.fixture()
@@ -245,6 +268,12 @@ def all_pages(call, actor: int, tool: str, args: dict[str, Any], key: str,
 # =========================================================================================
 # 1. Read tools: happy paths checked against the database
 # =========================================================================================
+
+
+def test_fresh_world_copy_has_the_world_hash(music_conn, pristine):
+    # Error tests compare against the untouched world's hash: a fresh copy must have it.
+    assert content_hash(music_conn) == pristine[0]
+    assert music_conn.serialize() == pristine[1]
 
 
 def test_registry_has_the_33_tools(music):
@@ -314,14 +343,16 @@ def test_search_songs_sort_orders(sort_by, field, check, call, pick):
 
 
 def test_search_songs_relevance_puts_exact_title_first(call, music_conn, pick):
-    # A plain-ASCII title whose partial matches include songs played more than any exact match.
-    title = pick.val("""
-        SELECT t FROM (SELECT DISTINCT title AS t FROM songs)
-        WHERE t NOT GLOB '*[^A-Za-z ]*'
-          AND EXISTS (SELECT 1 FROM songs s JOIN artists ar ON ar.id = s.artist_id
-                      WHERE s.title != t COLLATE NOCASE AND (s.title LIKE '%' || t || '%' OR ar.name LIKE '%' || t || '%')
-                        AND s.play_count > (SELECT MAX(play_count) FROM songs WHERE title = t COLLATE NOCASE))
-        ORDER BY t LIMIT 1""")
+    # A one-word ASCII title whose partial matches include a song played more than any exact match.
+    title = None
+    for (candidate,) in music_conn.execute("SELECT title FROM songs WHERE title NOT GLOB '*[^A-Za-z]*' GROUP BY title "
+                                           "HAVING COUNT(*) BETWEEN 2 AND 10 ORDER BY COUNT(*) DESC, title LIMIT 50"):
+        if val(music_conn, """SELECT 1 FROM songs s JOIN artists ar ON ar.id = s.artist_id
+                              WHERE s.title != ?1 COLLATE NOCASE AND (s.title LIKE '%' || ?1 || '%' OR ar.name LIKE '%' || ?1 || '%')
+                                AND s.play_count > (SELECT MAX(play_count) FROM songs WHERE title = ?1 COLLATE NOCASE)""", candidate):
+            title = candidate
+            break
+    assert title, "no title suits this test"
     exact = set(col(music_conn, "SELECT id FROM songs WHERE title = ? COLLATE NOCASE", title))
     assert len(exact) < PAGE_SIZE
     res = ok(call(pick.actor, "search_songs", {"query": title.upper()}))
@@ -435,6 +466,39 @@ def test_search_albums_relevance_puts_exact_title_first(call, music_conn, pick):
     rest = res["items"][len(exact):]
     assert rest and all(nocase(a["title"]) != nocase(title) for a in rest)
     assert non_increasing([a["release_date"] for a in rest])
+
+
+@pytest.mark.parametrize("tool, sql", [
+    ("search_songs", "SELECT COUNT(*) FROM songs s JOIN artists ar ON ar.id = s.artist_id WHERE instr(s.title, ?1) OR instr(ar.name, ?1)"),
+    ("search_artists", "SELECT COUNT(*) FROM artists WHERE instr(name, ?1)"),
+    ("search_albums", "SELECT COUNT(*) FROM albums al JOIN artists ar ON ar.id = al.artist_id WHERE instr(al.title, ?1) OR instr(ar.name, ?1)"),
+    ("search_playlists", "SELECT COUNT(*) FROM playlists WHERE (is_public = 1 OR owner_id = ?2) AND instr(name, ?1)"),
+])
+@pytest.mark.parametrize("query", ["%", "_", "a%", "\\", "100%_x"])
+def test_search_query_wildcards_are_literal(tool, sql, query, call, music_conn, pick):
+    # % and _ in the search box are characters to find, not LIKE wildcards.
+    expected = val(music_conn, sql, *((query, pick.actor) if "?2" in sql else (query,)))
+    assert ok(call(pick.actor, tool, {"query": query}))["total"] == expected
+
+
+def test_search_songs_query_matches_substrings_exactly(call, music_conn, pick):
+    # Random fragments of titles and artist names (some upper-cased): the tool, which narrows
+    # with a trigram index for 3+ characters, finds exactly the songs containing the fragment
+    # (ASCII letters compared case-insensitively, like LIKE).
+    rows = music_conn.execute("SELECT s.id, s.title, ar.name FROM songs s JOIN artists ar ON ar.id = s.artist_id").fetchall()
+    folded = [(sid, nocase(title) + "\n" + nocase(artist)) for sid, title, artist in rows]  # \n: no match across the two
+    rng = random.Random(20260115)
+    for _ in range(40):
+        text = rng.choice(rows)[rng.choice((1, 2))]
+        start = rng.randrange(len(text))
+        query = text[start:start + rng.randint(2, 7)].strip()
+        if not query:
+            continue
+        query = query.upper() if rng.random() < 0.3 else query
+        expected = {sid for sid, hay in folded if nocase(query) in hay}
+        got = ok(call(pick.actor, "search_songs", {"query": query}))
+        assert got["total"] == len(expected), query
+        assert {s["song_id"] for s in got["items"]} <= expected, query
 
 
 def test_get_album(call, music_conn, pick):
@@ -589,31 +653,31 @@ def test_list_my_comments(call, music_conn, pick):
 # 2. Pagination
 # =========================================================================================
 
-# tool, args builder, page part, item key, SQL giving the expected ids (params: actor, then the builder's extra)
+# case -> (tool, args builder(pick), where the page is in the result, item key, expected ids(pick, args))
 PAGED_LISTINGS = {
     "search_songs(genre)": (
         "search_songs",
-        lambda p: ({"genre": p.val("SELECT g.name FROM genres g JOIN songs s ON s.genre_id = g.id GROUP BY g.id ORDER BY COUNT(*) DESC LIMIT 1"),
-                    "sort_by": "title"},),
+        lambda p: {"genre": p.val("SELECT g.name FROM genres g JOIN songs s ON s.genre_id = g.id GROUP BY g.id ORDER BY COUNT(*) DESC LIMIT 1"),
+                    "sort_by": "title"},
         lambda v: v, "song_id",
         lambda p, a: col(p.conn, "SELECT s.id FROM songs s JOIN genres g ON g.id = s.genre_id WHERE g.name = ?", a["genre"]),
     ),
     "get_playlist": (
         "get_playlist",
-        lambda p: ({"playlist_id": p.own_playlist(min_songs=21)},),
+        lambda p: {"playlist_id": p.own_playlist(min_songs=21)},
         lambda v: v["songs"], "song_id",
         lambda p, a: col(p.conn, "SELECT song_id FROM playlist_songs WHERE playlist_id = ? ORDER BY position", a["playlist_id"]),
     ),
     "list_favourite_songs": (
-        "list_favourite_songs", lambda p: ({},), lambda v: v, "song_id",
+        "list_favourite_songs", lambda p: {}, lambda v: v, "song_id",
         lambda p, a: col(p.conn, "SELECT song_id FROM favourite_songs WHERE user_id = ?", p.actor),
     ),
     "get_listening_history": (
-        "get_listening_history", lambda p: ({},), lambda v: v, "play_id",
+        "get_listening_history", lambda p: {}, lambda v: v, "play_id",
         lambda p, a: col(p.conn, "SELECT id FROM listening_history WHERE user_id = ?", p.actor),
     ),
     "list_my_comments": (
-        "list_my_comments", lambda p: ({},), lambda v: v, "comment_id",
+        "list_my_comments", lambda p: {}, lambda v: v, "comment_id",
         lambda p, a: col(p.conn, "SELECT id FROM comments WHERE user_id = ?", p.actor),
     ),
 }
@@ -622,7 +686,7 @@ PAGED_LISTINGS = {
 @pytest.mark.parametrize("case", list(PAGED_LISTINGS))
 def test_pages_cover_every_row_exactly_once(case, call, pick):
     tool, build, part, key, expected_sql = PAGED_LISTINGS[case]
-    (args,) = build(pick)
+    args = build(pick)
     expected = expected_sql(pick, args)
     assert len(expected) > PAGE_SIZE, "needs more than one page"
     items = all_pages(call, pick.actor, tool, args, key, part)
@@ -633,11 +697,11 @@ def test_pages_cover_every_row_exactly_once(case, call, pick):
 
 
 @pytest.mark.parametrize("tool", PAGED_TOOLS)
-@pytest.mark.parametrize("page", [0, -1])
-def test_page_below_one_is_invalid_value(tool, page, call, pick, music_conn, world_hash):
+def test_page_below_one_is_invalid_value(tool, call, pick, unchanged):
     args = happy_args(pick)[tool]
-    err(call(pick.actor, tool, {**args, "page": page}), "invalid_value")
-    assert content_hash(music_conn) == world_hash
+    for page in (0, -1):
+        assert "page" in err(call(pick.actor, tool, {**args, "page": page}), "invalid_value")
+    unchanged()
 
 
 def test_page_past_the_end_and_integral_float_page(call, pick):
@@ -1031,22 +1095,22 @@ ERROR_CASES: dict[str, tuple[Callable[[Pick], tuple[str, Any]], str, str | None]
 
 
 @pytest.mark.parametrize("case", list(ERROR_CASES))
-def test_error_result_and_nothing_changed(case, call, pick, music_conn, world_hash):
+def test_error_result_and_nothing_changed(case, call, pick, unchanged):
     build, code, needle = ERROR_CASES[case]
     tool, args = build(pick)
     message = err(call(pick.actor, tool, args), code)
     if needle:
         assert needle.lower() in message.lower(), message
-    assert content_hash(music_conn) == world_hash
+    unchanged()
 
 
 @pytest.mark.parametrize("name, suggestion", [
     ("search_song", "search_songs"), ("delete_playlists", "delete_playlist"), ("get_user_profile", "get_my_profile"),
 ])
-def test_unknown_tool_suggests_a_close_name(name, suggestion, call, pick, music_conn, world_hash):
+def test_unknown_tool_suggests_a_close_name(name, suggestion, call, pick, unchanged):
     message = err(call(pick.actor, name, {}), "unknown_tool")
     assert name in message and f"Did you mean: " in message and suggestion in message
-    assert content_hash(music_conn) == world_hash
+    unchanged()
 
 
 def test_unknown_tool_without_close_name(call, pick):
@@ -1072,6 +1136,36 @@ def test_failed_write_after_successful_writes_keeps_only_the_successes(call, mus
     assert playlist_songs(music_conn, playlist_id) == [(pick.song(), 1)]
 
 
+# Fault injection (no mock: a temporary SQLite trigger on the real world) makes a write tool's
+# later statement fail after its first write: the savepoint must undo the first write too.
+# tool -> (trigger event and table, builder(pick) -> (actor, args))
+MIDWAY_FAILURES: dict[str, tuple[str, Callable[[Pick], tuple[int, dict[str, Any]]]]] = {
+    "add_song_to_playlist": ("UPDATE ON playlists", lambda p: (p.actor, happy_args(p)["add_song_to_playlist"])),
+    "remove_song_from_playlist": ("UPDATE ON playlists", lambda p: (p.actor, {
+        "playlist_id": p.own_playlist(min_songs=2), "song_id": p.song_in(p.own_playlist(min_songs=2))})),
+    "delete_playlist": ("DELETE ON playlists", lambda p: (p.actor, {"playlist_id": p.own_playlist(min_songs=1)})),
+    "favourite_song": ("UPDATE ON songs", lambda p: (p.actor, {"song_id": p.non_fav_song()})),
+    "unfavourite_song": ("UPDATE ON songs", lambda p: (p.actor, {"song_id": p.fav_song()})),
+    "follow_artist": ("UPDATE ON artists", lambda p: (p.actor, {"artist_id": p.unfollowed_artist()})),
+    "unfollow_artist": ("UPDATE ON artists", lambda p: (p.actor, {"artist_id": p.followed_artist()})),
+    "like_comment": ("UPDATE ON comments", lambda p: (p.actor, {"comment_id": p.unliked_comment()})),
+    "delete_comment": ("DELETE ON comments", lambda p: (lambda author, cid: (author, {"comment_id": cid}))(*p.conn.execute(
+        "SELECT c.user_id, c.id FROM comments c WHERE EXISTS (SELECT 1 FROM comment_likes WHERE comment_id = c.id) ORDER BY c.id LIMIT 1").fetchone())),
+}
+
+
+@pytest.mark.parametrize("tool", list(MIDWAY_FAILURES))
+def test_write_failing_midway_is_rolled_back(tool, call, pick, music_conn, unchanged):
+    event, build = MIDWAY_FAILURES[tool]
+    actor, args = build(pick)
+    music_conn.execute(f"CREATE TEMP TRIGGER fail_midway BEFORE {event} BEGIN SELECT RAISE(ABORT, 'injected failure'); END")
+    message = err(call(actor, tool, args), "internal_error")
+    assert "injected failure" in message
+    unchanged()
+    music_conn.execute("DROP TRIGGER fail_midway")
+    ok(call(actor, tool, args))  # without the fault the same call goes through
+
+
 # =========================================================================================
 # 5. Generic checks over every tool
 # =========================================================================================
@@ -1082,12 +1176,22 @@ def test_happy_args_cover_every_tool(pick):
 
 
 @pytest.mark.parametrize("tool", ALL_TOOLS)
-def test_unknown_extra_argument_is_refused(tool, call, pick, music_conn, world_hash):
+def test_unknown_extra_argument_is_refused_and_happy_call_works(tool, call, music, pick, music_conn, world_hash, unchanged):
+    """An unknown extra argument is refused and changes nothing; the same call without it
+    succeeds, leaves the world as it was for a read tool and changes it for a write tool."""
     args = happy_args(pick)[tool]
     message = err(call(pick.actor, tool, {**args, "bogus_extra": 1}), "invalid_arguments")
     assert "bogus_extra" in message
-    assert content_hash(music_conn) == world_hash
-    ok(call(pick.actor, tool, args))  # the same call without the extra argument is fine
+    if music.tools.get(tool).kind == WRITE:
+        unchanged()
+    value = ok(call(pick.actor, tool, args))
+    assert value
+    json.dumps(value)  # results must be JSON-serialisable for the solver
+    if music.tools.get(tool).kind == READ:
+        unchanged()  # covers the refused call too
+    else:
+        assert content_hash(music_conn) != world_hash
+        assert music_conn.execute("PRAGMA foreign_key_check").fetchall() == []
 
 
 @pytest.mark.parametrize("tool", ALL_TOOLS)
@@ -1105,66 +1209,50 @@ def test_schema_lists_exactly_the_params(tool, music):
     assert t.openai_schema()["function"] == {"name": tool, "description": t.description, "parameters": schema}
 
 
-@pytest.mark.parametrize("tool", READ_TOOLS)
-def test_read_tool_happy_call_changes_nothing(tool, call, pick, music_conn, world_hash):
-    value = ok(call(pick.actor, tool, happy_args(pick)[tool]))
-    assert value
-    json.dumps(value)  # results must be JSON-serialisable for the solver
-    assert content_hash(music_conn) == world_hash
-
-
-@pytest.mark.parametrize("tool", WRITE_TOOLS)
-def test_write_tool_happy_call_changes_the_world(tool, call, pick, music_conn, world_hash):
-    value = ok(call(pick.actor, tool, happy_args(pick)[tool]))
-    json.dumps(value)
-    assert content_hash(music_conn) != world_hash
-    assert music_conn.execute("PRAGMA foreign_key_check").fetchall() == []
-
-
 # =========================================================================================
-# 6. Bugs found (strict xfails: they pass once the tool is fixed)
+# 6. Bugs found at 314af23 (fixed since in the working tree): regression tests that accept any
+#    reasonable fix, and fail on the old behaviour
 # =========================================================================================
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: dates like 2024-5-1 pass _date (strptime accepts unpadded fields) but are then "
-                                       "compared as strings (or given to SQLite's date()), so the filter silently returns wrong rows")
-@pytest.mark.parametrize("tool, name", [
-    ("search_songs", "released_after"),
-    ("search_albums", "released_before"),
-    ("get_listening_history", "end_date"),
-])
-def test_unpadded_date_is_refused_or_understood(tool, name, call, music_conn):
-    # A listener whose plays span several months, and the 5th of a month with single-digit month and day.
+@pytest.mark.parametrize("tool, padded, unpadded", [
+    ("search_songs", {"released_after": "2025-06-05"}, {"released_after": "2025-6-5"}),
+    ("search_albums", {"released_before": "2025-06-05"}, {"released_before": "2025-6-5"}),
+    ("get_listening_history", {"end_date": "2025-06-05"}, {"end_date": "2025-6-5"}),
+    ("search_songs", {"released_after": "2024-05-01", "released_before": "2024-10-01"},
+     {"released_after": "2024-5-1", "released_before": "2024-10-01"}),
+], ids=["songs-after", "albums-before", "history-end", "songs-range"])
+def test_unpadded_date_is_refused_or_understood(tool, padded, unpadded, call, music_conn):
+    # Was: strptime accepted 2025-6-5, then the text comparison (or SQLite's date()) gave wrong
+    # rows, or a valid range was refused as "start after end". Now: refuse the format (invalid_value
+    # about the date itself) or give what the padded date gives.
     actor = val(music_conn, "SELECT user_id FROM listening_history GROUP BY user_id ORDER BY COUNT(*) DESC, user_id LIMIT 1")
-    padded = "2025-06-05"
-    unpadded = "2025-6-5"
-    expected = ok(call(actor, tool, {name: padded}))["total"]
+    expected = ok(call(actor, tool, padded))["total"]
     assert expected > 0
-    res = call(actor, tool, {name: unpadded})
-    assert (not res.ok and res.error_code == "invalid_value") or (res.ok and res.value["total"] == expected), \
+    res = call(actor, tool, unpadded)
+    refused_format = not res.ok and res.error_code == "invalid_value" and "is after" not in res.error_message
+    assert refused_format or (res.ok and res.value["total"] == expected), \
         (res.payload() if not res.ok else f"total {res.value['total']} instead of {expected}")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: search queries go into LIKE unescaped, so % and _ act as wildcards "
-                                       "and match every row instead of the literal character")
-@pytest.mark.parametrize("tool, sql", [
-    ("search_songs", "SELECT COUNT(*) FROM songs s JOIN artists ar ON ar.id = s.artist_id WHERE instr(s.title, ?) OR instr(ar.name, ?)"),
-    ("search_artists", "SELECT COUNT(*) FROM artists WHERE instr(name, ?) OR instr(name, ?)"),
-    ("search_albums", "SELECT COUNT(*) FROM albums al JOIN artists ar ON ar.id = al.artist_id WHERE instr(al.title, ?) OR instr(ar.name, ?)"),
-    ("search_playlists", "SELECT COUNT(*) FROM playlists WHERE is_public = 1 AND (instr(name, ?) OR instr(name, ?))"),
-])
-@pytest.mark.parametrize("query", ["%", "_"])
-def test_search_query_wildcards_are_literal(tool, sql, query, call, music_conn, pick):
-    expected = val(music_conn, sql, query, query)
-    if tool == "search_playlists":
-        expected += val(music_conn, "SELECT COUNT(*) FROM playlists WHERE is_public = 0 AND owner_id = ? AND instr(name, ?)", pick.actor, query)
-    assert ok(call(pick.actor, tool, {"query": query}))["total"] == expected
+@pytest.mark.parametrize("tool, args", [
+    ("get_song", {"song_id": 2**63}),
+    ("get_song", {"song_id": 1e300}),
+    ("favourite_song", {"song_id": 2**63}),
+    ("get_artist", {"artist_id": -(2**63) - 1}),
+    ("add_song_to_playlist", {"playlist_id": 2**64, "song_id": 1}),
+], ids=["get_song", "get_song-float", "favourite_song", "get_artist-negative", "add_song"])
+def test_id_beyond_64_bits_is_a_clean_error(tool, args, call, pick, unchanged):
+    # Was: validation passed and SQLite's OverflowError came back as internal_error.
+    res = call(pick.actor, tool, args)
+    assert not res.ok and res.error_code in ("not_found", "invalid_arguments"), res.payload()
+    err(res, res.error_code)  # a well-formed error result
+    unchanged()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: an id beyond SQLite's 64-bit range passes validation and the tool fails with "
-                                       "internal_error (OverflowError) instead of not_found")
-@pytest.mark.parametrize("tool, arg", [("get_song", "song_id"), ("favourite_song", "song_id"), ("get_artist", "artist_id")])
-def test_huge_id_is_not_found(tool, arg, call, pick, music_conn, world_hash):
-    res = call(pick.actor, tool, {arg: 2**63})
-    assert content_hash(music_conn) == world_hash
-    err(res, "not_found")
+@pytest.mark.parametrize("page", [2**62, 2**63 - 1])
+def test_huge_page_is_an_empty_page(page, call, pick):
+    # Was: OFFSET (page - 1) * 20 overflowed SQLite's integers: internal_error.
+    res = ok(call(pick.actor, "list_genres", {"page": page}))
+    assert res["items"] == [] and res["page"] == page
+    assert res["total"] == val(pick.conn, "SELECT COUNT(*) FROM genres")

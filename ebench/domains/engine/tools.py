@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 READ = "read"
 WRITE = "write"
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 class ToolError(Exception):
@@ -409,10 +410,11 @@ def _check_value(annotation: Any, value: Any) -> str | None:
         problems = [_check_value(m, value) for m in members if m is not type(None)]
         return None if any(p is None for p in problems) else problems[0]
     if annotation is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return None
         if isinstance(value, float) and value.is_integer():
-            return None
+            value = int(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            # SQLite integers are 64-bit; a larger number cannot name anything.
+            return None if INT64_MIN <= value <= INT64_MAX else "is out of range for an integer"
         return f"must be an integer, got {_json_type(value)} {json.dumps(value)[:40]}"
     if annotation is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -471,7 +473,9 @@ def paginate(
         total = count
     else:
         total = env.scalar(*count)
-    rows = env.all(f"{select} ORDER BY {order_by} LIMIT ? OFFSET ?", [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE])
+    offset = (page - 1) * PAGE_SIZE
+    # Past the last page there is nothing to fetch (and a huge offset would overflow SQLite).
+    rows = env.all(f"{select} ORDER BY {order_by} LIMIT ? OFFSET ?", [*params, PAGE_SIZE, offset]) if offset < total else []
     items = [shape(r) for r in rows] if shape else rows
     return {
         "items": items,

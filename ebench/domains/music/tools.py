@@ -7,6 +7,7 @@ action raises ToolError, which the registry turns into an error result with noth
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -113,6 +114,9 @@ def _date(value: str | None, name: str) -> str | None:
     if value is None:
         return None
     try:
+        # strptime alone accepts 2024-5-1, which would then compare wrongly as text.
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError(value)
         datetime.strptime(value, "%Y-%m-%d")
     except ValueError:
         raise ToolError("invalid_value", f"{name} must be a date like 2024-05-31, got {value!r}.") from None
