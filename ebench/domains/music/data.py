@@ -284,20 +284,22 @@ def _tastes(ctx: FillContext) -> dict[int, list[int]]:
     return {uid: rng.sample(genre_ids, rng.randint(2, 4)) for uid in ctx.ids("users")}
 
 
-def _songs_by_genre(ctx: FillContext) -> dict[int, list[int]]:
+def _by_genre(ctx: FillContext, table: str) -> dict[int, list[int]]:
+    """Ids of `table` (songs, artists, albums) grouped by genre."""
     by_genre: dict[int, list[int]] = defaultdict(list)
-    for row in ctx.rows("songs", "id, genre_id"):
+    for row in ctx.rows(table, "id, genre_id"):
         by_genre[row["genre_id"]].append(row["id"])
     return by_genre
 
 
-def _pick_songs(rng: Random, taste: list[int], by_genre: dict[int, list[int]], all_songs: list[int], n: int, bias: float) -> list[int]:
+def _pick(rng: Random, taste: list[int], by_genre: dict[int, list[int]], everything: list[int], n: int, bias: float) -> list[int]:
+    """Up to `n` distinct ids, each drawn from the listener's taste with probability `bias`."""
     picked: dict[int, None] = {}
     tries = 0
     while len(picked) < n and tries < n * 20:
         tries += 1
         pool = by_genre.get(rng.choice(taste)) if rng.random() < bias else None
-        picked[rng.choice(pool or all_songs)] = None
+        picked[rng.choice(pool or everything)] = None
     return list(picked)
 
 
@@ -321,52 +323,44 @@ def playlists(ctx: FillContext):
 
 def playlist_songs(ctx: FillContext):
     rng, now = ctx.rng, _now(ctx)
-    tastes, by_genre, all_songs = _tastes(ctx), _songs_by_genre(ctx), ctx.ids("songs")
+    tastes, by_genre, all_songs = _tastes(ctx), _by_genre(ctx, "songs"), ctx.ids("songs")
     for playlist in ctx.rows("playlists", "id, owner_id, created_at"):
         created = datetime.strptime(playlist["created_at"], TS_FMT)
         n = max(3, min(60, int(rng.gauss(16, 8))))
-        for position, song in enumerate(_pick_songs(rng, tastes[playlist["owner_id"]], by_genre, all_songs, n, 0.75), start=1):
+        for position, song in enumerate(_pick(rng, tastes[playlist["owner_id"]], by_genre, all_songs, n, 0.75), start=1):
             yield {"playlist_id": playlist["id"], "song_id": song, "position": position, "added_at": _ts(_between(rng, created, now))}
 
 
 def favourite_songs(ctx: FillContext):
     rng, now = ctx.rng, _now(ctx)
-    tastes, by_genre, all_songs = _tastes(ctx), _songs_by_genre(ctx), ctx.ids("songs")
+    tastes, by_genre, all_songs = _tastes(ctx), _by_genre(ctx, "songs"), ctx.ids("songs")
     for uid, joined in _joined(ctx).items():
         n = max(4, int(rng.gauss(42, 20)))
-        for song in _pick_songs(rng, tastes[uid], by_genre, all_songs, n, 0.7):
+        for song in _pick(rng, tastes[uid], by_genre, all_songs, n, 0.7):
             yield {"user_id": uid, "song_id": song, "favourited_at": _ts(_recent(rng, now, joined, 120, 0.3))}
 
 
 def followed_artists(ctx: FillContext):
     rng, now = ctx.rng, _now(ctx)
-    tastes = _tastes(ctx)
-    by_genre: dict[int, list[int]] = defaultdict(list)
-    for row in ctx.rows("artists", "id, genre_id"):
-        by_genre[row["genre_id"]].append(row["id"])
-    all_artists = ctx.ids("artists")
+    tastes, by_genre, all_artists = _tastes(ctx), _by_genre(ctx, "artists"), ctx.ids("artists")
     for uid, joined in _joined(ctx).items():
         n = max(2, int(rng.gauss(14, 6)))
-        for artist in _pick_songs(rng, tastes[uid], by_genre, all_artists, n, 0.65):
+        for artist in _pick(rng, tastes[uid], by_genre, all_artists, n, 0.65):
             yield {"user_id": uid, "artist_id": artist, "followed_at": _ts(_between(rng, joined, now))}
 
 
 def saved_albums(ctx: FillContext):
     rng, now = ctx.rng, _now(ctx)
-    tastes = _tastes(ctx)
-    by_genre: dict[int, list[int]] = defaultdict(list)
-    for row in ctx.rows("albums", "id, genre_id"):
-        by_genre[row["genre_id"]].append(row["id"])
-    all_albums = ctx.ids("albums")
+    tastes, by_genre, all_albums = _tastes(ctx), _by_genre(ctx, "albums"), ctx.ids("albums")
     for uid, joined in _joined(ctx).items():
         n = max(1, int(rng.gauss(10, 4)))
-        for album in _pick_songs(rng, tastes[uid], by_genre, all_albums, n, 0.7):
+        for album in _pick(rng, tastes[uid], by_genre, all_albums, n, 0.7):
             yield {"user_id": uid, "album_id": album, "saved_at": _ts(_between(rng, joined, now))}
 
 
 def listening_history(ctx: FillContext):
     rng, now = ctx.rng, _now(ctx)
-    tastes, by_genre, all_songs = _tastes(ctx), _songs_by_genre(ctx), ctx.ids("songs")
+    tastes, by_genre, all_songs = _tastes(ctx), _by_genre(ctx, "songs"), ctx.ids("songs")
     favourites: dict[int, list[int]] = defaultdict(list)
     for row in ctx.rows("favourite_songs", "user_id, song_id"):
         favourites[row["user_id"]].append(row["song_id"])
@@ -379,7 +373,7 @@ def listening_history(ctx: FillContext):
             if favourites[uid] and rng.random() < 0.45:
                 song = rng.choice(favourites[uid])
             else:
-                song = _pick_songs(rng, tastes[uid], by_genre, all_songs, 1, 0.7)[0]
+                song = _pick(rng, tastes[uid], by_genre, all_songs, 1, 0.7)[0]
             full = durations[song]
             seconds = full if rng.random() < 0.7 else rng.randint(5, full)
             plays.append((_recent(rng, now, joined, 60, 0.55), uid, song, seconds))

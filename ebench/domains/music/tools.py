@@ -8,6 +8,7 @@ action raises ToolError, which the registry turns into an error result with noth
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -851,6 +852,51 @@ def remove_song_from_playlist(env: ToolEnv, playlist_id: int, song_id: int) -> d
 # -- writes: favourites, follows, saved albums ---------------------------------------------
 
 
+@dataclass(frozen=True)
+class Library:
+    """A part of the user's library: rows (user_id, <key>, <stamp>), maybe with a counter
+    on the item that the tools keep equal to the number of rows."""
+
+    table: str
+    key: str
+    stamp: str
+    counter: str | None  # "table.column" of the item's aggregate
+    present: str  # message when adding what is there; {} is the item's name
+    absent: str  # message when removing what is not there
+
+
+FAVOURITES = Library("favourite_songs", "song_id", "favourited_at", "songs.favourite_count",
+                     "'{}' is already in your favourites.", "'{}' is not in your favourites.")
+FOLLOWS = Library("followed_artists", "artist_id", "followed_at", "artists.follower_count",
+                  "You already follow {}.", "You do not follow {}.")
+SAVED = Library("saved_albums", "album_id", "saved_at", None,
+                "'{}' is already in your library.", "'{}' is not in your library.")
+
+
+def _add_to_library(env: ToolEnv, library: Library, item_id: int, name: str) -> None:
+    where = f"user_id = ? AND {library.key} = ?"
+    if env.scalar(f"SELECT 1 FROM {library.table} WHERE {where}", (env.actor_id, item_id)):
+        raise ToolError("conflict", library.present.format(name))
+    env.conn.execute(
+        f"INSERT INTO {library.table} (user_id, {library.key}, {library.stamp}) VALUES (?, ?, ?)",
+        (env.actor_id, item_id, env.now),
+    )
+    _count(env, library, item_id, +1)
+
+
+def _remove_from_library(env: ToolEnv, library: Library, item_id: int, name: str) -> None:
+    sql = f"DELETE FROM {library.table} WHERE user_id = ? AND {library.key} = ?"
+    if not env.conn.execute(sql, (env.actor_id, item_id)).rowcount:
+        raise ToolError("conflict", library.absent.format(name))
+    _count(env, library, item_id, -1)
+
+
+def _count(env: ToolEnv, library: Library, item_id: int, delta: int) -> None:
+    if library.counter:
+        table, column = library.counter.split(".")
+        env.conn.execute(f"UPDATE {table} SET {column} = {column} + ? WHERE id = ?", (delta, item_id))
+
+
 @TOOLS.write
 def favourite_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
     """Add a song to the current user's favourites. Songs whose licence has expired cannot be favourited.
@@ -860,10 +906,7 @@ def favourite_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
     """
     song = _song_row(env, song_id)
     _available(song, "favourited")
-    if env.scalar("SELECT 1 FROM favourite_songs WHERE user_id = ? AND song_id = ?", (env.actor_id, song_id)):
-        raise ToolError("conflict", f"'{song['title']}' is already in your favourites.")
-    env.conn.execute("INSERT INTO favourite_songs (user_id, song_id, favourited_at) VALUES (?, ?, ?)", (env.actor_id, song_id, env.now))
-    env.conn.execute("UPDATE songs SET favourite_count = favourite_count + 1 WHERE id = ?", (song_id,))
+    _add_to_library(env, FAVOURITES, song_id, song["title"])
     return {"song_id": song_id, "title": song["title"], "favourited": True}
 
 
@@ -875,10 +918,7 @@ def unfavourite_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
         song_id: The song's id.
     """
     song = _song_row(env, song_id)
-    deleted = env.conn.execute("DELETE FROM favourite_songs WHERE user_id = ? AND song_id = ?", (env.actor_id, song_id)).rowcount
-    if not deleted:
-        raise ToolError("conflict", f"'{song['title']}' is not in your favourites.")
-    env.conn.execute("UPDATE songs SET favourite_count = favourite_count - 1 WHERE id = ?", (song_id,))
+    _remove_from_library(env, FAVOURITES, song_id, song["title"])
     return {"song_id": song_id, "title": song["title"], "favourited": False}
 
 
@@ -890,10 +930,7 @@ def follow_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
         artist_id: The artist's id.
     """
     artist = _require(env, "artists", artist_id, "artist")
-    if env.scalar("SELECT 1 FROM followed_artists WHERE user_id = ? AND artist_id = ?", (env.actor_id, artist_id)):
-        raise ToolError("conflict", f"You already follow {artist['name']}.")
-    env.conn.execute("INSERT INTO followed_artists (user_id, artist_id, followed_at) VALUES (?, ?, ?)", (env.actor_id, artist_id, env.now))
-    env.conn.execute("UPDATE artists SET follower_count = follower_count + 1 WHERE id = ?", (artist_id,))
+    _add_to_library(env, FOLLOWS, artist_id, artist["name"])
     return {"artist_id": artist_id, "name": artist["name"], "following": True}
 
 
@@ -905,10 +942,7 @@ def unfollow_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
         artist_id: The artist's id.
     """
     artist = _require(env, "artists", artist_id, "artist")
-    deleted = env.conn.execute("DELETE FROM followed_artists WHERE user_id = ? AND artist_id = ?", (env.actor_id, artist_id)).rowcount
-    if not deleted:
-        raise ToolError("conflict", f"You do not follow {artist['name']}.")
-    env.conn.execute("UPDATE artists SET follower_count = follower_count - 1 WHERE id = ?", (artist_id,))
+    _remove_from_library(env, FOLLOWS, artist_id, artist["name"])
     return {"artist_id": artist_id, "name": artist["name"], "following": False}
 
 
@@ -920,9 +954,7 @@ def save_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
         album_id: The album's id.
     """
     album = _require(env, "albums", album_id, "album")
-    if env.scalar("SELECT 1 FROM saved_albums WHERE user_id = ? AND album_id = ?", (env.actor_id, album_id)):
-        raise ToolError("conflict", f"'{album['title']}' is already in your library.")
-    env.conn.execute("INSERT INTO saved_albums (user_id, album_id, saved_at) VALUES (?, ?, ?)", (env.actor_id, album_id, env.now))
+    _add_to_library(env, SAVED, album_id, album["title"])
     return {"album_id": album_id, "title": album["title"], "saved": True}
 
 
@@ -934,9 +966,7 @@ def unsave_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
         album_id: The album's id.
     """
     album = _require(env, "albums", album_id, "album")
-    deleted = env.conn.execute("DELETE FROM saved_albums WHERE user_id = ? AND album_id = ?", (env.actor_id, album_id)).rowcount
-    if not deleted:
-        raise ToolError("conflict", f"'{album['title']}' is not in your library.")
+    _remove_from_library(env, SAVED, album_id, album["title"])
     return {"album_id": album_id, "title": album["title"], "saved": False}
 
 
