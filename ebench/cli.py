@@ -63,11 +63,15 @@ def _domains(name: str | None) -> list:
 
 
 def _world(domain, quiet: bool = False):
-    """The domain's world path, building it first (with progress) when missing or stale."""
-    from .domains.engine.world import is_current, world_path
+    """The domain's world path, building it first (with progress) when missing or stale.
 
-    if not is_current(domain):
-        _build_with_progress([domain], None, quiet=quiet)
+    A world built with another seed (`domains build --seed N`) keeps that seed: it is rebuilt
+    only when its code changed, and with the same seed."""
+    from .domains.engine.world import is_current, read_meta, world_path
+
+    seed = int(read_meta(world_path(domain)).get("seed", domain.default_seed))
+    if not is_current(domain, seed):
+        _build_with_progress([domain], seed, quiet=quiet)
     return world_path(domain)
 
 
@@ -242,7 +246,6 @@ def domains_schema(
         })
         return
     from rich.table import Table
-    from rich.tree import Tree
 
     console = _console()
     console.print(f"[bold]{domain.name}[/]: {len(schema.tables)} tables, {schema.column_count} columns, {len(schema.foreign_keys)} foreign keys")
@@ -254,22 +257,22 @@ def domains_schema(
             flags = [f for f, on in (("key", c.name in table_def.key), ("not null", c.not_null), ("unique", c.unique), ("volatile", c.volatile)) if on]
             table.add_row(c.name, c.type, ", ".join(flags), f"{c.ref_table}.{c.ref_column}" if c.references else "")
         console.print(table)
-    tree = Tree("[bold]dependency graph[/] (a table under another references it)")
+    # The graph as levels: a table's level is one more than its deepest parent's, so each
+    # level can be filled once the levels above it are.
+    level: dict[str, int] = {}
+    for name in order:
+        level[name] = 1 + max((level[p] for p in deps[name]), default=-1)
     children: dict[str, list[str]] = {n: [] for n in order}
     for child, parents in deps.items():
         for parent in parents:
             children[parent].append(child)
-    for root in (n for n in order if not deps[n]):
-        _add_branch(tree, root, children, set())
-    console.print(tree)
+    graph = Table(title="dependency graph (fill order, top to bottom)", title_justify="left")
+    for col in ("level", "table", "references", "referenced by"):
+        graph.add_column(col)
+    for name in order:
+        graph.add_row(str(level[name]), name, ", ".join(deps[name]), ", ".join(children[name]))
+    console.print(graph)
     console.print("[bold]fill order:[/] " + " -> ".join(order))
-
-
-def _add_branch(node, name: str, children: dict[str, list[str]], path: set[str]) -> None:
-    branch = node.add(name)
-    for child in children[name]:
-        if child not in path:
-            _add_branch(branch, child, children, path | {name})
 
 
 # -- tools -----------------------------------------------------------------------------------

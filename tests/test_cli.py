@@ -147,3 +147,14 @@ def test_expected_errors_are_one_line_without_traceback(args, message):
     assert result.exit_code == 2
     assert message in result.stderr
     assert "Traceback" not in result.output + result.stderr
+
+
+def test_a_world_built_with_another_seed_keeps_it(music, tmp_path, monkeypatch):
+    monkeypatch.setenv("EBENCH_HOME", str(tmp_path))
+    seed = music.default_seed + 11
+    assert run("domains", "build", "--domain", "music", "--seed", str(seed), "--json").exit_code == 0
+    result = run("domains", "stats", "--domain", "music", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["domains"][0]["seed"] == seed  # not silently rebuilt with the default
+    listed = json.loads(run("domains", "list", "--json").output)
+    assert listed[0]["seed"] == seed and listed[0]["current"]
