@@ -137,7 +137,8 @@ class Aggregate:
 
     @property
     def name(self) -> str:
-        return f"{self.table}.{self.column} = {self.expr} of {self.child}"
+        what = "count" if self.expr == "COUNT(*)" else "sum"
+        return f"{self.table}.{self.column} = {what} of {self.child}"
 
     @property
     def description(self) -> str:
