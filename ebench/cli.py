@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NoReturn, Optional
+from typing import Any, NoReturn
 
 import typer
 
@@ -143,8 +143,8 @@ def domains_list(as_json: bool = JSON_OPTION) -> None:
 
 @domains_app.command("build")
 def domains_build(
-    domain: Optional[str] = typer.Option(None, "--domain", "-d", help="Build only this domain (default: all)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for the generators (default: the domain's own)."),
+    domain: str | None = typer.Option(None, "--domain", "-d", help="Build only this domain (default: all)."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed for the generators (default: the domain's own)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even when the world is up to date."),
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -185,7 +185,7 @@ def _print_build_report(console, report) -> None:
 
 @domains_app.command("stats")
 def domains_stats(
-    domain: Optional[str] = typer.Option(None, "--domain", "-d", help="Only this domain (default: all)."),
+    domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain (default: all)."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Size of each world: tables, columns, foreign keys, rows, cells, users, orphans, tools."""

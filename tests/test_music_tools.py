@@ -12,7 +12,8 @@ import json
 import math
 import random
 import sqlite3
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -1109,7 +1110,7 @@ def test_error_result_and_nothing_changed(case, call, pick, unchanged):
 ])
 def test_unknown_tool_suggests_a_close_name(name, suggestion, call, pick, unchanged):
     message = err(call(pick.actor, name, {}), "unknown_tool")
-    assert name in message and f"Did you mean: " in message and suggestion in message
+    assert name in message and "Did you mean: " in message and suggestion in message
     unchanged()
 
 

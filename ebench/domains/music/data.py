@@ -14,7 +14,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from random import Random
 
-from ..engine.fill import FillContext, Row
+from ..engine.fill import FillContext
 from . import vocabulary as V
 
 DAY_FMT = "%Y-%m-%d"
