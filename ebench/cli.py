@@ -304,6 +304,41 @@ def tools_list(
     _console().print(table)
 
 
+@tools_app.command("describe")
+def tools_describe(
+    name: str = typer.Argument(..., help="The tool's name."),
+    domain: str = typer.Option(..., "--domain", "-d", help="The domain."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Show one tool in full: its description and every argument with type and default."""
+    from .domains.engine.tools import ToolError
+
+    d = _domain(domain)
+    try:
+        tool = d.tools.get(name)
+    except ToolError as exc:
+        _fail(exc.message, 2)
+    if as_json:
+        _print_json(tool.openai_schema()["function"] | {"kind": tool.kind})
+        return
+    from rich.table import Table
+
+    console = _console()
+    console.print(f"[bold]{tool.name}[/] ({tool.kind})\n")
+    console.print(tool.description + "\n")
+    table = Table(show_edge=False, caption="[bold]bold[/]: required", caption_justify="left")
+    for col in ("argument", "type", "description"):
+        table.add_column(col, overflow="fold")
+    for p in tool.params:
+        schema = tool.parameters["properties"][p.name]
+        kind = schema.get("type", "") + (f"[{schema['items']['type']}]" if "items" in schema else "")
+        if "enum" in schema:
+            kind = "|".join(str(v) for v in schema["enum"])
+        default = "" if p.required else f" [dim](default {json.dumps(p.default)})[/]"
+        table.add_row(f"[bold]{p.name}[/]" if p.required else p.name, kind, p.description + default)
+    console.print(table)
+
+
 @tools_app.command("call")
 def tools_call(
     name: str = typer.Argument(..., help="The tool's name."),

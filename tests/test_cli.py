@@ -158,3 +158,31 @@ def test_a_world_built_with_another_seed_keeps_it(music, tmp_path, monkeypatch):
     assert json.loads(result.output)["domains"][0]["seed"] == seed  # not silently rebuilt with the default
     listed = json.loads(run("domains", "list", "--json").output)
     assert listed[0]["seed"] == seed and listed[0]["current"]
+
+
+def test_tools_describe():
+    result = run("tools", "describe", "-d", "music", "add_song_to_playlist")
+    assert result.exit_code == 0, result.output
+    assert "(write)" in result.output and "playlist_id" in result.output and "expired" in result.output
+    data = json.loads(run("tools", "describe", "-d", "music", "search_songs", "--json").output)
+    assert data["name"] == "search_songs" and data["kind"] == "read"
+    assert data["parameters"]["properties"]["sort_by"]["enum"][0] == "relevance"
+    missing = run("tools", "describe", "-d", "music", "search_song")
+    assert missing.exit_code == 2 and "search_songs" in missing.stderr
+
+
+def test_a_failing_build_is_reported_and_keeps_the_old_world(music, music_world, monkeypatch):
+    """A generator that writes an orphan: the build stops with a clear error, no traceback,
+    and the world that was there is untouched (builds write aside and rename at the end)."""
+    before = hashlib.sha256(music_world.read_bytes()).hexdigest()
+
+    def orphan_likes(ctx):
+        yield {"user_id": 1, "comment_id": 10**9, "liked_at": music.now}
+
+    monkeypatch.setitem(music.generators, "comment_likes", orphan_likes)
+    result = run("domains", "build", "--domain", "music", "--force")
+    assert result.exit_code == 1
+    assert "building music failed" in result.stderr and "comment_likes" in result.stderr
+    assert "FOREIGN KEY" in result.stderr and "Traceback" not in result.stderr
+    assert hashlib.sha256(music_world.read_bytes()).hexdigest() == before
+    assert not list(music_world.parent.glob(".*.tmp"))

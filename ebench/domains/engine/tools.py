@@ -251,8 +251,10 @@ def parse_docstring(doc: str) -> tuple[str, str, dict[str, str]]:
                 args[current] += " " + line.strip()
             continue
         body.append(line)
-    description = "\n".join(body).strip()
-    summary = description.split("\n\n", 1)[0].replace("\n", " ").strip()
+    # Paragraphs are unwrapped: the docstring's line breaks are for the source, not the reader.
+    paragraphs = "\n".join(body).strip().split("\n\n")
+    description = "\n\n".join(" ".join(line.strip() for line in p.splitlines() if line.strip()) for p in paragraphs)
+    summary = description.split("\n\n", 1)[0]
     return summary, description, args
 
 
