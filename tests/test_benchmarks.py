@@ -16,7 +16,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
     ("script", "args", "key"),
     [
         ("build_worlds.py", ["--repeat", "1"], "domains"),
-        ("tool_calls.py", ["--repeat", "2"], None),
+        ("tool_calls.py", ["--repeat", "2", "--rounds", "1"], None),
         ("cli_startup.py", ["--repeat", "1"], "heavy_modules_imported"),
     ],
 )

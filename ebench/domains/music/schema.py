@@ -85,7 +85,7 @@ SCHEMA = Schema((
         C("is_explicit", INTEGER, not_null=True, check="is_explicit IN (0,1)"),
         C("play_count", INTEGER, not_null=True, doc="all-time streams, platform-wide"),
         C("favourite_count", INTEGER, not_null=True, default=0),
-    ), unique=(("album_id", "track_number"),), indexes=(("release_date",), ("play_count",), ("title COLLATE NOCASE",), ("duration_sec",))),
+    ), unique=(("album_id", "track_number"),), indexes=(("release_date",), ("play_count",), ("title COLLATE NOCASE",), ("duration_sec",), ("artist_id", "play_count"))),
     Table("song_artists", "Other artists credited on a song.", (
         C("song_id", INTEGER, not_null=True, references="songs"),
         C("artist_id", INTEGER, not_null=True, references="artists"),

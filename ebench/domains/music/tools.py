@@ -7,6 +7,7 @@ action raises ToolError, which the registry turns into an error result with noth
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -326,31 +327,25 @@ def get_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
     Args:
         song_id: The song's id.
     """
-    song = _song_row(env, song_id)
-    extra = env.one(
-        "SELECT track_number, lyrics_excerpt, is_explicit, favourite_count, "
-        "(SELECT COUNT(*) FROM comments WHERE song_id = :s) AS comment_count, "
-        "EXISTS (SELECT 1 FROM favourite_songs WHERE song_id = :s AND user_id = :u) AS favourited_by_me, "
-        "(SELECT COUNT(*) FROM listening_history WHERE song_id = :s AND user_id = :u) AS my_play_count "
-        "FROM songs WHERE id = :s",
+    # One statement: credits and tags come back as JSON arrays built by SQLite.
+    song = env.one(
+        f"SELECT {SONG_COLUMNS}, s.track_number, s.lyrics_excerpt, s.is_explicit, s.favourite_count, "
+        "(SELECT COUNT(*) FROM comments c WHERE c.song_id = s.id) AS comment_count, "
+        "EXISTS (SELECT 1 FROM favourite_songs f WHERE f.song_id = s.id AND f.user_id = :u) AS favourited_by_me, "
+        "(SELECT COUNT(*) FROM listening_history h WHERE h.song_id = s.id AND h.user_id = :u) AS my_play_count, "
+        "(SELECT json_group_array(json_object('artist_id', artist_id, 'name', name, 'role', role)) FROM "
+        " (SELECT sa.artist_id, a2.name, sa.role FROM song_artists sa JOIN artists a2 ON a2.id = sa.artist_id "
+        "  WHERE sa.song_id = s.id ORDER BY sa.role, a2.name)) AS credits, "
+        "(SELECT json_group_array(name) FROM (SELECT t.name FROM song_tags st JOIN tags t ON t.id = st.tag_id "
+        "  WHERE st.song_id = s.id ORDER BY t.name)) AS tags "
+        f"FROM songs s {SONG_JOINS} WHERE s.id = :s",
         {"s": song_id, "u": env.actor_id},
     )
-    assert extra is not None
-    extra["is_explicit"] = bool(extra["is_explicit"])
-    extra["favourited_by_me"] = bool(extra["favourited_by_me"])
-    song.update(extra)
-    song["credits"] = env.all(
-        "SELECT sa.artist_id, ar.name, sa.role FROM song_artists sa JOIN artists ar ON ar.id = sa.artist_id "
-        "WHERE sa.song_id = ? ORDER BY sa.role, ar.name",
-        (song_id,),
-    )
-    song["tags"] = [
-        r["name"]
-        for r in env.all(
-            "SELECT t.name FROM song_tags st JOIN tags t ON t.id = st.tag_id WHERE st.song_id = ? ORDER BY t.name",
-            (song_id,),
-        )
-    ]
+    if song is None:
+        raise not_found("song", song_id)
+    song = _bools("is_explicit", "favourited_by_me")(_song(song))
+    song["credits"] = json.loads(song["credits"])
+    song["tags"] = json.loads(song["tags"])
     return song
 
 
