@@ -1014,6 +1014,11 @@ ERROR_CASES: dict[str, tuple[Callable[[Pick], tuple[str, Any]], str, str | None]
     "python int": (lambda p: ("delete_playlist", 5), "invalid_arguments", "object"),
     # -- unknown ids
     "get_song unknown": (lambda p: ("get_song", {"song_id": p.missing("songs")}), "not_found", None),
+    # Ids used as filters must name something: an empty list would hide the solver's mistake.
+    "search_songs unknown artist": (lambda p: ("search_songs", {"artist_id": p.missing("artists")}), "not_found", "artist"),
+    "search_songs unknown album": (lambda p: ("search_songs", {"album_id": p.missing("albums")}), "not_found", "album"),
+    "search_albums unknown artist": (lambda p: ("search_albums", {"artist_id": p.missing("artists")}), "not_found", "artist"),
+    "history unknown song": (lambda p: ("get_listening_history", {"song_id": p.missing("songs")}), "not_found", "song"),
     "get_artist unknown": (lambda p: ("get_artist", {"artist_id": p.missing("artists")}), "not_found", None),
     "list_artist_albums unknown": (lambda p: ("list_artist_albums", {"artist_id": p.missing("artists")}), "not_found", None),
     "get_album unknown": (lambda p: ("get_album", {"album_id": p.missing("albums")}), "not_found", None),

@@ -267,9 +267,11 @@ def search_songs(
         )
         params += [*fts_params, like_pattern(text), like_pattern(text)]
     if artist_id is not None:
+        _require(env, "artists", artist_id, "artist")
         where.append("s.artist_id = ?")
         params.append(artist_id)
     if album_id is not None:
+        _require(env, "albums", album_id, "album")
         where.append("s.album_id = ?")
         params.append(album_id)
     if genre is not None:
@@ -477,6 +479,7 @@ def search_albums(
         where.append("(al.title LIKE ? ESCAPE '\\' OR al.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))")
         params += [like_pattern(query.strip())] * 2
     if artist_id is not None:
+        _require(env, "artists", artist_id, "artist")
         where.append("al.artist_id = ?")
         params.append(artist_id)
     if genre is not None:
@@ -683,6 +686,7 @@ def get_listening_history(
         where.append("h.played_at < date(?, '+1 day')")
         params.append(end_date)
     if song_id is not None:
+        _require(env, "songs", song_id, "song")
         where.append("h.song_id = ?")
         params.append(song_id)
     select = (
