@@ -85,8 +85,12 @@ def test_ensure_world_builds_once_and_rebuilds_when_stale(music, ebench_home, mu
     bumped = dataclasses.replace(music, version=music.version + "-test")
     assert not is_current(bumped)
     assert is_current(music)
-    # Another seed is stale too.
+    # Another seed, another clock or edited generator code make it stale too.
     assert not is_current(music, seed=music.default_seed + 1)
+    assert not is_current(dataclasses.replace(music, now="2027-01-01 00:00:00"))
+    edited = music_world.parent / "edited_generator.py"
+    edited.write_text("# a changed generator\n")
+    assert not is_current(dataclasses.replace(music, source_files=[*music.source_files, edited]))
 
 
 def test_a_corrupt_world_file_is_rebuilt(music, tmp_path, monkeypatch):

@@ -59,7 +59,9 @@ class BuildReport:
 def fingerprint(domain: Domain, seed: int) -> str:
     from importlib.metadata import version
 
-    parts = [domain.name, domain.version, str(seed), domain.code_fingerprint(), version("faker")]
+    # Everything that shapes the content: code, seed, clock, Faker (version and locales), DDL.
+    parts = [domain.name, domain.version, str(seed), domain.now, domain.code_fingerprint(),
+             version("faker"), ",".join(domain.faker_locales)]
     parts.extend(domain.schema.ddl())
     parts.extend(repr(index) for index in domain.search_indexes)
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
