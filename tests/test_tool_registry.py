@@ -208,3 +208,9 @@ def test_callables_are_the_tools_as_functions(env):
     with pytest.raises(ToolError):
         funcs["add_two"](value=-5)
     assert env.conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0  # the failed write left nothing
+
+
+@pytest.mark.parametrize("name", [["find_items"], {"a": 1}, None, 3])
+def test_a_garbage_tool_name_is_an_unknown_tool(env, name):
+    result = REG.call(env, name, {})
+    assert result.error_code == "unknown_tool"

@@ -152,7 +152,7 @@ class ToolRegistry:
     def get(self, name: str) -> Tool:
         try:
             return self._tools[name]
-        except KeyError:
+        except (KeyError, TypeError):  # TypeError: a model sent a list or an object as the name
             raise ToolError("unknown_tool", _unknown_tool_message(name, list(self._tools))) from None
 
     @property
