@@ -146,16 +146,22 @@ def test_music_repair_rules_fix_injected_damage(music, music_conn):
     """Break the built music world in ways the rules cover; repair must restore it."""
     conn = music_conn
     song, album = conn.execute("SELECT id, album_id FROM songs LIMIT 1").fetchone()
-    playlist = conn.execute("SELECT id FROM playlists WHERE song_count > 0 LIMIT 1").fetchone()[0]
+    playlist = conn.execute("SELECT id FROM playlists WHERE song_count > 3 LIMIT 1").fetchone()[0]
     conn.execute("UPDATE songs SET release_date = '1900-01-01' WHERE id = ?", (song,))
     conn.execute("UPDATE playlists SET song_count = 999, updated_at = '2000-01-01 00:00:00' WHERE id = ?", (playlist,))
     conn.execute("UPDATE users SET vip_level = 2, vip_expires_at = '2020-01-01 00:00:00' WHERE id = 1")
     conn.execute("UPDATE comments SET created_at = '2099-01-01 00:00:00' WHERE id = 1")
+    # A gap and a tie in one playlist's positions.
+    conn.execute("UPDATE playlist_songs SET position = position + 7 WHERE playlist_id = ? AND position > 2", (playlist,))
+    conn.execute("UPDATE playlist_songs SET position = 1 WHERE playlist_id = ? AND position = 2", (playlist,))
     results = {r.name: r.repaired for r in validate_and_repair(conn, music.checks, music.now)}
     assert results["songs.release_date >= albums.release_date"] >= 1
     assert results["playlists.song_count = count of playlist_songs"] >= 1
     assert results["vip level matches membership"] >= 1
     assert results["comments.created_at <= now"] >= 1
+    assert results["playlist positions contiguous"] >= 2
+    positions = [r[0] for r in conn.execute("SELECT position FROM playlist_songs WHERE playlist_id = ? ORDER BY position", (playlist,))]
+    assert positions == list(range(1, len(positions) + 1))
     album_date = conn.execute("SELECT release_date FROM albums WHERE id = ?", (album,)).fetchone()[0]
     assert conn.execute("SELECT release_date FROM songs WHERE id = ?", (song,)).fetchone()[0] >= album_date
     assert conn.execute("SELECT song_count FROM playlists WHERE id = ?", (playlist,)).fetchone()[0] == conn.execute(

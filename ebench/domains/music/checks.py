@@ -41,11 +41,14 @@ CHECKS: list[Check] = [
     ),
     Rule(
         "playlist positions contiguous",
-        "a playlist's songs are numbered 1..n without gaps",
+        "a playlist's songs are numbered 1..n without gaps or ties",
         "playlist_songs",
-        "position != (SELECT COUNT(*) FROM playlist_songs p WHERE p.playlist_id = playlist_songs.playlist_id AND p.position <= playlist_songs.position)",
-        "UPDATE playlist_songs SET position = (SELECT COUNT(*) FROM playlist_songs p WHERE p.playlist_id = playlist_songs.playlist_id "
+        "position != (SELECT COUNT(*) FROM playlist_songs p WHERE p.playlist_id = playlist_songs.playlist_id "
         "AND (p.position < playlist_songs.position OR (p.position = playlist_songs.position AND p.song_id <= playlist_songs.song_id)))",
+        # UPDATE ... FROM computes every new position before changing any.
+        "UPDATE playlist_songs SET position = r.n FROM (SELECT playlist_id, song_id, "
+        "ROW_NUMBER() OVER (PARTITION BY playlist_id ORDER BY position, song_id) AS n FROM playlist_songs) r "
+        "WHERE r.playlist_id = playlist_songs.playlist_id AND r.song_id = playlist_songs.song_id AND playlist_songs.position != r.n",
     ),
     Rule(
         "debut not after first release",
