@@ -186,3 +186,29 @@ def test_a_failing_build_is_reported_and_keeps_the_old_world(music, music_world,
     assert "FOREIGN KEY" in result.stderr and "Traceback" not in result.stderr
     assert hashlib.sha256(music_world.read_bytes()).hexdigest() == before
     assert not list(music_world.parent.glob(".*.tmp"))
+
+
+def test_ctrl_c_during_a_build_keeps_the_old_world(music, music_world, tmp_path):
+    """SIGINT while the world is being written: exit non-zero, no traceback, old world intact."""
+    import os
+    import shutil
+    import signal
+    import time
+
+    home = tmp_path / "home"
+    (home / "worlds").mkdir(parents=True)
+    shutil.copy(music_world, home / "worlds" / "music.sqlite")
+    before = hashlib.sha256((home / "worlds" / "music.sqlite").read_bytes()).hexdigest()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ebench", "domains", "build", "--domain", "music", "--force"],
+        env={**os.environ, "EBENCH_HOME": str(home)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not list((home / "worlds").glob(".*.tmp")) and time.monotonic() < deadline:  # wait until it is writing
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode != 0
+    assert "Traceback" not in err
+    assert hashlib.sha256((home / "worlds" / "music.sqlite").read_bytes()).hexdigest() == before
+    assert not list((home / "worlds").glob(".*.tmp"))
