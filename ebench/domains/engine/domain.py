@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ class Domain:
     default_seed: int
     now: str  # the frozen clock, "YYYY-MM-DD HH:MM:SS"
     schema: Schema
-    generators: dict[str, Generator]
+    generators: Mapping[str, Generator]
     checks: list[Check]
     tools: ToolRegistry
     description: str  # for the solver's system prompt

@@ -11,7 +11,7 @@ import hashlib
 import random
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +72,7 @@ class TableFill:
 def fill(
     conn: sqlite3.Connection,
     schema: Schema,
-    generators: dict[str, Generator],
+    generators: Mapping[str, Generator],
     seed: int,
     now: str,
     faker_locales: list[str],

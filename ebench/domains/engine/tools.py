@@ -16,7 +16,7 @@ import sqlite3
 import time
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -50,19 +50,19 @@ class ToolEnv:
     actor_id: int
     now: str
 
-    def one(self, sql: str, params: tuple | list = ()) -> dict[str, Any] | None:
+    def one(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> dict[str, Any] | None:
         cur = self.conn.execute(sql, params)
         row = cur.fetchone()
         if row is None:
             return None
         return dict(zip([d[0] for d in cur.description], row))
 
-    def all(self, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
+    def all(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, params)
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row)) for row in cur.fetchall()]
 
-    def scalar(self, sql: str, params: tuple | list = ()) -> Any:
+    def scalar(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> Any:
         row = self.conn.execute(sql, params).fetchone()
         return None if row is None else row[0]
 

@@ -441,7 +441,8 @@ def list_artist_albums(
         page: Page number, from 1.
     """
     _require(env, "artists", artist_id, "artist")
-    where, params = "WHERE al.artist_id = ?", [artist_id]
+    where = "WHERE al.artist_id = ?"
+    params: list[Any] = [artist_id]
     if album_type is not None:
         where += " AND al.album_type = ?"
         params.append(album_type)
@@ -578,7 +579,8 @@ def search_playlists(env: ToolEnv, query: str = "", page: int = 1) -> dict[str, 
         query: Words to find in the playlist name (case-insensitive); empty lists every public playlist.
         page: Page number, from 1.
     """
-    where, params = "WHERE (p.is_public = 1 OR p.owner_id = ?)", [env.actor_id]
+    where = "WHERE (p.is_public = 1 OR p.owner_id = ?)"
+    params: list[Any] = [env.actor_id]
     if query.strip():
         where += " AND p.name LIKE ? ESCAPE '\\'"
         params.append(like_pattern(query.strip()))
