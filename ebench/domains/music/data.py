@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from random import Random
 
@@ -331,31 +332,33 @@ def playlist_songs(ctx: FillContext):
             yield {"playlist_id": playlist["id"], "song_id": song, "position": position, "added_at": _ts(_between(rng, created, now))}
 
 
-def favourite_songs(ctx: FillContext):
+def _library(ctx: FillContext, items: str, key: str, stamp: str, size: tuple[int, float, float], bias: float,
+             when: Callable[[Random, datetime, datetime], datetime]):
+    """Rows (user, item, moment) of a listener's library: about size=(minimum, mean, sd) items
+    per listener, a share `bias` of them from the listener's favourite genres."""
     rng, now = ctx.rng, _now(ctx)
-    tastes, by_genre, all_songs = _tastes(ctx), _by_genre(ctx, "songs"), ctx.ids("songs")
+    tastes, by_genre, everything = _tastes(ctx), _by_genre(ctx, items), ctx.ids(items)
+    minimum, mean, sd = size
     for uid, joined in _joined(ctx).items():
-        n = max(4, int(rng.gauss(42, 20)))
-        for song in _pick(rng, tastes[uid], by_genre, all_songs, n, 0.7):
-            yield {"user_id": uid, "song_id": song, "favourited_at": _ts(_recent(rng, now, joined, 120, 0.3))}
+        n = max(minimum, int(rng.gauss(mean, sd)))
+        for item in _pick(rng, tastes[uid], by_genre, everything, n, bias):
+            yield {"user_id": uid, key: item, stamp: _ts(when(rng, joined, now))}
+
+
+def favourite_songs(ctx: FillContext):
+    # Favourites lean recent: 30% within the last 120 days.
+    return _library(ctx, "songs", "song_id", "favourited_at", (4, 42, 20), 0.7,
+                    lambda rng, joined, now: _recent(rng, now, joined, 120, 0.3))
 
 
 def followed_artists(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
-    tastes, by_genre, all_artists = _tastes(ctx), _by_genre(ctx, "artists"), ctx.ids("artists")
-    for uid, joined in _joined(ctx).items():
-        n = max(2, int(rng.gauss(14, 6)))
-        for artist in _pick(rng, tastes[uid], by_genre, all_artists, n, 0.65):
-            yield {"user_id": uid, "artist_id": artist, "followed_at": _ts(_between(rng, joined, now))}
+    return _library(ctx, "artists", "artist_id", "followed_at", (2, 14, 6), 0.65,
+                    lambda rng, joined, now: _between(rng, joined, now))
 
 
 def saved_albums(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
-    tastes, by_genre, all_albums = _tastes(ctx), _by_genre(ctx, "albums"), ctx.ids("albums")
-    for uid, joined in _joined(ctx).items():
-        n = max(1, int(rng.gauss(10, 4)))
-        for album in _pick(rng, tastes[uid], by_genre, all_albums, n, 0.7):
-            yield {"user_id": uid, "album_id": album, "saved_at": _ts(_between(rng, joined, now))}
+    return _library(ctx, "albums", "album_id", "saved_at", (1, 10, 4), 0.7,
+                    lambda rng, joined, now: _between(rng, joined, now))
 
 
 def listening_history(ctx: FillContext):
