@@ -32,8 +32,9 @@ JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON in
 
 def _fail(message: str, code: int = 1) -> NoReturn:
     from rich.console import Console
+    from rich.markup import escape
 
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}", markup=True)
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
 
 

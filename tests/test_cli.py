@@ -140,6 +140,7 @@ def test_tools_call_errors_are_results_with_exit_code_1():
         (("tools", "list", "-d", "nowhere"), "unknown domain 'nowhere'"),
         (("domains", "stats", "--domain", "nowhere"), "unknown domain 'nowhere'"),
         (("domains", "schema", "nowhere"), "unknown domain 'nowhere'"),
+        (("domains", "schema", "[red]x[/]"), "unknown domain '[red]x[/]'"),
     ],
 )
 def test_expected_errors_are_one_line_without_traceback(args, message):
