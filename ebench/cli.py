@@ -167,11 +167,12 @@ def domains_build(
 
 
 def _print_build_report(console, report) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     console.print(
         f"[bold green]{report.domain}[/]: {report.rows:,} rows in {report.seconds:.2f}s "
-        f"({report.rows / report.seconds:,.0f} rows/s), seed {report.seed} -> {report.path}"
+        f"({report.rows / report.seconds:,.0f} rows/s), seed {report.seed} -> {escape(report.path)}"
     )
     table = Table(title=f"{report.domain}: validation and repair", show_lines=False)
     table.add_column("check")
