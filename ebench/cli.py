@@ -68,9 +68,9 @@ def _world(domain, quiet: bool = False):
 
     A world built with another seed (`domains build --seed N`) keeps that seed: it is rebuilt
     only when its code changed, and with the same seed."""
-    from .domains.engine.world import is_current, read_meta, world_path
+    from .domains.engine.world import built_seed, is_current, world_path
 
-    seed = int(read_meta(world_path(domain)).get("seed", domain.default_seed))
+    seed = built_seed(domain)
     if not is_current(domain, seed):
         _build_with_progress([domain], seed, quiet=quiet)
     return world_path(domain)
@@ -116,17 +116,15 @@ def _build_with_progress(domains: list, seed: int | None, quiet: bool = False) -
 def domains_list(as_json: bool = JSON_OPTION) -> None:
     """List the domains and whether their worlds are built."""
     from .domains import domain_names
-    from .domains.engine.world import is_current, read_meta, world_path
+    from .domains.engine.world import built_seed, is_current, world_path
 
     rows = []
     for name in domain_names():
         domain = _domain(name)
-        path = world_path(domain)
-        meta = read_meta(path)
+        path, seed = world_path(domain), built_seed(domain)
         rows.append({
             "name": name, "title": domain.title, "tables": len(domain.schema.tables), "tools": len(domain.tools),
-            "now": domain.now, "built": bool(meta), "current": is_current(domain, int(meta["seed"])) if meta else False,
-            "seed": int(meta["seed"]) if meta else domain.default_seed, "path": str(path),
+            "now": domain.now, "built": path.exists(), "current": is_current(domain, seed), "seed": seed, "path": str(path),
         })
     if as_json:
         _print_json(rows)

@@ -135,6 +135,12 @@ def is_current(domain: Domain, seed: int | None = None, path: Path | None = None
     return read_meta(path or world_path(domain)).get("fingerprint") == fingerprint(domain, seed)
 
 
+def built_seed(domain: Domain) -> int:
+    """The seed the world file was built with, or the domain's default when there is none.
+    Commands that just need the world keep it (a `domains build --seed N` stays N)."""
+    return int(read_meta(world_path(domain)).get("seed", domain.default_seed))
+
+
 def ensure_world(domain: Domain, seed: int | None = None, force: bool = False) -> Path:
     """The path of an up-to-date world for `domain`, building it if missing or stale."""
     path = world_path(domain)
