@@ -26,25 +26,32 @@ def ebench_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ["EBENCH_HOME"] = old
 
 
-@pytest.fixture(scope="session")
-def music():
-    from ebench.domains import get_domain
+def _domain_fixtures(name: str) -> None:
+    """Define `<name>`, `<name>_world` and `<name>_conn` fixtures for one domain."""
 
-    return get_domain("music")
+    @pytest.fixture(scope="session", name=name)
+    def domain():
+        from ebench.domains import get_domain
+
+        return get_domain(name)
+
+    @pytest.fixture(scope="session", name=f"{name}_world")
+    def world(request: pytest.FixtureRequest, ebench_home: Path) -> Path:
+        from ebench.domains.engine.world import ensure_world
+
+        return ensure_world(request.getfixturevalue(name))
+
+    @pytest.fixture(name=f"{name}_conn")
+    def conn(request: pytest.FixtureRequest) -> Iterator[sqlite3.Connection]:
+        """A fresh in-memory copy of the world for one test."""
+        from ebench.domains.engine.world import scratch_copy
+
+        connection = scratch_copy(request.getfixturevalue(f"{name}_world"))
+        yield connection
+        connection.close()
+
+    globals().update({name: domain, f"{name}_world": world, f"{name}_conn": conn})
 
 
-@pytest.fixture(scope="session")
-def music_world(music, ebench_home: Path) -> Path:
-    from ebench.domains.engine.world import ensure_world
-
-    return ensure_world(music)
-
-
-@pytest.fixture()
-def music_conn(music_world: Path) -> Iterator[sqlite3.Connection]:
-    """A fresh in-memory copy of the music world for one test."""
-    from ebench.domains.engine.world import scratch_copy
-
-    conn = scratch_copy(music_world)
-    yield conn
-    conn.close()
+for _name in ("music", "meeting", "moba"):
+    _domain_fixtures(_name)
