@@ -1,0 +1,34 @@
+"""moba: a MOBA game platform in the spirit of Honor of Kings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..engine.domain import Domain
+from .checks import CHECKS
+from .data import GENERATORS
+from .schema import SCHEMA
+from .tools import TOOLS
+
+_HERE = Path(__file__).parent
+
+DOMAIN = Domain(
+    name="moba",
+    title="MOBA game platform",
+    version="1",
+    default_seed=20261015,
+    now="2026-10-15 21:00:00",
+    schema=SCHEMA,
+    generators=GENERATORS,
+    checks=CHECKS,
+    tools=TOOLS,
+    description=(_HERE / "description.md").read_text(encoding="utf-8").strip(),
+    actor_table="players",
+    actor_noun="player",
+    actor_label_sql="SELECT nickname || ' (' || region || ', ' || tier || ')' FROM players WHERE id = ?",
+    faker_locales=["en_US", "en_GB", "zh_CN", "zh_TW", "ko_KR", "ja_JP", "id_ID", "vi_VN", "de_DE", "es_MX", "pt_BR", "tr_TR"],
+    source_files=[
+        _HERE / "schema.py", _HERE / "data.py", _HERE / "checks.py", _HERE / "vocabulary.py",
+        _HERE.parent / "engine" / "fill.py", _HERE.parent / "engine" / "repair.py",
+    ],
+)

@@ -1,0 +1,2 @@
+from ..engine.tools import ToolRegistry
+TOOLS = ToolRegistry("moba")
