@@ -1,0 +1,220 @@
+"""Change capture on a trial's database, and the net diff against the world it was copied from.
+
+A `ChangeTracker` installs temporary triggers on the trial copy (temp objects live only in that
+connection; the world file is never touched). Before a row is first updated or deleted its
+original values are copied into a temp shadow table, exactly (no JSON round trip of REALs), and
+every touched row id is logged. The net diff then reads only the touched rows, so its cost grows
+with the number of changes, not with the size of the world:
+
+- a row inserted then deleted cancels; several updates fold into one; an update that restores
+  the original values disappears;
+- rows are identified by primary key. For a table whose key SQLite allocates (a single INTEGER
+  key), a deleted row whose id is reused by a new insert is reported as a delete plus an insert,
+  so the diff never depends on whether an id happened to be reused; for natural or composite keys
+  (a playlist's song), a delete then re-insert of the same key folds into an update or nothing;
+- updates list only the columns that changed, without the volatile ones; an update that changed
+  only volatile columns is not a change.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..domains.engine.schema import INTERNAL_PREFIX, Schema, Table
+
+Op = Literal["insert", "update", "delete"]
+_LOG = f"{INTERNAL_PREFIX}_touched"
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """One row's net change. `key` holds the primary key values (for an insert into a table with a
+    generated id, the id the trial happened to get; grading resolves it). `old`/`new` hold the full
+    row for a delete/insert, and only the changed columns for an update."""
+
+    table: str
+    op: Op
+    key: dict[str, Any]
+    old: dict[str, Any] | None = None
+    new: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"table": self.table, "op": self.op, "key": self.key}
+        if self.old is not None:
+            data["old"] = self.old
+        if self.new is not None:
+            data["new"] = self.new
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RowChange:
+        return cls(data["table"], data["op"], dict(data["key"]), data.get("old"), data.get("new"))
+
+    def sort_key(self) -> tuple:
+        return (self.table, _OP_ORDER[self.op], tuple(_sortable(v) for v in self.key.values()))
+
+
+_OP_ORDER = {"delete": 0, "update": 1, "insert": 2}
+
+
+def _sortable(value: Any) -> tuple:
+    # Mixed types (NULL, numbers, text) sort deterministically.
+    return (0, 0) if value is None else (1, value) if isinstance(value, (int, float)) else (2, str(value))
+
+
+@dataclass
+class Diff:
+    changes: list[RowChange] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def __iter__(self):
+        return iter(self.changes)
+
+    def counts(self) -> dict[str, int]:
+        out = {"insert": 0, "update": 0, "delete": 0}
+        for change in self.changes:
+            out[change.op] += 1
+        return out
+
+    def tables(self) -> list[str]:
+        return sorted({c.table for c in self.changes})
+
+    def to_list(self) -> list[dict[str, Any]]:
+        return [c.to_dict() for c in self.changes]
+
+    @classmethod
+    def from_list(cls, items: list[dict[str, Any]]) -> Diff:
+        return cls([RowChange.from_dict(item) for item in items])
+
+
+def _shadow(table: str) -> str:
+    return f"{INTERNAL_PREFIX}_old_{table}"
+
+
+class ChangeTracker:
+    """Records every row change made on `conn` from now on; `diff()` gives the net change."""
+
+    def __init__(self, conn: sqlite3.Connection, schema: Schema) -> None:
+        self.conn = conn
+        self.schema = schema
+        for table in schema.tables:
+            if not table.key:
+                raise ValueError(f"table {table.name!r} has no primary key: its changes cannot be identified")
+        self._install()
+
+    def _install(self) -> None:
+        c = self.conn
+        c.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_LOG} (tbl TEXT NOT NULL, rid INTEGER NOT NULL, "
+                  "replaced INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, rid)) WITHOUT ROWID")
+        for table in self.schema.tables:
+            t = table.name
+            cols = table.column_names
+            shadow = _shadow(t)
+            c.execute(f"CREATE TEMP TABLE IF NOT EXISTS {shadow} AS SELECT rowid AS _rid, * FROM main.{t} WHERE 0")
+            c.execute(f"CREATE UNIQUE INDEX IF NOT EXISTS temp.{shadow}_rid ON {shadow} (_rid)")
+            old_values = ", ".join(f"OLD.{col}" for col in cols)
+            # The first touch of an original row saves its values; a row inserted during the trial
+            # has no shadow, so its later updates save nothing (INSERT OR IGNORE on a logged rid).
+            save_old = (f"INSERT OR IGNORE INTO {shadow} SELECT OLD.rowid, {old_values} "
+                        f"WHERE NOT EXISTS (SELECT 1 FROM {_LOG} WHERE tbl = '{t}' AND rid = OLD.rowid); "
+                        f"INSERT OR IGNORE INTO {_LOG} (tbl, rid) VALUES ('{t}', OLD.rowid);")
+            # An insert on a rid whose original row was deleted marks it replaced.
+            log_new = (f"INSERT INTO {_LOG} (tbl, rid) VALUES ('{t}', NEW.rowid) ON CONFLICT (tbl, rid) DO UPDATE "
+                       f"SET replaced = EXISTS (SELECT 1 FROM {shadow} WHERE _rid = NEW.rowid);")
+            c.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bu BEFORE UPDATE ON main.{t} BEGIN {save_old} END")
+            c.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bd BEFORE DELETE ON main.{t} BEGIN {save_old} END")
+            c.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_ai AFTER INSERT ON main.{t} BEGIN {log_new} END")
+            # A key change moves the row to another rid: log the new one as inserted.
+            c.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_au AFTER UPDATE ON main.{t} "
+                      f"WHEN NEW.rowid != OLD.rowid BEGIN {log_new} END")
+
+    def touched(self) -> int:
+        """How many row ids were touched so far (before netting)."""
+        return self.conn.execute(f"SELECT COUNT(*) FROM {_LOG}").fetchone()[0]
+
+    def diff(self) -> Diff:
+        changes: list[RowChange] = []
+        tables = [r[0] for r in self.conn.execute(f"SELECT DISTINCT tbl FROM {_LOG} ORDER BY tbl")]
+        for name in tables:
+            changes.extend(self._table_diff(self.schema.table(name)))
+        changes.sort(key=RowChange.sort_key)
+        return Diff(changes)
+
+    def _table_diff(self, table: Table) -> list[RowChange]:
+        cols = table.column_names
+        col_list = ", ".join(cols)
+        shadow = _shadow(table.name)
+        log = {rid: replaced for rid, replaced in self.conn.execute(f"SELECT rid, replaced FROM {_LOG} WHERE tbl = ?", (table.name,))}
+        old_rows = {r[0]: dict(zip(cols, r[1:])) for r in self.conn.execute(
+            f"SELECT _rid, {col_list} FROM {shadow} WHERE _rid IN (SELECT rid FROM {_LOG} WHERE tbl = ?)", (table.name,))}
+        new_rows = {r[0]: dict(zip(cols, r[1:])) for r in self.conn.execute(
+            f"SELECT rowid, {col_list} FROM main.{table.name} WHERE rowid IN (SELECT rid FROM {_LOG} WHERE tbl = ?)", (table.name,))}
+        return net_changes(table, [(old_rows.get(rid), new_rows.get(rid), bool(replaced)) for rid, replaced in log.items()])
+
+
+def net_changes(table: Table, touched: list[tuple[dict | None, dict | None, bool]]) -> list[RowChange]:
+    """Net row changes from (original row, current row, id reused) triples of one table."""
+    key_cols = table.key
+    volatile = set(table.volatile_columns)
+    deleted: dict[tuple, dict] = {}
+    inserted: dict[tuple, dict] = {}
+    out: list[RowChange] = []
+
+    def key_of(row: dict) -> tuple:
+        return tuple(row[k] for k in key_cols)
+
+    for old, new, replaced in touched:
+        if old is None and new is None:
+            continue  # inserted then deleted: cancels
+        if old is not None and new is not None and not replaced and key_of(old) == key_of(new):
+            change = _update(table, old, new, volatile)
+            if change:
+                out.append(change)
+            continue
+        if old is not None:
+            deleted[key_of(old)] = old
+        if new is not None:
+            inserted[key_of(new)] = new
+    if not table.has_generated_id:
+        # A natural key deleted and inserted again is the same row: fold into an update.
+        for key in sorted(set(deleted) & set(inserted), key=lambda k: tuple(_sortable(v) for v in k)):
+            change = _update(table, deleted.pop(key), inserted.pop(key), volatile)
+            if change:
+                out.append(change)
+    out.extend(RowChange(table.name, "delete", dict(zip(key_cols, k)), old=row) for k, row in deleted.items())
+    out.extend(RowChange(table.name, "insert", dict(zip(key_cols, k)), new=row) for k, row in inserted.items())
+    return out
+
+
+def _update(table: Table, old: dict, new: dict, volatile: set[str]) -> RowChange | None:
+    changed = [c for c in table.column_names if c not in volatile and old[c] != new[c]]
+    if not changed:
+        return None
+    return RowChange(table.name, "update", {k: old[k] for k in table.key},
+                     old={c: old[c] for c in changed}, new={c: new[c] for c in changed})
+
+
+def full_diff(world: sqlite3.Connection, trial: sqlite3.Connection, schema: Schema) -> Diff:
+    """The same net diff by comparing every row of both databases: slow, and independent of the
+    triggers. It is the reference the tracker is tested against (and a fallback for a trial
+    database whose tracker was lost)."""
+    changes: list[RowChange] = []
+    for table in schema.tables:
+        cols = table.column_names
+        sql = f"SELECT rowid, {', '.join(cols)} FROM {table.name}"
+        before = {r[0]: dict(zip(cols, r[1:])) for r in world.execute(sql)}
+        after = {r[0]: dict(zip(cols, r[1:])) for r in trial.execute(sql)}
+        touched = []
+        for rid in before.keys() | after.keys():
+            old, new = before.get(rid), after.get(rid)
+            if old == new:
+                continue
+            # Without a log, a reused id is indistinguishable from an update when the key is equal.
+            touched.append((old, new, False))
+        changes.extend(net_changes(table, touched))
+    changes.sort(key=RowChange.sort_key)
+    return Diff(changes)

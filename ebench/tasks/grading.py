@@ -1,0 +1,278 @@
+"""Deterministic grading: a trial's net diff against the task's expected diff.
+
+- Rows that existed in the world (updates, deletes) are matched by primary key.
+- New rows are matched by content. Their generated ids mean nothing: a reference from a new row
+  (or an update) to another new row is replaced by that row's canonical label, computed from its
+  own content and, recursively, the rows it points at. So "create a playlist, add songs to it"
+  matches whatever id the playlist got, as long as the songs point at *that* playlist.
+- Order never matters (changes are multisets), volatile columns are ignored, values are exact.
+- Pass means the two diffs are equal. The grade also lists missing, unexpected and wrong-valued
+  changes, and precision/recall of row changes, to explain a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..domains.engine.schema import Schema
+from .diff import Diff, RowChange
+
+_MAX_DEPTH = 12  # chains of new rows (a meeting, its participants, their schedule entries) are short
+
+
+@dataclass(frozen=True)
+class WrongValue:
+    table: str
+    key: dict[str, Any]
+    column: str
+    expected: Any
+    actual: Any
+    op: str = "update"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"table": self.table, "op": self.op, "key": self.key, "column": self.column,
+                "expected": self.expected, "actual": self.actual}
+
+
+@dataclass
+class Grade:
+    passed: bool
+    expected_rows: int
+    actual_rows: int
+    matched_rows: int
+    missing: list[RowChange] = field(default_factory=list)
+    unexpected: list[RowChange] = field(default_factory=list)
+    wrong: list[WrongValue] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def precision(self) -> float:
+        return self.matched_rows / self.actual_rows if self.actual_rows else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.matched_rows / self.expected_rows if self.expected_rows else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed, "expected_rows": self.expected_rows, "actual_rows": self.actual_rows,
+            "matched_rows": self.matched_rows, "precision": round(self.precision, 4), "recall": round(self.recall, 4),
+            "missing": [c.to_dict() for c in self.missing], "unexpected": [c.to_dict() for c in self.unexpected],
+            "wrong": [w.to_dict() for w in self.wrong], "note": self.note,
+        }
+
+    def summary(self) -> str:
+        verdict = "PASS" if self.passed else "FAIL"
+        return (f"{verdict}: {self.matched_rows}/{self.expected_rows} expected row changes matched, "
+                f"{len(self.missing)} missing, {len(self.unexpected)} unexpected, {len(self.wrong)} wrong values")
+
+
+class _Resolver:
+    """Canonical labels of one diff's new rows, and resolved views of its changes."""
+
+    def __init__(self, diff: Diff, schema: Schema) -> None:
+        self.schema = schema
+        self.new_rows: dict[tuple[str, Any], RowChange] = {}
+        self.new_inserts = [c for c in diff if c.op == "insert"]
+        for change in diff:
+            table = schema.table(change.table)
+            if change.op == "insert" and table.has_generated_id:
+                self.new_rows[(change.table, change.key[table.key[0]])] = change
+        self._labels: dict[tuple[str, Any], str] = {}
+
+    def value(self, table_name: str, column: str, value: Any, depth: int = 0) -> Any:
+        """A column's value with a reference to a new row replaced by that row's label."""
+        col = self.schema.table(table_name).column(column)
+        if col.ref_table and value is not None:
+            target = self.schema.table(col.ref_table)
+            if target.has_generated_id and col.ref_column == target.key[0] and (col.ref_table, value) in self.new_rows:
+                return ("new", self.label(col.ref_table, value, depth + 1))
+        return value
+
+    def content(self, change: RowChange, depth: int = 0) -> dict[str, Any]:
+        """The comparable columns of an inserted row: no generated id, no volatile column."""
+        table = self.schema.table(change.table)
+        skip = set(table.volatile_columns) | ({table.key[0]} if table.has_generated_id else set())
+        assert change.new is not None
+        return {c: self.value(change.table, c, change.new[c], depth) for c in table.column_names if c not in skip}
+
+    def label(self, table_name: str, ident: Any, depth: int = 0) -> str:
+        cached = self._labels.get((table_name, ident))
+        if cached is not None:
+            return cached
+        if depth > _MAX_DEPTH:
+            return f"{table_name}:deep"  # a reference cycle among new rows: stop, deterministically
+        change = self.new_rows[(table_name, ident)]
+        content = self.content(change, depth)
+        digest = hashlib.sha1(repr((table_name, sorted(content.items(), key=lambda kv: kv[0]))).encode()).hexdigest()[:16]
+        label = f"{table_name}:{digest}"
+        self._labels[(table_name, ident)] = label
+        return label
+
+    def insert_label(self, change: RowChange) -> str:
+        table = self.schema.table(change.table)
+        if table.has_generated_id:
+            return self.label(change.table, change.key[table.key[0]])
+        content = self.content(change)
+        return f"{change.table}:" + hashlib.sha1(repr(sorted(content.items())).encode()).hexdigest()[:16]
+
+    def update_values(self, change: RowChange) -> dict[str, Any]:
+        assert change.new is not None
+        volatile = set(self.schema.table(change.table).volatile_columns)
+        return {c: self.value(change.table, c, v) for c, v in change.new.items() if c not in volatile}
+
+    def incoming(self) -> Counter:
+        """The multiset, over new rows, of (row's label, sorted labels of the new rows pointing at it).
+        It tells apart new rows whose own content is equal (twins) but whose children differ."""
+        children: dict[tuple[str, Any], list[tuple]] = {ident: [] for ident in self.new_rows}
+        for change in self.new_inserts:
+            for fk in self.schema.table(change.table).foreign_keys:
+                target = (fk.ref_table, change.new[fk.column])  # type: ignore[index]
+                if target in children and self.schema.table(fk.ref_table).key[0] == fk.ref_column:
+                    children[target].append((change.table, fk.column, self.insert_label(change)))
+        return Counter((self.label(*ident), tuple(sorted(kids))) for ident, kids in children.items())
+
+
+def _key(change: RowChange) -> tuple:
+    return (change.table, tuple(sorted(change.key.items())))
+
+
+def grade(expected: Diff, actual: Diff, schema: Schema) -> Grade:
+    if _equal(expected, actual, schema):
+        n = len(expected)
+        return Grade(True, n, len(actual), n)
+    return _explain(expected, actual, schema)
+
+
+def _equal(expected: Diff, actual: Diff, schema: Schema) -> bool:
+    """The verdict: the same existing-row changes by key, the same multiset of new rows by label,
+    and the same links between new rows."""
+    exp, act = _Resolver(expected, schema), _Resolver(actual, schema)
+    if len(expected) != len(actual):
+        return False
+
+    def existing(resolver: _Resolver, diff: Diff) -> dict:
+        return {_key(c): (c.op, resolver.update_values(c) if c.op == "update" else None) for c in diff if c.op != "insert"}
+
+    def inserts(resolver: _Resolver, diff: Diff) -> Counter:
+        return Counter(resolver.insert_label(c) for c in diff if c.op == "insert")
+
+    return (existing(exp, expected) == existing(act, actual) and inserts(exp, expected) == inserts(act, actual)
+            and exp.incoming() == act.incoming())
+
+
+def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
+    """A failed trial, change by change. New rows are paired table by table, parents first: rows
+    equal once references to already-paired new rows are translated, then the most similar rows
+    (reported with their wrong values); the pairs found translate the references of the next
+    tables. Existing rows are then compared by key, through the same translation."""
+    missing: list[RowChange] = []
+    unexpected: list[RowChange] = []
+    wrong: list[WrongValue] = []
+    matched = 0
+    exp_new = {(c.table, c.key[schema.table(c.table).key[0]]) for c in expected
+               if c.op == "insert" and schema.table(c.table).has_generated_id}
+    paired: dict[tuple[str, Any], Any] = {}  # (table, expected new id) -> actual new id
+
+    def translate(table_name: str, column: str, value: Any) -> Any:
+        col = schema.table(table_name).column(column)
+        if col.ref_table and (col.ref_table, value) in exp_new:
+            return paired.get((col.ref_table, value), ("unpaired new row", value))
+        return value
+
+    def comparable(change: RowChange, translated: bool) -> dict[str, Any]:
+        table = schema.table(change.table)
+        skip = set(table.volatile_columns) | ({table.key[0]} if table.has_generated_id else set())
+        row = change.new or {}
+        return {c: translate(change.table, c, row[c]) if translated else row[c] for c in table.column_names if c not in skip}
+
+    by_table_exp: dict[str, list[RowChange]] = defaultdict(list)
+    by_table_act: dict[str, list[RowChange]] = defaultdict(list)
+    for change in expected:
+        if change.op == "insert":
+            by_table_exp[change.table].append(change)
+    for change in actual:
+        if change.op == "insert":
+            by_table_act[change.table].append(change)
+
+    for table_name in schema.fill_order():
+        table = schema.table(table_name)
+        e_rows = [(comparable(c, True), c) for c in by_table_exp.get(table_name, [])]
+        a_rows = [(comparable(c, False), c) for c in by_table_act.get(table_name, [])]
+        e_rows.sort(key=lambda item: repr(sorted(item[0].items())))
+        a_rows.sort(key=lambda item: repr(sorted(item[0].items())))
+        pairs: list[tuple[RowChange, RowChange]] = []
+        rest_a = list(a_rows)
+        rest_e = []
+        for content, change in e_rows:
+            same = next((i for i, (a_content, _) in enumerate(rest_a) if a_content == content), None)
+            if same is None:
+                rest_e.append((content, change))
+            else:
+                pairs.append((change, rest_a.pop(same)[1]))
+                matched += 1
+        for content, change in rest_e:
+            if not rest_a:
+                missing.append(change)
+                continue
+            score, index = max((sum(content[c] == v for c, v in a_content.items()), -i) for i, (a_content, _) in enumerate(rest_a))
+            if score * 2 < len(content):  # too different to be the same row
+                missing.append(change)
+                continue
+            a_content, other = rest_a.pop(-index)
+            pairs.append((change, other))
+            for column in sorted(content):
+                if content[column] != a_content[column]:
+                    # References show the trial's id of the paired new row, so both sides read alike.
+                    wrong.append(WrongValue(table_name, change.key, column, _shown(content[column]), a_content[column], op="insert"))
+        unexpected.extend(change for _, change in rest_a)
+        if table.has_generated_id:
+            for e, a in pairs:
+                paired[(table_name, e.key[table.key[0]])] = a.key[table.key[0]]
+
+    exp_existing = {_key(c): c for c in expected if c.op != "insert"}
+    act_existing = {_key(c): c for c in actual if c.op != "insert"}
+    for key in sorted(exp_existing.keys() | act_existing.keys(), key=repr):
+        e, a = exp_existing.get(key), act_existing.get(key)
+        if e is None:
+            unexpected.append(a)  # type: ignore[arg-type]
+        elif a is None:
+            missing.append(e)
+        elif e.op != a.op:
+            missing.append(e)
+            unexpected.append(a)
+        elif e.op == "delete":
+            matched += 1
+        else:
+            volatile = set(schema.table(e.table).volatile_columns)
+            ev = {c: translate(e.table, c, v) for c, v in (e.new or {}).items() if c not in volatile}
+            av = {c: v for c, v in (a.new or {}).items() if c not in volatile}
+            if ev == av:
+                matched += 1
+                continue
+            for column in sorted(ev.keys() | av.keys()):
+                if ev.get(column, _UNCHANGED) != av.get(column, _UNCHANGED):
+                    # A column one side left alone ends with its original value (the other's old).
+                    wrong.append(WrongValue(e.table, e.key, column, _shown(ev[column]) if column in ev else _final(e, a, column),
+                                            _final(a, e, column)))
+    note = "" if missing or unexpected or wrong else "new rows match one by one, but their links to other new rows differ"
+    return Grade(False, len(expected), len(actual), matched, missing, unexpected, wrong, note)
+
+
+_UNCHANGED = object()
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, tuple):  # a reference to an expected new row nothing was paired with
+        return f"<the new row with expected id {value[1]}, which the trial did not create>"
+    return value
+
+
+def _final(change: RowChange, other: RowChange, column: str) -> Any:
+    """The value a column ends with after `change`; if it left the column alone, the original."""
+    if change.new is not None and column in change.new:
+        return change.new[column]
+    return (other.old or {}).get(column)
