@@ -222,16 +222,6 @@ CHECKS: list[Check] = [
             "WHERE employee_id = (SELECT c.owner_id FROM chats c WHERE c.id = chat_members.chat_id)",
         ),
     ),
-    Rule(
-        "sender is a member",
-        "a message is sent by a member of the chat, not before they joined",
-        "chat_messages",
-        "NOT EXISTS (SELECT 1 FROM chat_members cm WHERE cm.chat_id = chat_messages.chat_id AND cm.employee_id = chat_messages.sender_id "
-        "AND cm.joined_at <= chat_messages.sent_at)",
-        "UPDATE chat_messages SET sender_id = (SELECT c.owner_id FROM chats c WHERE c.id = chat_messages.chat_id) "
-        "WHERE NOT EXISTS (SELECT 1 FROM chat_members cm WHERE cm.chat_id = chat_messages.chat_id AND cm.employee_id = chat_messages.sender_id "
-        "AND cm.joined_at <= chat_messages.sent_at)",
-    ),
     # Chronology: nothing before what it depends on.
     NotBefore("meeting_participants", "invited_at", "meeting_id", "meetings", "created_at"),
     NotBefore("meeting_participants", "responded_at", "meeting_id", "meetings", "created_at"),

@@ -416,8 +416,9 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
         people = invitees(organizer, rng.randint(20, 40), day, pool=division_members[division])
         draft(organizer, title, day, rng.choice([60, 90]), people, "none", hour=rng.choice([10, 16]), want_room=False)
     # One-off meetings.
+    head_ids = sorted(heads.values())
     for _ in range(1220):
-        organizer = rng.choice(all_ids)
+        organizer = rng.choice(head_ids if rng.random() < 0.2 else all_ids)
         day = rng.choice(days)
         if hired[organizer] >= day.isoformat():
             continue
@@ -479,14 +480,15 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
                 "status": "cancelled" if cancelled else "active", "purpose": m["title"][:100], "created_at": _ts(created),
                 "cancelled_at": _ts(cancelled_at) if cancelled_at else None,
             })
-    # Standalone bookings: interviews, calls, quiet rooms.
+    # Standalone bookings: interviews, calls, quiet rooms; a third of them still ahead.
+    upcoming = [d for d in days if d > now.date()]
     for _ in range(330):
-        booker = rng.choice(all_ids)
+        booker = rng.choice(head_ids if rng.random() < 0.4 else all_ids)  # managers book interview rooms
         loc_rooms = rooms_by_loc[location[booker]]
         if not loc_rooms:
             continue
         room = rng.choice(loc_rooms[: max(3, len(loc_rooms) * 2 // 3)])  # small rooms are booked most
-        day = rng.choice(days)
+        day = rng.choice(upcoming if rng.random() < 0.35 else days)
         start, end = _slot(rng, day, rng.choice([30, 45, 60, 60, 90, 120]))
         start_s, end_s = _ts(start), _ts(end)
         created = start - timedelta(minutes=rng.randint(30, 10 * 24 * 60))
@@ -539,13 +541,14 @@ def schedule_entries(ctx: FillContext):
     emps = ctx.rows("employees", "id, hire_date, status, location_id")
     cities = [r["city"] for r in ctx.rows("locations", "city")]
     days = _working_days(now)
+    upcoming = [d for d in days if d > now.date()]
     kinds = sorted(V.PERSONAL_ENTRIES)
     kind_weights = {"focus": 34, "leave": 14, "personal": 20, "training": 14, "travel": 18}
     for _ in range(1250):
         e = rng.choice(emps)
         kind = rng.choices(kinds, weights=[kind_weights[k] for k in kinds])[0]
         titles, durations, private_share = V.PERSONAL_ENTRIES[kind]
-        day = rng.choice(days)
+        day = rng.choice(upcoming if rng.random() < 0.3 else days)  # people plan ahead
         if day.isoformat() <= e["hire_date"]:
             continue
         if kind == "leave":
