@@ -1,0 +1,1 @@
+"""Task templates, one module per domain, each exposing `TEMPLATES` (Template subclasses)."""
