@@ -253,6 +253,12 @@ def _player_info(ctx: FillContext) -> dict[int, tuple[datetime, str]]:
     return {r["id"]: (_parse(r["created_at"]), r["region"]) for r in ctx.rows("players", "id, created_at, region")}
 
 
+def _leaders(ctx: FillContext) -> list[int]:
+    """The players who will lead a clan (the clans generator picks them from the same stream)."""
+    rng = Random(derive_seed(ctx.seed, "clan-leaders"))
+    return sorted(rng.sample([r["id"] for r in ctx.rows("players", "id", "level >= 12")], TEAM_COUNT))
+
+
 def relations(ctx: FillContext):
     rng, now = ctx.rng, _now(ctx)
     info = _player_info(ctx)
@@ -274,9 +280,14 @@ def relations(ctx: FillContext):
         intimacy = int(math.exp(rng.gauss(5.0, 1.4)))
         rows.append({"player_id": a, "other_id": b, "kind": "friend", "since": _ts(since), "intimacy": intimacy})
         rows.append({"player_id": b, "other_id": a, "kind": "friend", "since": _ts(since), "intimacy": intimacy})
+    leaders = _leaders(ctx)
     blocked: set[tuple[int, int]] = set()
     while len(blocked) < 115:
         a, b = rng.sample(ids, 2)
+        if len(blocked) < len(leaders):  # clan leaders keep a blacklist too
+            a = leaders[len(blocked)]
+            if a == b:
+                continue
         if (min(a, b), max(a, b)) in pairs or (a, b) in blocked:
             continue
         blocked.add((a, b))
@@ -310,10 +321,15 @@ def friend_requests(ctx: FillContext):
             sent = max(since - timedelta(minutes=rng.randint(5, 4000)), max(info[a][0], info[b][0]))
             rows.append((sent, sender, receiver, message(sender), "accepted", _ts(since)))
     used = set(friends) | blocked
+    leaders = _leaders(ctx)
     for status, count in (("rejected", 170), ("pending", 200)):
         made = 0
         while made < count:
             sender, receiver = rng.sample(ids, 2)
+            if status == "pending" and made < len(leaders):  # popular players: clan leaders get requests
+                receiver = leaders[made]
+                if sender == receiver:
+                    continue
             pair = (min(sender, receiver), max(sender, receiver))
             if pair in used:
                 continue
@@ -340,9 +356,9 @@ TEAM_COUNT = 20
 
 def teams(ctx: FillContext):
     rng, now = ctx.rng, _now(ctx)
-    leaders = rng.sample(ctx.rows("players", "id, region, created_at, level", "level >= 12"), TEAM_COUNT)
+    by_id = {r["id"]: r for r in ctx.rows("players", "id, region, created_at, level")}
     names: set[str] = set()
-    for i, leader in enumerate(sorted(leaders, key=lambda r: r["id"]), start=1):
+    for i, leader in enumerate([by_id[p] for p in _leaders(ctx)], start=1):
         while True:
             first, second = V.TEAM_NAME_PARTS
             name = f"{rng.choice(first)} {rng.choice(second)}"
@@ -441,7 +457,7 @@ def team_applications(ctx: FillContext):
 
 # -- rooms ---------------------------------------------------------------------------------
 
-ROOMS = {"closed": 46, "open": 18, "in_game": 9}
+ROOMS = {"closed": 48, "open": 18, "in_game": 5}
 
 
 def rooms(ctx: FillContext):
@@ -450,7 +466,10 @@ def rooms(ctx: FillContext):
     nick = {r["id"]: r["nickname"] for r in ctx.rows("players", "id, nickname")}
     team_names = [r["name"] for r in ctx.rows("teams", "id, name")]
     ids = sorted(info)
-    active_owners = rng.sample(ids, ROOMS["open"] + ROOMS["in_game"])
+    # Half the open rooms belong to clan leaders (who also review applications and get invited).
+    leaders = sorted(r["leader_id"] for r in ctx.rows("teams", "leader_id"))
+    hosts = rng.sample(leaders, ROOMS["open"] // 2)
+    active_owners = hosts + rng.sample([p for p in ids if p not in hosts], ROOMS["open"] - len(hosts) + ROOMS["in_game"])
     plan = [("closed", None)] * ROOMS["closed"] + [("open", o) for o in active_owners[:ROOMS["open"]]] + \
         [("in_game", o) for o in active_owners[ROOMS["open"]:]]
     rows = []
@@ -499,8 +518,11 @@ def room_invitations(ctx: FillContext):
     members: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for m in ctx.rows("room_members", "room_id, player_id, joined_at"):
         members[m["room_id"]].append((m["player_id"], m["joined_at"]))
+    # Open rooms invite a clan leader, preferably one hosting another open room.
+    hosts = sorted(r["owner_id"] for r in ctx.rows("rooms", "owner_id", "status = 'open' AND owner_id IN (SELECT leader_id FROM teams)"))
     rows = []
     for room in ctx.rows("rooms", "id, owner_id, status, created_at, closed_at"):
+        leaders = [h for h in hosts if h != room["owner_id"]]
         created = _parse(room["created_at"])
         end = _parse(room["closed_at"]) if room["closed_at"] else now
         inside = {p for p, _ in members[room["id"]]}
@@ -511,8 +533,8 @@ def room_invitations(ctx: FillContext):
                 rows.append((sent, room["id"], room["owner_id"], pid, "accepted", joined))
                 invited.add(pid)
         extra = rng.randint(0, 4) if room["status"] != "in_game" else rng.randint(0, 2)
-        for _ in range(extra):
-            invitee = rng.choice(ids)
+        for n in range(extra + (room["status"] == "open")):
+            invitee = rng.choice(leaders) if n == extra else rng.choice(ids)
             inviter = rng.choice(sorted(inside)) if inside else room["owner_id"]
             if invitee in inside or invitee in invited or invitee == inviter or (invitee, inviter) in blocked \
                     or (inviter, invitee) in blocked or info[invitee][0] >= created:
