@@ -1,0 +1,34 @@
+"""The `ebench` command line.
+
+Only typer and the standard library are imported at module level: each command imports what it
+needs when it runs, so `ebench --help` stays fast (no litellm, no mcp, no textual, no Faker).
+Expected errors (an unknown domain, tool or actor, a malformed argument) are printed as one
+line on stderr with a non-zero exit code, never as a traceback.
+"""
+
+
+from __future__ import annotations
+
+import typer
+
+from .domains import domains_app
+from .tools import tools_app
+
+app = typer.Typer(
+    name="ebench",
+    help="E-Bench: synthetic product worlds, multi-step tool-use tasks graded by database diff.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+app.add_typer(domains_app, name="domains")
+app.add_typer(tools_app, name="tools")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

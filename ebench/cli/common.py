@@ -1,0 +1,93 @@
+"""What every command shares: one-line errors, JSON output, the domain and world lookups.
+
+Only typer and the standard library are imported at module level (see ebench/cli/__init__.py).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import typer
+
+JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables.")
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    from rich.console import Console
+    from rich.markup import escape
+
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def console():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def domain(name: str):
+    from ..domains import UnknownDomain, get_domain
+
+    try:
+        return get_domain(name)
+    except UnknownDomain as exc:
+        fail(str(exc), 2)
+
+
+def domains(name: str | None) -> list:
+    from ..domains import domain_names
+
+    return [domain(n) for n in ([name] if name else domain_names())]
+
+
+def world(domain, quiet: bool = False):
+    """The domain's world path, building it first (with progress) when missing or stale.
+
+    A world built with another seed (`domains build --seed N`) keeps that seed: it is rebuilt
+    only when its code changed, and with the same seed."""
+    from ..domains.engine.world import built_seed, is_current, world_path
+
+    seed = built_seed(domain)
+    if not is_current(domain, seed):
+        build_with_progress([domain], seed, quiet=quiet)
+    return world_path(domain)
+
+
+def build_with_progress(domains: list, seed: int | None, quiet: bool = False) -> list:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..domains.engine.world import build_world
+
+    reports = []
+    out = console() if not quiet else None
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[table]}"),
+        TimeElapsedColumn(), console=out, disable=quiet, transient=True,
+    ) as progress:
+        for domain in domains:
+            task = progress.add_task(f"building {domain.name}", total=len(domain.schema.tables) + 1, table="")
+
+            def on_table(fill, task=task):
+                progress.update(task, advance=1, table=f"{fill.table} ({fill.rows} rows)")
+
+            progress.update(task, table="schema")
+            try:
+                report = build_world(domain, seed, on_table=on_table)
+            except Exception as exc:  # a failed build is an expected, explainable outcome
+                from ..domains.engine.fill import FillError
+                from ..domains.engine.repair import RepairError
+                from ..domains.engine.world import WorldError
+
+                if isinstance(exc, (FillError, RepairError, WorldError)):
+                    fail(f"building {domain.name} failed: {exc}")
+                raise
+            progress.update(task, advance=1, table="checked")
+            reports.append(report)
+    return reports
