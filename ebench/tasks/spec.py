@@ -37,6 +37,14 @@ CAPABILITY_TITLES = {
     "precise_boundary_judgement": "Precise boundary judgement",
     "cross_entity_cascade": "Cross-entity cascade",
 }
+CAPABILITY_SHORT = {
+    "complete_data_acquisition": "acquisition",
+    "multi_condition_filtering": "filtering",
+    "aggregation_computation": "aggregation",
+    "cross_step_dependency": "dependency",
+    "precise_boundary_judgement": "boundary",
+    "cross_entity_cascade": "cascade",
+}
 _ID = re.compile(r"^[a-z][a-z0-9_-]{2,80}$")
 
 # field -> (JSON type, required, description): the validator and `task_json_schema()` share it.
