@@ -1,0 +1,78 @@
+"""`ebench tasks ...` through typer's runner, on a small generated set in a temporary folder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from ebench.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory, music_world):
+    out = tmp_path_factory.mktemp("tasks")
+    result = runner.invoke(app, ["tasks", "generate", "-d", "music", "-n", "6", "-s", "11", "-o", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["written"] == 6 and summary["domain"] == "music"
+    return out
+
+
+def _json(args):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_generate_writes_one_file_per_task(generated):
+    files = sorted((generated / "music").glob("*.json"))
+    assert [f.stem for f in files] == [f"music-{i:04d}" for i in range(1, 7)]
+
+
+def test_generate_refuses_to_overwrite_without_force(generated):
+    result = runner.invoke(app, ["tasks", "generate", "-d", "music", "-n", "1", "-o", str(generated)])
+    assert result.exit_code == 2 and "--force" in result.output
+
+
+def test_list_show_and_stats(generated):
+    listed = _json(["tasks", "list", "--dir", str(generated), "--json"])
+    assert len(listed) == 6 and all(t["changed_rows"] >= 3 for t in listed)
+    shown = _json(["tasks", "show", listed[0]["id"], "--dir", str(generated), "--json"])
+    assert shown["query"] == listed[0]["query"] and shown["reference_solution"]
+    stats = _json(["tasks", "stats", "--dir", str(generated), "--json"])
+    assert stats["tasks"] == 6 and stats["domains"]["music"]["changed_rows"]["min"] >= 3
+    text = runner.invoke(app, ["tasks", "show", listed[0]["id"], "--dir", str(generated)])
+    assert text.exit_code == 0 and "Reference solution" in text.output and "Expected changes" in text.output
+
+
+def test_filter_by_capability(generated):
+    listed = _json(["tasks", "list", "--dir", str(generated), "--capability", "cross_entity_cascade", "--json"])
+    assert all("cross_entity_cascade" in t["capabilities"] for t in listed)
+    bad = runner.invoke(app, ["tasks", "list", "--dir", str(generated), "--capability", "magic"])
+    assert bad.exit_code == 2 and "unknown capability" in bad.output
+
+
+def test_validate_passes_and_flags_broken_files(generated, tmp_path):
+    report = _json(["tasks", "validate", "--dir", str(generated), "--json"])
+    assert report == {"checked": 6, "passed": 6, "problems": {}}
+    broken = tmp_path / "music"
+    broken.mkdir()
+    good = json.loads((generated / "music" / "music-0001.json").read_text())
+    (broken / "music-0001.json").write_text(json.dumps(good))
+    wrong = dict(good, id="music-0002", reference_solution=good["reference_solution"][:1])
+    (broken / "music-0002.json").write_text(json.dumps(wrong))
+    (broken / "music-0003.json").write_text("{")
+    result = runner.invoke(app, ["tasks", "validate", "--dir", str(tmp_path), "--json"])
+    assert result.exit_code == 1
+    problems = json.loads(result.output)["problems"]
+    assert set(problems) == {"music-0002", str(broken / "music-0003.json")}
+    assert "does not reproduce" in problems["music-0002"][0]
+
+
+def test_unknown_task_and_folder_are_usage_errors(generated, tmp_path):
+    assert runner.invoke(app, ["tasks", "show", "music-9999", "--dir", str(generated)]).exit_code == 2
+    assert runner.invoke(app, ["tasks", "list", "--dir", str(tmp_path / "nowhere")]).exit_code == 2
