@@ -107,30 +107,32 @@ class ChangeTracker:
         self._install()
 
     def _install(self) -> None:
-        c = self.conn
-        c.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_LOG} (tbl TEXT NOT NULL, rid INTEGER NOT NULL, "
-                  "replaced INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, rid)) WITHOUT ROWID")
+        # One script: about 90 statements, several times faster than one execute() each.
+        statements = [f"CREATE TEMP TABLE IF NOT EXISTS {_LOG} (tbl TEXT NOT NULL, rid INTEGER NOT NULL, "
+                      "replaced INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, rid)) WITHOUT ROWID"]
         for table in self.schema.tables:
             t = table.name
-            cols = table.column_names
             shadow = _shadow(t)
-            c.execute(f"CREATE TEMP TABLE IF NOT EXISTS {shadow} AS SELECT rowid AS _rid, * FROM main.{t} WHERE 0")
-            c.execute(f"CREATE UNIQUE INDEX IF NOT EXISTS temp.{shadow}_rid ON {shadow} (_rid)")
-            old_values = ", ".join(f"OLD.{col}" for col in cols)
+            old_values = ", ".join(f"OLD.{col}" for col in table.column_names)
             # The first touch of an original row saves its values; a row inserted during the trial
-            # has no shadow, so its later updates save nothing (INSERT OR IGNORE on a logged rid).
+            # has no shadow, so its later updates save nothing (the rid is already logged).
             save_old = (f"INSERT OR IGNORE INTO {shadow} SELECT OLD.rowid, {old_values} "
                         f"WHERE NOT EXISTS (SELECT 1 FROM {_LOG} WHERE tbl = '{t}' AND rid = OLD.rowid); "
                         f"INSERT OR IGNORE INTO {_LOG} (tbl, rid) VALUES ('{t}', OLD.rowid);")
             # An insert on a rid whose original row was deleted marks it replaced.
             log_new = (f"INSERT INTO {_LOG} (tbl, rid) VALUES ('{t}', NEW.rowid) ON CONFLICT (tbl, rid) DO UPDATE "
                        f"SET replaced = EXISTS (SELECT 1 FROM {shadow} WHERE _rid = NEW.rowid);")
-            c.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bu BEFORE UPDATE ON main.{t} BEGIN {save_old} END")
-            c.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bd BEFORE DELETE ON main.{t} BEGIN {save_old} END")
-            c.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_ai AFTER INSERT ON main.{t} BEGIN {log_new} END")
-            # A key change moves the row to another rid: log the new one as inserted.
-            c.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_au AFTER UPDATE ON main.{t} "
-                      f"WHEN NEW.rowid != OLD.rowid BEGIN {log_new} END")
+            statements += [
+                f"CREATE TEMP TABLE IF NOT EXISTS {shadow} AS SELECT rowid AS _rid, * FROM main.{t} WHERE 0",
+                f"CREATE UNIQUE INDEX IF NOT EXISTS temp.{shadow}_rid ON {shadow} (_rid)",
+                f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bu BEFORE UPDATE ON main.{t} BEGIN {save_old} END",
+                f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bd BEFORE DELETE ON main.{t} BEGIN {save_old} END",
+                f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_ai AFTER INSERT ON main.{t} BEGIN {log_new} END",
+                # A key change moves the row to another rid: log the new one as inserted.
+                f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_au AFTER UPDATE ON main.{t} "
+                f"WHEN NEW.rowid != OLD.rowid BEGIN {log_new} END",
+            ]
+        self.conn.executescript(";\n".join(statements) + ";")
 
     def touched(self) -> int:
         """How many row ids were touched so far (before netting)."""
