@@ -143,6 +143,12 @@ def _bound(value: str | None, name: str, upper: bool) -> tuple[str, str] | None:
     return ("<=" if upper else ">="), moment
 
 
+def _ordered(low: tuple[str, str] | None, high: tuple[str, str] | None, low_name: str, high_name: str) -> None:
+    """Refuse a range filter whose end comes before its start (it could match nothing)."""
+    if low and high and (high[1] <= low[1] if high[0] == "<" else high[1] < low[1]):
+        raise ToolError("invalid_value", f"{low_name} is after {high_name}.")
+
+
 def _time_range(env: ToolEnv, start: str, end: str, max_duration: timedelta, what: str) -> tuple[str, str]:
     """Start and end of something new: end after start, not in the past, not too long."""
     start_s, end_s = _moment(start, "start"), _moment(end, "end")
@@ -654,6 +660,7 @@ def list_room_bookings(
         page: Page number, from 1.
     """
     low, high = _bound(start, "start", upper=False), _bound(end, "end", upper=True)
+    _ordered(low, high, "start", "end")
     where: list[str] = []
     params: list[Any] = []
     if room_id is not None:
@@ -701,8 +708,7 @@ def list_my_meetings(
         page: Page number, from 1.
     """
     low, high = _bound(start_from, "start_from", upper=False), _bound(start_to, "start_to", upper=True)
-    if low and high and high[1] < low[1]:
-        raise ToolError("invalid_value", f"start_from ({start_from}) is after start_to ({start_to}).")
+    _ordered(low, high, "start_from", "start_to")
     where = ["p.employee_id = ?"]
     params: list[Any] = [env.actor_id]
     if low:
