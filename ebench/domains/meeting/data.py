@@ -65,6 +65,7 @@ def _plan(ctx: FillContext, name: str, build: Callable[[FillContext, Random], An
 
 
 def locations(ctx: FillContext):
+    _PLANS.clear()  # the first table of every build: plans are never carried over from another build
     for i, (city, country, office, address, hq) in enumerate(V.LOCATIONS, start=1):
         yield {"id": i, "city": city, "country": country, "office_name": office, "address": address, "is_headquarters": hq}
 
@@ -131,10 +132,10 @@ def _departments_tree(rng: Random) -> list[Dept]:
         depts.append(d)
         level2.append((d, departments))
     level3: list[tuple[Dept, list[str]]] = []
-    for division, departments in level2:
+    for div, departments in level2:
         for name, teams in departments.items():
-            loc = division.location if rng.random() < 0.7 else rng.randint(1, 6)
-            d = Dept(len(depts) + 1, name, "department", division.id, division.family, loc)
+            loc = div.location if rng.random() < 0.7 else rng.randint(1, 6)
+            d = Dept(len(depts) + 1, name, "department", div.id, div.family, loc)
             depts.append(d)
             level3.append((d, teams))
     for department, teams in level3:
@@ -173,11 +174,6 @@ def _org(ctx: FillContext, rng: Random) -> Org:
     faker = ctx.faker
     faker.seed_instance(derive_seed(ctx.seed, "org", "faker"))
     depts = _departments_tree(Random(derive_seed(ctx.seed, "departments-tree")))
-    by_id = {d.id: d for d in depts}
-    children: dict[int, list[int]] = defaultdict(list)
-    for d in depts:
-        if d.parent:
-            children[d.parent].append(d.id)
     # Members per department: teams carry most people, departments and divisions a few staff.
     non_heads = EMPLOYEE_COUNT - len(depts)
     weights = {d.id: {"company": 6, "division": 3, "department": 2.5, "team": 18}[d.kind] * rng.uniform(0.6, 1.4) for d in depts}
@@ -440,9 +436,9 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
         room = None
         if m["want_room"]:
             fitting = [r for r in rooms_by_loc[location[m["organizer"]]] if r["capacity"] >= len(m["people"])]
-            for r in fitting[: rng.randint(2, 6)]:  # the smallest rooms that fit, tried in order
-                if cancelled or occupancy.free(r["id"], start_s, end_s):
-                    room = r["id"]
+            for candidate in fitting[: rng.randint(2, 6)]:  # the smallest rooms that fit, tried in order
+                if cancelled or occupancy.free(candidate["id"], start_s, end_s):
+                    room = candidate["id"]
                     break
         if room is not None and not cancelled:
             occupancy.take(room, start_s, end_s)
@@ -674,8 +670,7 @@ def chat_messages(ctx: FillContext):
         since = datetime.fromisoformat(joined)
         if rng.random() < 0.4:
             since = max(since, now - timedelta(days=30))
-        sent = _between(rng, since, now)
-        drafts.append((_ts(sent), chat["id"], sender))
+        drafts.append((_ts(_between(rng, since, now)), chat["id"], sender))
     drafts.sort()
     per_chat: dict[int, list[int]] = defaultdict(list)
     for mid, (sent, chat_id, sender) in enumerate(drafts, start=1):
