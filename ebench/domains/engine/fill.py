@@ -45,7 +45,9 @@ class FillContext:
     faker: Faker
     now: str
     seed: int
-    _cache: dict[str, Any] = field(default_factory=dict)
+    # One dict per build, the same for every table: a plan drawn once and used by several
+    # generators (an organisation chart, a calendar) lives here, never in module state.
+    shared: dict[str, Any] = field(default_factory=dict)
 
     def ids(self, table: str, where: str = "") -> list[int]:
         """Primary keys of rows that exist in `table` (optionally filtered), in key order."""
@@ -92,6 +94,7 @@ def fill(
     faker = Faker(faker_locales)
     conn.execute("PRAGMA foreign_keys=ON")
     results: list[TableFill] = []
+    shared: dict[str, Any] = {}
     for name in schema.fill_order():
         started = time.perf_counter()
         table = schema.table(name)
@@ -104,6 +107,7 @@ def fill(
             faker=faker,
             now=now,
             seed=seed,
+            shared=shared,
         )
         rows = list(generators[name](ctx))
         count = _insert(conn, table.name, table.column_names, rows)

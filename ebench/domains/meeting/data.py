@@ -48,24 +48,18 @@ def _between(rng: Random, start: datetime, end: datetime) -> datetime:
     return start + timedelta(seconds=rng.randrange(seconds + 1))
 
 
-_PLANS: dict[str, tuple[tuple[Any, ...], Any]] = {}
-
-
 def _plan(ctx: FillContext, name: str, build: Callable[[FillContext, Random], Any]) -> Any:
     """A plan shared by several generators of one build, drawn once from its own stream."""
-    key = (ctx.seed, ctx.now, id(ctx.conn))
-    cached = _PLANS.get(name)
-    if cached is None or cached[0] != key:
-        cached = (key, build(ctx, Random(derive_seed(ctx.seed, "plan", name))))
-        _PLANS[name] = cached
-    return cached[1]
+    key = f"plan:{name}"
+    if key not in ctx.shared:
+        ctx.shared[key] = build(ctx, Random(derive_seed(ctx.seed, "plan", name)))
+    return ctx.shared[key]
 
 
 # -- places --------------------------------------------------------------------------------
 
 
 def locations(ctx: FillContext):
-    _PLANS.clear()  # the first table of every build: plans are never carried over from another build
     for i, (city, country, office, address, hq) in enumerate(V.LOCATIONS, start=1):
         yield {"id": i, "city": city, "country": country, "office_name": office, "address": address, "is_headquarters": hq}
 
