@@ -18,17 +18,31 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("build_worlds.py", ["--repeat", "1"], "domains"),
         ("tool_calls.py", ["--repeat", "2", "--rounds", "1"], None),
         ("cli_startup.py", ["--repeat", "1"], "heavy_modules_imported"),
+        ("trial_overhead.py", ["--repeat", "1"], "results"),
     ],
 )
 def test_benchmark_prints_json_figures(script, args, key, music_world):
+    from ebench.domains import domain_names, get_domain
+
     out = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), *args, "--json"], capture_output=True, text=True, check=True
     ).stdout
     data = json.loads(out)
     if script == "tool_calls.py":
-        assert {r["tool"].split("(")[0] for r in data} >= {"get_song", "search_songs", "create_playlist"}
-        assert all(r["median_us"] > 0 for r in data)
+        # Every tool of every domain is measured.
+        assert [d["domain"] for d in data] == domain_names()
+        for report in data:
+            assert {r["tool"].split("(")[0] for r in report["tools"]} == set(get_domain(report["domain"]).tools.names)
+            assert all(r["median_us"] > 0 for r in report["tools"])
     elif script == "cli_startup.py":
         assert data[key] == []
+    elif script == "trial_overhead.py":
+        worlds = [r["domain"] for r in data[key]]
+        assert worlds == [w for name in domain_names() for w in (name, f"{name} x10")]
+        by = {r["domain"]: r for r in data[key]}
+        for name in domain_names():
+            assert by[f"{name} x10"]["rows"] >= 9 * by[name]["rows"]  # the inflated world really is bigger
     else:
-        assert data[key][0]["rows"] > 18_000
+        assert [d["domain"] for d in data[key]] == domain_names()
+        assert all(d["rows"] > 18_000 for d in data[key])
+        assert data["total_rows"] >= 76_000 and data["goal_all_s"] == 10.0

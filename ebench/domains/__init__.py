@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 # name -> module; a new domain is one line here and one package beside this file.
 _MODULES = {
     "music": "ebench.domains.music",
+    "meeting": "ebench.domains.meeting",
+    "moba": "ebench.domains.moba",
 }
 
 
