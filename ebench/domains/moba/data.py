@@ -10,6 +10,7 @@ ranked records) are left at zero or approximate: the repair rules in checks.py s
 from __future__ import annotations
 
 import math
+import sqlite3
 from bisect import bisect_right
 from collections import defaultdict
 from datetime import datetime, timedelta
@@ -213,10 +214,10 @@ def player_heroes(ctx: FillContext):
         age = (now - created).days
         n = max(1, min(len(others), int(rng.gauss(4 + min(age, 1500) / 80, 5) * activity ** 0.3)))
         weights = [5 if h["role"] in roles else 1 for h in others]
-        chosen: dict[int, dict] = {}
+        chosen: dict[int, sqlite3.Row] = {}
         while len(chosen) < n:
-            hero = rng.choices(others, weights=weights)[0]
-            chosen[hero["id"]] = hero
+            pick = rng.choices(others, weights=weights)[0]
+            chosen[pick["id"]] = pick
         for hero in sorted(chosen.values(), key=lambda h: h["id"]):
             start = max(created, _parse(hero["release_date"]) + timedelta(hours=10))
             acquired = _recent(rng, now, start, 60, 0.15)
@@ -314,7 +315,7 @@ def friend_requests(ctx: FillContext):
     def message(sender: int) -> str:
         return rng.choice(V.FRIEND_MESSAGES).format(name=nick[sender], hero=rng.choice(hero_names))
 
-    rows = []
+    rows: list[tuple[datetime, int, int, str, str, str | None]] = []
     for (a, b), since in friends.items():
         if rng.random() < 0.45:
             sender, receiver = (a, b) if rng.random() < 0.5 else (b, a)
@@ -520,7 +521,7 @@ def room_invitations(ctx: FillContext):
         members[m["room_id"]].append((m["player_id"], m["joined_at"]))
     # Open rooms invite a clan leader, preferably one hosting another open room.
     hosts = sorted(r["owner_id"] for r in ctx.rows("rooms", "owner_id", "status = 'open' AND owner_id IN (SELECT leader_id FROM teams)"))
-    rows = []
+    rows: list[tuple[datetime, int, int, int, str, str | None]] = []
     for room in ctx.rows("rooms", "id, owner_id, status, created_at, closed_at"):
         leaders = [h for h in hosts if h != room["owner_id"]]
         created = _parse(room["created_at"])
@@ -550,8 +551,8 @@ def room_invitations(ctx: FillContext):
             answered = None if status in ("pending", "expired") else _ts(min(end, sent + timedelta(seconds=rng.randint(10, 600))))
             rows.append((sent, room["id"], inviter, invitee, status, answered))
     rows.sort(key=lambda r: (r[0], r[1], r[3]))
-    for i, (sent, room, inviter, invitee, status, answered) in enumerate(rows, start=1):
-        yield {"id": i, "room_id": room, "inviter_id": inviter, "invitee_id": invitee, "status": status,
+    for i, (sent, room_id, inviter, invitee, status, answered) in enumerate(rows, start=1):
+        yield {"id": i, "room_id": room_id, "inviter_id": inviter, "invitee_id": invitee, "status": status,
                "sent_at": _ts(sent), "answered_at": answered}
 
 
@@ -603,15 +604,21 @@ def match_players(ctx: FillContext):
         owned[r["player_id"]].append((r["acquired_at"], r["hero_id"], r["proficiency"]))
     for items in owned.values():
         items.sort()
+    acquired_at = {pid: [a for a, _, _ in items] for pid, items in owned.items()}
     by_created = sorted(info, key=lambda p: (info[p][0], p))
     created_list = [info[p][0] for p in by_created]
+    pool_cache: dict[tuple[int, str], list[tuple[list[int], list[float]]]] = {}
     for match in ctx.rows("matches", "id, mode, started_at, duration_sec, winner_side"):
         start = match["started_at"]
         moment = _parse(start)
         eligible = by_created[:bisect_right(created_list, moment - timedelta(hours=1))]
         region = rng.choices(V.REGIONS, weights=V.REGION_WEIGHTS)[0]
-        local = [p for p in eligible if info[p][1] == region]
-        pools = [(pool, list(accumulate(profiles[p][2] for p in pool))) for pool in (local, eligible)]
+        key = (len(eligible), region)
+        if key not in pool_cache:
+            local = [p for p in eligible if info[p][1] == region]
+            pool_cache[key] = [(pool, list(accumulate(profiles[p][2] for p in pool))) for pool in (local, eligible)]
+        pools = pool_cache[key]
+        local = pools[0][0]
         chosen: list[int] = []
         used_heroes: set[int] = set()
         picks: list[tuple[int, int]] = []
@@ -622,7 +629,8 @@ def match_players(ctx: FillContext):
             pid = rng.choices(pool, cum_weights=cumulative)[0]
             if pid in chosen:
                 continue
-            available = [(h, prof) for acquired, h, prof in owned[pid] if acquired <= start and h not in used_heroes]
+            have = owned[pid][:bisect_right(acquired_at[pid], start)]  # heroes owned when the match starts
+            available = [(h, prof) for _, h, prof in have if h not in used_heroes]
             if not available:
                 continue
             hero = rng.choices([h for h, _ in available], weights=[prof + 200 for _, prof in available])[0]

@@ -49,6 +49,11 @@ def _current_season(env: ToolEnv) -> int:
     return env.scalar(f"SELECT {CURRENT_SEASON_SQL}", {"today": _today(env)})
 
 
+def _named(values: dict[str, Any]) -> dict[str, Any]:
+    """A dict of named SQL parameters that filters add to."""
+    return dict(values)
+
+
 def _bind(sql: str, params: dict[str, Any]) -> tuple[str, list[Any]]:
     """Named parameters (:name) as numbered ones (?1, ?2...), so that paginate can append its
     LIMIT and OFFSET placeholders after them."""
@@ -213,7 +218,7 @@ def search_players(
         sort_by: relevance puts exact nicknames first, then the highest rank; rank: highest rank first; level: highest level first; nickname: A to Z.
         page: Page number, from 1.
     """
-    where, params = ["1"], {"u": env.actor_id}
+    where, params = ["1"], _named({"u": env.actor_id})
     text = query.strip()
     if text:
         where.append("p.nickname LIKE :q ESCAPE '\\'")
@@ -244,18 +249,25 @@ def get_player(env: ToolEnv, player_id: int) -> dict[str, Any]:
     Args:
         player_id: The player's id.
     """
+    # Two statements: the profile with clan and relations joined, then the top heroes.
     player = env.one(
         f"SELECT {PLAYER_COLUMNS}, p.signature, p.created_at, p.last_login, p.hero_count, p.total_matches, p.total_wins, "
-        "p.mvp_count FROM players p WHERE p.id = ?",
-        (player_id,),
+        "p.mvp_count, t.id AS team_id, t.name AS team_name, m.role AS team_role, mine.kind AS my_kind, mine.since AS my_since, "
+        "mine.intimacy AS my_intimacy, theirs.kind AS their_kind, fr.id AS request_id, fr.sender_id AS request_sender "
+        "FROM players p LEFT JOIN team_members m ON m.player_id = p.id LEFT JOIN teams t ON t.id = m.team_id "
+        "LEFT JOIN relations mine ON mine.player_id = :u AND mine.other_id = p.id "
+        "LEFT JOIN relations theirs ON theirs.player_id = p.id AND theirs.other_id = :u "
+        "LEFT JOIN friend_requests fr ON fr.id = (SELECT f.id FROM friend_requests f WHERE f.status = 'pending' "
+        "AND ((f.sender_id = :u AND f.receiver_id = p.id) OR (f.sender_id = p.id AND f.receiver_id = :u))) WHERE p.id = :p",
+        {"u": env.actor_id, "p": player_id},
     )
     if player is None:
         raise not_found("player", player_id)
+    team_id, team_name, team_role = player.pop("team_id"), player.pop("team_name"), player.pop("team_role")
+    kind, since, intimacy = player.pop("my_kind"), player.pop("my_since"), player.pop("my_intimacy")
+    theirs, request_id, sender = player.pop("their_kind"), player.pop("request_id"), player.pop("request_sender")
     player["win_rate"] = _rate(player["total_wins"], player["total_matches"])
-    player["clan"] = env.one(
-        "SELECT t.id AS team_id, t.name, m.role FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.player_id = ?",
-        (player_id,),
-    )
+    player["clan"] = {"team_id": team_id, "name": team_name, "role": team_role} if team_id is not None else None
     player["top_heroes"] = [
         {**r, "mastery": _mastery(r["proficiency"])}
         for r in env.all(
@@ -265,21 +277,15 @@ def get_player(env: ToolEnv, player_id: int) -> dict[str, Any]:
         )
     ]
     if player_id != env.actor_id:
-        mine = env.one("SELECT kind, since, intimacy FROM relations WHERE player_id = ? AND other_id = ?", (env.actor_id, player_id))
-        theirs = _relation(env, player_id, env.actor_id)
-        pending = env.one(
-            "SELECT id, sender_id FROM friend_requests WHERE status = 'pending' AND ((sender_id = :a AND receiver_id = :b) "
-            "OR (sender_id = :b AND receiver_id = :a))",
-            {"a": env.actor_id, "b": player_id},
-        )
+        friend = kind == "friend"
         player["relation"] = {
-            "is_friend": bool(mine and mine["kind"] == "friend"),
-            "friends_since": mine["since"] if mine and mine["kind"] == "friend" else None,
-            "intimacy": mine["intimacy"] if mine and mine["kind"] == "friend" else None,
-            "blocked_by_me": bool(mine and mine["kind"] == "blocked"),
+            "is_friend": friend,
+            "friends_since": since if friend else None,
+            "intimacy": intimacy if friend else None,
+            "blocked_by_me": kind == "blocked",
             "has_blocked_me": theirs == "blocked",
-            "pending_request_id": pending["id"] if pending else None,
-            "pending_request_from": (None if not pending else "me" if pending["sender_id"] == env.actor_id else "them"),
+            "pending_request_id": request_id,
+            "pending_request_from": None if request_id is None else "me" if sender == env.actor_id else "them",
         }
     return player
 
@@ -337,7 +343,7 @@ def search_heroes(
         sort_by: name (A to Z), price (cheapest in coins first), newest (latest release first) or popularity (most owners first).
         page: Page number, from 1.
     """
-    where, params = ["1"], {"u": env.actor_id}
+    where, params = ["1"], _named({"u": env.actor_id})
     if query.strip():
         where.append("(h.name LIKE :q ESCAPE '\\' OR h.title LIKE :q ESCAPE '\\')")
         params["q"] = like_pattern(query.strip())
@@ -405,7 +411,7 @@ def list_my_heroes(
         sort_by: proficiency (highest first), matches (most played first), win_rate (best first; unplayed heroes last), recent (latest acquired first) or name.
         page: Page number, from 1.
     """
-    where, params = "ph.player_id = :u", {"u": env.actor_id}
+    where, params = "ph.player_id = :u", _named({"u": env.actor_id})
     if role is not None:
         where += " AND (h.role = :role OR h.secondary_role = :role)"
         params["role"] = role
@@ -459,7 +465,7 @@ def get_rank(env: ToolEnv, season_id: int | None = None, region: Region | None =
     season = next((s for s in seasons if s["season_id"] == season_id), None)
     if season is None:
         raise not_found("season", season_id)
-    where, params = "r.season_id = :s", {"s": season_id}
+    where, params = "r.season_id = :s", _named({"s": season_id})
     if region is not None:
         where += " AND p.region = :region"
         params["region"] = region
@@ -500,7 +506,7 @@ def list_friends(
         sort_by: intimacy (highest first), nickname (A to Z), since (newest friends first) or rank (highest first).
         page: Page number, from 1.
     """
-    where, params = "f.player_id = :u AND f.kind = 'friend'", {"u": env.actor_id}
+    where, params = "f.player_id = :u AND f.kind = 'friend'", _named({"u": env.actor_id})
     if status is not None:
         where += " AND p.status = :status"
         params["status"] = status
@@ -530,7 +536,7 @@ def list_friend_requests(
         page: Page number, from 1.
     """
     mine, other = ("receiver_id", "sender_id") if direction == "received" else ("sender_id", "receiver_id")
-    where, params = f"r.{mine} = :u", {"u": env.actor_id}
+    where, params = f"r.{mine} = :u", _named({"u": env.actor_id})
     if status is not None:
         where += " AND r.status = :status"
         params["status"] = status
@@ -587,7 +593,7 @@ def search_teams(
         sort_by: relevance (exact name first, then highest level), level, members (most first) or name.
         page: Page number, from 1.
     """
-    where, params = ["1"], {}
+    where, params = ["1"], _named({})
     if query.strip():
         where.append("t.name LIKE :q ESCAPE '\\'")
         params["q"] = like_pattern(query.strip())
@@ -660,7 +666,7 @@ def list_team_applications(
     else:
         _require(env, "teams", team_id, "clan")
     _team_officer(env, team_id)
-    where, params = "a.team_id = :t", {"t": team_id}
+    where, params = "a.team_id = :t", _named({"t": team_id})
     if status is not None:
         where += " AND a.status = :status"
         params["status"] = status
@@ -701,7 +707,7 @@ def list_rooms(
         has_space: true for rooms with a free place, false for full rooms.
         page: Page number, from 1.
     """
-    where, params = [], {}
+    where, params = [], _named({})
     if status is None:
         where.append("r.status IN ('open', 'in_game')")
     else:
@@ -762,7 +768,7 @@ def list_room_invitations(
         page: Page number, from 1.
     """
     mine = "invitee_id" if direction == "received" else "inviter_id"
-    where, params = f"i.{mine} = :u", {"u": env.actor_id}
+    where, params = f"i.{mine} = :u", _named({"u": env.actor_id})
     if status is not None:
         where += " AND i.status = :status"
         params["status"] = status
@@ -812,7 +818,7 @@ def list_match_history(
         player_id = env.actor_id
     else:
         _player(env, player_id)
-    where, params = ["mp.player_id = :p"], {"p": player_id}
+    where, params = ["mp.player_id = :p"], _named({"p": player_id})
     if mode is not None:
         where.append("m.mode = :mode")
         params["mode"] = mode
