@@ -142,6 +142,17 @@ def test_rules_that_fight_each_other_fail_loudly():
         validate_and_repair(conn, [flip], NOW, max_rounds=3)
 
 
+def test_a_verify_only_rule_passes_when_kept_and_fails_the_build_when_broken():
+    conn = _fresh()
+    fill(conn, SCHEMA, GENERATORS, 3, NOW, ["en_US"])
+    guarded = Rule("posts have authors", "verified only", "posts", "author_id IS NULL", None)
+    (result,) = validate_and_repair(conn, [guarded], NOW)
+    assert result.repaired == 0 and result.checked == 40
+    broken = Rule("no likes at all", "verified only", "likes", "1", None)
+    with pytest.raises(RepairError, match="no likes at all.*cannot be repaired"):
+        validate_and_repair(conn, [broken], NOW)
+
+
 def test_music_repair_rules_fix_injected_damage(music, music_conn):
     """Break the built music world in ways the rules cover; repair must restore it."""
     conn = music_conn

@@ -167,13 +167,15 @@ class Aggregate:
 @dataclass
 class Rule:
     """A domain rule stated as SQL: `violation` is a WHERE clause over `table` that selects the
-    rows breaking the rule; `fix` is the statement(s) that repair them (it may use `?` for now)."""
+    rows breaking the rule; `fix` is the statement(s) that repair them (it may use `?` for now).
+    A rule without a fix only verifies what the generators guarantee by construction (rows a
+    repair could not invent): any violation fails the build at once."""
 
     name: str
     description: str
     table: str
     violation: str
-    fix: str | tuple[str, ...]
+    fix: str | tuple[str, ...] | None
     kind: str = "status"
 
     def checked(self, conn: sqlite3.Connection) -> int:
@@ -185,6 +187,8 @@ class Rule:
 
     def repair(self, conn: sqlite3.Connection, now: str) -> int:
         before = self.violations(conn, now)
+        if self.fix is None:
+            raise RepairError(f"rule {self.name!r} is violated by {before} rows and cannot be repaired: the generators must guarantee it")
         for statement in (self.fix,) if isinstance(self.fix, str) else self.fix:
             conn.execute(statement, (now,) * statement.count("?"))
         return before
