@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +18,8 @@ import pytest
 
 from ebench.domains import get_domain
 from ebench.domains.engine.tools import PAGE_SIZE, READ, WRITE
-from ebench.domains.engine.world import content_hash, scratch_copy
+from ebench.domains.engine.world import content_hash
+from toolcheck import unchanged_check, world_image, all_pages, col, err, nocase, non_decreasing, ok, val
 
 _MEETING = get_domain("meeting")
 ALL_TOOLS = _MEETING.tools.names
@@ -30,35 +30,6 @@ SOON = "2026-10-27"  # a Tuesday a dozen days after now
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def val(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
-    row = conn.execute(sql, params).fetchone()
-    return None if row is None else row[0]
-
-
-def col(conn: sqlite3.Connection, sql: str, *params: Any) -> list[Any]:
-    return [r[0] for r in conn.execute(sql, params).fetchall()]
-
-
-def ok(result) -> Any:
-    assert result.ok, result.payload()
-    return result.value
-
-
-def err(result, code: str) -> str:
-    assert not result.ok, f"expected {code}, got success: {json.dumps(result.value)[:300]}"
-    assert result.error_code == code, result.payload()
-    assert result.value is None and result.error_message
-    return result.error_message
-
-
-def non_decreasing(values: list[Any]) -> bool:
-    return all(a <= b for a, b in zip(values, values[1:]))
-
-
-def nocase(text: str) -> str:
-    return "".join(ch.lower() if "A" <= ch <= "Z" else ch for ch in text)
 
 
 # The employee most tests act for: a team head with a full calendar, chats they run and chats
@@ -149,24 +120,14 @@ class Pick:
 
 @pytest.fixture(scope="session")
 def pristine(meeting_world) -> tuple[str, bytes]:
-    conn = scratch_copy(meeting_world)
-    try:
-        return content_hash(conn), conn.serialize()
-    finally:
-        conn.close()
+    """Content hash and raw image of the untouched world (what every fresh meeting_conn starts with)."""
+    return world_image(meeting_world)
 
 
 @pytest.fixture()
 def unchanged(meeting_conn, pristine) -> Callable[[], None]:
     """Assert that this test's world still has the content it started with."""
-
-    def check() -> None:
-        world_hash, image = pristine
-        if meeting_conn.serialize() == image:
-            return
-        assert content_hash(meeting_conn) == world_hash, "the world's content changed"
-
-    return check
+    return unchanged_check(meeting_conn, pristine)
 
 
 @pytest.fixture()
@@ -180,23 +141,6 @@ def call(meeting, meeting_conn) -> Callable[..., Any]:
         return meeting.tools.call(meeting.env(meeting_conn, actor), name, args)
 
     return _call
-
-
-def all_pages(call, actor: int, tool: str, args: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    """Every item of a paged listing, checking the page bookkeeping on the way."""
-    first = ok(call(actor, tool, {**args, "page": 1}))
-    total, pages = first["total"], first["total_pages"]
-    assert pages == max(1, math.ceil(total / PAGE_SIZE))
-    items: list[dict[str, Any]] = []
-    for n in range(1, pages + 1):
-        page = ok(call(actor, tool, {**args, "page": n}))
-        assert (page["page"], page["total"], page["total_pages"]) == (n, total, pages)
-        assert len(page["items"]) == (PAGE_SIZE if n < pages else total - PAGE_SIZE * (pages - 1))
-        items += page["items"]
-    assert ok(call(actor, tool, {**args, "page": pages + 1}))["items"] == []
-    ids = [item[key] for item in items]
-    assert len(ids) == len(set(ids)), "an item appears on two pages"
-    return items
 
 
 def check_invariants(meeting, conn: sqlite3.Connection) -> None:

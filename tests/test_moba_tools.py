@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -18,9 +17,10 @@ from typing import Any
 import pytest
 
 from ebench.domains import get_domain
-from ebench.domains.engine.tools import PAGE_SIZE, READ, WRITE, parse_docstring
-from ebench.domains.engine.world import content_hash, scratch_copy
+from ebench.domains.engine.tools import READ, WRITE, parse_docstring
+from ebench.domains.engine.world import content_hash
 from ebench.domains.moba.schema import rank_score
+from toolcheck import unchanged_check, world_image, all_pages, col, err, nocase, non_decreasing, non_increasing, ok, val
 
 _MOBA = get_domain("moba")  # for parametrizing at collection time (no world needed)
 ALL_TOOLS = _MOBA.tools.names
@@ -36,40 +36,6 @@ WRITE_VERBS = ("send_", "answer_", "remove_", "block_", "unblock_", "create_", "
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def val(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
-    row = conn.execute(sql, params).fetchone()
-    return None if row is None else row[0]
-
-
-def col(conn: sqlite3.Connection, sql: str, *params: Any) -> list[Any]:
-    return [r[0] for r in conn.execute(sql, params).fetchall()]
-
-
-def ok(result) -> Any:
-    assert result.ok, result.payload()
-    return result.value
-
-
-def err(result, code: str) -> str:
-    assert not result.ok, f"expected {code}, got success: {json.dumps(result.value)[:300]}"
-    assert result.error_code == code, result.payload()
-    assert result.value is None and result.error_message
-    assert result.payload() == {"error": {"code": code, "message": result.error_message}}
-    return result.error_message
-
-
-def nocase(text: str) -> str:
-    return "".join(ch.lower() if "A" <= ch <= "Z" else ch for ch in text)
-
-
-def non_increasing(values: list[Any]) -> bool:
-    return all(a >= b for a, b in zip(values, values[1:]))
-
-
-def non_decreasing(values: list[Any]) -> bool:
-    return all(a <= b for a, b in zip(values, values[1:]))
 
 
 # The player most tests act for: a clan officer with a pending application from a clanless
@@ -230,11 +196,8 @@ def happy_args(p: Pick) -> dict[str, dict[str, Any]]:
 
 @pytest.fixture(scope="session")
 def pristine(moba_world) -> tuple[str, bytes]:
-    conn = scratch_copy(moba_world)
-    try:
-        return content_hash(conn), conn.serialize()
-    finally:
-        conn.close()
+    """Content hash and raw image of the untouched world (what every fresh moba_conn starts with)."""
+    return world_image(moba_world)
 
 
 @pytest.fixture(scope="session")
@@ -244,16 +207,8 @@ def world_hash(pristine) -> str:
 
 @pytest.fixture()
 def unchanged(moba_conn, pristine) -> Callable[[], None]:
-    """Assert that this test's world still has the content it started with (a byte-identical
-    image is accepted first; otherwise the content hashes must agree)."""
-
-    def check() -> None:
-        world_hash, image = pristine
-        if moba_conn.serialize() == image:
-            return
-        assert content_hash(moba_conn) == world_hash, "the world's content changed"
-
-    return check
+    """Assert that this test's world still has the content it started with."""
+    return unchanged_check(moba_conn, pristine)
 
 
 @pytest.fixture()
@@ -269,25 +224,6 @@ def call(moba, moba_conn) -> Callable[..., Any]:
         return moba.tools.call(moba.env(moba_conn, actor), name, args)
 
     return _call
-
-
-def all_pages(call, actor: int, tool: str, args: dict[str, Any], key: str,
-              part: Callable[[Any], dict[str, Any]] = lambda v: v) -> list[dict[str, Any]]:
-    """Every item of a paged listing, checking the page bookkeeping on the way."""
-    first = part(ok(call(actor, tool, {**args, "page": 1})))
-    total, pages = first["total"], first["total_pages"]
-    assert pages == max(1, math.ceil(total / PAGE_SIZE))
-    items: list[dict[str, Any]] = []
-    for n in range(1, pages + 1):
-        page = part(ok(call(actor, tool, {**args, "page": n})))
-        assert (page["page"], page["page_size"], page["total"], page["total_pages"]) == (n, PAGE_SIZE, total, pages)
-        assert len(page["items"]) == (PAGE_SIZE if n < pages else total - PAGE_SIZE * (pages - 1))
-        items += page["items"]
-    beyond = part(ok(call(actor, tool, {**args, "page": pages + 1})))
-    assert beyond["items"] == [] and beyond["total"] == total
-    ids = [item[key] for item in items]
-    assert len(ids) == len(set(ids)), "an item appears on two pages"
-    return items
 
 
 def consistent(moba, conn) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 import random
 import sqlite3
 from typing import Any
@@ -19,7 +18,8 @@ import pytest
 
 from ebench.domains import get_domain
 from ebench.domains.engine.tools import PAGE_SIZE, READ, WRITE
-from ebench.domains.engine.world import content_hash, scratch_copy
+from ebench.domains.engine.world import content_hash
+from toolcheck import unchanged_check, world_image, all_pages, col, err, nocase, non_decreasing, non_increasing, ok, val
 
 _MUSIC = get_domain("music")  # for parametrizing at collection time (no world needed)
 ALL_TOOLS = _MUSIC.tools.names
@@ -29,44 +29,6 @@ PAGED_TOOLS = [t.name for t in _MUSIC.tools if any(p.name == "page" for p in t.p
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def val(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
-    """First column of the first row, or None."""
-    row = conn.execute(sql, params).fetchone()
-    return None if row is None else row[0]
-
-
-def col(conn: sqlite3.Connection, sql: str, *params: Any) -> list[Any]:
-    """First column of every row."""
-    return [r[0] for r in conn.execute(sql, params).fetchall()]
-
-
-def ok(result) -> Any:
-    assert result.ok, result.payload()
-    return result.value
-
-
-def err(result, code: str) -> str:
-    assert not result.ok, f"expected {code}, got success: {json.dumps(result.value)[:300]}"
-    assert result.error_code == code, result.payload()
-    assert result.value is None
-    assert result.error_message
-    assert result.payload() == {"error": {"code": code, "message": result.error_message}}
-    return result.error_message
-
-
-def nocase(text: str) -> str:
-    """SQLite's NOCASE collation: ASCII letters folded, everything else compared as is."""
-    return "".join(ch.lower() if "A" <= ch <= "Z" else ch for ch in text)
-
-
-def non_increasing(values: list[Any]) -> bool:
-    return all(a >= b for a, b in zip(values, values[1:]))
-
-
-def non_decreasing(values: list[Any]) -> bool:
-    return all(a <= b for a, b in zip(values, values[1:]))
 
 
 # The listener most tests act for: a rich library, not VIP (so VIP-only rules can be checked).
@@ -202,11 +164,7 @@ def happy_args(p: Pick) -> dict[str, dict[str, Any]]:
 @pytest.fixture(scope="session")
 def pristine(music_world) -> tuple[str, bytes]:
     """Content hash and raw image of the untouched world (what every fresh music_conn starts with)."""
-    conn = scratch_copy(music_world)
-    try:
-        return content_hash(conn), conn.serialize()
-    finally:
-        conn.close()
+    return world_image(music_world)
 
 
 @pytest.fixture(scope="session")
@@ -216,20 +174,8 @@ def world_hash(pristine) -> str:
 
 @pytest.fixture()
 def unchanged(music_conn, pristine) -> Callable[[], None]:
-    """Assert that this test's world still has the content it started with.
-
-    The check is content_hash(music_conn) == the fresh world's content_hash. Hashing every row
-    takes ~0.1 s, so a byte-identical database image (which certainly has the same content) is
-    accepted first; any other image gets the full content hash comparison.
-    """
-
-    def check() -> None:
-        world_hash, image = pristine
-        if music_conn.serialize() == image:
-            return
-        assert content_hash(music_conn) == world_hash, "the world's content changed"
-
-    return check
+    """Assert that this test's world still has the content it started with."""
+    return unchanged_check(music_conn, pristine)
 
 
 @pytest.fixture()
@@ -245,25 +191,6 @@ def call(music, music_conn) -> Callable[..., Any]:
         return music.tools.call(music.env(music_conn, actor), name, args)
 
     return _call
-
-
-def all_pages(call, actor: int, tool: str, args: dict[str, Any], key: str,
-              part: Callable[[Any], dict[str, Any]] = lambda v: v) -> list[dict[str, Any]]:
-    """Every item of a paged listing, checking the page bookkeeping on the way."""
-    first = part(ok(call(actor, tool, {**args, "page": 1})))
-    total, pages = first["total"], first["total_pages"]
-    assert pages == max(1, math.ceil(total / PAGE_SIZE))
-    items: list[dict[str, Any]] = []
-    for n in range(1, pages + 1):
-        page = part(ok(call(actor, tool, {**args, "page": n})))
-        assert (page["page"], page["page_size"], page["total"], page["total_pages"]) == (n, PAGE_SIZE, total, pages)
-        assert len(page["items"]) == (PAGE_SIZE if n < pages else total - PAGE_SIZE * (pages - 1))
-        items += page["items"]
-    beyond = part(ok(call(actor, tool, {**args, "page": pages + 1})))
-    assert beyond["items"] == [] and beyond["total"] == total and beyond["page"] == pages + 1
-    ids = [item[key] for item in items]
-    assert len(ids) == len(set(ids)), "an item appears on two pages"
-    return items
 
 
 # =========================================================================================
