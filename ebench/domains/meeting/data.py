@@ -20,10 +20,9 @@ from random import Random
 from typing import Any
 
 from ..engine.fill import FillContext, derive_seed
+from ..engine.moments import DAY_FMT, between, clock, ts
 from . import vocabulary as V
 
-DAY_FMT = "%Y-%m-%d"
-TS_FMT = "%Y-%m-%d %H:%M:%S"
 HISTORY_DAYS = 183  # meetings go back about six months
 FUTURE_DAYS = 28  # and forward about four weeks
 EMPLOYEE_COUNT = 995
@@ -31,21 +30,6 @@ DURATIONS = [15, 30, 45, 60, 90, 120]
 DURATION_WEIGHTS = [8, 34, 14, 30, 9, 5]
 # Public holidays in the window (no meetings): Labour Day and National Day weeks of 2026.
 HOLIDAYS = {date(2026, 5, d) for d in range(1, 6)} | {date(2026, 10, d) for d in range(1, 9)}
-
-
-def _now(ctx: FillContext) -> datetime:
-    return datetime.fromisoformat(ctx.now)
-
-
-def _ts(moment: datetime) -> str:
-    return moment.isoformat(" ", "seconds")
-
-
-def _between(rng: Random, start: datetime, end: datetime) -> datetime:
-    if end <= start:
-        return start
-    seconds = int((end - start).total_seconds())
-    return start + timedelta(seconds=rng.randrange(seconds + 1))
 
 
 def _plan(ctx: FillContext, name: str, build: Callable[[FillContext, Random], Any]) -> Any:
@@ -140,7 +124,7 @@ def _departments_tree(rng: Random) -> list[Dept]:
 
 
 def departments(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     for d in _departments_tree(Random(derive_seed(ctx.seed, "departments-tree"))):
         words = [w for w in d.name.replace("&", " ").replace(",", " ").split() if w[0].isalpha()]
         code = "QY" if d.kind == "company" else f"{''.join(w[0] for w in words).upper()}{d.id:02d}"
@@ -149,7 +133,7 @@ def departments(ctx: FillContext):
             "id": d.id, "name": d.name, "code": code, "kind": d.kind, "parent_id": d.parent, "location_id": d.location,
             "cost_center": f"CC-{1000 + d.id * 7}",
             "headcount": 0,
-            "founded_on": _between(rng, datetime(founded, 1, 1), min(now, datetime(founded + 6, 12, 31))).strftime(DAY_FMT),
+            "founded_on": between(rng, datetime(founded, 1, 1), min(now, datetime(founded + 6, 12, 31))).strftime(DAY_FMT),
         }
 
 
@@ -164,7 +148,7 @@ _PHONE_PREFIXES = ["130", "131", "132", "135", "136", "137", "138", "139", "150"
 
 
 def _org(ctx: FillContext, rng: Random) -> Org:
-    now = _now(ctx)
+    now = clock(ctx)
     faker = ctx.faker
     faker.seed_instance(derive_seed(ctx.seed, "org", "faker"))
     depts = _departments_tree(Random(derive_seed(ctx.seed, "departments-tree")))
@@ -208,16 +192,16 @@ def _org(ctx: FillContext, rng: Random) -> Org:
             level = {"company": 10, "division": 9, "department": 8, "team": 7}[dept.kind]
             title = V.HEAD_TITLES[dept.kind].format(name=dept.name)
             family = "Management" if dept.kind == "company" else dept.family
-            hired = _between(rng, datetime(2010, 1, 1), now - timedelta(days=700))
+            hired = between(rng, datetime(2010, 1, 1), now - timedelta(days=700))
         else:
             level = rng.choices([1, 2, 3, 4, 5, 6], weights=[10, 24, 26, 20, 13, 7])[0]
             family = dept.family if rng.random() < 0.85 else rng.choice(sorted(V.TITLES))
             titles = V.TITLES[family]
             title = titles[min(len(titles) - 1, max(0, int((level - 1) / 6 * len(titles) + rng.uniform(-1.5, 1.5))))]
             if rng.random() < 0.06:  # recent hires: they only appear in the latest months
-                hired = _between(rng, now - timedelta(days=150), now - timedelta(days=3))
+                hired = between(rng, now - timedelta(days=150), now - timedelta(days=3))
             else:
-                hired = _between(rng, datetime(2013, 1, 1) + timedelta(days=300 * (6 - level)), now - timedelta(days=160))
+                hired = between(rng, datetime(2013, 1, 1) + timedelta(days=300 * (6 - level)), now - timedelta(days=160))
         if location == 6:
             phone = f"+65 {rng.choice('689')}{rng.randint(100, 999)} {rng.randint(1000, 9999)}"
         else:
@@ -241,7 +225,7 @@ def _org(ctx: FillContext, rng: Random) -> Org:
         head = person(dept, head=True)
         org.heads[dept.id] = head["id"]
         hired = datetime.fromisoformat(head["hire_date"])
-        org.appointed[dept.id] = _between(rng, hired + timedelta(days=30), now - timedelta(days=60)).strftime(DAY_FMT)
+        org.appointed[dept.id] = between(rng, hired + timedelta(days=30), now - timedelta(days=60)).strftime(DAY_FMT)
         for _ in range(sizes[dept.id]):
             person(dept, head=False)
     return org
@@ -304,7 +288,7 @@ def _code(seed: int, mid: int) -> str:
 
 
 def _calendar(ctx: FillContext, rng: Random) -> Calendar:
-    now = _now(ctx)
+    now = clock(ctx)
     now_s = ctx.now
     emps = ctx.rows("employees", "id, name, department_id, location_id, hire_date, level")
     hired = {e["id"]: e["hire_date"] for e in emps}
@@ -420,13 +404,13 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
     plan.sort(key=lambda m: (m["start"], m["organizer"], m["title"]))
     cal = Calendar()
     for mid, m in enumerate(plan, start=1):
-        start_s, end_s = _ts(m["start"]), _ts(m["end"])
+        start_s, end_s = ts(m["start"]), ts(m["end"])
         past = m["end"] <= now
         created = m["start"] - timedelta(minutes=rng.randint(60, 21 * 24 * 60))
         if created > now:
             created = now - timedelta(minutes=rng.randint(10, 5 * 24 * 60))
         cancelled = rng.random() < 0.07
-        cancelled_at = _between(rng, created, min(m["start"], now)) if cancelled else None
+        cancelled_at = between(rng, created, min(m["start"], now)) if cancelled else None
         room = None
         if m["want_room"]:
             fitting = [r for r in rooms_by_loc[location[m["organizer"]]] if r["capacity"] >= len(m["people"])]
@@ -443,8 +427,8 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
             "id": mid, "title": m["title"][:100], "agenda": "\n".join(f"{n}. {line}" for n, line in enumerate(lines, start=1)),
             "organizer_id": m["organizer"], "room_id": room, "start_at": start_s, "end_at": end_s, "status": status,
             "recurrence": m["recurrence"], "meeting_code": code, "join_url": f"https://meeting.qingyun.tech/j/{code}",
-            "participant_count": 0, "created_at": _ts(created),
-            "cancelled_at": _ts(cancelled_at) if cancelled_at else None,
+            "participant_count": 0, "created_at": ts(created),
+            "cancelled_at": ts(cancelled_at) if cancelled_at else None,
             "cancel_reason": rng.choice(V.CANCEL_REASONS) if cancelled else None,
         })
         answered_by = min(m["start"], now)
@@ -455,20 +439,20 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
                 role = "optional" if rng.random() < 0.15 else "required"
                 weights = [5, 80, 10, 5] if past else [27, 55, 8, 10]
                 response = rng.choices(["invited", "accepted", "declined", "tentative"], weights=weights)[0]
-                responded = None if response == "invited" else _between(rng, created, answered_by)
+                responded = None if response == "invited" else between(rng, created, answered_by)
             attended = None
             if status == "completed":
                 share = {"accepted": 0.92, "tentative": 0.5, "invited": 0.2, "declined": 0.0}[response]
                 attended = 1 if role == "organiser" else int(rng.random() < share)
             cal.participants.append({
                 "meeting_id": mid, "employee_id": person, "role": role, "response": response,
-                "invited_at": _ts(created), "responded_at": _ts(responded) if responded else None, "attended": attended,
+                "invited_at": ts(created), "responded_at": ts(responded) if responded else None, "attended": attended,
             })
         if room is not None:
             cal.bookings.append({
                 "room_id": room, "booker_id": m["organizer"], "meeting_id": mid, "start_at": start_s, "end_at": end_s,
-                "status": "cancelled" if cancelled else "active", "purpose": m["title"][:100], "created_at": _ts(created),
-                "cancelled_at": _ts(cancelled_at) if cancelled_at else None,
+                "status": "cancelled" if cancelled else "active", "purpose": m["title"][:100], "created_at": ts(created),
+                "cancelled_at": ts(cancelled_at) if cancelled_at else None,
             })
     # Standalone bookings: interviews, calls, quiet rooms; a third of them still ahead.
     upcoming = [d for d in days if d > now.date()]
@@ -480,7 +464,7 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
         room = rng.choice(loc_rooms[: max(3, len(loc_rooms) * 2 // 3)])  # small rooms are booked most
         day = rng.choice(upcoming if rng.random() < 0.35 else days)
         start, end = _slot(rng, day, rng.choice([30, 45, 60, 60, 90, 120]))
-        start_s, end_s = _ts(start), _ts(end)
+        start_s, end_s = ts(start), ts(end)
         created = start - timedelta(minutes=rng.randint(30, 10 * 24 * 60))
         if created > now:
             created = now - timedelta(minutes=rng.randint(10, 3 * 24 * 60))
@@ -491,11 +475,11 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
             if not occupancy.free(room["id"], start_s, end_s):
                 continue
             occupancy.take(room["id"], start_s, end_s)
-        cancelled_at = _between(rng, created, min(start, now)) if cancelled else None
+        cancelled_at = between(rng, created, min(start, now)) if cancelled else None
         cal.bookings.append({
             "room_id": room["id"], "booker_id": booker, "meeting_id": None, "start_at": start_s, "end_at": end_s,
             "status": "cancelled" if cancelled else "active", "purpose": rng.choice(V.BOOKING_PURPOSES),
-            "created_at": _ts(created), "cancelled_at": _ts(cancelled_at) if cancelled_at else None,
+            "created_at": ts(created), "cancelled_at": ts(cancelled_at) if cancelled_at else None,
         })
     cal.bookings.sort(key=lambda b: (b["created_at"], b["room_id"], b["start_at"]))
     for bid, booking in enumerate(cal.bookings, start=1):
@@ -517,7 +501,7 @@ def room_bookings(ctx: FillContext):
 
 
 def schedule_entries(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     entries: list[dict[str, Any]] = []
     # Accepted meetings that still take place are on the participant's calendar.
     for row in ctx.conn.execute(
@@ -551,9 +535,9 @@ def schedule_entries(ctx: FillContext):
             created = now - timedelta(hours=rng.randint(1, 24 * 4))
         entries.append({"employee_id": e["id"], "meeting_id": None, "kind": kind,
                         "title": rng.choice(titles).format(city=rng.choice(cities)),
-                        "start_at": _ts(start), "end_at": _ts(end), "is_private": int(rng.random() < private_share),
+                        "start_at": ts(start), "end_at": ts(end), "is_private": int(rng.random() < private_share),
                         "note": rng.choice(["", "", "", "Reachable on mobile", "Back online after lunch", "Booked via travel desk"]),
-                        "created_at": _ts(created)})
+                        "created_at": ts(created)})
     # Employees on leave have a leave entry that covers today.
     for e in emps:
         if e["status"] == "on_leave":
@@ -561,8 +545,8 @@ def schedule_entries(ctx: FillContext):
             end = (now + timedelta(days=rng.randint(5, 60))).replace(hour=18, minute=0, second=0)
             entries.append({"employee_id": e["id"], "meeting_id": None, "kind": "leave",
                             "title": rng.choice(["Parental leave", "Extended sick leave", "Sabbatical", "Long leave"]),
-                            "start_at": _ts(start), "end_at": _ts(end), "is_private": 1, "note": "",
-                            "created_at": _ts(start - timedelta(days=rng.randint(5, 30)))})
+                            "start_at": ts(start), "end_at": ts(end), "is_private": 1, "note": "",
+                            "created_at": ts(start - timedelta(days=rng.randint(5, 30)))})
     entries.sort(key=lambda r: (r["start_at"], r["employee_id"], r["kind"], r["title"]))
     for i, entry in enumerate(entries, start=1):
         yield {"id": i, **entry}
@@ -572,7 +556,7 @@ def schedule_entries(ctx: FillContext):
 
 
 def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    now = _now(ctx)
+    now = clock(ctx)
     emps = ctx.rows("employees", "id, department_id, location_id, hire_date, level")
     hired = {e["id"]: datetime.fromisoformat(e["hire_date"]) for e in emps}
     dept_rows = ctx.rows("departments", "id, name, kind, parent_id")
@@ -594,18 +578,18 @@ def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], lis
 
     def chat(name: str, kind: str, owner: int, people: list[int], department: int | None, earliest: datetime) -> None:
         cid = len(chats) + 1
-        created = _between(rng, max(earliest, hired[owner]), now - timedelta(days=2))
+        created = between(rng, max(earliest, hired[owner]), now - timedelta(days=2))
         chats.append({"id": cid, "name": name[:60], "description": V.CHAT_DESCRIPTIONS[kind].format(name=name),
-                      "chat_type": kind, "owner_id": owner, "department_id": department, "created_at": _ts(created),
+                      "chat_type": kind, "owner_id": owner, "department_id": department, "created_at": ts(created),
                       "member_count": 0, "message_count": 0, "last_message_at": None})
         admins = set(rng.sample([p for p in people if p != owner], min(len(people) - 1, rng.choice([0, 1, 1, 2]))))
         for person in sorted(set(people) | {owner}):
-            joined = created if person == owner else _between(rng, max(created, hired[person]), now - timedelta(days=1))
+            joined = created if person == owner else between(rng, max(created, hired[person]), now - timedelta(days=1))
             if rng.random() < 0.6 and person != owner:
                 joined = max(created, hired[person]) + timedelta(minutes=rng.randint(1, 120))
                 joined = min(joined, now - timedelta(hours=1))
             role = "owner" if person == owner else "admin" if person in admins else "member"
-            members.append({"chat_id": cid, "employee_id": person, "role": role, "joined_at": _ts(joined),
+            members.append({"chat_id": cid, "employee_id": person, "role": role, "joined_at": ts(joined),
                             "muted": int(rng.random() < (0.35 if kind == "announcement" else 0.12))})
 
     start = now - timedelta(days=900)
@@ -645,7 +629,7 @@ MESSAGE_COUNT = 4800
 
 
 def chat_messages(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     roster: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for r in ctx.rows("chat_members", "chat_id, employee_id, joined_at"):
         roster[r["chat_id"]].append((r["employee_id"], r["joined_at"]))
@@ -664,7 +648,7 @@ def chat_messages(ctx: FillContext):
         since = datetime.fromisoformat(joined)
         if rng.random() < 0.4:
             since = max(since, now - timedelta(days=30))
-        drafts.append((_ts(_between(rng, since, now)), chat["id"], sender))
+        drafts.append((ts(between(rng, since, now)), chat["id"], sender))
     drafts.sort()
     per_chat: dict[int, list[int]] = defaultdict(list)
     for mid, (sent, chat_id, sender) in enumerate(drafts, start=1):
@@ -692,7 +676,7 @@ def chat_messages(ctx: FillContext):
         reply_to = rng.choice(earlier[-8:]) if earlier and rng.random() < 0.14 else None
         per_chat[chat_id].append(mid)
         sent_dt = datetime.fromisoformat(sent)
-        edited = _ts(min(now, sent_dt + timedelta(minutes=rng.randint(1, 90)))) if kind == "text" and rng.random() < 0.05 else None
+        edited = ts(min(now, sent_dt + timedelta(minutes=rng.randint(1, 90)))) if kind == "text" and rng.random() < 0.05 else None
         yield {"id": mid, "chat_id": chat_id, "sender_id": sender, "reply_to_id": reply_to, "meeting_id": meeting,
                "message_type": kind, "content": content, "attachment_name": attachment, "sent_at": sent,
                "edited_at": edited, "is_recalled": int(rng.random() < 0.02),

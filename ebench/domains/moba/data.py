@@ -18,11 +18,9 @@ from itertools import accumulate
 from random import Random
 
 from ..engine.fill import FillContext, derive_seed
+from ..engine.moments import DAY_FMT, between, clock, recent, ts
 from . import vocabulary as V
 from .schema import ROOM_CAPACITY
-
-DAY_FMT = "%Y-%m-%d"
-TS_FMT = "%Y-%m-%d %H:%M:%S"
 
 SEASON_ONE = datetime(2023, 9, 7)
 SEASON_DAYS = 84
@@ -36,30 +34,8 @@ PLAYER_COUNT = 170
 MATCH_COUNT = 1520
 
 
-def _now(ctx: FillContext) -> datetime:
-    return datetime.strptime(ctx.now, TS_FMT)
-
-
-def _ts(moment: datetime) -> str:
-    return moment.strftime(TS_FMT)
-
-
 def _parse(text: str) -> datetime:
     return datetime.fromisoformat(text)  # "YYYY-MM-DD" or "YYYY-MM-DD HH:MM:SS"
-
-
-def _between(rng: Random, start: datetime, end: datetime) -> datetime:
-    if end <= start:
-        return start
-    seconds = int((end - start).total_seconds())
-    return start + timedelta(seconds=rng.randrange(seconds + 1))
-
-
-def _recent(rng: Random, now: datetime, since: datetime, recent_days: int, recent_share: float) -> datetime:
-    """A moment since `since`, biased towards the last `recent_days` days."""
-    if rng.random() < recent_share:
-        return _between(rng, max(since, now - timedelta(days=recent_days)), now)
-    return _between(rng, since, now)
 
 
 def season_bounds(number: int) -> tuple[datetime, datetime]:
@@ -112,7 +88,7 @@ def seasons(ctx: FillContext):
 
 
 def heroes(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     titles: set[str] = set()
     upcoming_days = iter([14, 36])
     for i, (name, role, secondary) in enumerate(V.HEROES, start=1):
@@ -164,7 +140,7 @@ def _nickname(ctx: FillContext, rng: Random, region: str) -> str:
 
 
 def players(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     profiles = _profiles(ctx)
     seen: set[str] = set()
     current = season_of(now)
@@ -176,14 +152,14 @@ def players(ctx: FillContext):
         seen.add(nickname.lower())
         roll = rng.random()
         if roll < 0.06:  # newcomers of the last weeks
-            created = _between(rng, now - timedelta(days=40), now - timedelta(days=3))
+            created = between(rng, now - timedelta(days=40), now - timedelta(days=3))
         elif roll < 0.25:
-            created = _between(rng, datetime(2025, 6, 1), now - timedelta(days=40))
+            created = between(rng, datetime(2025, 6, 1), now - timedelta(days=40))
         else:
-            created = _between(rng, datetime(2019, 3, 1), datetime(2025, 6, 1))
+            created = between(rng, datetime(2019, 3, 1), datetime(2025, 6, 1))
         age_days = (now - created).days
         online = rng.random() < 0.3
-        last_login = _between(rng, now - timedelta(hours=5), now) if online else _recent(rng, now, created, 14, 0.7)
+        last_login = between(rng, now - timedelta(hours=5), now) if online else recent(rng, now, created, 14, 0.7)
         skill, _, activity = profiles[pid]
         tier, stars, _, _ = season_rank(ctx.seed, pid, current, skill)
         coins = int(math.exp(rng.gauss(9.4, 1.2))) if rng.random() > 0.1 else rng.randint(0, 2500)
@@ -193,14 +169,14 @@ def players(ctx: FillContext):
             "level": max(1, min(60, int(4 + age_days / 30 * activity ** 0.3 + rng.gauss(0, 3)))),
             "tier": tier, "stars": stars, "region": region, "server": rng.choice(V.SERVERS[region]),
             "coins": min(coins, 250000), "diamonds": min(diamonds, 20000),
-            "created_at": _ts(created), "last_login": _ts(max(last_login, created)),
+            "created_at": ts(created), "last_login": ts(max(last_login, created)),
             "status": "online" if online else "offline", "signature": rng.choice(V.SIGNATURES),
             "hero_count": 0, "total_matches": 0, "total_wins": 0, "mvp_count": 0,
         }
 
 
 def player_heroes(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     profiles = _profiles(ctx)
     hero_rows = ctx.rows("heroes", "id, name, role, availability, price_coins, price_diamonds, release_date")
     starters = [h for h in hero_rows if h["availability"] == "starter"]
@@ -209,7 +185,7 @@ def player_heroes(ctx: FillContext):
         created = _parse(player["created_at"])
         _, roles, activity = profiles[player["id"]]
         for hero in starters:
-            yield {"player_id": player["id"], "hero_id": hero["id"], "acquired_at": _ts(created), "acquired_via": "starter",
+            yield {"player_id": player["id"], "hero_id": hero["id"], "acquired_at": ts(created), "acquired_via": "starter",
                    "currency": None, "price_paid": None, "proficiency": rng.randint(0, 400), "matches_played": 0, "wins": 0}
         age = (now - created).days
         n = max(1, min(len(others), int(rng.gauss(4 + min(age, 1500) / 80, 5) * activity ** 0.3)))
@@ -220,7 +196,7 @@ def player_heroes(ctx: FillContext):
             chosen[pick["id"]] = pick
         for hero in sorted(chosen.values(), key=lambda h: h["id"]):
             start = max(created, _parse(hero["release_date"]) + timedelta(hours=10))
-            acquired = _recent(rng, now, start, 60, 0.15)
+            acquired = recent(rng, now, start, 60, 0.15)
             if hero["availability"] == "event":
                 via, currency, price = rng.choice(["event", "season_reward"]), None, None
             elif rng.random() < 0.12:
@@ -230,12 +206,12 @@ def player_heroes(ctx: FillContext):
                 via, price = "purchase", hero["price_coins"] if currency == "coins" else hero["price_diamonds"]
             favourite = hero["role"] in roles
             proficiency = int(math.exp(rng.gauss(7.2 if favourite else 6.0, 1.0)))
-            yield {"player_id": player["id"], "hero_id": hero["id"], "acquired_at": _ts(acquired), "acquired_via": via,
+            yield {"player_id": player["id"], "hero_id": hero["id"], "acquired_at": ts(acquired), "acquired_via": via,
                    "currency": currency, "price_paid": price, "proficiency": proficiency, "matches_played": 0, "wins": 0}
 
 
 def season_ranks(ctx: FillContext):
-    now = _now(ctx)
+    now = clock(ctx)
     profiles = _profiles(ctx)
     current = season_of(now)
     for player in ctx.rows("players", "id, created_at"):
@@ -261,7 +237,7 @@ def _leaders(ctx: FillContext) -> list[int]:
 
 
 def relations(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     ids = sorted(info)
     by_region: dict[str, list[int]] = defaultdict(list)
@@ -277,10 +253,10 @@ def relations(ctx: FillContext):
                 pairs[(min(pid, other), max(pid, other))] = None
     rows = []
     for a, b in pairs:
-        since = _recent(rng, now, max(info[a][0], info[b][0]) + timedelta(hours=1), 90, 0.2)
+        since = recent(rng, now, max(info[a][0], info[b][0]) + timedelta(hours=1), 90, 0.2)
         intimacy = int(math.exp(rng.gauss(5.0, 1.4)))
-        rows.append({"player_id": a, "other_id": b, "kind": "friend", "since": _ts(since), "intimacy": intimacy})
-        rows.append({"player_id": b, "other_id": a, "kind": "friend", "since": _ts(since), "intimacy": intimacy})
+        rows.append({"player_id": a, "other_id": b, "kind": "friend", "since": ts(since), "intimacy": intimacy})
+        rows.append({"player_id": b, "other_id": a, "kind": "friend", "since": ts(since), "intimacy": intimacy})
     leaders = _leaders(ctx)
     blocked: set[tuple[int, int]] = set()
     while len(blocked) < 115:
@@ -292,14 +268,14 @@ def relations(ctx: FillContext):
         if (min(a, b), max(a, b)) in pairs or (a, b) in blocked:
             continue
         blocked.add((a, b))
-        since = _recent(rng, now, max(info[a][0], info[b][0]) + timedelta(hours=1), 60, 0.3)
-        rows.append({"player_id": a, "other_id": b, "kind": "blocked", "since": _ts(since), "intimacy": 0})
+        since = recent(rng, now, max(info[a][0], info[b][0]) + timedelta(hours=1), 60, 0.3)
+        rows.append({"player_id": a, "other_id": b, "kind": "blocked", "since": ts(since), "intimacy": 0})
     rows.sort(key=lambda r: (r["player_id"], r["other_id"]))
     return rows
 
 
 def friend_requests(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     ids = sorted(info)
     nick = {r["id"]: r["nickname"] for r in ctx.rows("players", "id, nickname")}
@@ -320,7 +296,7 @@ def friend_requests(ctx: FillContext):
         if rng.random() < 0.45:
             sender, receiver = (a, b) if rng.random() < 0.5 else (b, a)
             sent = max(since - timedelta(minutes=rng.randint(5, 4000)), max(info[a][0], info[b][0]))
-            rows.append((sent, sender, receiver, message(sender), "accepted", _ts(since)))
+            rows.append((sent, sender, receiver, message(sender), "accepted", ts(since)))
     used = set(friends) | blocked
     leaders = _leaders(ctx)
     for status, count in (("rejected", 170), ("pending", 200)):
@@ -338,16 +314,16 @@ def friend_requests(ctx: FillContext):
             made += 1
             start = max(info[sender][0], info[receiver][0]) + timedelta(minutes=30)
             if status == "pending":
-                sent = _between(rng, max(start, now - timedelta(days=21)), now - timedelta(minutes=5))
+                sent = between(rng, max(start, now - timedelta(days=21)), now - timedelta(minutes=5))
                 answered = None
             else:
-                sent = _between(rng, start, now - timedelta(days=1))
-                answered = _ts(min(now, sent + timedelta(minutes=rng.randint(2, 5000))))
+                sent = between(rng, start, now - timedelta(days=1))
+                answered = ts(min(now, sent + timedelta(minutes=rng.randint(2, 5000))))
             rows.append((sent, sender, receiver, message(sender), status, answered))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))  # ids follow time
     for i, (sent, sender, receiver, text, status, answered) in enumerate(rows, start=1):
         yield {"id": i, "sender_id": sender, "receiver_id": receiver, "message": text, "status": status,
-               "sent_at": _ts(sent), "answered_at": answered}
+               "sent_at": ts(sent), "answered_at": answered}
 
 
 # -- clans ---------------------------------------------------------------------------------
@@ -356,7 +332,7 @@ TEAM_COUNT = 20
 
 
 def teams(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     by_id = {r["id"]: r for r in ctx.rows("players", "id, region, created_at, level")}
     names: set[str] = set()
     for i, leader in enumerate([by_id[p] for p in _leaders(ctx)], start=1):
@@ -371,15 +347,15 @@ def teams(ctx: FillContext):
         full = i % 5 == 0  # every fifth clan is full: applications to it must wait
         capacity = max(5, size) if full else min(50, max(size + 2, 10 + 3 * level + rng.randint(-3, 3)))
         size = capacity if full else size
-        created = _between(rng, _parse(leader["created_at"]) + timedelta(days=1), now - timedelta(days=30))
+        created = between(rng, _parse(leader["created_at"]) + timedelta(days=1), now - timedelta(days=30))
         yield {"id": i, "name": name, "leader_id": leader["id"], "region": leader["region"], "level": level,
                "capacity": capacity, "member_count": size, "notice": rng.choice(V.TEAM_NOTICES),
-               "created_at": _ts(created), "total_contribution": 0}
+               "created_at": ts(created), "total_contribution": 0}
 
 
 def team_members(ctx: FillContext):
     """Fills each clan up to the member_count the clans generator planned (same region first)."""
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     team_rows = ctx.rows("teams", "id, leader_id, region, member_count, created_at")
     taken = {t["leader_id"] for t in team_rows}
@@ -401,14 +377,14 @@ def team_members(ctx: FillContext):
         for n, pid in enumerate(sorted(others)):
             role = "vice_leader" if n < (2 if len(others) >= 8 else 1 if len(others) >= 3 else 0) else \
                 "elite" if rng.random() < 0.25 else "member"
-            joined = _recent(rng, now, max(created, info[pid][0]) + timedelta(hours=2), 45, 0.2)
+            joined = recent(rng, now, max(created, info[pid][0]) + timedelta(hours=2), 45, 0.2)
             tenure = (now - joined).days
-            yield {"team_id": team["id"], "player_id": pid, "role": role, "joined_at": _ts(joined),
+            yield {"team_id": team["id"], "player_id": pid, "role": role, "joined_at": ts(joined),
                    "contribution": int(tenure * rng.uniform(2, 25))}
 
 
 def team_applications(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     team_rows = {t["id"]: t for t in ctx.rows("teams", "id, leader_id, created_at, member_count, capacity")}
     members = ctx.rows("team_members", "team_id, player_id, role, joined_at")
@@ -442,18 +418,18 @@ def team_applications(ctx: FillContext):
             made += 1
             start = max(info[pid][0], _parse(team_rows[team]["created_at"])) + timedelta(hours=1)
             if status == "pending":
-                applied = _between(rng, max(start, now - timedelta(days=14)), now - timedelta(minutes=10))
+                applied = between(rng, max(start, now - timedelta(days=14)), now - timedelta(minutes=10))
                 rows.append((applied, team, pid, status, None, None))
             else:
-                applied = _between(rng, start, now - timedelta(days=2))
-                reviewed = _ts(min(now, applied + timedelta(minutes=rng.randint(30, 4000))))
+                applied = between(rng, start, now - timedelta(days=2))
+                reviewed = ts(min(now, applied + timedelta(minutes=rng.randint(30, 4000))))
                 rows.append((applied, team, pid, status, reviewed, rng.choice(reviewers[team])))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     nick = {r["id"]: r["nickname"] for r in ctx.rows("players", "id, nickname")}
     for i, (applied, team, pid, status, reviewed, reviewer) in enumerate(rows, start=1):
         text = rng.choice(V.APPLICATION_MESSAGES).format(name=nick[team_rows[team]["leader_id"]])
         yield {"id": i, "team_id": team, "player_id": pid, "message": text, "status": status,
-               "applied_at": _ts(applied), "reviewed_at": reviewed, "reviewed_by": reviewer}
+               "applied_at": ts(applied), "reviewed_at": reviewed, "reviewed_by": reviewer}
 
 
 # -- rooms ---------------------------------------------------------------------------------
@@ -462,7 +438,7 @@ ROOMS = {"closed": 48, "open": 18, "in_game": 5}
 
 
 def rooms(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     nick = {r["id"]: r["nickname"] for r in ctx.rows("players", "id, nickname")}
     team_names = [r["name"] for r in ctx.rows("teams", "id, name")]
@@ -478,19 +454,19 @@ def rooms(ctx: FillContext):
         mode = rng.choices(["ranked", "classic", "brawl", "custom"], weights=[35, 30, 20, 15])[0]
         capacity = ROOM_CAPACITY[mode] if mode != "custom" else rng.choice([2, 4, 6, 8, 10])
         if status == "closed":
-            created = _recent(rng, now, now - timedelta(days=60), 7, 0.3) - timedelta(hours=3)
+            created = recent(rng, now, now - timedelta(days=60), 7, 0.3) - timedelta(hours=3)
             owner = rng.choice([p for p in ids if info[p][0] < created - timedelta(days=1)])
-            closed_at, size = _ts(created + timedelta(minutes=rng.randint(8, 150))), 0
+            closed_at, size = ts(created + timedelta(minutes=rng.randint(8, 150))), 0
         else:
             hours = 3 if status == "open" else 2
-            created = _between(rng, now - timedelta(hours=hours), now - timedelta(minutes=10))
+            created = between(rng, now - timedelta(hours=hours), now - timedelta(minutes=10))
             closed_at = None
             full = status == "open" and n % 5 == 0
             size = capacity if full else rng.randint(1 if status == "open" else 2, capacity)
         name = rng.choice(V.ROOM_NAMES).format(n=rng.randint(1, 9), team=rng.choice(team_names), name=nick[owner])[:30]
         rows.append((created, {"name": name, "owner_id": owner, "mode": mode, "capacity": capacity, "status": status,
                                "password": f"{rng.randint(0, 9999):04d}" if rng.random() < 0.3 else None,
-                               "created_at": _ts(created), "closed_at": closed_at, "member_count": size}))
+                               "created_at": ts(created), "closed_at": closed_at, "member_count": size}))
     rows.sort(key=lambda r: (r[0], r[1]["owner_id"]))
     for i, (_, row) in enumerate(rows, start=1):
         yield {"id": i, **row}
@@ -498,7 +474,7 @@ def rooms(ctx: FillContext):
 
 def room_members(ctx: FillContext):
     """Each active room gets its owner and member_count - 1 players in no other active room."""
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     active = ctx.rows("rooms", "id, owner_id, member_count, created_at", "status != 'closed'")
     busy = {r["owner_id"] for r in active}
@@ -508,11 +484,11 @@ def room_members(ctx: FillContext):
         yield {"room_id": room["id"], "player_id": room["owner_id"], "joined_at": room["created_at"]}
         for pid in sorted(rng.sample(free, room["member_count"] - 1)):
             free.remove(pid)
-            yield {"room_id": room["id"], "player_id": pid, "joined_at": _ts(_between(rng, created, now - timedelta(minutes=2)))}
+            yield {"room_id": room["id"], "player_id": pid, "joined_at": ts(between(rng, created, now - timedelta(minutes=2)))}
 
 
 def room_invitations(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     ids = sorted(info)
     blocked = {(r["player_id"], r["other_id"]) for r in ctx.rows("relations", "player_id, other_id", "kind = 'blocked'")}
@@ -541,35 +517,35 @@ def room_invitations(ctx: FillContext):
                     or (inviter, invitee) in blocked or info[invitee][0] >= created:
                 continue
             invited.add(invitee)
-            sent = _between(rng, created, end - timedelta(minutes=1))
+            sent = between(rng, created, end - timedelta(minutes=1))
             if room["status"] == "open":
                 status = rng.choices(["pending", "declined"], weights=[75, 25])[0]
             elif room["status"] == "in_game":
                 status = rng.choice(["declined", "expired"])
             else:
                 status = rng.choices(["accepted", "declined", "expired"], weights=[50, 25, 25])[0]
-            answered = None if status in ("pending", "expired") else _ts(min(end, sent + timedelta(seconds=rng.randint(10, 600))))
+            answered = None if status in ("pending", "expired") else ts(min(end, sent + timedelta(seconds=rng.randint(10, 600))))
             rows.append((sent, room["id"], inviter, invitee, status, answered))
     rows.sort(key=lambda r: (r[0], r[1], r[3]))
     for i, (sent, room_id, inviter, invitee, status, answered) in enumerate(rows, start=1):
         yield {"id": i, "room_id": room_id, "inviter_id": inviter, "invitee_id": invitee, "status": status,
-               "sent_at": _ts(sent), "answered_at": answered}
+               "sent_at": ts(sent), "answered_at": answered}
 
 
 # -- matches -------------------------------------------------------------------------------
 
 
 def matches(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     current_start = season_bounds(season_of(now))[0]
     hours = list(range(24))
     hour_weights = [3, 2, 1, 1, 1, 1, 1, 2, 3, 3, 4, 5, 7, 6, 5, 5, 6, 7, 9, 12, 14, 14, 11, 6]
     rows = []
     for _ in range(MATCH_COUNT):
         if rng.random() < 0.3:
-            day = _between(rng, current_start, now - timedelta(hours=1))
+            day = between(rng, current_start, now - timedelta(hours=1))
         else:
-            day = _between(rng, now - timedelta(days=600), current_start)
+            day = between(rng, now - timedelta(days=600), current_start)
         started = day.replace(hour=rng.choices(hours, weights=hour_weights)[0], minute=rng.randint(0, 59), second=rng.randint(0, 59))
         mode = rng.choices(["ranked", "classic", "brawl"], weights=[50, 35, 15])[0]
         duration = int(rng.uniform(420, 900)) if mode == "brawl" else int(min(2400, max(540, rng.gauss(1080, 240))))
@@ -578,7 +554,7 @@ def matches(ctx: FillContext):
         rows.append((started, mode, duration, rng.choice(["blue", "red"])))
     rows.sort()
     for i, (started, mode, duration, winner) in enumerate(rows, start=1):
-        yield {"id": i, "season_id": season_of(started), "mode": mode, "started_at": _ts(started), "duration_sec": duration,
+        yield {"id": i, "season_id": season_of(started), "mode": mode, "started_at": ts(started), "duration_sec": duration,
                "winner_side": winner, "blue_kills": 0, "red_kills": 0}
 
 
@@ -675,7 +651,7 @@ def match_players(ctx: FillContext):
 
 
 def favourite_matches(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     notes = ["", "", "", "Pentakill!", "Best comeback ever", "Clutch baron steal", "Carried by my support",
              "Replay for the clan", "My first MVP with this hero", "Insane teamfight at 14:00"]
     played: dict[int, list[tuple[int, int]]] = defaultdict(list)
@@ -694,7 +670,7 @@ def favourite_matches(ctx: FillContext):
             chosen[rng.choices(games, weights=weights)[0][0]] = None
         for match_id in sorted(chosen):
             end = ends[match_id]
-            yield {"player_id": pid, "match_id": match_id, "favourited_at": _ts(_between(rng, end, min(now, end + timedelta(days=3)))),
+            yield {"player_id": pid, "match_id": match_id, "favourited_at": ts(between(rng, end, min(now, end + timedelta(days=3)))),
                    "note": rng.choice(notes)}
 
 

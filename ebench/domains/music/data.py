@@ -16,33 +16,8 @@ from datetime import datetime, timedelta
 from random import Random
 
 from ..engine.fill import FillContext
+from ..engine.moments import DAY_FMT, TS_FMT, between, clock, recent, ts
 from . import vocabulary as V
-
-DAY_FMT = "%Y-%m-%d"
-TS_FMT = "%Y-%m-%d %H:%M:%S"
-
-
-def _now(ctx: FillContext) -> datetime:
-    return datetime.strptime(ctx.now, TS_FMT)
-
-
-def _ts(moment: datetime) -> str:
-    return moment.strftime(TS_FMT)
-
-
-def _between(rng: Random, start: datetime, end: datetime) -> datetime:
-    if end <= start:
-        return start
-    seconds = int((end - start).total_seconds())
-    return start + timedelta(seconds=rng.randrange(seconds + 1))
-
-
-def _recent(rng: Random, now: datetime, since: datetime, recent_days: int, recent_share: float) -> datetime:
-    """A moment since `since`, biased towards the last `recent_days` days."""
-    if rng.random() < recent_share:
-        return _between(rng, max(since, now - timedelta(days=recent_days)), now)
-    return _between(rng, since, now)
-
 
 def _fill_pattern(rng: Random, pattern: str, country: str = "US") -> str:
     return pattern.format(
@@ -77,7 +52,7 @@ USER_COUNT = 54
 
 
 def users(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     usernames: set[str] = set()
     en = ctx.faker["en_US"]
     for i in range(1, USER_COUNT + 1):
@@ -91,7 +66,7 @@ def users(ctx: FillContext):
         level = rng.choices([0, 1, 2, 3], weights=[45, 30, 15, 10])[0]
         expires = None
         if level or rng.random() < 0.15:  # some listeners' VIP lapsed long ago
-            expires = _ts(now + timedelta(days=rng.randint(-200, 400), hours=rng.randint(0, 23)))
+            expires = ts(now + timedelta(days=rng.randint(-200, 400), hours=rng.randint(0, 23)))
         yield {
             "id": i,
             "username": username,
@@ -101,7 +76,7 @@ def users(ctx: FillContext):
             "birth_year": min(2012, max(1950, int(rng.gauss(1995, 9)))),
             "vip_level": level,
             "vip_expires_at": expires,
-            "joined_at": _ts(_between(rng, datetime(2015, 3, 1), now - timedelta(days=20))),
+            "joined_at": ts(between(rng, datetime(2015, 3, 1), now - timedelta(days=20))),
             "bio": rng.choice(V.USER_BIOS),
         }
 
@@ -161,14 +136,14 @@ ALBUM_TRACKS = {"single": (1, 2), "ep": (3, 6), "album": (7, 14)}
 
 
 def albums(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     album_id = 0
     for artist in ctx.rows("artists", "id, genre_id, debut_year"):
         count = rng.choices([1, 2, 3, 4, 5, 6], weights=[24, 26, 22, 14, 9, 5])[0]
         for _ in range(count):
             album_id += 1
             kind = rng.choices(list(ALBUM_TRACKS), weights=[40, 22, 38])[0]
-            released = _between(rng, datetime(artist["debut_year"], 1, 1), now - timedelta(days=1))
+            released = between(rng, datetime(artist["debut_year"], 1, 1), now - timedelta(days=1))
             yield {
                 "id": album_id,
                 "title": _fill_pattern(rng, rng.choice(V.ALBUM_PATTERNS if kind != "single" else V.TITLE_PATTERNS)),
@@ -198,7 +173,7 @@ def _lyrics(rng: Random) -> str:
 
 
 def songs(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     genre_names = {r["id"]: r["name"] for r in ctx.rows("genres", "id, name")}
     artist_country = {r["id"]: r["country"] for r in ctx.rows("artists", "id, country")}
     song_id = 0
@@ -309,60 +284,60 @@ def _joined(ctx: FillContext) -> dict[int, datetime]:
 
 
 def playlists(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     pid = 0
     for uid in ctx.ids("users"):
         for name in rng.sample(V.PLAYLIST_NAMES, rng.choices([0, 1, 2, 3, 4, 5, 6, 8], weights=[3, 10, 14, 18, 18, 14, 12, 11])[0]):
             pid += 1
-            created = _between(rng, datetime(2016, 1, 1), now - timedelta(days=2))  # repair dates it after joining
+            created = between(rng, datetime(2016, 1, 1), now - timedelta(days=2))  # repair dates it after joining
             yield {
                 "id": pid, "owner_id": uid, "name": name, "description": rng.choice(V.PLAYLIST_DESCRIPTIONS),
-                "is_public": int(rng.random() < 0.7), "created_at": _ts(created), "updated_at": _ts(created),
+                "is_public": int(rng.random() < 0.7), "created_at": ts(created), "updated_at": ts(created),
                 "song_count": 0, "total_duration_sec": 0,
             }
 
 
 def playlist_songs(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     tastes, by_genre, all_songs = _tastes(ctx), _by_genre(ctx, "songs"), ctx.ids("songs")
     for playlist in ctx.rows("playlists", "id, owner_id, created_at"):
         created = datetime.strptime(playlist["created_at"], TS_FMT)
         n = max(3, min(60, int(rng.gauss(16, 8))))
         for position, song in enumerate(_pick(rng, tastes[playlist["owner_id"]], by_genre, all_songs, n, 0.75), start=1):
-            yield {"playlist_id": playlist["id"], "song_id": song, "position": position, "added_at": _ts(_between(rng, created, now))}
+            yield {"playlist_id": playlist["id"], "song_id": song, "position": position, "added_at": ts(between(rng, created, now))}
 
 
 def _library(ctx: FillContext, items: str, key: str, stamp: str, size: tuple[int, float, float], bias: float,
              when: Callable[[Random, datetime, datetime], datetime]):
     """Rows (user, item, moment) of a listener's library: about size=(minimum, mean, sd) items
     per listener, a share `bias` of them from the listener's favourite genres."""
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     tastes, by_genre, everything = _tastes(ctx), _by_genre(ctx, items), ctx.ids(items)
     minimum, mean, sd = size
     for uid, joined in _joined(ctx).items():
         n = max(minimum, int(rng.gauss(mean, sd)))
         for item in _pick(rng, tastes[uid], by_genre, everything, n, bias):
-            yield {"user_id": uid, key: item, stamp: _ts(when(rng, joined, now))}
+            yield {"user_id": uid, key: item, stamp: ts(when(rng, joined, now))}
 
 
 def favourite_songs(ctx: FillContext):
     # Favourites lean recent: 30% within the last 120 days.
     return _library(ctx, "songs", "song_id", "favourited_at", (4, 42, 20), 0.7,
-                    lambda rng, joined, now: _recent(rng, now, joined, 120, 0.3))
+                    lambda rng, joined, now: recent(rng, now, joined, 120, 0.3))
 
 
 def followed_artists(ctx: FillContext):
     return _library(ctx, "artists", "artist_id", "followed_at", (2, 14, 6), 0.65,
-                    lambda rng, joined, now: _between(rng, joined, now))
+                    lambda rng, joined, now: between(rng, joined, now))
 
 
 def saved_albums(ctx: FillContext):
     return _library(ctx, "albums", "album_id", "saved_at", (1, 10, 4), 0.7,
-                    lambda rng, joined, now: _between(rng, joined, now))
+                    lambda rng, joined, now: between(rng, joined, now))
 
 
 def listening_history(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     tastes, by_genre, all_songs = _tastes(ctx), _by_genre(ctx, "songs"), ctx.ids("songs")
     favourites: dict[int, list[int]] = defaultdict(list)
     for row in ctx.rows("favourite_songs", "user_id, song_id"):
@@ -379,18 +354,18 @@ def listening_history(ctx: FillContext):
                 song = _pick(rng, tastes[uid], by_genre, all_songs, 1, 0.7)[0]
             full = durations[song]
             seconds = full if rng.random() < 0.7 else rng.randint(5, full)
-            plays.append((_recent(rng, now, joined, 60, 0.55), uid, song, seconds))
+            plays.append((recent(rng, now, joined, 60, 0.55), uid, song, seconds))
     plays.sort(key=lambda p: (p[0], p[1], p[2]))  # ids follow time, as in a real log
     for i, (moment, uid, song, seconds) in enumerate(plays, start=1):
         yield {
-            "id": i, "user_id": uid, "song_id": song, "played_at": _ts(moment), "seconds_played": seconds,
+            "id": i, "user_id": uid, "song_id": song, "played_at": ts(moment), "seconds_played": seconds,
             "source": rng.choices(sources, weights=[20, 30, 15, 10, 20, 5])[0],
             "device": rng.choices(devices, weights=[55, 20, 10, 10, 5])[0],
         }
 
 
 def comments(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     user_ids = ctx.ids("users")
     song_rows = ctx.rows("songs", "id, play_count")
     popular = sorted(song_rows, key=lambda r: (-r["play_count"], r["id"]))[:900]
@@ -399,25 +374,25 @@ def comments(ctx: FillContext):
     for _ in range(1250):
         cid += 1
         song = rng.choice(popular)["id"] if rng.random() < 0.8 else rng.choice(song_rows)["id"]
-        created = _recent(rng, now, datetime(2018, 1, 1), 90, 0.35)
+        created = recent(rng, now, datetime(2018, 1, 1), 90, 0.35)
         content = rng.choice(V.COMMENT_TEMPLATES).format(
             time=f"{rng.randint(1, 3)}:{rng.randint(0, 59):02d}", year=now.year, adj=rng.choice(V.ADJECTIVES).lower()
         )
         top_level.append((cid, song, created))
         yield {"id": cid, "song_id": song, "user_id": rng.choice(user_ids), "parent_id": None,
-               "content": content, "created_at": _ts(created), "like_count": 0}
+               "content": content, "created_at": ts(created), "like_count": 0}
     for _ in range(320):
         cid += 1
         parent, song, parent_created = rng.choice(top_level)
         if rng.random() < 0.05:  # a reply filed under the wrong song: the repair rules fix it
             song = rng.choice(song_rows)["id"]
         yield {"id": cid, "song_id": song, "user_id": rng.choice(user_ids), "parent_id": parent,
-               "content": rng.choice(V.REPLY_TEMPLATES), "created_at": _ts(_between(rng, parent_created, now)),
+               "content": rng.choice(V.REPLY_TEMPLATES), "created_at": ts(between(rng, parent_created, now)),
                "like_count": 0}
 
 
 def comment_likes(ctx: FillContext):
-    rng, now = ctx.rng, _now(ctx)
+    rng, now = ctx.rng, clock(ctx)
     user_ids = ctx.ids("users")
     comment_rows = ctx.rows("comments", "id, created_at")
     seen: set[tuple[int, int]] = set()
@@ -428,7 +403,7 @@ def comment_likes(ctx: FillContext):
             continue
         seen.add((user, comment["id"]))
         created = datetime.strptime(comment["created_at"], TS_FMT)
-        yield {"user_id": user, "comment_id": comment["id"], "liked_at": _ts(_between(rng, created, now))}
+        yield {"user_id": user, "comment_id": comment["id"], "liked_at": ts(between(rng, created, now))}
 
 
 GENERATORS = {
