@@ -625,7 +625,7 @@ class WeekOfRoomBookings(Template):
             plan.append(Step("book_room", {"room_id": room, "start": _at(d, start), "end": _at(d, end), "purpose": purpose}))
         query = self.phrase(ctx, room=busy["name"], building=busy["building"], purpose=purpose, start=start, end=end, weeks=weeks)
         names = sorted({r["name"] for r in others if r["id"] in rooms})
-        return Draft(actor, query, plan, hidden=names, params={"monday": monday, "rooms": rooms})
+        return Draft(actor, query, plan, hidden=names, params={"room_id": busy["room_id"], "monday": monday, "rooms": rooms})
 
 
 # -- chats -----------------------------------------------------------------------------------
