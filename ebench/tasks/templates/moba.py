@@ -333,14 +333,14 @@ class BuyHeroesOnBudget(MobaTemplate):
     best_of = 2
     capabilities = ("aggregation_computation", "cross_step_dependency", "multi_condition_filtering", "precise_boundary_judgement")
     phrasings = (
-        "I want to try more {role}s. Buy {role} heroes I don't own yet (main or secondary role; released shop heroes only) "
+        "I want to try more {roles}. Buy {role} heroes I don't own yet (main or secondary role; released shop heroes only) "
         "with {currency}, cheapest first (alphabetically when prices are equal), and stop before the first one that would take my "
         "{currency} below {reserve}.",
         "Spend {currency} on {role} heroes (main or secondary role) that I don't have: start with the cheapest released shop hero, "
-        "going by name among equal prices, and keep buying in that order as long as my {currency} balance stays at {reserve} or more.",
+        "going by name among equal prices, and keep buying in that order as long as my {unit} balance stays at {reserve} or more.",
     )
     all_in_phrasings = (
-        "I want to try more {role}s. Buy {role} heroes I don't own yet (main or secondary role; released shop heroes only) "
+        "I want to try more {roles}. Buy {role} heroes I don't own yet (main or secondary role; released shop heroes only) "
         "with {currency}, cheapest first (alphabetically when prices are equal), until the next one costs more than I have left.",
         "Spend my {currency} on {role} heroes (main or secondary role) I don't have: cheapest released shop hero first, going by name "
         "among equal prices, then the next, and stop at the first one I can no longer afford.",
@@ -372,7 +372,8 @@ class BuyHeroesOnBudget(MobaTemplate):
         bounded(steps_, 2, 14, "heroes")
         m = len(steps_)
         phrasings = self.phrasings if reserve else self.all_in_phrasings
-        query = ctx.rng.choice(phrasings).format(role=role, currency=currency, reserve=reserve)
+        query = ctx.rng.choice(phrasings).format(role=role, roles="marksmen" if role == "marksman" else f"{role}s", currency=currency,
+                                                 unit=currency[:-1], reserve=reserve)
         return Draft(user, query, [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in steps_],
                      hidden=[m, spent, balance], params={"role": role, "currency": currency, "reserve": reserve})
 
@@ -595,7 +596,7 @@ class LeaderboardFriendRequests(MobaTemplate):
     name = "leaderboard_friend_requests"
     capabilities = ("aggregation_computation", "multi_condition_filtering", "cross_step_dependency")
     phrasings = (
-        "I want strong friends from home. On {season} leaderboard for my region, send a friend request ('{msg}') to the top {n} players "
+        "I want strong friends from home. On {season}'s leaderboard for my region, send a friend request ('{msg}') to the top {n} players "
         "I can still add: skip me, my friends, anyone with a block between us and anyone with a request already pending between us.",
         "Go down my region's leaderboard for {season} from the top and send friend requests with the message '{msg}' until {n} have "
         "gone out. Don't count players who are already my friends, who have a block with me either way, or with whom a friend request "
@@ -604,7 +605,7 @@ class LeaderboardFriendRequests(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         current = _current_season(ctx)
-        season, label = ctx.rng.choice([(current, "this season's"), (current - 1, "last season's")])
+        season, label = ctx.rng.choice([(current, "this season"), (current - 1, "last season")])
         user = _player(ctx, "SELECT id FROM players ORDER BY id")
         region = ctx.value("SELECT region FROM players WHERE id = ?", user)
         board = ctx.column(
