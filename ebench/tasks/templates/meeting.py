@@ -139,15 +139,6 @@ def _free_chat_name(ctx: GenContext, owner: int, names: tuple[str, ...]) -> str:
     return ctx.choice([n for n in names if n.lower() not in taken], "free chat name")
 
 
-def _upcoming(ctx: GenContext, organiser: int) -> list[dict[str, Any]]:
-    """Meetings the employee organises that can still be changed, with a title unique on their day."""
-    return ctx.rows(
-        "SELECT m.* FROM meetings m WHERE m.organizer_id = ? AND m.status = 'scheduled' AND m.start_at >= ? "
-        "AND (SELECT COUNT(*) FROM meetings x JOIN meeting_participants p ON p.meeting_id = x.id AND p.employee_id = ? "
-        "     WHERE x.title = m.title AND substr(x.start_at, 1, 10) = substr(m.start_at, 1, 10)) = 1 ORDER BY m.start_at, m.id",
-        organiser, f"{FIRST_DAY} 00:00:00", organiser)
-
-
 # -- meetings: series and bulk invitations ---------------------------------------------------
 
 
@@ -669,9 +660,9 @@ class NewcomerChat(Template):
     name = "newcomer_chat"
     capabilities = ("complete_data_acquisition", "multi_condition_filtering", "precise_boundary_judgement", "cross_step_dependency")
     phrasings = (
-        "Create a social chat '{name}' for the newcomers of {division}: everyone in it (any department or team below it included) "
+        "Create a social chat '{name}' for the newcomers of the {division} division: everyone in it (any department or team below it included) "
         "who joined the company on or after {date}, leaving out anyone on leave{me}. Then post '{message}' in it.",
-        "Start a social group chat called '{name}' with every {division} employee, at any level of the division, hired on "
+        "Start a social group chat called '{name}' with everyone in the {division} division, at any level below it too, hired on "
         "{date} or later (that day counts) who isn't on leave{me}, and send '{message}' to it.",
     )
 
@@ -742,8 +733,8 @@ class TransferSeniorStaff(Template):
     phrasings = (
         "Move everyone in the {team_a} team whose job family is {family} and whose level is {level} or higher to the {team_b} "
         "team (the team lead stays where they are).{post}",
-        "Reorganisation: all {family} people in {team_a} at level {level} and above (level {level} included; not the team "
-        "head) transfer to {team_b}.{post}",
+        "Reorganisation: everyone in the {team_a} team in the {family} job family at level {level} and above (level {level} "
+        "included; not the team head) transfers to {team_b}.{post}",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
