@@ -26,9 +26,9 @@ ROOM_NAMES = [
 ]
 PASSWORDS = ["2468", "7391", "5050", "8642", "3579", "4826", "9317", "60606", "772211"]
 FRIEND_MESSAGES = [
-    "GG! Want to team up again?", "Good games lately, let's queue together.", "Hey clanmate, add me!",
-    "Nice plays, add me for ranked?", "Let's duo sometime.",
+    "GG! Want to team up again?", "Good games lately, let's queue together.", "Nice plays, add me for ranked?", "Let's duo sometime.",
 ]
+CLAN_MESSAGES = ["Hey clanmate, add me!", "Same clan, let's be friends.", "Clan duo tonight?"]
 MATCH_NOTES = ["highlight", "MVP game", "rewatch this", "best of the season", "clip it", "great teamwork"]
 MODES = ("ranked", "classic", "brawl")
 ROOM_CAPACITY = {"ranked": 5, "classic": 10, "brawl": 10, "custom": 10}
@@ -406,7 +406,7 @@ class BuyFriendsSignatureHeroes(MobaTemplate):
             "AND release_date <= ? AND id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = ?) ORDER BY id",
             *heroes, _today(ctx), user)
         bounded(buy, 1, 6, "heroes")
-        wallet = ctx.one("SELECT coins, diamonds FROM players WHERE id = ?", user)
+        wallet = ctx.one("SELECT coins, diamonds FROM players WHERE id = ?", user) or {}
         affordable = [c for c in ("coins", "diamonds") if sum(h[f"price_{c}"] for h in buy) <= wallet[c]]
         currency = ctx.choice(affordable, "currency that covers it")
         order = [h for h in heroes if h in {b["id"] for b in buy}]
@@ -513,7 +513,7 @@ class ReviewClanApplications(MobaTemplate):
             "SELECT m.player_id, m.team_id FROM team_members m WHERE m.role IN ('leader', 'vice_leader') AND "
             "(SELECT COUNT(*) FROM team_applications a WHERE a.team_id = m.team_id AND a.status = 'pending') >= 2 "
             "ORDER BY m.player_id"), "clan officer")
-        team = ctx.one("SELECT member_count, capacity FROM teams WHERE id = ?", officer["team_id"])
+        team = ctx.one("SELECT member_count, capacity FROM teams WHERE id = ?", officer["team_id"]) or {}
         apps = ctx.rows(
             f"SELECT a.id, p.level, {TIER_P} AS tier, (SELECT COUNT(*) FROM team_members m WHERE m.player_id = a.player_id) AS in_clan "
             "FROM team_applications a JOIN players p ON p.id = a.player_id WHERE a.team_id = ? AND a.status = 'pending' "
@@ -554,7 +554,7 @@ class BefriendClanmates(MobaTemplate):
                             "ORDER BY m.player_id")
         team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
         mates = ctx.column("SELECT player_id FROM team_members WHERE team_id = ? AND player_id != ? ORDER BY joined_at, player_id", team, user)
-        msg = ctx.rng.choice(FRIEND_MESSAGES)
+        msg = ctx.rng.choice(CLAN_MESSAGES)
         out, targets, _ = _befriend(ctx, user, mates, msg)
         bounded(targets, 2, 40, "clanmates")
         return Draft(user, self.phrase(ctx, msg=msg), out, hidden=[len(targets)], params={"team_id": team})
@@ -613,7 +613,8 @@ class LeaderboardFriendRequests(MobaTemplate):
             f"ORDER BY {rank_score('r.tier', 'r.stars')} DESC, r.ranked_wins DESC, r.player_id", season, region)
         n = ctx.rng.choice([3, 4, 5, 6, 8, 10])
         msg = ctx.rng.choice(FRIEND_MESSAGES)
-        targets, skipped = [], 0
+        targets: list[int] = []
+        skipped = 0
         for other in board:
             if len(targets) == n:
                 break
