@@ -110,11 +110,15 @@ class GenerationReport:
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# Dates and clock times the user gives ("November 2, 2026", "2026-11-02", "16:00", "4:32") are
+# not counts: a hidden 2 is not leaked by "November 2".
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_DATES_AND_TIMES = re.compile(rf"\b(?:{_MONTHS}) \d{{1,2}}(?:, \d{{4}})?|\d{{4}}-\d{{2}}-\d{{2}}|\b\d{{1,2}}:\d{{2}}(?::\d{{2}})?")
 
 
 def leaked(query: str, hidden: list[Any]) -> list[Any]:
     """Hidden values that appear in the query (numbers as whole numbers, text case-insensitively)."""
-    numbers = set(_NUMBER.findall(query))
+    numbers = set(_NUMBER.findall(_DATES_AND_TIMES.sub(" ", query)))
     lowered = query.lower()
     out = []
     for value in hidden:
