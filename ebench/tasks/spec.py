@@ -104,7 +104,19 @@ class Task:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+        """Readable and diff-friendly: one field per line, one change or step per line."""
+        lines = []
+        for name, value in self.to_dict().items():
+            if name in ("expected_diff", "reference_solution") and value:
+                items = ",\n".join(f"  {_compact(item)}" for item in value)
+                lines.append(f' "{name}": [\n{items}\n ]')
+            else:
+                lines.append(f" {json.dumps(name)}: {_compact(value)}")
+        return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
 def diff_stats(diff: Diff) -> dict[str, Any]:
