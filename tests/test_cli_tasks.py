@@ -76,3 +76,9 @@ def test_validate_passes_and_flags_broken_files(generated, tmp_path):
 def test_unknown_task_and_folder_are_usage_errors(generated, tmp_path):
     assert runner.invoke(app, ["tasks", "show", "music-9999", "--dir", str(generated)]).exit_code == 2
     assert runner.invoke(app, ["tasks", "list", "--dir", str(tmp_path / "nowhere")]).exit_code == 2
+
+
+def test_schema_prints_the_versioned_json_schema():
+    schema = _json(["tasks", "schema"])
+    assert schema["properties"]["format"]["const"] == "ebench-task/1"
+    assert "expected_diff" in schema["required"]

@@ -114,6 +114,14 @@ def _conn(domain):
     return open_world_readonly(common.world(domain, quiet=True))
 
 
+@tasks_app.command("schema")
+def tasks_schema() -> None:
+    """Print the JSON Schema of the task format (ebench-task/1), for editors and other tools."""
+    from ..tasks.spec import task_json_schema
+
+    common.print_json(task_json_schema())
+
+
 @tasks_app.command("stats")
 def tasks_stats(
     domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain."),
