@@ -32,9 +32,7 @@ def _renumber(diff: Diff, schema, shift: int = SHIFT) -> Diff:
         t = schema.table(table)
         for column, value in values.items():
             col = t.column(column)
-            if col.primary_key and t.has_generated_id and (table, value) in new_ids:
-                out[column] = value + shift
-            elif col.ref_table and (col.ref_table, value) in new_ids:
+            if col.primary_key and t.has_generated_id and (table, value) in new_ids or col.ref_table and (col.ref_table, value) in new_ids:
                 out[column] = value + shift
         return out
 

@@ -120,7 +120,7 @@ def leaked(query: str, hidden: list[Any]) -> list[Any]:
     """Hidden values that appear in the query (numbers as whole numbers, text case-insensitively)."""
     numbers = set(_NUMBER.findall(_DATES_AND_TIMES.sub(" ", query)))
     lowered = query.lower()
-    out = []
+    out: list[Any] = []
     for value in hidden:
         if isinstance(value, bool):
             continue

@@ -230,15 +230,16 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
                     wrong.append(WrongValue(table_name, change.key, column, _shown(content[column]), a_content[column], op="insert"))
         unexpected.extend(change for _, change in rest_a)
         if table.has_generated_id:
-            for e, a in pairs:
-                paired[(table_name, e.key[table.key[0]])] = a.key[table.key[0]]
+            for e_row, a_row in pairs:
+                paired[(table_name, e_row.key[table.key[0]])] = a_row.key[table.key[0]]
 
     exp_existing = {_key(c): c for c in expected if c.op != "insert"}
     act_existing = {_key(c): c for c in actual if c.op != "insert"}
     for key in sorted(exp_existing.keys() | act_existing.keys(), key=repr):
         e, a = exp_existing.get(key), act_existing.get(key)
         if e is None:
-            unexpected.append(a)  # type: ignore[arg-type]
+            assert a is not None
+            unexpected.append(a)
         elif a is None:
             missing.append(e)
         elif e.op != a.op:
@@ -282,7 +283,7 @@ def signature(diff: Diff, schema: Schema) -> str:
     """A canonical fingerprint of a diff: equal for diffs that grade as equal (used to find
     duplicate tasks without comparing every pair)."""
     resolver = _Resolver(diff, schema)
-    parts = []
+    parts: list[tuple[str, ...]] = []
     for change in diff:
         if change.op == "insert":
             parts.append(("insert", resolver.insert_label(change)))

@@ -381,8 +381,8 @@ class ArchiveOldFavourites(Template):
                      hidden=[len(old)], params={"before": cut})
 
 
-TEMPLATES = [ArchiveOldFavourites, 
-    HistoryNotFavourited, FavouriteArtistSince, FollowTopPlayedArtists, CleanExpiredFromPlaylists, LatestAlbumPlaylist,
+TEMPLATES = [
+    ArchiveOldFavourites, HistoryNotFavourited, FavouriteArtistSince, FollowTopPlayedArtists, CleanExpiredFromPlaylists, LatestAlbumPlaylist,
     LongSongsOfGenreYear, UnfollowUnplayedArtists, MergePlaylists, LikePopularComments, SaveAlbumsOfFavourites,
     TopTaggedSongs, FavouritesBeforeYear, FollowArtistsOfPlaylist,
 ]
