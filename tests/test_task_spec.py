@@ -54,6 +54,12 @@ def test_a_refused_reference_step_is_reported_not_raised(task_dict):
     assert not check.ok and "step 1 (add_song_to_playlist) was refused: not_found" in check.problems[0]
 
 
+def test_a_task_whose_actor_does_not_exist_is_reported_not_raised(task_dict):
+    data = dict(copy.deepcopy(task_dict), actor=999_999)
+    check = check_task(parse_task(data, "ghost.json"))
+    assert not check.ok and "actor cannot act" in check.problems[0] and "999999" in check.problems[0]
+
+
 def _broken(task_dict, edit):
     data = copy.deepcopy(task_dict)
     edit(data)

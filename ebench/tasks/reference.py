@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..domains import get_domain
+from ..domains.engine.tools import ToolError
 from ..domains.engine.world import ensure_world, scratch_copy
 from .diff import ChangeTracker, Diff
 from .grading import Grade, grade
@@ -36,7 +37,10 @@ def run_steps(domain_name: str, actor: int, steps: list[Step], conn=None) -> Ref
         conn = scratch_copy(ensure_world(domain))
     try:
         tracker = ChangeTracker(conn, domain.schema)
-        env = domain.env(conn, actor)
+        try:
+            env = domain.env(conn, actor)
+        except ToolError as exc:
+            raise ReferenceFailed(f"the task's actor cannot act: {exc.message}") from None
         results: list[Any] = []
         for i, step in enumerate(steps):
             result = domain.tools.call(env, step.tool, resolve_args(step.args, results))
