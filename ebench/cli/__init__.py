@@ -12,6 +12,7 @@ from __future__ import annotations
 import typer
 
 from .domains import domains_app
+from .mcp import mcp_app
 from .tasks import tasks_app
 from .tools import tools_app
 
@@ -26,6 +27,7 @@ app = typer.Typer(
 app.add_typer(domains_app, name="domains")
 app.add_typer(tools_app, name="tools")
 app.add_typer(tasks_app, name="tasks")
+app.add_typer(mcp_app, name="mcp")
 
 
 def main() -> None:

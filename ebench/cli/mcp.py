@@ -1,0 +1,62 @@
+"""`ebench mcp`: put a domain behind MCP so that any MCP client can be the solver."""
+
+from __future__ import annotations
+
+import typer
+
+from . import common
+
+mcp_app = typer.Typer(help="Serve a domain's tools over MCP (stdio).", no_args_is_help=True)
+
+
+@mcp_app.command("serve")
+def mcp_serve(
+    domain: str | None = typer.Option(None, "--domain", "-d", help="The domain (optional with --task: the task's domain)."),
+    actor: int | None = typer.Option(None, "--actor", "-a", help="Id of the user the tools act for (with --task: the task's actor)."),
+    task_id: str | None = typer.Option(None, "--task", "-t", help="Run this task as a trial: its request becomes a prompt and a resource, and the trial is graded when the client disconnects."),
+    code: bool = typer.Option(False, "--code", help="Also offer exec_code: Python that calls the tools as functions."),
+) -> None:
+    """Serve over stdio: the domain's tools on a private copy of the world, the domain description as a
+    prompt and a resource (and the task's request, with --task). Nothing but the protocol is written
+    to stdout; messages go to stderr."""
+    import logging
+    import sys
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="ebench mcp: %(message)s")
+    task = None
+    if task_id is not None:
+        from ..tasks.spec import TaskFileError, load_task
+        from ..tasks.suite import find_task
+
+        path = find_task(task_id)
+        if path is None:
+            common.fail(f"no task {task_id!r}; `ebench tasks list` shows the ids", 2)
+        try:
+            task = load_task(path)
+        except TaskFileError as exc:
+            common.fail(str(exc))
+        if domain is not None and domain != task.domain:
+            common.fail(f"task {task.id} belongs to the {task.domain} domain, not {domain}", 2)
+        if actor is not None and actor != task.actor:
+            common.fail(f"task {task.id} is solved as actor {task.actor}; leave out --actor", 2)
+        domain = task.domain
+    if domain is None:
+        common.fail("give --domain (or --task)", 2)
+    if task is None and actor is None:
+        common.fail("give --actor: the id of the user the tools act for", 2)
+    d = common.domain(domain)
+    common.world(d, quiet=True)  # build before serving, never printing to stdout
+
+    from ..domains.engine.tools import ToolError
+    from ..sessions.mcp_server import serve
+
+    def finished(trial, result) -> None:
+        if result is not None:
+            print(f"ebench mcp: task {trial.task.id}: {result.summary()} ({len(trial.calls)} tool calls)", file=sys.stderr)
+
+    try:
+        serve(d.name, actor, task, code=code, on_finish=finished)
+    except ToolError as exc:
+        common.fail(exc.message, 2)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None

@@ -1,0 +1,169 @@
+"""`ebench mcp serve` with the real MCP client over stdio (a server process per test)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from typer.testing import CliRunner
+
+from ebench.cli import app
+from ebench.domains import get_domain
+from ebench.domains.engine.world import scratch_copy
+from ebench.tasks.spec import resolve_args
+from ebench.tasks.suite import find_task
+from ebench.tasks.spec import load_task
+
+
+def _params(*args: str, home: Path) -> StdioServerParameters:
+    env = {"EBENCH_HOME": str(home), "LITELLM_OFFLINE_MODE": "true"}
+    return StdioServerParameters(command=sys.executable, args=["-m", "ebench", "mcp", "serve", *args], env=env)
+
+
+def run_client(args: list[str], home: Path, script, errlog: Path | None = None):
+    """Start a server, run `script(session)` against it, and return what the script returns."""
+
+    async def main():
+        with open(errlog or os.devnull, "w", encoding="utf-8") as err:
+            async with stdio_client(_params(*args, home=home), errlog=err) as streams:
+                async with ClientSession(*streams) as session:
+                    init = await session.initialize()
+                    return await script(session, init)
+
+    return anyio.run(main)
+
+
+def _payload(result) -> object:
+    return json.loads(result.content[0].text)
+
+
+@pytest.mark.parametrize("domain", ["music", "moba"])
+def test_the_tool_list_matches_the_registry(domain, ebench_home, request):
+    request.getfixturevalue(f"{domain}_world")
+    actor = 1 if domain == "music" else 164
+
+    async def script(session, init):
+        return init, (await session.list_tools()).tools
+
+    init, tools = run_client(["--domain", domain, "--actor", str(actor)], ebench_home, script)
+    registry = get_domain(domain).tools
+    assert [t.name for t in tools] == registry.names
+    for served in tools:
+        tool = registry.get(served.name)
+        assert served.description == tool.description
+        assert served.input_schema == tool.parameters
+    assert init.server_info.name == f"ebench-{domain}"
+    assert get_domain(domain).now in init.instructions  # the solver is told the frozen time
+
+
+def test_calls_answer_like_the_registry_and_errors_are_structured(music, music_world, ebench_home):
+    conn = scratch_copy(music_world)
+    expected = music.tools.call(music.env(conn, 1), "search_songs", {"query": "rain", "sort_by": "most_played"}).payload()
+    conn.close()
+
+    async def script(session, init):
+        ok = await session.call_tool("search_songs", {"query": "rain", "sort_by": "most_played"})
+        wrong_type = await session.call_tool("search_songs", {"page": "two"})
+        unknown_arg = await session.call_tool("get_song", {"song_id": 1, "colour": "red"})
+        missing = await session.call_tool("get_song", {})
+        refused = await session.call_tool("delete_playlist", {"playlist_id": 10**9})
+        unknown_tool = await session.call_tool("drop_everything", {})
+        return ok, wrong_type, unknown_arg, missing, refused, unknown_tool
+
+    ok, wrong_type, unknown_arg, missing, refused, unknown_tool = run_client(
+        ["--domain", "music", "--actor", "1"], ebench_home, script)
+    assert not ok.is_error and _payload(ok) == expected
+    for result, code in ((wrong_type, "invalid_arguments"), (unknown_arg, "invalid_arguments"),
+                         (missing, "invalid_arguments"), (refused, "not_found")):
+        assert result.is_error and _payload(result)["error"]["code"] == code, result
+    assert unknown_tool.is_error and "drop_everything" in unknown_tool.content[0].text
+
+
+def test_writes_stay_on_the_servers_private_copy(music, music_world, ebench_home):
+    before = music_world.read_bytes()
+
+    async def create(session, init):
+        made = await session.call_tool("create_playlist", {"name": "Made over MCP"})
+        again = await session.call_tool("create_playlist", {"name": "Made over MCP"})  # same server: a conflict
+        return made, again
+
+    made, again = run_client(["--domain", "music", "--actor", "1"], ebench_home, create)
+    assert not made.is_error and _payload(made)["name"] == "Made over MCP"
+    assert again.is_error and _payload(again)["error"]["code"] == "conflict"
+    # A new server starts from the world again: the playlist is gone, and the file never changed.
+    made_again, _ = run_client(["--domain", "music", "--actor", "1"], ebench_home, create)
+    assert not made_again.is_error
+    assert music_world.read_bytes() == before
+
+
+def test_prompts_and_resources_describe_the_domain_and_the_task(ebench_home, meeting_world):
+    task = load_task(find_task("meeting-0001"))
+
+    async def script(session, init):
+        prompts = (await session.list_prompts()).prompts
+        resources = (await session.list_resources()).resources
+        task_prompt = await session.get_prompt("task")
+        task_resource = await session.read_resource(f"ebench://task/{task.id}")
+        description = await session.read_resource("ebench://meeting/description")
+        return prompts, resources, task_prompt, task_resource, description
+
+    prompts, resources, task_prompt, task_resource, description = run_client(["--task", task.id], ebench_home, script)
+    assert {p.name for p in prompts} == {"domain_description", "task"}
+    assert {str(r.uri) for r in resources} == {"ebench://meeting/description", f"ebench://task/{task.id}"}
+    prompt_text = task_prompt.messages[0].content.text
+    assert task.query in prompt_text and "Tencent Meeting" in prompt_text
+    assert task_resource.contents[0].text == task.query
+    assert "Rules of the product" in description.contents[0].text
+    everything = prompt_text + task_resource.contents[0].text + description.contents[0].text
+    assert "expected_diff" not in everything and "reference_solution" not in everything
+
+
+def _solve(task, steps_to_run):
+    async def script(session, init):
+        results = []
+        for step in steps_to_run:
+            result = await session.call_tool(step.tool, resolve_args(step.args, results))
+            assert not result.is_error, result
+            results.append(_payload(result))
+        return len(results)
+
+    return script
+
+
+@pytest.mark.parametrize("task_id", ["moba-0001", "music-0005"])
+def test_a_task_solved_through_mcp_passes_and_an_incomplete_one_fails(task_id, ebench_home, tmp_path, request):
+    task = load_task(find_task(task_id))
+    request.getfixturevalue(f"{task.domain}_world")
+    solved_log, partial_log = tmp_path / "solved.log", tmp_path / "partial.log"
+    run_client(["--task", task.id], ebench_home, _solve(task, task.reference_solution), errlog=solved_log)
+    run_client(["--task", task.id], ebench_home, _solve(task, task.reference_solution[:-1]), errlog=partial_log)
+    assert f"task {task.id}: PASS" in solved_log.read_text()
+    assert f"task {task.id}: FAIL" in partial_log.read_text()
+
+
+def test_a_fresh_data_directory_builds_the_world_without_touching_stdout(tmp_path):
+    """The server builds a missing world first: if anything reached stdout the protocol would break."""
+
+    async def script(session, init):
+        return (await session.call_tool("get_my_profile", {}))
+
+    profile = run_client(["--domain", "moba", "--actor", "3"], tmp_path / "home", script)
+    assert not profile.is_error and _payload(profile)["player_id"] == 3
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--domain", "music"], "give --actor"),
+    ([], "give --domain"),
+    (["--task", "music-9999"], "no task"),
+    (["--task", "music-0001", "--domain", "moba"], "belongs to the music domain"),
+    (["--domain", "cooking", "--actor", "1"], "unknown domain"),
+    (["--domain", "music", "--actor", "999999"], "No listener with id 999999"),
+])
+def test_bad_invocations_are_one_line_errors(args, message, music_world):
+    result = CliRunner().invoke(app, ["mcp", "serve", *args])
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
