@@ -15,9 +15,8 @@ from typer.testing import CliRunner
 from ebench.cli import app
 from ebench.domains import get_domain
 from ebench.domains.engine.world import scratch_copy
-from ebench.tasks.spec import resolve_args
+from ebench.tasks.spec import load_task, resolve_args
 from ebench.tasks.suite import find_task
-from ebench.tasks.spec import load_task
 
 
 def _params(*args: str, home: Path) -> StdioServerParameters:
@@ -30,10 +29,9 @@ def run_client(args: list[str], home: Path, script, errlog: Path | None = None):
 
     async def main():
         with open(errlog or os.devnull, "w", encoding="utf-8") as err:
-            async with stdio_client(_params(*args, home=home), errlog=err) as streams:
-                async with ClientSession(*streams) as session:
-                    init = await session.initialize()
-                    return await script(session, init)
+            async with stdio_client(_params(*args, home=home), errlog=err) as streams, ClientSession(*streams) as session:
+                init = await session.initialize()
+                return await script(session, init)
 
     return anyio.run(main)
 
