@@ -43,12 +43,20 @@ def _no_arguments():  # no return annotation: no output schema for clients to en
     """Placeholder: registry tools validate their own arguments."""
 
 
+_PLACEHOLDER = func_metadata(_no_arguments, structured_output=False)
+
+
 class RegistryTool(MCPTool):
     """An MCP tool whose call is handled by `fn(arguments)` with the raw arguments: the registry
     validates them (strictly, with its own error codes) instead of the SDK's pydantic model."""
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
         return await self.fn(arguments)
+
+
+def registry_tool(fn: Callable[[dict[str, Any]], Any], name: str, description: str, parameters: dict[str, Any]) -> RegistryTool:
+    return RegistryTool(fn=fn, name=name, title=None, description=description, parameters=parameters,
+                        fn_metadata=_PLACEHOLDER, is_async=True, context_kwarg=None, annotations=None)
 
 
 def _result(payload: Any, is_error: bool) -> CallToolResult:
@@ -106,14 +114,10 @@ def build_server(trial: Trial, code: bool = False) -> MCPServer:
             return _result(result.payload(), not result.ok)
         return handle
 
-    placeholder = func_metadata(_no_arguments, structured_output=False)
     for tool in domain.tools:
-        tools.append(RegistryTool(
-            fn=handler(tool.name), name=tool.name, description=tool.description, parameters=tool.parameters,
-            fn_metadata=placeholder, is_async=True,
-        ))
+        tools.append(registry_tool(handler(tool.name), tool.name, tool.description, tool.parameters))
     if code:
-        tools.append(_exec_code_tool(trial, placeholder))
+        tools.append(_exec_code_tool(trial))
 
     server: MCPServer = MCPServer(
         name=f"ebench-{domain.name}", title=f"ebench: {domain.title}", instructions=context, tools=tools,
@@ -146,7 +150,7 @@ def build_server(trial: Trial, code: bool = False) -> MCPServer:
     return server
 
 
-def _exec_code_tool(trial: Trial, placeholder) -> MCPTool:
+def _exec_code_tool(trial: Trial) -> MCPTool:
     from .sandbox import EXEC_CODE_TOOL, ExecCode
 
     runner = ExecCode(lambda name, args: trial.call(name, args), list(trial.domain.tools))
@@ -166,8 +170,7 @@ def _exec_code_tool(trial: Trial, placeholder) -> MCPTool:
         return _result(result.to_payload(), not result.ok)
 
     spec = EXEC_CODE_TOOL["function"]
-    return RegistryTool(fn=handle, name=spec["name"], description=spec["description"], parameters=spec["parameters"],
-                        fn_metadata=placeholder, is_async=True)
+    return registry_tool(handle, spec["name"], spec["description"], spec["parameters"])
 
 
 def _version() -> str:
