@@ -96,3 +96,64 @@ def tools_call(
     common.print_json(result.payload())
     if not result.ok:
         raise typer.Exit(1)
+
+
+@tools_app.command("exec")
+def tools_exec(
+    file: str = typer.Argument(..., help="A Python file to run as one exec_code block ('-' reads stdin)."),
+    domain: str = typer.Option(..., "--domain", "-d", help="The domain."),
+    actor: int = typer.Option(..., "--actor", "-a", help="Id of the user the tools act for."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Run a file as one exec_code block on a scratch copy: the domain's tools are functions.
+
+    Prints what the block printed, the last expression's value, the tool calls it made and its
+    error. The world itself is never modified. Exit code 1 when the block fails.
+    """
+    import sys
+    from pathlib import Path
+
+    from ..domains.engine.tools import ToolError
+    from ..domains.engine.world import scratch_copy
+    from ..sessions.sandbox import ExecCode, SandboxError
+
+    if file == "-":
+        code = sys.stdin.read()
+    else:
+        try:
+            code = Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            common.fail(f"cannot read {file}: {exc}", 2)
+    d = common.domain(domain)
+    conn = scratch_copy(common.world(d, quiet=True))
+    try:
+        env = d.env(conn, actor)
+    except ToolError as exc:
+        common.fail(exc.message, 2)
+    try:
+        with ExecCode(lambda name, args: d.tools.call(env, name, args), d.tools) as runner:
+            result = runner.run(code)
+    except SandboxError as exc:
+        common.fail(str(exc))
+    if as_json:
+        common.print_json(result.to_dict())
+    else:
+        from rich.markup import escape
+
+        console = common.console()
+        if result.stdout:
+            sys.stdout.write(result.stdout if result.stdout.endswith("\n") else result.stdout + "\n")
+            sys.stdout.flush()
+        if result.value is not None:
+            console.print(f"[bold]value:[/] {escape(result.value)}")
+        if result.calls:
+            console.print(f"[bold]tool calls ({len(result.calls)}):[/]")
+            for call in result.calls:
+                status = "[green]ok[/]" if call.ok else f"[red]error {escape(call.error_code or '')}[/]"
+                console.print(f"  {call.index}. {escape(call.tool)}({escape(json.dumps(call.args, ensure_ascii=False))}) {status}")
+        if result.error:
+            Console = type(console)
+            Console(stderr=True, highlight=False).print(f"[bold red]error{' (' + result.limit + ')' if result.limit else ''}:[/]\n{escape(result.error)}")
+        console.print(f"[dim]{result.seconds:.2f} s[/]")
+    if not result.ok:
+        raise typer.Exit(1)
