@@ -1,0 +1,140 @@
+"""One worker process: started through confine.py, talked to over two pipes, killed at will."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+from typing import Any
+
+from .isolation import CONFINE, WORKER, denied_roots, landlock_paths, python_executable, stdlib_roots
+from .limits import Limits
+from .protocol import FrameReader, ProtocolError, encode
+
+
+class WorkerDied(Exception):
+    """The worker's end of the pipe closed (it exited, crashed or was killed)."""
+
+
+class Timeout(Exception):
+    """No message arrived before the deadline."""
+
+
+class WorkerProcess:
+    def __init__(self, limits: Limits, layers: tuple[str, ...], require: tuple[str, ...] = ()) -> None:
+        self.limits = limits
+        self.reader = FrameReader(limits.max_message_bytes)
+        self.queue: list[dict[str, Any]] = []
+        to_worker_r, self.to_worker = os.pipe()
+        self.from_worker, from_worker_w = os.pipe()
+        read_paths, exec_paths = landlock_paths() if "landlock" in layers else ([], [])
+        config = {
+            "python": python_executable(), "worker": str(WORKER), "fds": [to_worker_r, from_worker_w],
+            "layers": list(layers), "require": list(require), "stdlib": list(stdlib_roots()),
+            "denied": list(denied_roots()), "read_paths": read_paths, "exec_paths": exec_paths,
+            "memory_bytes": limits.memory_mb * 1024 * 1024, "cpu_seconds": limits.cpu_seconds,
+            "max_files": limits.max_files,
+        }
+        try:
+            self.proc = subprocess.Popen(
+                [python_executable(), "-I", "-S", "-B", str(CONFINE), json.dumps(config)],
+                pass_fds=(to_worker_r, from_worker_w), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=None if os.environ.get("EBENCH_SANDBOX_DEBUG") else subprocess.DEVNULL,
+                env={}, cwd="/",
+            )
+        finally:
+            os.close(to_worker_r)
+            os.close(from_worker_w)
+        os.set_blocking(self.to_worker, False)
+        os.set_blocking(self.from_worker, False)
+        self.closed = False
+
+    # -- talking ---------------------------------------------------------------------------
+    def send(self, msg: dict[str, Any], deadline: float) -> None:
+        data = memoryview(encode(msg))
+        while data:
+            try:
+                n = os.write(self.to_worker, data)
+                data = data[n:]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, OSError):
+                raise WorkerDied() from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Timeout()
+            _wait(self.to_worker, select.POLLOUT, remaining)
+
+    def receive(self, deadline: float) -> dict[str, Any]:
+        """The next message; raises Timeout, WorkerDied or ProtocolError."""
+        while not self.queue:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Timeout()
+            if not _wait(self.from_worker, select.POLLIN, remaining):
+                continue
+            try:
+                data = os.read(self.from_worker, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not data:
+                raise WorkerDied()
+            self.queue.extend(self.reader.feed(data))
+        return self.queue.pop(0)
+
+    # -- ending ----------------------------------------------------------------------------
+    def exit_description(self) -> str:
+        try:
+            code = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return "it stopped responding and was killed"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"it was killed by {name}"
+        return f"it exited with status {code}"
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.kill()
+            except ProcessLookupError:
+                pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail
+            pass
+        self.close()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            for fd in (self.to_worker, self.from_worker):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    def finish(self) -> None:
+        """After `done`: the worker exits by itself; make sure of it."""
+        try:
+            self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+
+
+def _wait(fd: int, events: int, seconds: float) -> bool:
+    poller = select.poll()
+    poller.register(fd, events | select.POLLHUP | select.POLLERR)
+    return bool(poller.poll(max(1, int(seconds * 1000))))
+
+
+__all__ = ["ProtocolError", "Timeout", "WorkerDied", "WorkerProcess"]
