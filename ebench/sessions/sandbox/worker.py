@@ -305,11 +305,21 @@ def main():
     import _imp
     import posix
 
+    def denied(what):
+        def stub(*args, **kwargs):
+            raise PermissionError(DENIED_MESSAGE.format(what))
+
+        stub.__name__ = stub.__qualname__ = what.rpartition(".")[2]
+        return stub
+
+    # Replaced by stubs that raise, leaving no reference to the originals.
     for name in ("create_builtin", "exec_builtin", "init_frozen", "get_frozen_object"):
-        _imp.__dict__.pop(name, None)
+        if name in _imp.__dict__:
+            _imp.__dict__[name] = denied("_imp." + name)
     for name in REMOVED_OS_FUNCTIONS:
-        posix.__dict__.pop(name, None)
-        os.__dict__.pop(name, None)
+        for module in (posix, os):
+            if name in module.__dict__:
+                module.__dict__[name] = denied("os." + name)
 
     stdlib = cfg["stdlib"]
     sys.addaudithook(make_hook(stdlib, cfg["denied"], BLOCKED_MODULES, ALLOWED_EVENTS, DENIED_MESSAGE))
