@@ -1,3 +1,4 @@
+# ruff: noqa: UP031, SIM905, SIM105  (a standalone stdlib-only script: kept plain and dependency-free)
 """Stage 1 of a sandbox worker: apply the OS layers, then exec the worker.
 
 Run by path as `python -I -S -B confine.py CONFIG_JSON` (standard library only, never imports

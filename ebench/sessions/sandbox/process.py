@@ -1,3 +1,4 @@
+# ruff: noqa: SIM105
 """One worker process: started through confine.py, talked to over two pipes, killed at will."""
 
 from __future__ import annotations

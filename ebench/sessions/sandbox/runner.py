@@ -98,6 +98,13 @@ class ExecCode:
                 self._isolation = dict(ready["isolation"])
             return dict(self._isolation)
 
+    def wait_ready(self) -> None:
+        """Block until the spare worker is ready (a block started then pays no start-up)."""
+        with self._lock:
+            self._ensure_spare()
+            assert self._spare is not None
+            self._spare.thread.join()
+
     def tool_schema(self) -> dict[str, Any]:
         """The exec_code tool's schema for these tools and limits."""
         from .schema import exec_code_tool

@@ -1,3 +1,4 @@
+# ruff: noqa: UP031, SIM905, SIM105  (a standalone stdlib-only script: kept plain and dependency-free)
 """Stage 2 of a sandbox worker: run one exec_code block (standard library only).
 
 Exec'd by confine.py as `python -I -S -B -c <this source> CONFIG_JSON`, with every OS layer already
