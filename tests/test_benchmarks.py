@@ -19,6 +19,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("tool_calls.py", ["--repeat", "2", "--rounds", "1"], None),
         ("cli_startup.py", ["--repeat", "1"], "heavy_modules_imported"),
         ("trial_overhead.py", ["--repeat", "1"], "results"),
+        ("exec_code.py", ["--blocks", "3", "--calls", "20"], "isolation"),
     ],
 )
 def test_benchmark_prints_json_figures(script, args, key, music_world):
@@ -36,6 +37,8 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
             assert all(r["median_us"] > 0 for r in report["tools"])
     elif script == "cli_startup.py":
         assert data[key] == []
+    elif script == "exec_code.py":
+        assert data[key]["audit_hook"] and data["block_start_warm_ms"] > 0 and data["proxied_call_ms"] > 0
     elif script == "trial_overhead.py":
         worlds = [r["domain"] for r in data[key]]
         assert worlds == [w for name in domain_names() for w in (name, f"{name} x10")]

@@ -165,3 +165,24 @@ def test_a_fresh_data_directory_builds_the_world_without_touching_stdout(tmp_pat
 def test_bad_invocations_are_one_line_errors(args, message, music_world):
     result = CliRunner().invoke(app, ["mcp", "serve", *args])
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+def test_code_mode_offers_exec_code_that_calls_the_tools_in_the_sandbox(music, music_world, ebench_home):
+    async def script(session, init):
+        names = [t.name for t in (await session.list_tools()).tools]
+        block = await session.call_tool("exec_code", {"code": (
+            "made = create_playlist(name='From a block')\n"
+            "print(made['name'])\n"
+            "len(list_my_playlists()['items'])")})
+        again = await session.call_tool("create_playlist", {"name": "From a block"})  # the block's write is on this trial's copy
+        escape = await session.call_tool("exec_code", {"code": f"open({str(music_world)!r}, 'rb').read(10)"})
+        bad_args = await session.call_tool("exec_code", {"source": "1"})
+        return names, block, again, escape, bad_args
+
+    names, block, again, escape, bad_args = run_client(["--domain", "music", "--actor", "1", "--code"], ebench_home, script)
+    assert names == [*music.tools.names, "exec_code"]
+    payload = _payload(block)
+    assert not block.is_error and payload["ok"] and payload["stdout"] == "From a block\n" and payload["tool_calls"] == 2
+    assert again.is_error and _payload(again)["error"]["code"] == "conflict"
+    assert escape.is_error and _payload(escape)["limit"] == "forbidden"
+    assert bad_args.is_error and _payload(bad_args)["error"]["code"] == "invalid_arguments"

@@ -151,9 +151,9 @@ def build_server(trial: Trial, code: bool = False) -> MCPServer:
 
 
 def _exec_code_tool(trial: Trial) -> MCPTool:
-    from .sandbox import EXEC_CODE_TOOL, ExecCode
+    from .sandbox import ExecCode
 
-    runner = ExecCode(lambda name, args: trial.call(name, args), list(trial.domain.tools))
+    runner = ExecCode(trial.call, trial.domain.tools)
     trial_close = trial.close
 
     def close() -> None:
@@ -169,7 +169,7 @@ def _exec_code_tool(trial: Trial) -> MCPTool:
         result = await anyio.to_thread.run_sync(runner.run, code)
         return _result(result.to_payload(), not result.ok)
 
-    spec = EXEC_CODE_TOOL["function"]
+    spec = runner.tool_schema()["function"]  # lists the tool functions with their signatures
     return registry_tool(handle, spec["name"], spec["description"], spec["parameters"])
 
 
