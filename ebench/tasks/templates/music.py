@@ -292,8 +292,9 @@ class TopTaggedSongs(Template):
     name = "top_tagged_songs"
     capabilities = ("aggregation_computation", "multi_condition_filtering", "cross_step_dependency")
     phrasings = (
-        "Create a public playlist '{name}' with the {n} most played songs tagged '{tag}' that are in {language}, most played first. Only playable songs.",
-        "Build me '{name}': the top {n} {language} songs with the '{tag}' tag by play count, ordered from most played, skipping expired ones.",
+        "Create a public playlist '{name}' with the {n} most played songs in {language} tagged '{tag}', counting only songs that can "
+        "still be played (licence not expired).",
+        "Build me '{name}': among the {language} songs with the '{tag}' tag whose licence hasn't expired, the top {n} by play count.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
