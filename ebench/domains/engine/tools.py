@@ -447,27 +447,36 @@ def check_page(page: int) -> int:
 def paginate(
     env: ToolEnv,
     select: str,
-    params: tuple | list,
+    params: tuple | list | dict[str, Any],
     page: int,
     order_by: str,
     shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-    count: tuple[str, tuple | list] | int | None = None,
+    count: tuple[str, Any] | str | int | None = None,
 ) -> dict[str, Any]:
     """One page of `select` (a query without ORDER BY/LIMIT) with the total and page count.
 
-    `count` is how to get the total when counting `select` itself would be wasteful: a cheaper
-    (sql, params) that counts the same rows, or the total when it is already known.
+    `params` are positional (`?`) or named (`:name`, a dict). `count` is how to get the total
+    when counting `select` itself would be wasteful: a cheaper (sql, params) that counts the same
+    rows, a query string taking the same params, or the total when it is already known.
     """
     page = int(check_page(page))
     if count is None:
         total = env.scalar(f"SELECT COUNT(*) FROM ({select})", params)
     elif isinstance(count, int):
         total = count
+    elif isinstance(count, str):
+        total = env.scalar(count, params)
     else:
         total = env.scalar(*count)
     offset = (page - 1) * PAGE_SIZE
     # Past the last page there is nothing to fetch (and a huge offset would overflow SQLite).
-    rows = env.all(f"{select} ORDER BY {order_by} LIMIT ? OFFSET ?", [*params, PAGE_SIZE, offset]) if offset < total else []
+    if offset >= total:
+        rows = []
+    elif isinstance(params, dict):
+        rows = env.all(f"{select} ORDER BY {order_by} LIMIT :_page_size OFFSET :_offset",
+                       {**params, "_page_size": PAGE_SIZE, "_offset": offset})
+    else:
+        rows = env.all(f"{select} ORDER BY {order_by} LIMIT ? OFFSET ?", [*params, PAGE_SIZE, offset])
     items = [shape(r) for r in rows] if shape else rows
     return {
         "items": items,

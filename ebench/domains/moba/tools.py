@@ -54,23 +54,6 @@ def _named(values: dict[str, Any]) -> dict[str, Any]:
     return dict(values)
 
 
-def _bind(sql: str, params: dict[str, Any]) -> tuple[str, list[Any]]:
-    """Named parameters (:name) as numbered ones (?1, ?2...), so that paginate can append its
-    LIMIT and OFFSET placeholders after them."""
-    names = [n for n in params if re.search(rf":{n}\b", sql)]
-    for i, name in enumerate(names, start=1):
-        sql = re.sub(rf":{name}\b", f"?{i}", sql)
-    return sql, [params[n] for n in names]
-
-
-def _paginate(env: ToolEnv, select: str, params: dict[str, Any], page: int, order: str, shape=None,
-              count: str | int | None = None) -> dict[str, Any]:
-    """paginate() with named parameters; `count` is a cheaper COUNT query over the same names, or the total."""
-    sql, values = _bind(select, params)
-    counted = _bind(count, params) if isinstance(count, str) else count
-    return paginate(env, sql, values, page, order, shape, count=counted)
-
-
 def _sql_text(text: str) -> str:
     """A SQL string literal (for ORDER BY expressions, which paginate does not parameterise)."""
     return "'" + text.replace("'", "''") + "'"
@@ -236,7 +219,7 @@ def search_players(
     }[sort_by]
     select = (f"SELECT {PLAYER_COLUMNS}, EXISTS (SELECT 1 FROM relations f WHERE f.player_id = :u AND f.other_id = p.id "
               f"AND f.kind = 'friend') AS is_friend FROM players p WHERE {' AND '.join(where)}")
-    return _paginate(env, select, params, page, order, _bools("is_friend"),
+    return paginate(env, select, params, page, order, _bools("is_friend"),
                      count=f"SELECT COUNT(*) FROM players p WHERE {' AND '.join(where)}")
 
 
@@ -368,7 +351,7 @@ def search_heroes(
         "newest": "h.release_date DESC, h.id DESC",
         "popularity": "h.owner_count DESC, h.id",
     }[sort_by]
-    return _paginate(env, HERO_SELECT + " WHERE " + " AND ".join(where), params, page, order, _hero(env))
+    return paginate(env, HERO_SELECT + " WHERE " + " AND ".join(where), params, page, order, _hero(env))
 
 
 @TOOLS.read
@@ -433,7 +416,7 @@ def list_my_heroes(
         row["win_rate"] = _rate(row["wins"], row["matches_played"])
         return row
 
-    return _paginate(env, select, params, page, order, shape)
+    return paginate(env, select, params, page, order, shape)
 
 
 # -- ranks ---------------------------------------------------------------------------------
@@ -474,7 +457,7 @@ def get_rank(env: ToolEnv, season_id: int | None = None, region: Region | None =
         "SELECT r.player_id, p.nickname, p.region, r.tier, r.stars, r.peak_tier, r.peak_stars, r.ranked_matches, r.ranked_wins "
         f"FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE {where}"
     )
-    board = _paginate(env, select, params, page, order)
+    board = paginate(env, select, params, page, order)
     for n, row in enumerate(board["items"], start=(board["page"] - 1) * board["page_size"] + 1):
         row["position"] = n
     mine = env.one(
@@ -518,7 +501,7 @@ def list_friends(
     }[sort_by]
     select = (f"SELECT {PLAYER_COLUMNS}, p.last_login, f.intimacy, f.since AS friends_since FROM relations f "
               f"JOIN players p ON p.id = f.other_id WHERE {where}")
-    return _paginate(env, select, params, page, order)
+    return paginate(env, select, params, page, order)
 
 
 @TOOLS.read
@@ -545,7 +528,7 @@ def list_friend_requests(
         f"r.status, r.sent_at, r.answered_at, o.tier AS other_tier, o.level AS other_level FROM friend_requests r "
         f"JOIN players s ON s.id = r.sender_id JOIN players v ON v.id = r.receiver_id JOIN players o ON o.id = r.{other} WHERE {where}"
     )
-    return _paginate(env, select, params, page, "r.sent_at DESC, r.id DESC")
+    return paginate(env, select, params, page, "r.sent_at DESC, r.id DESC")
 
 
 @TOOLS.read
@@ -611,7 +594,7 @@ def search_teams(
         "members": "t.member_count DESC, t.id",
         "name": "t.name COLLATE NOCASE, t.id",
     }[sort_by]
-    return _paginate(env, TEAM_SELECT + " WHERE " + " AND ".join(where), params, page, order, _team)
+    return paginate(env, TEAM_SELECT + " WHERE " + " AND ".join(where), params, page, order, _team)
 
 
 @TOOLS.read
@@ -677,7 +660,7 @@ def list_team_applications(
         "LEFT JOIN team_members m ON m.player_id = a.player_id LEFT JOIN teams ct ON ct.id = m.team_id "
         f"LEFT JOIN players rv ON rv.id = a.reviewed_by WHERE {where}"
     )
-    return _paginate(env, select, params, page, "a.applied_at, a.id")
+    return paginate(env, select, params, page, "a.applied_at, a.id")
 
 
 # -- rooms ---------------------------------------------------------------------------------
@@ -718,7 +701,7 @@ def list_rooms(
         params["mode"] = mode
     if has_space is not None:
         where.append("r.member_count < r.capacity" if has_space else "r.member_count >= r.capacity")
-    return _paginate(env, ROOM_SELECT + " WHERE " + " AND ".join(where), params, page, "r.created_at DESC, r.id DESC", _room)
+    return paginate(env, ROOM_SELECT + " WHERE " + " AND ".join(where), params, page, "r.created_at DESC, r.id DESC", _room)
 
 
 @TOOLS.read
@@ -778,7 +761,7 @@ def list_room_invitations(
         "FROM room_invitations i JOIN rooms r ON r.id = i.room_id JOIN players a ON a.id = i.inviter_id "
         f"JOIN players b ON b.id = i.invitee_id WHERE {where}"
     )
-    return _paginate(env, select, params, page, "i.sent_at DESC, i.id DESC")
+    return paginate(env, select, params, page, "i.sent_at DESC, i.id DESC")
 
 
 # -- matches -------------------------------------------------------------------------------
@@ -852,7 +835,7 @@ def list_match_history(
         "mp.result, mp.kills, mp.deaths, mp.assists, mp.score, mp.is_mvp, mp.rating_change FROM match_players mp "
         f"JOIN matches m ON m.id = mp.match_id JOIN heroes h ON h.id = mp.hero_id WHERE {condition}"
     )
-    history = _paginate(env, select, params, page, "m.started_at DESC, m.id DESC", _bools("is_mvp"), count=summary["matches"])
+    history = paginate(env, select, params, page, "m.started_at DESC, m.id DESC", _bools("is_mvp"), count=summary["matches"])
     return {**history, "summary": summary}
 
 
