@@ -214,3 +214,30 @@ def test_callables_are_the_tools_as_functions(env):
 def test_a_garbage_tool_name_is_an_unknown_tool(env, name):
     result = REG.call(env, name, {})
     assert result.error_code == "unknown_tool"
+
+
+def test_paginate_with_positional_and_named_parameters_and_each_kind_of_count():
+    import sqlite3
+
+    from ebench.domains.engine.tools import PAGE_SIZE, ToolEnv, paginate
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT)")
+    conn.executemany("INSERT INTO t (k) VALUES (?)", [("a" if i % 3 else "b",) for i in range(100)])
+    env = ToolEnv(conn=conn, actor_id=1, now="2026-01-01 00:00:00")
+    expected = [r[0] for r in conn.execute("SELECT id FROM t WHERE k = 'a' ORDER BY id")]
+    variants = [
+        ("SELECT id FROM t WHERE k = ?", ["a"], None),
+        ("SELECT id FROM t WHERE k = :k", {"k": "a"}, None),
+        ("SELECT id FROM t WHERE k = :k", {"k": "a"}, "SELECT COUNT(*) FROM t WHERE k = :k"),
+        ("SELECT id FROM t WHERE k = ?", ["a"], ("SELECT COUNT(*) FROM t WHERE k = ?", ["a"])),
+        ("SELECT id FROM t WHERE k = ?", ["a"], len(expected)),
+    ]
+    for select, params, count in variants:
+        pages = -(-len(expected) // PAGE_SIZE)
+        seen = []
+        for n in range(1, pages + 2):
+            page = paginate(env, select, params, n, "id", count=count)
+            assert (page["total"], page["total_pages"], page["page"]) == (len(expected), pages, n)
+            seen += [r["id"] for r in page["items"]]
+        assert seen == expected, (select, count)
