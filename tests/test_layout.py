@@ -36,13 +36,15 @@ def test_core_source_never_imports_textual():
 
 def test_importing_the_core_loads_neither_textual_nor_litellm_nor_mcp():
     modules = [f"ebench.{p}" for p in CORE] + [
-        "ebench.domains.engine.world", "ebench.domains.engine.tools", "ebench.domains.music",
+        "ebench.domains.engine.world", "ebench.domains.engine.tools", "ebench.domains.music", "ebench.domains.meeting",
+        "ebench.domains.moba", "ebench.tasks.diff", "ebench.tasks.grading", "ebench.tasks.spec", "ebench.tasks.generation",
+        "ebench.tasks.suite", "ebench.tasks.reference", "ebench.sessions.sandbox",
     ]
     probe = (
         f"import importlib, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"
         "from ebench.domains import get_domain\n"
-        "get_domain('music')\n"
+        "for name in ('music', 'meeting', 'moba'): get_domain(name)\n"
         "print(','.join(m for m in ('textual', 'litellm', 'mcp') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
