@@ -693,7 +693,7 @@ def get_listening_history(
         params.append(song_id)
     select = (
         "SELECT h.id AS play_id, h.played_at, h.seconds_played, h.source, h.device, s.id AS song_id, s.title, "
-        "ar.name AS artist, al.title AS album, s.duration_sec FROM listening_history h "
+        "s.artist_id, ar.name AS artist, s.album_id, al.title AS album, s.duration_sec FROM listening_history h "
         "JOIN songs s ON s.id = h.song_id JOIN artists ar ON ar.id = s.artist_id JOIN albums al ON al.id = s.album_id "
         "WHERE " + " AND ".join(where)
     )

@@ -149,7 +149,7 @@ class WeeklyTeamSeries(Template):
         "Set up a weekly '{title}' for my team: {n} meetings, every {weekday} from {first} on, {start} to {end}, with everyone else "
         "in my team who isn't on leave as required participants. Use the same room for all of them: the smallest bookable room in "
         "{building} that holds all of us (me included) and is free at all {n} times.",
-        "I want a recurring team meeting, '{title}', on {weekday}s {start}-{end}, {n} weeks in a row starting {first}. Invite my "
+        "I want {n} weekly team meetings, '{title}', one each {weekday} {start}-{end}, starting {first}. Invite my "
         "whole team (skip anyone on leave) as required. Book the smallest room in {building} that can be booked, fits everyone "
         "including me, and is free every one of those weeks; all {n} meetings go in that room.",
         "Please schedule {n} weekly sessions of '{title}' for my team, {start} to {end} on {weekday}s, the first on {first}. "
@@ -661,9 +661,9 @@ class NewcomerChat(Template):
     capabilities = ("complete_data_acquisition", "multi_condition_filtering", "precise_boundary_judgement", "cross_step_dependency")
     phrasings = (
         "Create a social chat '{name}' for the newcomers of the {division} division: everyone in it (any department or team below it included) "
-        "who joined the company on or after {date}, leaving out anyone on leave{me}. Then post '{message}' in it.",
+        "who joined the company on or after {date}, leaving out anyone on leave. Then post '{message}' in it.",
         "Start a social group chat called '{name}' with everyone in the {division} division, at any level below it too, hired on "
-        "{date} or later (that day counts) who isn't on leave{me}, and send '{message}' to it.",
+        "{date} or later (that day counts) who isn't on leave, and send '{message}' to it.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
@@ -679,8 +679,9 @@ class NewcomerChat(Template):
         bounded(members, 3, 45, "newcomers")
         name = _free_chat_name(ctx, actor, CHAT_NAMES)
         message = ctx.rng.choice(["Welcome aboard, everyone!", "Hi all, lunch together this Friday?", "Welcome! Ask anything here."])
-        me = " (apart from me)" if actor in people else ""
-        query = self.phrase(ctx, name=name, division=division["name"], date=pretty_day(cut), message=message, me=me)
+        query = self.phrase(ctx, name=name, division=division["name"], date=pretty_day(cut), message=message)
+        if actor in people:  # the owner is in the chat anyway and cannot be listed as a member
+            query += " I'm one of those newcomers myself; I'm in the chat anyway as its owner."
         plan = [Step("create_chat", {"name": name, "member_ids": members, "chat_type": "social"}),
                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message})]
         return Draft(actor, query, plan, hidden=[len(members)], params={"division_id": division["id"], "hired_since": cut})

@@ -527,7 +527,7 @@ class ReviewClanApplications(MobaTemplate):
             ok = not a["in_clan"] and a[key] >= cut and approved < places
             approved += ok
             out.append(Step("approve_team_application" if ok else "reject_team_application", {"application_id": a["id"]}))
-        if not approved and places > 0:
+        if not approved:  # a full clan, or nobody qualifies: the filter would never be tested
             raise NoTarget("nobody to approve")
         if key == "level":
             query = ctx.rng.choice(self.level_phrasings).format(level=cut)

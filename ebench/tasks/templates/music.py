@@ -145,8 +145,8 @@ class LatestAlbumPlaylist(Template):
     capabilities = ("cross_step_dependency", "aggregation_computation", "cross_entity_cascade")
     phrasings = (
         "Find {artist}'s most recent album (a full album, not a single or EP), save it to my library, and make a private playlist "
-        "'{name}' with all of its playable tracks in track order.",
-        "Save the newest full-length album by {artist} and also put its tracks (the available ones, in order) into a new private playlist called '{name}'.",
+        "'{name}' with all of its playable tracks.",
+        "Save the newest full-length album by {artist} and also put its tracks (the available ones) into a new private playlist called '{name}'.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
@@ -272,8 +272,8 @@ class SaveAlbumsOfFavourites(Template):
     name = "save_albums_of_favourites"
     capabilities = ("aggregation_computation", "complete_data_acquisition", "multi_condition_filtering")
     phrasings = (
-        "Save every album that has at least {k} of my favourite songs on it, unless it's already in my saved albums.",
-        "Look through my favourites and save to my library each album from which I've favourited {k} or more songs.",
+        "Save every release (album, EP or single) that has at least {k} of my favourite songs on it, unless it's already in my saved albums.",
+        "Look through my favourites and save to my library each release (album, EP or single alike) from which I've favourited {k} or more songs.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
