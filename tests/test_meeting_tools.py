@@ -346,8 +346,11 @@ def test_get_meeting_and_participants(call, meeting_conn, pick):
                                "JOIN rooms r ON r.id = m.room_id WHERE m.id = ?", (meeting_id,)).fetchone()
     assert (res["title"], res["start_at"], res["end_at"], res["status"], res["organizer_id"], res["room"], res["participant_count"]) == row
     people = meeting_conn.execute("SELECT employee_id, role, response FROM meeting_participants WHERE meeting_id = ?", (meeting_id,)).fetchall()
-    assert {(p["employee_id"], p["role"], p["response"]) for p in res["participants"]} == set(people)
-    assert res["participants"][0]["role"] == "organiser"
+    pages = all_pages(call, pick.actor, "get_meeting", {"meeting_id": meeting_id}, "employee_id", part=lambda v: v["participants"])
+    assert {(p["employee_id"], p["role"], p["response"]) for p in pages} == set(people)
+    assert res["participants"]["total"] == len(people) and res["participants"]["items"][0]["role"] == "organiser"
+    assert sum(res["responses"].values()) == len(people)
+    assert res["responses"]["accepted"] == sum(p[2] == "accepted" for p in people)
     assert res["booking_id"] == val(meeting_conn, "SELECT id FROM room_bookings WHERE meeting_id = ?", meeting_id)
     listed = ok(call(pick.actor, "list_meeting_participants", {"meeting_id": meeting_id, "response": "accepted"}))
     assert {p["employee_id"] for p in listed["items"]} == {p[0] for p in people if p[2] == "accepted"}

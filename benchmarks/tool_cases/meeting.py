@@ -21,7 +21,7 @@ ORDER BY (SELECT COUNT(*) FROM meetings m WHERE m.organizer_id = h.employee_id A
 LIMIT 1
 """
 
-# get_meeting and get_chat return a meeting with all its participants, a chat with its admins:
+# get_meeting and get_chat return a meeting with a page of its participants, a chat with its admins:
 # they are held to the list goal.
 LOOKUPS = {"get_my_profile", "get_employee", "get_department"}
 

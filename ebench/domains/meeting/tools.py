@@ -746,13 +746,15 @@ def _participant(row: dict[str, Any]) -> dict[str, Any]:
 
 
 @TOOLS.read
-def get_meeting(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
+def get_meeting(env: ToolEnv, meeting_id: int, page: int = 1) -> dict[str, Any]:
     """Show a meeting the current employee is invited to: time, room and building (or online
-    only), join link and code, agenda, status, the room booking, everyone invited with their
-    answers, and the current employee's own role and answer.
+    only), join link and code, agenda, status, the room booking, how many answered each way, the
+    current employee's own role and answer, and the participants (organiser first, then by name),
+    20 per page.
 
     Args:
         meeting_id: The meeting's id.
+        page: Page of the participant list, from 1.
     """
     mine = _my_part(env, meeting_id)
     meeting = _meeting_summary(env, meeting_id)
@@ -760,8 +762,11 @@ def get_meeting(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
                    cancel_reason=mine["cancel_reason"], my_role=mine["my_role"], my_response=mine["my_response"])
     meeting["booking_id"] = env.scalar(
         "SELECT id FROM room_bookings WHERE meeting_id = ? ORDER BY status = 'active' DESC, id DESC LIMIT 1", (meeting_id,))
-    meeting["participants"] = [_participant(r) for r in env.all(PARTICIPANT_SELECT + " WHERE p.meeting_id = ? ORDER BY " + PARTICIPANT_ORDER,
-                                                                 (meeting_id,))]
+    answers = dict(env.conn.execute(
+        "SELECT response, COUNT(*) FROM meeting_participants WHERE meeting_id = ? GROUP BY response", (meeting_id,)).fetchall())
+    meeting["responses"] = {r: answers.get(r, 0) for r in ("accepted", "tentative", "declined", "invited")}
+    meeting["participants"] = paginate(env, PARTICIPANT_SELECT + " WHERE p.meeting_id = ?", [meeting_id], page,
+                                       PARTICIPANT_ORDER, _participant)
     return meeting
 
 
