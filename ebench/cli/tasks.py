@@ -88,7 +88,7 @@ def tasks_show(
 
     console = common.console()
     d = common.domain(task.domain)
-    console.print(f"[bold]{task.id}[/] ({task.domain}) · actor {task.actor}: {escape(d.actor_label(_conn(d), task.actor))}")
+    console.print(f"[bold]{task.id}[/] ({task.domain}) · actor {task.actor}: {escape(_actor_label(d, task.actor))}")
     console.print(f"capabilities: {', '.join(CAPABILITY_TITLES[c] for c in task.capabilities)}")
     console.print(f"\n[bold]Request[/]\n{escape(task.query)}\n")
     console.print(f"[bold]Reference solution[/] ({len(task.reference_solution)} calls)")
@@ -108,10 +108,14 @@ def _compact(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
-def _conn(domain):
+def _actor_label(domain, actor: int) -> str:
     from ..domains.engine.world import open_world_readonly
 
-    return open_world_readonly(common.world(domain, quiet=True))
+    conn = open_world_readonly(common.world(domain, quiet=True))
+    try:
+        return domain.actor_label(conn, actor)
+    finally:
+        conn.close()
 
 
 @tasks_app.command("schema")
