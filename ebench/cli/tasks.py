@@ -71,7 +71,7 @@ def tasks_show(
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Show one task in full: request, actor, capabilities, reference solution and expected changes."""
-    from ..tasks.spec import CAPABILITY_TITLES, TaskFileError, load_task
+    from ..tasks.spec import CAPABILITY_TITLES, TaskFileError, compact_json, load_task
     from ..tasks.suite import find_task
 
     path = find_task(task_id, root)
@@ -93,19 +93,13 @@ def tasks_show(
     console.print(f"\n[bold]Request[/]\n{escape(task.query)}\n")
     console.print(f"[bold]Reference solution[/] ({len(task.reference_solution)} calls)")
     for i, step in enumerate(task.reference_solution):
-        console.print(f"  {i:>3}  {step.tool} {escape(_compact(step.args))}")
+        console.print(f"  {i:>3}  {step.tool} {escape(compact_json(step.args))}")
     stats = task.expected_diff.counts()
     console.print(f"\n[bold]Expected changes[/]: {len(task.expected_diff)} rows "
                   f"({stats['insert']} inserted, {stats['update']} updated, {stats['delete']} deleted)")
     for change in task.expected_diff:
         detail = change.new if change.op == "update" else ""
-        console.print(f"  {change.op:7} {change.table} {escape(_compact(change.key))} {escape(_compact(detail)) if detail else ''}")
-
-
-def _compact(value) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        console.print(f"  {change.op:7} {change.table} {escape(compact_json(change.key))} {escape(compact_json(detail)) if detail else ''}")
 
 
 def _actor_label(domain, actor: int) -> str:

@@ -28,6 +28,7 @@ from mcp.server.mcpserver.tools.base import Tool as MCPTool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import CallToolResult, TextContent
 
+from .. import __version__
 from ..domains import get_domain
 from ..domains.engine.domain import Domain
 from ..domains.engine.tools import ToolResult
@@ -121,7 +122,7 @@ def build_server(trial: Trial, code: bool = False) -> MCPServer:
 
     server: MCPServer = MCPServer(
         name=f"ebench-{domain.name}", title=f"ebench: {domain.title}", instructions=context, tools=tools,
-        version=_version(),
+        version=__version__,
     )
     server.add_resource(TextResource(
         uri=f"ebench://{domain.name}/description", name="domain_description", title=f"The {domain.name} product",
@@ -171,15 +172,6 @@ def _exec_code_tool(trial: Trial) -> MCPTool:
 
     spec = runner.tool_schema()["function"]  # lists the tool functions with their signatures
     return registry_tool(handle, spec["name"], spec["description"], spec["parameters"])
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("ebench")
-    except PackageNotFoundError:
-        return "0"
 
 
 def serve(domain_name: str, actor: int | None, task: Task | None = None, code: bool = False,

@@ -108,14 +108,15 @@ class Task:
         lines = []
         for name, value in self.to_dict().items():
             if name in ("expected_diff", "reference_solution") and value:
-                items = ",\n".join(f"  {_compact(item)}" for item in value)
+                items = ",\n".join(f"  {compact_json(item)}" for item in value)
                 lines.append(f' "{name}": [\n{items}\n ]')
             else:
-                lines.append(f" {json.dumps(name)}: {_compact(value)}")
+                lines.append(f" {json.dumps(name)}: {compact_json(value)}")
         return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
-def _compact(value: Any) -> str:
+def compact_json(value: Any) -> str:
+    """One-line JSON, as task files and `ebench tasks show` print values."""
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 

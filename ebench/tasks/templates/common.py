@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from ...domains.engine.moments import TS_FMT
 from ..generation import GenContext, NoTarget
 from ..spec import Step
 
-TS = "%Y-%m-%d %H:%M:%S"
 
 
 def ref(step: int, path: str) -> dict[str, Any]:
@@ -17,7 +17,7 @@ def ref(step: int, path: str) -> dict[str, Any]:
 
 
 def now(ctx: GenContext) -> datetime:
-    return datetime.strptime(ctx.now, TS)
+    return datetime.strptime(ctx.now, TS_FMT)
 
 
 def day(moment: datetime) -> str:
