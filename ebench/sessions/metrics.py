@@ -1,0 +1,325 @@
+"""Scores of one run: Avg, Pass@k and Pass^k per scope, efficiency, and why trials failed.
+
+Pure functions over the records of `results.jsonl` (see `load_run` in runs.py); nothing here prints
+or reads files. Conventions:
+
+- A trial with `infra_error` (or termination "infra_error") is left out of every score and counted apart.
+- A task's n is its number of scored trials, c its passes. Avg is the mean of c/n over tasks; Pass@k and
+  Pass^k are averaged over the tasks with n >= k only (`by_k[k].tasks` says how many), so a task with
+  uneven trials never enters an estimator it has too few trials for. Pass@1 = Pass^1 = Avg.
+- A task counts once in its domain and once in each of its capabilities.
+- No scored trial means no score: averages and means are None (shown as "-"), counts are 0; nothing
+  is ever divided by zero.
+- "Total calls" are the domain tool calls made, wherever made: top-level calls, with each exec_code block
+  replaced by the calls made inside it (tool_calls - exec_blocks + inner_calls). The same count is what
+  is compared with the reference solution's length.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..tasks.spec import CAPABILITIES
+
+INFRA = "infra_error"
+# tool_errors codes the failure breakdown names; every other code counts as "other".
+NAMED_TOOL_ERRORS = ("unknown_tool", "invalid_arguments")
+
+
+class MetricsError(ValueError):
+    """A result record that cannot be scored (a field of the wrong type); the message says which."""
+
+
+def _check(n: int, c: int, k: int) -> None:
+    if n < 1 or k < 1:
+        raise ValueError(f"n and k must be at least 1 (n={n}, k={k})")
+    if not 0 <= c <= n:
+        raise ValueError(f"c must be between 0 and n (n={n}, c={c})")
+    if k > n:
+        raise ValueError(f"k={k} is larger than the number of trials n={n}")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The chance that at least one of k trials drawn from n (c passed) passes: 1 - C(n-c,k)/C(n,k)."""
+    _check(n, c, k)
+    return float(1 - Fraction(math.comb(n - c, k), math.comb(n, k)))
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """The chance that all k trials drawn from n (c passed) pass: C(c,k)/C(n,k) (tau-bench's pass^k)."""
+    _check(n, c, k)
+    return float(Fraction(math.comb(c, k), math.comb(n, k)))
+
+
+def _mean(values: list[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+@dataclass
+class KScore:
+    tasks: int  # tasks with at least k scored trials: the ones this k is averaged over
+    pass_at: float
+    pass_hat: float
+
+
+@dataclass
+class ScopeScore:
+    """Scores of a set of tasks (the whole run, one domain or one capability)."""
+
+    tasks: int = 0  # tasks with at least one scored trial
+    trials: int = 0  # scored trials
+    passes: int = 0
+    infra_errors: int = 0
+    avg: float | None = None
+    by_k: dict[int, KScore] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["by_k"] = {str(k): asdict(v) for k, v in self.by_k.items()}
+        return data
+
+
+@dataclass
+class Efficiency:
+    """Per-trial cost of the scored trials: means (None without trials) and totals."""
+
+    trials: int = 0
+    tool_calls: float | None = None
+    inner_calls: float | None = None
+    exec_blocks: float | None = None
+    total_calls: float | None = None
+    turns: float | None = None
+    tokens_in: float | None = None
+    tokens_out: float | None = None
+    seconds: float | None = None
+    totals: dict[str, float] = field(default_factory=dict)  # the same keys, summed
+    exec_share: float | None = None  # share of trials that ran at least one exec_code block
+    cost_total: float | None = None  # None when no trial or any trial's price is unknown
+    cost_mean: float | None = None
+    cost_unknown: int = 0  # trials with cost null
+    calls_vs_reference: float | None = None  # mean of total_calls / reference_calls
+    reference_trials: int = 0  # trials that ratio is averaged over (reference_calls > 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Failures:
+    """What went wrong in the failed scored trials; each count is of trials, not of rows or calls."""
+
+    failed: int = 0
+    missing: int = 0  # an expected change was not made
+    unexpected: int = 0  # a change that was not asked for
+    wrong: int = 0  # the right row with a wrong value
+    no_change: int = 0  # the database was left as it was
+    ungraded: int = 0  # no grade recorded
+    unknown_tool: int = 0
+    invalid_arguments: int = 0
+    other_tool_errors: int = 0
+    terminations: dict[str, int] = field(default_factory=dict)  # reason -> failed trials that ended so
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class InfraErrors:
+    count: int = 0
+    by_reason: dict[str, int] = field(default_factory=dict)  # error message -> trials
+    trials: list[dict[str, Any]] = field(default_factory=list)  # {task, trial, error}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RunMetrics:
+    overall: ScopeScore
+    domains: dict[str, ScopeScore]  # sorted by name
+    capabilities: dict[str, ScopeScore]  # every capability, in CAPABILITIES order (empty ones too)
+    efficiency: Efficiency
+    failures: Failures
+    infra: InfraErrors
+    max_trials: int  # the largest n: Pass@k is defined up to this k
+    trial_counts: dict[int, int]  # n -> tasks with n scored trials
+    terminations: dict[str, int]  # reason -> scored trials that ended so
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "overall": self.overall.to_dict(),
+            "domains": {name: s.to_dict() for name, s in self.domains.items()},
+            "capabilities": {name: s.to_dict() for name, s in self.capabilities.items()},
+            "efficiency": self.efficiency.to_dict(),
+            "failures": self.failures.to_dict(),
+            "infra": self.infra.to_dict(),
+            "max_trials": self.max_trials,
+            "trial_counts": {str(n): count for n, count in self.trial_counts.items()},
+            "terminations": self.terminations,
+        }
+
+
+def is_infra(record: dict[str, Any]) -> bool:
+    return bool(record.get("infra_error")) or record.get("termination") == INFRA
+
+
+def _where(record: dict[str, Any]) -> str:
+    return f"result {record.get('task')}/{record.get('trial')}"
+
+
+def _number(record: dict[str, Any], key: str, default: float | None = 0, owner: dict[str, Any] | None = None) -> float | None:
+    """A numeric field; missing or null gives `default`, any other type is a MetricsError.
+    `owner` is the result record when `record` is one of its parts (grade, tool_errors)."""
+    value = record.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise MetricsError(f"{_where(owner or record)}: {key} must be a number, not {value!r}")
+    return value
+
+
+def _dict(record: dict[str, Any], key: str) -> dict[str, Any]:
+    value = record.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MetricsError(f"{_where(record)}: {key} must be an object, not {value!r}")
+    return value
+
+
+def _capabilities(record: dict[str, Any]) -> list[str]:
+    caps = record.get("capabilities") or []
+    if not isinstance(caps, list) or not all(isinstance(c, str) for c in caps):
+        raise MetricsError(f"{_where(record)}: capabilities must be a list of names")
+    return caps
+
+
+def score_tasks(outcomes: Iterable[tuple[int, int]], infra_errors: int = 0) -> ScopeScore:
+    """Avg, Pass@k and Pass^k over tasks given as (n scored trials, c passes); tasks with n = 0 are ignored."""
+    tasks = [(n, c) for n, c in outcomes if n > 0]
+    score = ScopeScore(tasks=len(tasks), trials=sum(n for n, _ in tasks), passes=sum(c for _, c in tasks), infra_errors=infra_errors)
+    if not tasks:
+        return score
+    score.avg = _mean([c / n for n, c in tasks])
+    for k in range(1, max(n for n, _ in tasks) + 1):
+        eligible = [(n, c) for n, c in tasks if n >= k]
+        score.by_k[k] = KScore(
+            tasks=len(eligible),
+            pass_at=math.fsum(pass_at_k(n, c, k) for n, c in eligible) / len(eligible),
+            pass_hat=math.fsum(pass_hat_k(n, c, k) for n, c in eligible) / len(eligible),
+        )
+    return score
+
+
+def efficiency(trials: list[dict[str, Any]]) -> Efficiency:
+    """Means and totals over scored trials (see the module docstring for total calls)."""
+    eff = Efficiency(trials=len(trials))
+    columns: dict[str, list[float]] = defaultdict(list)
+    ratios: list[float] = []
+    costs: list[float] = []
+    for r in trials:
+        tool_calls, inner, blocks = (_number(r, key) or 0 for key in ("tool_calls", "inner_calls", "exec_blocks"))
+        total = tool_calls - blocks + inner
+        values = {"tool_calls": tool_calls, "inner_calls": inner, "exec_blocks": blocks, "total_calls": total}
+        for key in ("turns", "tokens_in", "tokens_out", "seconds"):
+            values[key] = _number(r, key) or 0
+        for key, value in values.items():
+            columns[key].append(value)
+        reference = _number(r, "reference_calls", None)
+        if reference:
+            ratios.append(total / reference)
+        cost = _number(r, "cost", None)
+        if cost is None:
+            eff.cost_unknown += 1
+        else:
+            costs.append(cost)
+    if not trials:
+        return eff
+    for key, column in columns.items():
+        setattr(eff, key, _mean(column))
+        eff.totals[key] = math.fsum(column)
+    eff.exec_share = sum(1 for b in columns["exec_blocks"] if b > 0) / len(trials)
+    if not eff.cost_unknown:
+        eff.cost_total = math.fsum(costs)
+        eff.cost_mean = eff.cost_total / len(trials)
+    eff.calls_vs_reference = _mean(ratios)
+    eff.reference_trials = len(ratios)
+    return eff
+
+
+def failures(trials: list[dict[str, Any]]) -> Failures:
+    """The failure breakdown of the scored trials that did not pass."""
+    out = Failures()
+    ends: Counter[str] = Counter()
+    for r in trials:
+        if r.get("passed"):
+            continue
+        out.failed += 1
+        ends[str(r.get("termination") or "unknown")] += 1
+        grade = _dict(r, "grade")
+        if not grade:
+            out.ungraded += 1
+        else:
+            out.missing += (_number(grade, "missing", owner=r) or 0) > 0
+            out.unexpected += (_number(grade, "unexpected", owner=r) or 0) > 0
+            out.wrong += (_number(grade, "wrong", owner=r) or 0) > 0
+            out.no_change += _number(grade, "actual_rows", None, r) == 0
+        tool_errors = _dict(r, "tool_errors")
+        errors = {code: _number(tool_errors, code, owner=r) or 0 for code in tool_errors}
+        out.unknown_tool += errors.get("unknown_tool", 0) > 0
+        out.invalid_arguments += errors.get("invalid_arguments", 0) > 0
+        out.other_tool_errors += any(n > 0 for code, n in errors.items() if code not in NAMED_TOOL_ERRORS)
+    out.terminations = dict(ends.most_common())
+    return out
+
+
+def run_metrics(results: list[dict[str, Any]]) -> RunMetrics:
+    """Every score of one run, from its result records (one per finished trial)."""
+    per_task: dict[str, list[int]] = {}  # task -> [n, c]
+    task_domain: dict[str, str] = {}
+    task_caps: dict[str, list[str]] = {}
+    infra_by_task: Counter[str] = Counter()
+    scored: list[dict[str, Any]] = []
+    infra = InfraErrors()
+    reasons: Counter[str] = Counter()
+    for r in results:
+        task = str(r.get("task"))
+        # A task's domain and capabilities come from its first record: they are the task's, not the trial's.
+        task_domain.setdefault(task, str(r.get("domain") or "unknown"))
+        task_caps.setdefault(task, _capabilities(r))
+        counts = per_task.setdefault(task, [0, 0])
+        if is_infra(r):
+            infra.count += 1
+            infra_by_task[task] += 1
+            reasons[str(r.get("error") or "no message")] += 1
+            infra.trials.append({"task": task, "trial": r.get("trial"), "error": r.get("error")})
+            continue
+        scored.append(r)
+        counts[0] += 1
+        counts[1] += bool(r.get("passed"))
+    infra.by_reason = dict(reasons.most_common())
+    infra.trials.sort(key=lambda t: (t["task"], str(t["trial"])))
+
+    def scope(tasks: Iterable[str]) -> ScopeScore:
+        chosen = list(tasks)
+        return score_tasks([(per_task[t][0], per_task[t][1]) for t in chosen], sum(infra_by_task[t] for t in chosen))
+
+    domains = {d: scope(t for t in per_task if task_domain[t] == d) for d in sorted(set(task_domain.values()))}
+    capabilities = {cap: scope(t for t in per_task if cap in task_caps[t]) for cap in CAPABILITIES}
+    ns = Counter(n for n, _ in per_task.values() if n > 0)
+    return RunMetrics(
+        overall=scope(per_task),
+        domains=domains,
+        capabilities=capabilities,
+        efficiency=efficiency(scored),
+        failures=failures(scored),
+        infra=infra,
+        max_trials=max(ns, default=0),
+        trial_counts=dict(sorted(ns.items())),
+        terminations=dict(Counter(str(r.get("termination") or "unknown") for r in scored).most_common()),
+    )
