@@ -1,4 +1,4 @@
-"""Where ebench keeps what it generates: worlds (and later sessions and runs).
+"""Where ebench keeps what it generates: worlds, sessions and runs.
 
 `EBENCH_HOME` overrides the user's data directory; nothing generated lives in the repository.
 """
@@ -23,5 +23,19 @@ def data_dir() -> Path:
 
 def worlds_dir() -> Path:
     path = data_dir() / "worlds"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def sessions_dir() -> Path:
+    """Trials recorded outside a batch (the app, the MCP server, `ebench run` of one task)."""
+    path = data_dir() / "sessions"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def runs_dir() -> Path:
+    """Where `ebench run --batch` writes a run when no --out is given."""
+    path = data_dir() / "runs"
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -1,0 +1,305 @@
+"""`ebench run`: score a solver on tasks (`--batch`), or watch one trial, and `ebench regrade`."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from .common import JSON_OPTION, console, fail, print_json
+
+SOLVERS = ("llm", "oracle", "noop", "replay")
+
+
+def parse_model_args(items: list[str]) -> dict[str, Any]:
+    """`key=value` pairs; values are read as JSON when they parse (0.2, true, {"a": 1}), else as text."""
+    args: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            fail(f"--model-arg {item!r}: expected key=value", 2)
+        try:
+            args[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            args[key.strip()] = value
+    return args
+
+
+def make_solver(name: str, model: str | None, api_base: str | None, model_args: list[str], price_in: float | None,
+                price_out: float | None, prices: Path | None, replay_from: Path | None, retries: int, backoff: float):
+    from ..sessions.solvers import NoopSolver, OracleSolver, ReplaySolver
+
+    if name not in SOLVERS:
+        fail(f"unknown solver {name!r}; choose one of: {', '.join(SOLVERS)}", 2)
+    if name == "llm":
+        if not model:
+            fail("--solver llm needs --model (any litellm model string, e.g. openai/gpt-4o-mini)", 2)
+        from ..sessions.solvers.llm import LLMConfig, LLMSolver, PricesError, load_prices
+
+        table = {}
+        if prices is not None:
+            try:
+                table = load_prices(prices)
+            except PricesError as exc:
+                fail(str(exc), 2)
+        return LLMSolver(LLMConfig(model=model, api_base=api_base, model_args=parse_model_args(model_args),
+                                   price_in=price_in, price_out=price_out, retries=retries, backoff=backoff), table)
+    if model:
+        fail(f"--model is for --solver llm, not {name}", 2)
+    if name == "replay":
+        if replay_from is None:
+            fail("--solver replay needs --replay-from RUN_DIR|SESSION_FILE", 2)
+        from ..sessions.record import SessionFileError
+
+        try:
+            return ReplaySolver(replay_from)
+        except SessionFileError as exc:
+            fail(str(exc), 2)
+    return OracleSolver() if name == "oracle" else NoopSolver()
+
+
+def select_tasks(domain: str | None, task_ids: list[str], capability: str | None, tasks_dir: Path | None):
+    from ..tasks.spec import CAPABILITIES
+    from ..tasks.suite import load_suite
+
+    if capability is not None and capability not in CAPABILITIES:
+        fail(f"unknown capability {capability!r}; choose one of: {', '.join(CAPABILITIES)}", 2)
+    if tasks_dir is not None and not tasks_dir.is_dir():
+        fail(f"--tasks-dir {tasks_dir}: not a directory", 2)
+    report = load_suite(tasks_dir, domain, capability, task_ids)
+    for error in report.errors:
+        console().print(f"[yellow]skipped[/] {error}")
+    missing = sorted(set(task_ids) - {t.id for t in report.tasks})
+    if missing:
+        fail(f"unknown task id(s): {', '.join(missing[:10])}" + (" (or filtered out by --domain/--capability)" if domain or capability else ""), 2)
+    if not report.tasks:
+        fail("no task matches the selection", 2)
+    return report.tasks
+
+
+def run_command(
+    batch: bool = typer.Option(False, "--batch", help="Run every selected task x --trials headless, into a run directory."),
+    solver: str = typer.Option("llm", "--solver", help="llm | oracle | noop | replay."),
+    model: str | None = typer.Option(None, "--model", help="A litellm model string (openai/gpt-4o, anthropic/..., ollama/...)."),
+    api_base: str | None = typer.Option(None, "--api-base", help="The API's base URL (an OpenAI-compatible server, a proxy)."),
+    model_arg: list[str] = typer.Option([], "--model-arg", help="key=value passed to the model call (temperature=0, reasoning_effort=high); repeatable."),
+    price_in: float | None = typer.Option(None, "--price-in", help="USD per million input tokens (for models litellm does not price)."),
+    price_out: float | None = typer.Option(None, "--price-out", help="USD per million output tokens."),
+    prices: Path | None = typer.Option(None, "--prices", help='A JSON file {"model": {"input": USD/M, "output": USD/M}}.'),
+    replay_from: Path | None = typer.Option(None, "--replay-from", help="With --solver replay: a run directory or session file."),
+    trials: int = typer.Option(1, "--trials", min=1, help="Trials per task."),
+    code: bool = typer.Option(False, "--code", help="Code mode: the solver also has exec_code."),
+    domain: str | None = typer.Option(None, "--domain", help="Only this domain's tasks."),
+    task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
+    capability: str | None = typer.Option(None, "--capability", help="Only tasks with this capability."),
+    tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Task files from this folder instead of the shipped suite."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Trials running at once."),
+    out: Path | None = typer.Option(None, "--out", help="The run directory (default: a new one under the data directory)."),
+    label: str | None = typer.Option(None, "--label", help="The run's name in reports (default: the model or solver)."),
+    force: bool = typer.Option(False, "--force", help="Continue a run directory whose configuration differs."),
+    max_turns: int = typer.Option(30, "--max-turns", min=1, help="Model turns per trial."),
+    max_tool_calls: int = typer.Option(100, "--max-tool-calls", min=1, help="Top-level tool calls per trial."),
+    trial_timeout: float = typer.Option(600.0, "--trial-timeout", min=1, help="Seconds of wall time per trial."),
+    retries: int = typer.Option(6, "--retries", min=0, help="Retries of a transient API error (rate limit, 5xx, timeout)."),
+    backoff: float = typer.Option(1.0, "--backoff", min=0, help="First retry delay in seconds, doubled each retry."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Score a solver on tasks ([bold]--batch[/]), or run one task and watch its trace."""
+    from ..sessions.trial import TrialLimits
+
+    the_solver = make_solver(solver, model, api_base, model_arg, price_in, price_out, prices, replay_from, retries, backoff)
+    tasks = select_tasks(domain, task, capability, tasks_dir)
+    if solver == "replay":
+        tasks = [t for t in tasks if t.id in set(the_solver.task_ids)]
+        if not tasks:
+            fail("none of the selected tasks has a recorded session to replay", 2)
+    limits = TrialLimits(max_turns=max_turns, max_tool_calls=max_tool_calls, timeout=trial_timeout)
+    if not batch:
+        if len(tasks) != 1 or trials != 1:
+            fail("without --batch, run one trial of one task (--task ID); use --batch for more", 2)
+        _watch(the_solver, tasks[0], code, limits, as_json)
+        return
+    selection = {"dir": str(tasks_dir.resolve()) if tasks_dir else None, "domain": domain, "capability": capability,
+                 "ids": sorted(task) or None}
+    run_label = label or model or solver
+    if out is None:
+        from ..paths import runs_dir
+
+        safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in run_label)
+        out = runs_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{safe}"
+    _batch(the_solver, tasks, trials, code, limits, selection, run_label, out, force, concurrency, as_json)
+
+
+def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, force, concurrency, as_json) -> None:
+    import asyncio
+
+    from ..sessions.batch import Batch, Progress
+    from ..sessions.runs import RunError
+    from ..sessions.solvers.base import FatalSolverError
+
+    batch = Batch(out, tasks, solver, trials, code, limits, selection, label, force)
+    try:
+        batch.prepare()
+    except RunError as exc:
+        fail(str(exc), 2)
+    err = console() if not as_json else None
+    progress = Progress(total=len(batch.todo))
+    if err and batch.kept:
+        err.print(f"Resuming {out}: {batch.kept} trial(s) already finished, {len(batch.todo)} to run.")
+    started = time.perf_counter()
+    status = "finished"
+    try:
+        with _progress_bar(progress, quiet=as_json) as on_trial:
+            asyncio.run(batch.run(concurrency, on_trial))
+    except KeyboardInterrupt:
+        status = "interrupted"
+    except FatalSolverError as exc:
+        status = "failed"
+        batch.finish(status)
+        fail(f"{exc}\nThe run stopped; {progress.done} trial(s) were kept. Fix the configuration and run the "
+             f"same command again to resume.", 1)
+    batch.finish(status)
+    seconds = time.perf_counter() - started
+    summary = {"run": str(out), "status": status, "trials_run": progress.done, "trials_kept": batch.kept,
+               "trials_left": len(batch.todo) - progress.done, "passed": progress.passed, "scored": progress.scored,
+               "infra_errors": progress.infra, "tokens": progress.tokens,
+               "cost": None if progress.cost_unknown else round(progress.cost, 6), "seconds": round(seconds, 2)}
+    if as_json:
+        print_json(summary)
+    else:
+        _print_summary(summary, out)
+    if status == "interrupted":
+        raise typer.Exit(130)
+
+
+def _print_summary(summary: dict[str, Any], out: Path) -> None:
+    out_console = console()
+    rate = f"{summary['passed'] / summary['scored']:.1%}" if summary["scored"] else "-"
+    cost = "unknown" if summary["cost"] is None else f"${summary['cost']:.4f}"
+    if summary["status"] == "interrupted":
+        out_console.print(f"[yellow]Interrupted.[/] {summary['trials_run']} trial(s) finished and kept, "
+                          f"{summary['trials_left']} left: run the same command again to resume.")
+    out_console.print(f"Ran {summary['trials_run']} trial(s) in {summary['seconds']:.1f} s: {summary['passed']}/"
+                      f"{summary['scored']} passed ({rate}), {summary['infra_errors']} infrastructure error(s) "
+                      f"left out of the scores; {summary['tokens']:,} tokens, cost {cost}.")
+    out_console.print(f"Run directory: {out}\nReport: ebench report {out}")
+
+
+class _progress_bar:
+    """A rich progress bar on stderr (trials, pass rate so far, tokens, cost, ETA), or nothing."""
+
+    def __init__(self, progress, quiet: bool) -> None:
+        self.progress = progress
+        self.quiet = quiet
+
+    def __enter__(self):
+        if self.quiet:
+            return self.progress.add
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        self.bar = Progress(TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn("ETA"),
+                            TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+        self.bar.start()
+        self.task = self.bar.add_task("trials", total=self.progress.total, stats=self._stats())
+
+        def on_trial(summary) -> None:
+            self.progress.add(summary)
+            self.bar.update(self.task, advance=1, stats=self._stats())
+
+        return on_trial
+
+    def _stats(self) -> str:
+        p = self.progress
+        rate = f"{p.pass_rate:.1%}" if p.pass_rate is not None else "-"
+        cost = f"${p.cost:.4f}" + ("+?" if p.cost_unknown else "")
+        infra = f" infra {p.infra}" if p.infra else ""
+        return f"pass {rate} ({p.passed}/{p.scored}){infra} tokens {p.tokens:,} cost {cost}"
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.quiet:
+            self.bar.stop()
+
+
+def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
+    """One trial with its events printed as they happen; recorded in the data directory's sessions."""
+    import asyncio
+
+    from ..paths import sessions_dir
+    from ..sessions.record import secret_values
+    from ..sessions.solvers.base import FatalSolverError
+    from ..sessions.trial import Trial
+
+    path = sessions_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{task.id}-{solver.name}.jsonl"
+    writer = _EchoWriter(path, secret_values(solver.config()), quiet=as_json)
+    trial = Trial(task, writer=writer, solver=solver.config(), code=code, session_name=str(path))
+    try:
+        outcome = asyncio.run(solver.solve(trial, limits))
+    except KeyboardInterrupt:
+        trial.close()
+        fail(f"interrupted; the partial session is in {path}", 130)
+    except FatalSolverError as exc:
+        trial.close()
+        fail(str(exc), 1)
+    summary = trial.finish(outcome.termination, outcome.error)
+    if as_json:
+        print_json({**summary.to_dict(), "session": str(path)})
+    else:
+        verdict = "[green]PASS[/]" if summary.passed else "[red]FAIL[/]"
+        console().print(f"{verdict} {task.id}: {summary.termination}; {summary.tool_calls} call(s), "
+                        f"{summary.turns} turn(s). Session: {path}")
+
+
+def _EchoWriter(path: Path, secrets: list[str], quiet: bool):
+    """A SessionWriter that also prints each event in one line (for `ebench run` of one task)."""
+    from ..sessions.record import SessionWriter
+
+    class EchoWriter(SessionWriter):
+        def write(self, event: str, **data: Any) -> None:
+            super().write(event, **data)
+            if not quiet:
+                _echo(event, data)
+
+    return EchoWriter(path, secrets)
+
+
+def _echo(event: str, data: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    if event == "tool_call":
+        mark = "[green]ok[/]" if data.get("ok") else f"[red]{data.get('error_code')}[/]"
+        indent = "    " if data.get("parent") else ""
+        args = json.dumps(data.get("args"), ensure_ascii=False)[:160]
+        console().print(f"{indent}[cyan]{escape(str(data.get('tool')))}[/] {escape(args)} {mark}")
+    elif event == "message" and data.get("role") == "assistant" and data.get("content"):
+        console().print(f"[bold]model:[/] {escape(str(data['content'])[:400])}")
+    elif event == "api_error":
+        console().print(f"[yellow]api error[/] {escape(str(data.get('error')))}")
+
+
+def regrade_command(
+    run: Path = typer.Argument(..., help="A run directory."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Grade every session of a run again from its recorded diff, against the current task files."""
+    from ..sessions.regrade import RegradeError, regrade_run
+
+    try:
+        report = regrade_run(run)
+    except RegradeError as exc:
+        fail(str(exc), 2)
+    if as_json:
+        print_json(report)
+        return
+    out = console()
+    out.print(f"Regraded {report['regraded']} session(s) of {run}: {report['changed']} verdict(s) changed, "
+              f"{report['skipped']} skipped.")
+    for change in report["changes"]:
+        out.print(f"  {change['task']} trial {change['trial']}: {'pass' if change['was'] else 'fail'} -> "
+                  f"{'pass' if change['now'] else 'fail'}")
+    for problem in report["problems"]:
+        out.print(f"  [yellow]skipped[/] {problem}")

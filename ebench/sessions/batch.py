@@ -1,0 +1,181 @@
+"""Headless batch scoring: tasks x trials by one solver configuration, into a run directory.
+
+Trials run as asyncio tasks under a concurrency limit (model calls overlap; tool calls are fast
+local SQLite work). Each finished trial appends one line to results.jsonl, so an interrupted run
+(Ctrl-C, a crash) keeps what it finished and resumes where it stopped; a trial that ended in an
+infrastructure error is run again on resume. Resuming with another configuration is refused
+unless forced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..tasks.spec import Task
+from .record import SessionWriter, secret_values
+from .runs import MANIFEST, RESULTS, RUN_FORMAT, SESSIONS, RunError, read_results, write_json_atomic
+from .solvers.base import FatalSolverError, Solver
+from .trial import INFRA_ERROR, Trial, TrialLimits, TrialSummary, session_path
+
+
+def config_hash(config: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+@dataclass
+class Progress:
+    """What the progress bar shows, updated as trials end."""
+
+    total: int
+    done: int = 0
+    passed: int = 0
+    scored: int = 0
+    infra: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    cost_unknown: int = 0
+
+    def add(self, summary: TrialSummary) -> None:
+        self.done += 1
+        if summary.infra_error:
+            self.infra += 1
+        else:
+            self.scored += 1
+            self.passed += summary.passed
+        self.tokens += summary.tokens_in + summary.tokens_out
+        if summary.cost is None:
+            self.cost_unknown += 1
+        else:
+            self.cost += summary.cost
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.scored if self.scored else None
+
+
+@dataclass
+class Batch:
+    out: Path
+    tasks: list[Task]
+    solver: Solver
+    trials: int
+    code: bool = False
+    limits: TrialLimits = field(default_factory=TrialLimits)
+    selection: dict[str, Any] = field(default_factory=dict)  # how the tasks were chosen (recorded)
+    label: str = ""
+    force: bool = False
+
+    def __post_init__(self) -> None:
+        self.config = {"solver": self.solver.config(), "code": self.code, "limits": self.limits.to_dict(),
+                       "tasks": self.selection}
+        self.secrets = secret_values(self.config)
+        self.todo: list[tuple[Task, int]] = []
+        self.kept = 0
+
+    # -- the run directory -----------------------------------------------------------------
+    def prepare(self) -> None:
+        """Create the run directory, or check that an existing one has the same configuration;
+        list the trials still to run."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        manifest_path = self.out / MANIFEST
+        digest = config_hash(self.config)
+        ids = [t.id for t in self.tasks]
+        if manifest_path.exists():
+            try:
+                manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as exc:
+                raise RunError(f"{manifest_path}: unreadable manifest ({exc}); use another --out") from None
+            if manifest.get("format") != RUN_FORMAT:
+                raise RunError(f"{self.out} holds something that is not an ebench run; use another --out")
+            if manifest.get("config_hash") != digest and not self.force:
+                raise RunError(f"{self.out} was run with another configuration ({_changed(manifest.get('config', {}), self.config)}); "
+                               "use another --out, or --force to continue it with the new one")
+            manifest.update(config=self.config, config_hash=digest, trials=max(self.trials, int(manifest.get("trials", 0))),
+                            tasks={"count": len(ids), "ids": ids}, ended=None, status="running", resumed=_now())
+        else:
+            manifest = {"format": RUN_FORMAT, "label": self.label, "ebench_version": __version__,
+                        "config": self.config, "config_hash": digest, "trials": self.trials,
+                        "tasks": {"count": len(ids), "ids": ids}, "started": _now(), "ended": None,
+                        "status": "running"}
+        manifest["ebench_version"] = __version__
+        self.manifest = manifest
+        write_json_atomic(manifest_path, manifest)
+        finished = {(r["task"], r["trial"]) for r in read_results(self.out / RESULTS) if not r.get("infra_error")}
+        self.todo = [(task, k) for task in self.tasks for k in range(1, self.trials + 1) if (task.id, k) not in finished]
+        self.kept = len(self.tasks) * self.trials - len(self.todo)
+
+    def finish(self, status: str) -> None:
+        self.manifest.update(status=status, ended=_now() if status == "finished" else None)
+        write_json_atomic(self.out / MANIFEST, self.manifest)
+
+    # -- running ---------------------------------------------------------------------------
+    async def run(self, concurrency: int, on_trial: Callable[[TrialSummary], None] | None = None) -> list[TrialSummary]:
+        """Run the remaining trials; a FatalSolverError stops everything (and propagates)."""
+        semaphore = asyncio.Semaphore(max(1, concurrency))
+        results_path = self.out / RESULTS
+        summaries: list[TrialSummary] = []
+        with results_path.open("a", encoding="utf-8") as results:
+
+            async def one(task: Task, number: int) -> None:
+                async with semaphore:
+                    summary = await self.run_trial(task, number)
+                results.write(json.dumps(summary.to_dict(), ensure_ascii=False) + "\n")
+                results.flush()
+                summaries.append(summary)
+                if on_trial:
+                    on_trial(summary)
+
+            jobs = [asyncio.create_task(one(task, number)) for task, number in self.todo]
+            try:
+                await asyncio.gather(*jobs)
+            finally:
+                for job in jobs:
+                    job.cancel()
+                await asyncio.gather(*jobs, return_exceptions=True)
+        return summaries
+
+    async def run_trial(self, task: Task, number: int) -> TrialSummary:
+        path = session_path(self.out / SESSIONS, task.id, number)
+        writer = SessionWriter(path, self.secrets)
+        try:
+            trial = Trial(task, writer=writer, solver=self.solver.config(), code=self.code, trial_number=number,
+                          session_name=str(path.relative_to(self.out)))
+        except BaseException:
+            writer.close()
+            raise
+        try:
+            outcome = await self.solver.solve(trial, self.limits)
+        except (asyncio.CancelledError, FatalSolverError, KeyboardInterrupt):
+            trial.close()  # the session stays without its end: the trial runs again on resume
+            raise
+        except Exception as exc:  # a harness fault: recorded, and not counted against the solver
+            trial.note("internal_error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+            return trial.finish(INFRA_ERROR, f"internal error: {type(exc).__name__}: {exc}")
+        return trial.finish(outcome.termination, outcome.error)
+
+
+def _changed(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> str:
+    """The first differing configuration keys, for the refusal message."""
+    keys = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            keys.append(_changed(a, b, f"{prefix}{key}."))
+        else:
+            keys.append(f"{prefix}{key}: {json.dumps(a)} -> {json.dumps(b)}")
+    return "; ".join(k for k in keys if k)[:400] or "unknown difference"

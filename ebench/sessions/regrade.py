@@ -1,0 +1,84 @@
+"""Re-grading a run from its records: after a grader fix, or for trials made by an older version.
+
+Each finished session's recorded final diff is graded again against the task's current expected
+diff; results.jsonl is rewritten (atomically) with the new verdicts. The sessions themselves are
+append-only records of what happened and are not changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..domains import get_domain
+from ..tasks.diff import Diff
+from ..tasks.grading import grade
+from ..tasks.spec import Task
+from ..tasks.suite import load_suite
+from .record import SessionFileError, read_session
+from .runs import MANIFEST, RESULTS, RunError, load_run, write_json_atomic
+from .trial import grade_counts
+
+
+class RegradeError(ValueError):
+    pass
+
+
+def run_tasks(manifest: dict[str, Any]) -> dict[str, Task]:
+    """The tasks a run was made from (the shipped suite, or the folder it named)."""
+    folder = (manifest.get("config", {}).get("tasks") or {}).get("dir")
+    root = Path(folder) if folder else None
+    if root is not None and not root.is_dir():
+        raise RegradeError(f"the run's task folder {root} is gone")
+    return {t.id: t for t in load_suite(root).tasks}
+
+
+def regrade_run(path: str | Path) -> dict[str, Any]:
+    try:
+        run = load_run(path)
+    except RunError as exc:
+        raise RegradeError(str(exc)) from None
+    tasks = run_tasks(run.manifest)
+    changes: list[dict[str, Any]] = []
+    problems: list[str] = []
+    regraded = skipped = 0
+    updated: list[dict[str, Any]] = []
+    for result in sorted(run.results, key=lambda r: (r["task"], r["trial"])):
+        updated.append(result)
+        if result.get("infra_error"):
+            skipped += 1
+            continue
+        task = tasks.get(result["task"])
+        if task is None:
+            problems.append(f"{result['task']}: no such task any more")
+            skipped += 1
+            continue
+        try:
+            session = read_session(run.path / result["session"])
+        except SessionFileError as exc:
+            problems.append(str(exc))
+            skipped += 1
+            continue
+        end = session.end
+        if end is None or not isinstance(end.get("diff"), list):
+            problems.append(f"{result['session']}: the session has no final diff")
+            skipped += 1
+            continue
+        verdict = grade(task.expected_diff, Diff.from_list(end["diff"]), get_domain(task.domain).schema)
+        regraded += 1
+        if verdict.passed != result.get("passed"):
+            changes.append({"task": result["task"], "trial": result["trial"], "was": result.get("passed"),
+                            "now": verdict.passed})
+        result.update(passed=verdict.passed, grade=grade_counts(verdict), regraded=__version__)
+    results_path = run.path / RESULTS
+    tmp = results_path.with_name(RESULTS + ".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in updated), encoding="utf-8")
+    os.replace(tmp, results_path)
+    run.manifest["regraded"] = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ebench_version": __version__}
+    write_json_atomic(run.path / MANIFEST, run.manifest)
+    return {"run": str(run.path), "regraded": regraded, "skipped": skipped, "changed": len(changes),
+            "changes": changes, "problems": problems}

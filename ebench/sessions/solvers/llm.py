@@ -1,0 +1,277 @@
+"""The model solver: litellm function calling, one trial at a time per coroutine.
+
+The loop: system prompt (product, actor, time) and the task's request; each model turn may ask for
+tool calls, all of which are executed in order (parallel calls included) and answered with their
+results, errors included; the trial ends when the model answers without a tool call or a limit is
+hit. Transient API errors (rate limits, 5xx, timeouts, dropped connections) are retried with
+exponential backoff; when retries run out the trial ends as an infrastructure error, which the
+scores leave out. litellm is imported here only, with its network lookups turned off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..prompts import system_prompt
+from ..record import redact_config
+from ..trial import (
+    AGENT_ERROR,
+    AGENT_STOPPED,
+    CONTEXT_LIMIT,
+    INFRA_ERROR,
+    MAX_TOOL_CALLS,
+    MAX_TURNS,
+    TIME_LIMIT,
+    Trial,
+    TrialLimits,
+)
+from .base import FatalSolverError, Outcome
+
+_litellm: Any = None
+
+
+def load_litellm() -> Any:
+    """Import litellm with its cost-map fetch and telemetry off (no network beyond the model's API)."""
+    global _litellm
+    if _litellm is None:
+        os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm
+
+        litellm.suppress_debug_info = True
+        litellm.telemetry = False
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)  # errors are recorded in the session
+        _litellm = litellm
+    return _litellm
+
+
+class PricesError(ValueError):
+    pass
+
+
+def load_prices(path: Path) -> dict[str, dict[str, float]]:
+    """A prices file: {"model": {"input": USD per million tokens, "output": USD per million}}."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PricesError(f"{path}: unreadable prices file: {exc}") from None
+    if not isinstance(data, dict):
+        raise PricesError(f"{path}: expected an object of model -> {{input, output}}")
+    prices: dict[str, dict[str, float]] = {}
+    for model, entry in data.items():
+        if (not isinstance(entry, dict) or not all(isinstance(entry.get(k), (int, float)) for k in ("input", "output"))):
+            raise PricesError(f"{path}: {model}: expected {{\"input\": number, \"output\": number}} (USD per million tokens)")
+        prices[model] = {"input": float(entry["input"]), "output": float(entry["output"])}
+    return prices
+
+
+@dataclass
+class LLMConfig:
+    model: str
+    api_base: str | None = None
+    model_args: dict[str, Any] = field(default_factory=dict)
+    price_in: float | None = None   # USD per million input tokens, for models litellm does not price
+    price_out: float | None = None
+    retries: int = 6                # transient API errors retried this many times per turn
+    backoff: float = 1.0            # first retry delay, doubled each time (with jitter)
+    max_backoff: float = 60.0
+    request_timeout: float = 300.0  # one model request
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "api_base": self.api_base, "model_args": redact_config(self.model_args),
+                "price_in": self.price_in, "price_out": self.price_out}
+
+
+class TransientError(Exception):
+    pass
+
+
+def _status(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def classify(exc: BaseException) -> str:
+    """transient (retry), context (the conversation is too long), fatal (configuration), other."""
+    litellm = load_litellm()
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return "context"
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError,
+                        litellm.LiteLLMUnknownProvider if hasattr(litellm, "LiteLLMUnknownProvider") else ())):
+        return "fatal"
+    if isinstance(exc, (litellm.RateLimitError, litellm.APIConnectionError, litellm.Timeout,
+                        litellm.InternalServerError, litellm.ServiceUnavailableError, asyncio.TimeoutError)):
+        return "transient"
+    status = _status(exc)
+    if status is not None and (status >= 500 or status in (408, 409, 429)):
+        return "transient"
+    return "other"
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).replace("\n", " ").strip()
+    for prefix in ("litellm.", "LiteLLM "):
+        text = text.removeprefix(prefix)
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+class LLMSolver:
+    name = "llm"
+
+    def __init__(self, config: LLMConfig, prices: dict[str, dict[str, float]] | None = None) -> None:
+        self.settings = config
+        self.prices = prices or {}
+
+    def config(self) -> dict[str, Any]:
+        return {"name": self.name, **self.settings.to_dict()}
+
+    # -- one request, with retries ---------------------------------------------------------
+    async def _complete(self, trial: Trial, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        litellm = load_litellm()
+        cfg = self.settings
+        kwargs: dict[str, Any] = {"model": cfg.model, "messages": messages, "tools": tools,
+                                  "timeout": cfg.request_timeout, "max_retries": 0, "num_retries": 0}
+        if cfg.api_base:
+            kwargs["api_base"] = cfg.api_base
+        kwargs.update(cfg.model_args)
+        attempt = 0
+        while True:
+            started = time.perf_counter()
+            try:
+                return await litellm.acompletion(**kwargs)
+            except Exception as exc:  # classified below; nothing escapes unrecorded
+                kind = classify(exc)
+                final = kind != "transient" or attempt >= cfg.retries
+                delay = 0.0 if final else min(cfg.max_backoff, cfg.backoff * 2 ** attempt) * random.uniform(0.75, 1.0)
+                trial.note("api_error", turn=trial.turns + 1, attempt=attempt + 1, kind=kind, error=_describe(exc),
+                           status=_status(exc), seconds=round(time.perf_counter() - started, 4),
+                           retry_in=None if final else round(delay, 3))
+                if kind == "fatal":
+                    raise FatalSolverError(_describe(exc)) from None
+                if final:
+                    raise
+                attempt += 1
+                await asyncio.sleep(delay)
+
+    def _cost(self, response: Any, tokens_in: int, tokens_out: int) -> float | None:
+        cfg = self.settings
+        price = self.prices.get(cfg.model)
+        if cfg.price_in is not None or cfg.price_out is not None:
+            return (tokens_in * (cfg.price_in or 0.0) + tokens_out * (cfg.price_out or 0.0)) / 1e6
+        if price:
+            return (tokens_in * price["input"] + tokens_out * price["output"]) / 1e6
+        hidden = getattr(response, "_hidden_params", None) or {}
+        cost = hidden.get("response_cost")
+        if isinstance(cost, (int, float)):
+            return float(cost)
+        try:
+            return float(load_litellm().completion_cost(completion_response=response))
+        except Exception:  # litellm does not know this model's price
+            return None
+
+    # -- the loop --------------------------------------------------------------------------
+    async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:
+        assert trial.task is not None
+        domain = trial.domain
+        label = domain.actor_label(trial.conn, trial.task.actor)
+        system = system_prompt(domain, label, trial.code)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system},
+                                          {"role": "user", "content": trial.task.query}]
+        trial.message("system", system)
+        trial.message("user", trial.task.query)
+        tools = domain.tools.openai_schemas()
+        if trial.code:
+            from ..sandbox.schema import exec_code_tool
+
+            tools = [*tools, exec_code_tool()]
+        deadline = time.perf_counter() + limits.timeout
+        while True:
+            if trial.turns >= limits.max_turns:
+                return Outcome(MAX_TURNS)
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return Outcome(TIME_LIMIT)
+            started = time.perf_counter()
+            try:
+                response = await asyncio.wait_for(self._complete(trial, messages, tools), remaining)
+            except TimeoutError:
+                return Outcome(TIME_LIMIT)
+            except FatalSolverError:
+                raise
+            except Exception as exc:
+                kind = classify(exc)
+                if kind == "context":
+                    return Outcome(CONTEXT_LIMIT, _describe(exc))
+                return Outcome(INFRA_ERROR, _describe(exc))
+            trial.turns += 1
+            outcome = self._take_turn(trial, response, messages, time.perf_counter() - started)
+            if outcome is not None:
+                return outcome
+            tool_calls = messages[-1].get("tool_calls") or []
+            for call in tool_calls:
+                if trial.tool_calls >= limits.max_tool_calls:
+                    return Outcome(MAX_TOOL_CALLS)
+                function = call["function"]
+                if function["name"] == "exec_code" and trial.code:
+                    code = _code_argument(function["arguments"])
+                    result = await asyncio.to_thread(trial.exec_code, code, call_id=call["id"], turn=trial.turns)
+                else:
+                    result = trial.call(function["name"], function["arguments"], call_id=call["id"], turn=trial.turns)
+                payload = result.value if function["name"] == "exec_code" and result.value is not None else result.payload()
+                messages.append({"role": "tool", "tool_call_id": call["id"],
+                                 "content": json.dumps(payload, ensure_ascii=False)})
+
+    def _take_turn(self, trial: Trial, response: Any, messages: list[dict[str, Any]], seconds: float) -> Outcome | None:
+        """Record the model's message and append it to the conversation; an Outcome ends the trial."""
+        try:
+            choice = response.choices[0]
+            message = choice.message
+        except (AttributeError, IndexError, TypeError):
+            trial.note("bad_response", turn=trial.turns, response=str(response)[:2000])
+            return Outcome(AGENT_ERROR, "the model's response has no message")
+        usage = getattr(response, "usage", None)
+        tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
+        tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+        cost = self._cost(response, tokens_in, tokens_out)
+        trial.add_usage(tokens_in, tokens_out, cost)
+        content = getattr(message, "content", None)
+        reasoning = getattr(message, "reasoning_content", None)
+        calls = []
+        for index, call in enumerate(getattr(message, "tool_calls", None) or []):
+            function = getattr(call, "function", None)
+            name = getattr(function, "name", None)
+            arguments = getattr(function, "arguments", None)
+            call_id = getattr(call, "id", None) or f"turn{trial.turns}-call{index + 1}"
+            calls.append({"id": call_id, "type": "function",
+                          "function": {"name": name if isinstance(name, str) else str(name),
+                                       "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}})
+        trial.message("assistant", content, reasoning=reasoning, tool_calls=calls,
+                      finish_reason=getattr(choice, "finish_reason", None), turn=trial.turns,
+                      usage={"input": tokens_in, "output": tokens_out}, cost=cost, seconds=round(seconds, 4))
+        entry: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
+            entry["tool_calls"] = calls
+        messages.append(entry)
+        if not calls:
+            return Outcome(AGENT_STOPPED)
+        return None
+
+
+def _code_argument(arguments: str) -> Any:
+    """The `code` of an exec_code call, or None when the arguments are not {"code": str}."""
+    try:
+        parsed = json.loads(arguments)
+    except (TypeError, json.JSONDecodeError):
+        return None
+    if isinstance(parsed, dict) and set(parsed) == {"code"} and isinstance(parsed["code"], str):
+        return parsed["code"]
+    return None

@@ -1,0 +1,101 @@
+"""The solvers that need no model: oracle, noop and replay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ...tasks.spec import resolve_args
+from ..record import Session, SessionFileError, read_session
+from ..trial import AGENT_ERROR, AGENT_STOPPED, MAX_TOOL_CALLS, Trial, TrialLimits
+from .base import Outcome
+
+
+class OracleSolver:
+    """Runs the task's reference solution, step by step, through the public tools."""
+
+    name = "oracle"
+
+    def config(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+    async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:
+        assert trial.task is not None
+        results: list[Any] = []
+        for step in trial.task.reference_solution:
+            try:
+                args = resolve_args(step.args, results)
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                return Outcome(AGENT_ERROR, f"reference step {len(results)} cannot be resolved: {exc}")
+            result = trial.call(step.tool, args)
+            if not result.ok:
+                return Outcome(AGENT_ERROR, f"reference step {len(results)} ({step.tool}) was refused: "
+                                            f"{result.error_code}: {result.error_message}")
+            results.append(result.value)
+        return Outcome(AGENT_STOPPED)
+
+
+class NoopSolver:
+    """Does nothing: every task must fail (it checks that no task passes on the untouched world)."""
+
+    name = "noop"
+
+    def config(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+    async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:
+        return Outcome(AGENT_STOPPED)
+
+
+def session_files(source: Path) -> list[Path]:
+    """The session files of a run directory, a sessions folder, or one session file."""
+    if source.is_file():
+        return [source]
+    root = source / "sessions" if (source / "sessions").is_dir() else source
+    return sorted(root.rglob("*.jsonl"))
+
+
+class ReplaySolver:
+    """Re-executes the domain tool calls of recorded sessions, in their order (calls made inside an
+    exec_code block are replayed one by one, without the sandbox), on a fresh copy.
+
+    Trial k of a task replays that task's k-th recorded trial when there is one, else its first."""
+
+    name = "replay"
+
+    def __init__(self, source: Path) -> None:
+        self.source = source
+        self.sessions: dict[str, dict[int, Path]] = {}
+        for path in session_files(source):
+            try:
+                session = read_session(path)
+            except SessionFileError:
+                continue
+            if session.task_id:
+                trial = int(session.start.get("trial") or 1)
+                self.sessions.setdefault(session.task_id, {})[trial] = path
+        if not self.sessions:
+            raise SessionFileError(f"{source}: no session with a task to replay")
+
+    @property
+    def task_ids(self) -> Iterable[str]:
+        return self.sessions.keys()
+
+    def config(self) -> dict[str, Any]:
+        return {"name": self.name, "source": str(self.source)}
+
+    def session_for(self, task_id: str, trial: int) -> Session:
+        recorded = self.sessions[task_id]
+        return read_session(recorded.get(trial) or recorded[min(recorded)])
+
+    async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:
+        assert trial.task is not None
+        if trial.task.id not in self.sessions:
+            return Outcome(AGENT_ERROR, f"no recorded session for task {trial.task.id}")
+        session = self.session_for(trial.task.id, trial.trial_number)
+        for event in session.tool_calls(leaves=True):
+            if trial.tool_calls >= limits.max_tool_calls:
+                return Outcome(MAX_TOOL_CALLS)
+            trial.call(event.get("tool"), event.get("args"))
+        return Outcome(AGENT_STOPPED)

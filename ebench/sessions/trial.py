@@ -1,0 +1,288 @@
+"""A trial: one attempt at one task, on a fresh private copy of the world, recorded as it goes.
+
+The trial owns the copy, the change tracker and the tool environment (bound to the task's actor
+and the domain's frozen clock). Solvers act only through `call` and `exec_code`; both record the
+call in the session before returning. `finish` grades the diff, writes the last event and returns
+a `TrialSummary`, the line the run's results file keeps. The world file is never written.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..domains import get_domain
+from ..domains.engine.domain import Domain
+from ..domains.engine.tools import ToolResult
+from ..domains.engine.world import built_seed, ensure_world, fingerprint, scratch_copy
+from ..tasks.diff import ChangeTracker, Diff
+from ..tasks.grading import Grade, grade
+from ..tasks.spec import Task
+from .record import SESSION_FORMAT, SessionWriter
+
+AGENT_STOPPED = "agent_stopped"
+MAX_TURNS = "max_turns"
+MAX_TOOL_CALLS = "max_tool_calls"
+TIME_LIMIT = "time_limit"
+CONTEXT_LIMIT = "context_limit"
+AGENT_ERROR = "agent_error"
+INFRA_ERROR = "infra_error"
+TERMINATIONS = (AGENT_STOPPED, MAX_TURNS, MAX_TOOL_CALLS, TIME_LIMIT, CONTEXT_LIMIT, AGENT_ERROR, INFRA_ERROR)
+
+
+@dataclass
+class TrialLimits:
+    max_turns: int = 30
+    max_tool_calls: int = 100
+    timeout: float = 600.0  # seconds of wall time for the whole trial
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"max_turns": self.max_turns, "max_tool_calls": self.max_tool_calls, "timeout": self.timeout}
+
+
+@dataclass
+class TrialSummary:
+    """What a run keeps about a finished trial (one line of results.jsonl)."""
+
+    task: str
+    trial: int
+    domain: str
+    capabilities: list[str]
+    passed: bool
+    termination: str
+    error: str | None
+    session: str
+    tool_calls: int
+    inner_calls: int
+    exec_blocks: int
+    turns: int
+    tokens_in: int
+    tokens_out: int
+    cost: float | None
+    seconds: float
+    reference_calls: int
+    grade: dict[str, Any] | None
+    tool_errors: dict[str, int] = field(default_factory=dict)
+    solver: str = ""
+
+    @property
+    def infra_error(self) -> bool:
+        return self.termination == INFRA_ERROR
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task, "trial": self.trial, "domain": self.domain, "capabilities": self.capabilities,
+            "solver": self.solver, "passed": self.passed, "termination": self.termination,
+            "infra_error": self.infra_error, "error": self.error, "session": self.session,
+            "tool_calls": self.tool_calls, "inner_calls": self.inner_calls, "exec_blocks": self.exec_blocks,
+            "turns": self.turns, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+            "cost": None if self.cost is None else round(self.cost, 8), "seconds": round(self.seconds, 4),
+            "reference_calls": self.reference_calls, "grade": self.grade, "tool_errors": self.tool_errors,
+        }
+
+
+def grade_counts(result: Grade) -> dict[str, Any]:
+    return {"expected_rows": result.expected_rows, "actual_rows": result.actual_rows,
+            "matched_rows": result.matched_rows, "missing": len(result.missing),
+            "unexpected": len(result.unexpected), "wrong": len(result.wrong),
+            "precision": round(result.precision, 4), "recall": round(result.recall, 4)}
+
+
+def task_header(task: Task) -> dict[str, Any]:
+    return {"id": task.id, "domain": task.domain, "actor": task.actor, "query": task.query,
+            "capabilities": task.capabilities, "reference_calls": len(task.reference_solution),
+            "source": task.source}
+
+
+_WORLDS: dict[str, tuple[Path, str]] = {}
+
+
+def current_world(domain: Domain) -> tuple[Path, str]:
+    """The domain's world (built if needed) and its fingerprint, checked once per process: the
+    check hashes the domain's code, too slow to repeat for every trial of a batch."""
+    if domain.name not in _WORLDS:
+        path = ensure_world(domain, built_seed(domain))
+        _WORLDS[domain.name] = (path, fingerprint(domain, built_seed(domain)))
+    return _WORLDS[domain.name]
+
+
+class Trial:
+    """A private copy of the world bound to one actor, with every call recorded in the session."""
+
+    def __init__(self, task: Task | None, *, domain: Domain | None = None, actor: int | None = None,
+                 writer: SessionWriter | None = None, solver: dict[str, Any] | None = None,
+                 code: bool = False, trial_number: int = 1, session_name: str = "") -> None:
+        self.task = task
+        self.domain = domain or get_domain(task.domain if task else "")
+        self.actor = task.actor if task else actor
+        self.writer = writer
+        self.code = code
+        self.trial_number = trial_number
+        self.session_name = session_name or (str(writer.path) if writer else "")
+        self.solver = dict(solver or {})
+        self.started = time.perf_counter()
+        world, world_id = current_world(self.domain)
+        self.conn = scratch_copy(world)
+        self.tracker = ChangeTracker(self.conn, self.domain.schema)
+        self.env = self.domain.env(self.conn, self.actor)  # ToolError for an unknown actor
+        self.lock = threading.Lock()  # one tool call (or exec_code block) at a time on the copy
+        self.tool_calls = 0
+        self.inner_calls = 0
+        self.exec_blocks = 0
+        self.turns = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.cost: float | None = 0.0
+        self.tool_errors: Counter[str] = Counter()
+        self.history: list[dict[str, Any]] = []  # the recorded calls (for replay, the app)
+        self._next_id = 0
+        self._sandbox: Any = None
+        self._closed = False
+        self._record("start", format=SESSION_FORMAT, session=self.session_name,
+                     task=task_header(task) if task else None,
+                     domain=self.domain.name, actor=self.actor, solver=self.solver,
+                     mode="code" if code else "tools", trial=trial_number, ebench=__version__,
+                     world=world_id,
+                     started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+    # -- recording -------------------------------------------------------------------------
+    def _record(self, event: str, **data: Any) -> None:
+        if self.writer is not None:
+            self.writer.write(event, **data)
+
+    def new_call_id(self) -> str:
+        self._next_id += 1
+        return f"call-{self._next_id}"
+
+    def message(self, role: str, content: Any = None, **data: Any) -> None:
+        """A message of the conversation (the model's, or the user's request)."""
+        self._record("message", role=role, content=content, **data)
+
+    def note(self, event: str, **data: Any) -> None:
+        """Any other event (an API error and its retry, a limit reached)."""
+        self._record(event, **data)
+
+    def add_usage(self, tokens_in: int, tokens_out: int, cost: float | None) -> None:
+        self.tokens_in += tokens_in
+        self.tokens_out += tokens_out
+        if cost is None or self.cost is None:
+            self.cost = None  # one unknown price makes the trial's cost unknown
+        else:
+            self.cost += cost
+
+    # -- acting ----------------------------------------------------------------------------
+    def _execute(self, name: str, args: Any) -> ToolResult:
+        with self.lock:
+            return self.domain.tools.call(self.env, name, args)
+
+    def call(self, name: Any, args: Any, *, call_id: str | None = None, turn: int | None = None) -> ToolResult:
+        """Run one top-level tool call and record it. Never raises for the solver's mistakes."""
+        call_id = call_id or self.new_call_id()
+        result = self._execute(name if isinstance(name, str) else repr(name), args)
+        self.tool_calls += 1
+        self._after(result, call_id, name, args, turn, None)
+        return result
+
+    def exec_code(self, code: Any, *, call_id: str | None = None, turn: int | None = None) -> ToolResult:
+        """Run one exec_code block (code mode); its tool calls are recorded as the block's children."""
+        call_id = call_id or self.new_call_id()
+        started = time.perf_counter()
+        self.tool_calls += 1
+        if not self.code:
+            result = ToolResult("exec_code", False, None, "unknown_tool",
+                                "exec_code is only available in code mode.", 0.0)
+        elif not isinstance(code, str):
+            result = ToolResult("exec_code", False, None, "invalid_arguments",
+                                "exec_code takes one argument, 'code' (a string).", 0.0)
+        else:
+            self.exec_blocks += 1
+
+            def on_call(record: Any) -> None:
+                self.inner_calls += 1
+                if not record.ok:
+                    self.tool_errors[record.error_code or "error"] += 1
+                entry = {"id": f"{call_id}.{record.index + 1}", "tool": record.tool, "args": record.args,
+                         "ok": record.ok, "result": record.result, "error_code": record.error_code,
+                         "seconds": round(record.seconds, 6), "parent": call_id, "turn": turn}
+                self.history.append(entry)
+                self._record("tool_call", **entry)
+
+            outcome = self.sandbox().run(code, on_call=on_call)
+            result = ToolResult("exec_code", outcome.ok, outcome.to_payload(),
+                                None if outcome.ok else (f"limit_{outcome.limit}" if outcome.limit else "code_error"),
+                                outcome.error, time.perf_counter() - started)
+            if not outcome.ok:  # the solver receives the whole payload (output so far, the error)
+                result.value = outcome.to_payload()
+        self._after(result, call_id, "exec_code", {"code": code}, turn, None)
+        return result
+
+    def sandbox(self) -> Any:
+        if self._sandbox is None:
+            from .sandbox import ExecCode
+
+            self._sandbox = ExecCode(self._execute, self.domain.tools)
+        return self._sandbox
+
+    def _after(self, result: ToolResult, call_id: str, name: Any, args: Any, turn: int | None,
+               parent: str | None) -> None:
+        if not result.ok and result.error_code:
+            self.tool_errors[result.error_code] += 1
+        payload = result.value if (name == "exec_code" and result.value is not None) else result.payload()
+        entry = {"id": call_id, "tool": name, "args": args, "ok": result.ok, "result": payload,
+                 "error_code": result.error_code, "seconds": round(result.seconds, 6), "parent": parent,
+                 "turn": turn}
+        self.history.append(entry)
+        self._record("tool_call", **entry)
+
+    # -- ending ----------------------------------------------------------------------------
+    def diff(self) -> Diff:
+        with self.lock:
+            return self.tracker.diff()
+
+    def grade(self) -> Grade | None:
+        if self.task is None:
+            return None
+        return grade(self.task.expected_diff, self.diff(), self.domain.schema)
+
+    def finish(self, termination: str, error: str | None = None) -> TrialSummary:
+        """Grade the trial, write its last event, release the copy. An infrastructure error is
+        recorded with its diff but no grade: it is not the solver's result."""
+        actual = self.diff()
+        result = None
+        if self.task is not None and termination != INFRA_ERROR:
+            result = grade(self.task.expected_diff, actual, self.domain.schema)
+        seconds = time.perf_counter() - self.started
+        summary = TrialSummary(
+            task=self.task.id if self.task else "", trial=self.trial_number, domain=self.domain.name,
+            capabilities=list(self.task.capabilities) if self.task else [],
+            passed=bool(result and result.passed), termination=termination, error=error,
+            session=self.session_name, tool_calls=self.tool_calls, inner_calls=self.inner_calls,
+            exec_blocks=self.exec_blocks, turns=self.turns, tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out, cost=self.cost, seconds=seconds,
+            reference_calls=len(self.task.reference_solution) if self.task else 0,
+            grade=grade_counts(result) if result else None, tool_errors=dict(sorted(self.tool_errors.items())),
+            solver=str(self.solver.get("name", "")),
+        )
+        self._record("end", termination=termination, error=error, diff=actual.to_list(),
+                     grade=result.to_dict() if result else None, summary=summary.to_dict())
+        self.close()
+        return summary
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._sandbox is not None:
+            self._sandbox.close()
+        if self.writer is not None:
+            self.writer.close()
+        self.conn.close()
+
+
+def session_path(root: Path, task_id: str, trial: int) -> Path:
+    return root / task_id / f"{trial}.jsonl"
