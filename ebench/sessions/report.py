@@ -1,0 +1,288 @@
+"""Several runs side by side: their metrics as tables of strings, one JSON document, or CSV rows.
+
+The tables are plain data (`TableData`): the command line renders them with rich, and this module
+stays free of any UI library. A number that does not exist (no scored trial, a k beyond a run's
+trials, a domain a run did not touch) is shown as "-" and written as null (JSON) or empty (CSV).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
+from .metrics import RunMetrics, ScopeScore, run_metrics
+from .runs import RunData
+
+REPORT_FORMAT = "ebench-report/1"
+PAPER_K = 3  # the paper's main table: Avg3, Pass@3, Pass^3
+DASH = "-"
+CSV_COLUMNS = ("run", "path", "scope", "metric", "value")
+
+
+@dataclass
+class RunReport:
+    label: str  # unique among the runs of one report
+    path: str
+    manifest: dict[str, Any]
+    metrics: RunMetrics
+
+    def config(self, key: str) -> Any:
+        config = self.manifest.get("config")
+        return config.get(key) if isinstance(config, dict) else None
+
+    def tasks_planned(self) -> int | None:
+        tasks = self.manifest.get("tasks")
+        count = tasks.get("count") if isinstance(tasks, dict) else None
+        return count if isinstance(count, int) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label, "path": self.path,
+            "solver": self.config("solver"), "model": self.config("model"), "trials": self.config("trials"),
+            "config_hash": self.manifest.get("config_hash"), "ebench_version": self.manifest.get("ebench_version"),
+            "tasks_planned": self.tasks_planned(), "started": self.manifest.get("started"), "ended": self.manifest.get("ended"),
+            "metrics": self.metrics.to_dict(),
+        }
+
+
+@dataclass
+class TableData:
+    title: str
+    columns: list[str]  # the first `labels` columns name the rows, one more per run
+    rows: list[list[str] | None]  # None: a section break
+    labels: int = 1
+    caption: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def build_reports(runs: list[RunData]) -> list[RunReport]:
+    """Score each run (MetricsError propagates). Two runs with one label are told apart by their path."""
+    labels = [run.label for run in runs]
+    return [
+        RunReport(label if labels.count(label) == 1 else f"{label} ({run.path})", str(run.path), run.manifest, run_metrics(run.results))
+        for run, label in zip(runs, labels)
+    ]
+
+
+def report_document(reports: list[RunReport]) -> dict[str, Any]:
+    return {"format": REPORT_FORMAT, "runs": [r.to_dict() for r in reports]}
+
+
+# --- formatting -----------------------------------------------------------------------------------
+
+def pct(value: float | None) -> str:
+    return DASH if value is None else f"{value * 100:.1f}%"
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    return DASH if value is None else f"{value:,.{digits}f}"
+
+
+def count_share(count: int, whole: int) -> str:
+    return f"{count} ({count / whole:.0%})" if whole else str(count)
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return DASH
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{seconds:.1f}s"
+
+
+def _cost(value: float | None, unknown: int, trials: int) -> str:
+    if unknown:
+        return f"unknown ({unknown} of {trials} unpriced)"
+    return DASH if value is None else f"${value:,.4f}"
+
+
+def _max_k(reports: list[RunReport]) -> int:
+    return max((r.metrics.max_trials for r in reports), default=0)
+
+
+def _k_rows(scores: list[ScopeScore | None], ks: range) -> list[list[str]]:
+    """Pass@k then Pass^k rows for each k; "-" where a run's scope has no task with k trials."""
+    rows = []
+    for name, attr in (("Pass@", "pass_at"), ("Pass^", "pass_hat")):
+        for k in ks:
+            rows.append([f"{name}{k}", *[pct(getattr(s.by_k[k], attr)) if s and k in s.by_k else DASH for s in scores]])
+    return rows
+
+
+# --- tables -----------------------------------------------------------------------------------------
+
+def summary_table(reports: list[RunReport]) -> TableData:
+    ks = range(1, _max_k(reports) + 1)
+    overall = [r.metrics.overall for r in reports]
+    rows: list[list[str] | None] = [
+        ["solver", *[str(r.config("solver") or DASH) for r in reports]],
+        ["model", *[str(r.config("model") or DASH) for r in reports]],
+        ["tasks planned", *[str(r.tasks_planned() if r.tasks_planned() is not None else DASH) for r in reports]],
+        ["tasks scored", *[str(s.tasks) for s in overall]],
+        ["scored trials", *[str(s.trials) for s in overall]],
+        ["passed trials", *[str(s.passes) for s in overall]],
+        ["infra errors", *[str(s.infra_errors) for s in overall]],
+        None,
+        ["Avg", *[pct(s.avg) for s in overall]],
+        *_k_rows(list(overall), ks),
+    ]
+    # Uneven trial counts: say over how many tasks each k is averaged.
+    uneven = [k for k in ks if any(k in s.by_k and s.by_k[k].tasks < s.tasks for s in overall)]
+    if uneven:
+        rows.append(None)
+        rows += [[f"tasks with ≥{k} trials", *[str(s.by_k[k].tasks if k in s.by_k else 0) for s in overall]] for k in uneven]
+    return TableData("Summary", ["", *[r.label for r in reports]], rows)
+
+
+def scope_table(reports: list[RunReport], kind: str) -> TableData:
+    """Per domain (`kind` "domains") or per capability ("capabilities"): tasks, trials, Avg, Pass@k and Pass^k for k >= 2."""
+    if kind == "domains":
+        names = sorted({d for r in reports for d in r.metrics.domains})
+        titles = {n: n for n in names}
+    else:
+        names = [c for c in CAPABILITIES if any(r.metrics.capabilities[c].tasks for r in reports)]
+        titles = CAPABILITY_TITLES
+    ks = range(2, _max_k(reports) + 1)
+    rows: list[list[str] | None] = []
+    for name in names:
+        scores = [getattr(r.metrics, kind).get(name) for r in reports]
+        block = [
+            ["tasks", *[str(s.tasks) if s else DASH for s in scores]],
+            ["trials", *[str(s.trials) if s else DASH for s in scores]],
+            ["Avg", *[pct(s.avg) if s else DASH for s in scores]],
+            *_k_rows(scores, ks),
+        ]
+        if rows:
+            rows.append(None)
+        rows += [[titles[name] if i == 0 else "", *row] for i, row in enumerate(block)]
+    first = "domain" if kind == "domains" else "capability"
+    return TableData(f"Per {first}", [first, "", *[r.label for r in reports]], rows, labels=2,
+                     caption="Pass@1 = Pass^1 = Avg" if ks else None)
+
+
+def efficiency_table(reports: list[RunReport]) -> TableData:
+    effs = [r.metrics.efficiency for r in reports]
+    rows: list[list[str] | None] = [
+        ["scored trials", *[str(e.trials) for e in effs]],
+        ["tool calls / trial", *[num(e.tool_calls) for e in effs]],
+        ["calls inside exec_code / trial", *[num(e.inner_calls) for e in effs]],
+        ["total calls / trial", *[num(e.total_calls) for e in effs]],
+        ["total calls / reference", *[num(e.calls_vs_reference, 2) for e in effs]],
+        ["exec_code used", *[pct(e.exec_share) for e in effs]],
+        ["turns / trial", *[num(e.turns) for e in effs]],
+        None,
+        ["tokens in / trial", *[num(e.tokens_in, 0) for e in effs]],
+        ["tokens out / trial", *[num(e.tokens_out, 0) for e in effs]],
+        ["tokens in (total)", *[num(e.totals.get("tokens_in"), 0) for e in effs]],
+        ["tokens out (total)", *[num(e.totals.get("tokens_out"), 0) for e in effs]],
+        ["cost (total)", *[_cost(e.cost_total, e.cost_unknown, e.trials) for e in effs]],
+        ["cost / trial", *[_cost(e.cost_mean, e.cost_unknown, e.trials) for e in effs]],
+        ["wall time / trial", *[duration(e.seconds) for e in effs]],
+        ["wall time (total)", *[duration(e.totals.get("seconds")) for e in effs]],
+    ]
+    return TableData("Efficiency (scored trials)", ["", *[r.label for r in reports]], rows,
+                     caption="total calls: top-level calls with each exec_code block counted as the calls made inside it")
+
+
+def failures_table(reports: list[RunReport]) -> TableData:
+    fails = [r.metrics.failures for r in reports]
+    rows: list[list[str] | None] = [["failed trials", *[f"{f.failed} of {r.metrics.overall.trials}" for f, r in zip(fails, reports)]]]
+    for label, attr in (("missing changes", "missing"), ("unexpected changes", "unexpected"), ("wrong values", "wrong"),
+                        ("no state change", "no_change"), ("ungraded", "ungraded"), ("unknown tool called", "unknown_tool"),
+                        ("invalid arguments", "invalid_arguments"), ("other tool errors", "other_tool_errors")):
+        if attr == "ungraded" and not any(f.ungraded for f in fails):
+            continue
+        rows.append([label, *[count_share(getattr(f, attr), f.failed) for f in fails]])
+    reasons = list(dict.fromkeys(reason for f in fails for reason in f.terminations))
+    if reasons:
+        rows.append(None)
+        rows += [[f"ended by {reason}", *[count_share(f.terminations.get(reason, 0), f.failed) for f in fails]] for reason in reasons]
+    rows.append(None)
+    rows.append(["infra errors (not scored)", *[str(r.metrics.infra.count) for r in reports]])
+    messages = list(dict.fromkeys(m for r in reports for m in r.metrics.infra.by_reason))
+    rows += [[f"  {_short(m)}", *[str(r.metrics.infra.by_reason.get(m, 0)) for r in reports]] for m in messages]
+    return TableData("Failures (failed scored trials; share of failed)", ["", *[r.label for r in reports]], rows)
+
+
+def _short(text: str, width: int = 48) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def paper_table(reports: list[RunReport]) -> TableData | None:
+    """The paper's main table (rows = runs; Avg3, Pass@3, Pass^3 per domain and overall), when every run
+    has 3 trials per task; None otherwise."""
+    if not reports or any(r.metrics.max_trials != PAPER_K for r in reports):
+        return None
+    domains = sorted({d for r in reports for d in r.metrics.domains})
+    scopes = [(d, d) for d in domains] + [("overall", None)]
+    columns = ["run"] + [f"{title}\n{m}" for title, _ in scopes for m in (f"Avg{PAPER_K}", f"Pass@{PAPER_K}", f"Pass^{PAPER_K}")]
+    rows: list[list[str] | None] = []
+    partial = False
+    for r in reports:
+        row = [r.label]
+        for _, name in scopes:
+            s = r.metrics.overall if name is None else r.metrics.domains.get(name)
+            k = s.by_k.get(PAPER_K) if s else None
+            partial = partial or bool(s and s.tasks and (k is None or k.tasks < s.tasks))
+            row += [pct(s.avg) if s else DASH, pct(k.pass_at) if k else DASH, pct(k.pass_hat) if k else DASH]
+        rows.append(row)
+    caption = f"Pass@{PAPER_K} and Pass^{PAPER_K} over the tasks with {PAPER_K} scored trials" if partial else None
+    return TableData(f"Paper layout (k = {PAPER_K})", columns, rows, caption=caption)
+
+
+def tables(reports: list[RunReport]) -> list[TableData]:
+    out = [summary_table(reports)]
+    paper = paper_table(reports)
+    if paper:
+        out.append(paper)
+    out += [scope_table(reports, "domains"), scope_table(reports, "capabilities"), efficiency_table(reports), failures_table(reports)]
+    return out
+
+
+# --- CSV ----------------------------------------------------------------------------------------------
+
+def _scope_rows(scope: str, s: ScopeScore) -> list[tuple[str, str, Any]]:
+    rows: list[tuple[str, str, Any]] = [(scope, key, getattr(s, key)) for key in ("tasks", "trials", "passes", "infra_errors", "avg")]
+    for k, ks in s.by_k.items():
+        rows += [(scope, f"pass@{k}", ks.pass_at), (scope, f"pass^{k}", ks.pass_hat), (scope, f"tasks@{k}", ks.tasks)]
+    return rows
+
+
+def csv_rows(reports: list[RunReport]) -> list[dict[str, Any]]:
+    """Long format: one row per (run, scope, metric). Scopes: overall, domain:NAME, capability:NAME,
+    efficiency, failures, infra. Rates are fractions (0..1); a missing value is empty."""
+    out = []
+    for r in reports:
+        m = r.metrics
+        rows = _scope_rows("overall", m.overall)
+        for name, s in m.domains.items():
+            rows += _scope_rows(f"domain:{name}", s)
+        for name, s in m.capabilities.items():
+            rows += _scope_rows(f"capability:{name}", s)
+        eff = m.efficiency.to_dict()
+        totals = eff.pop("totals")
+        rows += [("efficiency", key, value) for key, value in eff.items()]
+        rows += [("efficiency", f"{key}_total", value) for key, value in totals.items()]
+        fails = m.failures.to_dict()
+        ends = fails.pop("terminations")
+        rows += [("failures", key, value) for key, value in fails.items()]
+        rows += [("failures", f"ended_by:{reason}", n) for reason, n in ends.items()]
+        rows.append(("infra", "count", m.infra.count))
+        rows += [("infra", f"reason:{reason}", n) for reason, n in m.infra.by_reason.items()]
+        out += [{"run": r.label, "path": r.path, "scope": scope, "metric": metric, "value": "" if value is None else value}
+                for scope, metric, value in rows]
+    return out
+
+
+def write_csv(reports: list[RunReport], path: Path) -> int:
+    """Write `csv_rows` to `path`; returns the number of rows (OSError propagates)."""
+    rows = csv_rows(reports)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    return len(rows)
