@@ -221,6 +221,19 @@ def test_infra_errors_are_reported_apart_and_a_run_without_scores_shows_dashes(t
     assert row(failures, "provider unreachable") == ["2"]
 
 
+def test_manifest_as_batch_runs_write_it(tmp_path):
+    # `ebench run --batch` nests the model in the solver's config and keeps trials beside the config.
+    run = write_run(tmp_path, "batch", outcomes("music-1", [True, False, True]), label="nested")
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    manifest["config"] = {"solver": {"name": "llm", "model": "openai/gpt-z", "api_base": None}, "code": False}
+    manifest["trials"] = 3
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    doc = json.loads(ok(run, "--json"))["runs"][0]
+    assert (doc["solver"], doc["model"], doc["trials"]) == ("llm", "openai/gpt-z", 3)
+    summary = section(ok(run), "Summary")
+    assert row(summary, "solver") == ["llm"] and row(summary, "model") == ["openai/gpt-z"]
+
+
 def test_same_label_twice_is_told_apart(tmp_path):
     first = write_run(tmp_path, "x1", outcomes("music-1", [True]), label="same")
     second = write_run(tmp_path, "x2", outcomes("music-1", [False]), label="same")

@@ -33,6 +33,19 @@ class RunReport:
         config = self.manifest.get("config")
         return config.get(key) if isinstance(config, dict) else None
 
+    # The solver is a name or, as batch runs write it, an object {name, model, ...}; trials sit in the
+    # config or beside it. Both shapes are read.
+    def solver(self) -> str | None:
+        solver = self.config("solver")
+        return solver.get("name") if isinstance(solver, dict) else solver
+
+    def model(self) -> str | None:
+        solver = self.config("solver")
+        return self.config("model") or (solver.get("model") if isinstance(solver, dict) else None)
+
+    def trials(self) -> int | None:
+        return self.config("trials") or self.manifest.get("trials")
+
     def tasks_planned(self) -> int | None:
         tasks = self.manifest.get("tasks")
         count = tasks.get("count") if isinstance(tasks, dict) else None
@@ -41,7 +54,7 @@ class RunReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "label": self.label, "path": self.path,
-            "solver": self.config("solver"), "model": self.config("model"), "trials": self.config("trials"),
+            "solver": self.solver(), "model": self.model(), "trials": self.trials(),
             "config_hash": self.manifest.get("config_hash"), "ebench_version": self.manifest.get("ebench_version"),
             "tasks_planned": self.tasks_planned(), "started": self.manifest.get("started"), "ended": self.manifest.get("ended"),
             "metrics": self.metrics.to_dict(),
@@ -118,8 +131,8 @@ def summary_table(reports: list[RunReport]) -> TableData:
     ks = range(1, _max_k(reports) + 1)
     overall = [r.metrics.overall for r in reports]
     rows: list[list[str] | None] = [
-        ["solver", *[str(r.config("solver") or DASH) for r in reports]],
-        ["model", *[str(r.config("model") or DASH) for r in reports]],
+        ["solver", *[str(r.solver() or DASH) for r in reports]],
+        ["model", *[str(r.model() or DASH) for r in reports]],
         ["tasks planned", *[str(r.tasks_planned() if r.tasks_planned() is not None else DASH) for r in reports]],
         ["tasks scored", *[str(s.tasks) for s in overall]],
         ["scored trials", *[str(s.trials) for s in overall]],
