@@ -13,6 +13,7 @@ import typer
 
 from .domains import domains_app
 from .mcp import mcp_app
+from .report import report_command
 from .run import regrade_command, run_command
 from .tasks import tasks_app
 from .tools import tools_app
@@ -31,6 +32,7 @@ app.add_typer(tasks_app, name="tasks")
 app.add_typer(mcp_app, name="mcp")
 app.command("run")(run_command)
 app.command("regrade")(regrade_command)
+app.command("report")(report_command)
 
 
 def main() -> None:
