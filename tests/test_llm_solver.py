@@ -135,9 +135,9 @@ def test_an_infrastructure_error_is_run_again_on_resume(tmp_path, tasks):
 
 
 def test_a_rejected_key_stops_the_batch(tmp_path, tasks):
-    with FakeOpenAI(Script([error(401, "Incorrect API key")])) as server:
-        with pytest.raises(FatalSolverError, match="AuthenticationError"):
-            run_batch(tmp_path, [tasks[TASK], tasks[OTHER]], server)
+    rejected = Script([error(401, "Incorrect API key")])
+    with FakeOpenAI(rejected) as server, pytest.raises(FatalSolverError, match="AuthenticationError"):
+        run_batch(tmp_path, [tasks[TASK], tasks[OTHER]], server)
     assert load_run(tmp_path).results == []  # nothing counted: the run resumes once the key is fixed
 
 

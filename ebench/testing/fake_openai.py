@@ -17,6 +17,7 @@ suite in its own process and prints its base URL (benchmarks/batch_throughput.py
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import socket
@@ -207,10 +208,8 @@ def main(argv: list[str] | None = None) -> None:
 
     server = FakeOpenAI(ReferencePlayer(load_suite().tasks, parallel=args.parallel), delay=args.delay, port=args.port)
     print(server.base_url, flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.server.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":
