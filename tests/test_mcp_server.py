@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from ebench.cli import app
 from ebench.domains import get_domain
 from ebench.domains.engine.world import scratch_copy
+from ebench.sessions.record import read_session
 from ebench.tasks.spec import load_task, resolve_args
 from ebench.tasks.suite import find_task
 
@@ -142,6 +143,18 @@ def test_a_task_solved_through_mcp_passes_and_an_incomplete_one_fails(task_id, e
     run_client(["--task", task.id], ebench_home, _solve(task, task.reference_solution[:-1]), errlog=partial_log)
     assert f"task {task.id}: PASS" in solved_log.read_text()
     assert f"task {task.id}: FAIL" in partial_log.read_text()
+    # both trials are recorded as sessions, the solver named after the MCP client
+    sessions = [read_session(p) for p in sorted((ebench_home / "sessions").glob(f"*-{task.id}-mcp-*.jsonl"))]
+    assert len(sessions) == 2 and all(s.finished for s in sessions)
+    assert sorted(s.end["summary"]["passed"] for s in sessions) == [False, True]
+    assert {s.end["summary"]["solver"] for s in sessions} == {"mcp:mcp"}  # the SDK client's default name
+    calls = [len(list(s.tool_calls())) for s in sessions]
+    assert sorted(calls) == [len(task.reference_solution) - 1, len(task.reference_solution)]
+    # ... and they show in `ebench report`, like a run's trials
+    report = CliRunner().invoke(app, ["report", str(ebench_home / "sessions"), "--json"])
+    assert report.exit_code == 0, report.output
+    [run] = [r for r in json.loads(report.stdout)["runs"] if r["label"] == "mcp:mcp"]
+    assert run["metrics"]["domains"][task.domain]["trials"] >= 2
 
 
 def test_a_fresh_data_directory_builds_the_world_without_touching_stdout(tmp_path):

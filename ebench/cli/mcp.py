@@ -50,9 +50,10 @@ def mcp_serve(
     from ..domains.engine.tools import ToolError
     from ..sessions.mcp_server import serve
 
-    def finished(trial, result) -> None:
-        if result is not None:
-            print(f"ebench mcp: task {trial.task.id}: {result.summary()} ({len(trial.calls)} tool calls)", file=sys.stderr)
+    def finished(trial, summary) -> None:
+        verdict = trial.final_grade.summary() if trial.final_grade else summary.termination
+        print(f"ebench mcp: task {summary.task}: {verdict} ({summary.tool_calls} tool calls); "
+              f"session: {summary.session}", file=sys.stderr)
 
     try:
         serve(d.name, actor, task, code=code, on_finish=finished)

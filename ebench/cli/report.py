@@ -8,7 +8,7 @@ import typer
 
 from . import common
 
-RUNS_ARGUMENT = typer.Argument(..., metavar="RUN...", help="Run directories (each with manifest.json and results.jsonl).", show_default=False)
+RUNS_ARGUMENT = typer.Argument(..., metavar="RUN...", help="Run directories (each with manifest.json and results.jsonl), or a folder of sessions.", show_default=False)
 CSV_OPTION = typer.Option(
     None, "--csv", metavar="FILE",
     help="Also write every number to FILE as CSV, one row per (run, scope, metric): columns run, path, scope, metric, value; "
@@ -24,15 +24,17 @@ def report_command(
 ) -> None:
     """Score runs: Avg, Pass@k and Pass^k overall, per domain and per capability, efficiency and failures,
     one column per run (the paper's Avg3 / Pass@3 / Pass^3 table too when runs have 3 trials per task).
-    Trials that hit an infrastructure error are left out of every score and counted apart."""
+    Trials that hit an infrastructure error are left out of every score and counted apart.
+    A folder of sessions (the data directory's `sessions`: trials from the app, the MCP server,
+    `ebench run` of one task) is reported too, one column per solver."""
     from ..sessions.metrics import MetricsError
     from ..sessions.report import build_reports, report_document, tables, write_csv
-    from ..sessions.runs import RunError, load_run
+    from ..sessions.runs import RunError, load_runs
 
     loaded = []
     for path in runs:
         try:
-            loaded.append(load_run(path))
+            loaded.extend(load_runs(path))
         except RunError as exc:
             common.fail(str(exc), 2)
     try:

@@ -6,7 +6,9 @@ errors, not the SDK's argument coercion) on a private scratch copy of the world,
 chosen actor at the world's frozen time. The world file itself is never written.
 
 The domain description is an MCP prompt and a resource; with a task, so is the task's request
-(never its expected diff), and when the client disconnects the trial is graded.
+(never its expected diff). With a task the server runs a trial: every call is recorded in a
+session (in the data directory's sessions folder, the solver named after the MCP client), and
+when the client disconnects the trial is graded, so it shows in `ebench report` like any other.
 
 Nothing here writes to stdout: stdout is the protocol. Logging goes to stderr.
 """
@@ -15,9 +17,9 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
+import os
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -30,12 +32,11 @@ from mcp.types import CallToolResult, TextContent
 
 from .. import __version__
 from ..domains import get_domain
-from ..domains.engine.domain import Domain
-from ..domains.engine.tools import ToolResult
-from ..domains.engine.world import ensure_world, scratch_copy
-from ..tasks.diff import ChangeTracker
-from ..tasks.grading import Grade, grade
+from ..paths import sessions_dir
 from ..tasks.spec import Task
+from .prompts import solver_context
+from .record import SessionWriter, secret_values
+from .trial import AGENT_STOPPED, Trial, TrialSummary
 
 log = logging.getLogger("ebench.mcp")
 
@@ -52,10 +53,10 @@ class RegistryTool(MCPTool):
     validates them (strictly, with its own error codes) instead of the SDK's pydantic model."""
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
-        return await self.fn(arguments)
+        return await self.fn(arguments, context)
 
 
-def registry_tool(fn: Callable[[dict[str, Any]], Any], name: str, description: str, parameters: dict[str, Any]) -> RegistryTool:
+def registry_tool(fn: Callable[[dict[str, Any], Any], Any], name: str, description: str, parameters: dict[str, Any]) -> RegistryTool:
     return RegistryTool(fn=fn, name=name, title=None, description=description, parameters=parameters,
                         fn_metadata=_PLACEHOLDER, is_async=True, context_kwarg=None, annotations=None)
 
@@ -66,42 +67,6 @@ def _result(payload: Any, is_error: bool) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured, is_error=is_error)
 
 
-def solver_context(domain: Domain, actor_label: str) -> str:
-    """What a solver is told about the product, the user and the time (also the server's instructions)."""
-    return (f"{domain.description}\n\nThe current {domain.actor_noun} is {actor_label}. "
-            f"The current time is {domain.now}.")
-
-
-@dataclass
-class Trial:
-    """A private copy of the world bound to one actor; every tool call is counted, none touches the world."""
-
-    domain: Domain
-    actor: int
-    task: Task | None = None
-    calls: list[dict[str, Any]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.conn = scratch_copy(ensure_world(self.domain))
-        self.tracker = ChangeTracker(self.conn, self.domain.schema)
-        self.env = self.domain.env(self.conn, self.actor)  # ToolError for an unknown actor
-        self.lock = threading.Lock()  # one tool (or exec_code block) at a time on the copy
-
-    def call(self, name: str, args: Any) -> ToolResult:
-        with self.lock:
-            result = self.domain.tools.call(self.env, name, args)
-        self.calls.append({"tool": name, "ok": result.ok, "error_code": result.error_code})
-        return result
-
-    def grade(self) -> Grade | None:
-        if self.task is None:
-            return None
-        return grade(self.task.expected_diff, self.tracker.diff(), self.domain.schema)
-
-    def close(self) -> None:
-        self.conn.close()
-
-
 def build_server(trial: Trial, code: bool = False) -> MCPServer:
     """An MCPServer exposing the trial's tools, prompts and resources."""
     domain = trial.domain
@@ -109,8 +74,9 @@ def build_server(trial: Trial, code: bool = False) -> MCPServer:
     context = solver_context(domain, label)
     tools: list[MCPTool] = []
 
-    def handler(name: str) -> Callable[[dict[str, Any]], Any]:
-        async def handle(arguments: dict[str, Any]) -> CallToolResult:
+    def handler(name: str) -> Callable[[dict[str, Any], Any], Any]:
+        async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
+            note_client(trial, request)
             result = await anyio.to_thread.run_sync(trial.call, name, arguments)
             return _result(result.payload(), not result.ok)
         return handle
@@ -152,38 +118,49 @@ def build_server(trial: Trial, code: bool = False) -> MCPServer:
 
 
 def _exec_code_tool(trial: Trial) -> MCPTool:
-    from .sandbox import ExecCode
+    async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
+        note_client(trial, request)
+        code = arguments.get("code") if isinstance(arguments, dict) and set(arguments) == {"code"} else None
+        result = await anyio.to_thread.run_sync(trial.exec_code, code)
+        return _result(result.value if result.value is not None else result.payload(), not result.ok)
 
-    runner = ExecCode(trial.call, trial.domain.tools)
-    trial_close = trial.close
-
-    def close() -> None:
-        runner.close()
-        trial_close()
-
-    trial.close = close  # type: ignore[method-assign]
-
-    async def handle(arguments: dict[str, Any]) -> CallToolResult:
-        code = arguments.get("code") if isinstance(arguments, dict) else None
-        if not isinstance(code, str) or set(arguments) != {"code"}:
-            return _result({"error": {"code": "invalid_arguments", "message": "exec_code takes one argument, 'code' (a string)."}}, True)
-        result = await anyio.to_thread.run_sync(runner.run, code)
-        return _result(result.to_payload(), not result.ok)
-
-    spec = runner.tool_schema()["function"]  # lists the tool functions with their signatures
+    spec = trial.sandbox().tool_schema()["function"]  # lists the tool functions with their signatures
     return registry_tool(handle, spec["name"], spec["description"], spec["parameters"])
 
 
+def note_client(trial: Trial, request: Any) -> None:
+    """Record, once, which MCP client is the solver (its name labels the trial in reports)."""
+    if trial.solver.get("client") is not None:
+        return
+    info = None
+    try:
+        params = request.session.client_params
+        info = params.client_info if params is not None else None
+    except (AttributeError, ValueError):  # no request context (a direct call)
+        pass
+    name = getattr(info, "name", None) or "unknown client"
+    version = getattr(info, "version", None) or ""
+    trial.solver.update(client={"name": name, "version": version}, label=f"mcp:{name}")
+    trial.note("client", name=name, version=version)
+
+
 def serve(domain_name: str, actor: int | None, task: Task | None = None, code: bool = False,
-          on_finish: Callable[[Trial, Grade | None], None] | None = None) -> None:
-    """Serve over stdio until the client disconnects; then grade the trial if there is a task."""
+          on_finish: Callable[[Trial, TrialSummary], None] | None = None) -> None:
+    """Serve over stdio until the client disconnects. With a task, the trial is recorded as a
+    session in the data directory's sessions folder, and graded at the end."""
     domain = get_domain(domain_name)
-    trial = Trial(domain, task.actor if task else actor, task)  # type: ignore[arg-type]
+    writer = None
+    if task is not None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        writer = SessionWriter(sessions_dir() / f"{stamp}-{task.id}-mcp-{os.getpid()}.jsonl", secret_values())
+    trial = Trial(task, domain=domain, actor=actor, writer=writer, solver={"name": "mcp"}, code=code,
+                  session_name=str(writer.path) if writer else "")
     try:
         server = build_server(trial, code=code)
         server.run("stdio")
-        result = trial.grade()
-        if on_finish:
-            on_finish(trial, result)
+        if task is not None:
+            summary = trial.finish(AGENT_STOPPED)
+            if on_finish:
+                on_finish(trial, summary)
     finally:
         trial.close()

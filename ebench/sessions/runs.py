@@ -57,6 +57,43 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return list(latest.values())
 
 
+def load_runs(path: str | Path) -> list[RunData]:
+    """A run directory, or a folder of sessions recorded outside a batch (the app's, the MCP
+    server's, `ebench run` of one task): those are grouped by solver, one pseudo-run each."""
+    root = Path(path)
+    if (root / MANIFEST).is_file() or not root.is_dir():
+        return [load_run(root)]
+    return load_sessions(root)
+
+
+def load_sessions(root: Path) -> list[RunData]:
+    """Pseudo-runs from finished session files (their last event holds the results line). The
+    sessions of one solver and task are numbered as trials 1, 2, ... in the order they were made."""
+    from .record import SessionFileError, read_session
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for file in sorted(root.rglob("*.jsonl")):
+        try:
+            end = read_session(file).end
+        except SessionFileError:
+            continue
+        summary = end.get("summary") if end else None
+        if not isinstance(summary, dict) or not summary.get("task"):
+            continue
+        groups.setdefault(str(summary.get("solver") or "unknown"), []).append(dict(summary, session=str(file)))
+    if not groups:
+        raise RunError(f"{root}: neither a run directory (no {MANIFEST}) nor a folder of finished sessions")
+    runs = []
+    for solver, results in sorted(groups.items()):
+        counts: dict[str, int] = {}
+        for result in results:
+            counts[result["task"]] = result["trial"] = counts.get(result["task"], 0) + 1
+        manifest = {"format": RUN_FORMAT, "label": solver, "config": {"solver": {"name": solver}},
+                    "trials": max(counts.values()), "tasks": {"count": len(counts), "ids": sorted(counts)}}
+        runs.append(RunData(root, manifest, results))
+    return runs
+
+
 def load_run(path: str | Path) -> RunData:
     root = Path(path)
     manifest_path = root / MANIFEST

@@ -119,7 +119,10 @@ class Trial:
                  code: bool = False, trial_number: int = 1, session_name: str = "") -> None:
         self.task = task
         self.domain = domain or get_domain(task.domain if task else "")
-        self.actor = task.actor if task else actor
+        chosen = task.actor if task else actor
+        if chosen is None:
+            raise ValueError("a trial without a task needs an actor")
+        self.actor: int = chosen
         self.writer = writer
         self.code = code
         self.trial_number = trial_number
@@ -142,6 +145,7 @@ class Trial:
         self.history: list[dict[str, Any]] = []  # the recorded calls (for replay, the app)
         self._next_id = 0
         self._sandbox: Any = None
+        self.final_grade: Grade | None = None
         self._closed = False
         self._record("start", format=SESSION_FORMAT, session=self.session_name,
                      task=task_header(task) if task else None,
@@ -206,7 +210,7 @@ class Trial:
                 self.inner_calls += 1
                 if not record.ok:
                     self.tool_errors[record.error_code or "error"] += 1
-                entry = {"id": f"{call_id}.{record.index + 1}", "tool": record.tool, "args": record.args,
+                entry = {"id": f"{call_id}.{record.index}", "tool": record.tool, "args": record.args,
                          "ok": record.ok, "result": record.result, "error_code": record.error_code,
                          "seconds": round(record.seconds, 6), "parent": call_id, "turn": turn}
                 self.history.append(entry)
@@ -256,6 +260,7 @@ class Trial:
         result = None
         if self.task is not None and termination != INFRA_ERROR:
             result = grade(self.task.expected_diff, actual, self.domain.schema)
+        self.final_grade = result
         seconds = time.perf_counter() - self.started
         summary = TrialSummary(
             task=self.task.id if self.task else "", trial=self.trial_number, domain=self.domain.name,
@@ -266,7 +271,7 @@ class Trial:
             tokens_out=self.tokens_out, cost=self.cost, seconds=seconds,
             reference_calls=len(self.task.reference_solution) if self.task else 0,
             grade=grade_counts(result) if result else None, tool_errors=dict(sorted(self.tool_errors.items())),
-            solver=str(self.solver.get("name", "")),
+            solver=str(self.solver.get("label") or self.solver.get("name", "")),
         )
         self._record("end", termination=termination, error=error, diff=actual.to_list(),
                      grade=result.to_dict() if result else None, summary=summary.to_dict())
