@@ -178,6 +178,29 @@ def test_cost_from_given_prices(tmp_path, tasks):
     assert result["cost"] == pytest.approx((500 * 1.0 + 100 * 2.0) / 1e6)
 
 
+def test_cost_from_litellms_offline_price_list(tmp_path, tasks):
+    with FakeOpenAI(Script([completion("ok", tokens=(1_000_000, 0))])) as server:
+        solver = LLMSolver(LLMConfig(model="openai/gpt-4o-mini", api_base=server.base_url))
+        batch = Batch(tmp_path, [tasks[TASK]], solver, 1)
+        batch.prepare()
+        asyncio.run(batch.run(1))
+    [result] = load_run(tmp_path).results
+    assert result["cost"] == pytest.approx(0.15)  # USD per million input tokens in litellm's bundled price list
+
+
+def test_a_prices_file_prices_models_litellm_does_not_know(tmp_path, tasks):
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"openai/fake": {"input": 3.0, "output": 15.0}}))
+    with FakeOpenAI(ReferencePlayer(tasks.values())) as server:
+        outcome = CliRunner().invoke(app, ["run", "--batch", "--model", "openai/fake", "--api-base", server.base_url,
+                                           "--task", TASK, "--prices", str(prices), "--out", str(tmp_path / "run"), "--json"])
+    assert outcome.exit_code == 0, outcome.output
+    assert json.loads(outcome.stdout)["cost"] == pytest.approx((500 * 3.0 + 100 * 15.0) / 1e6)
+    prices.write_text('{"openai/fake": {"input": "cheap"}}')
+    bad = CliRunner().invoke(app, ["run", "--batch", "--model", "openai/fake", "--task", TASK, "--prices", str(prices)])
+    assert bad.exit_code == 2 and "USD per million tokens" in bad.output
+
+
 def test_unknown_price_leaves_the_cost_unknown(tmp_path, tasks):
     with FakeOpenAI(Script([completion("ok")])) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)

@@ -18,7 +18,7 @@ def fail(message: str, code: int = 1) -> NoReturn:
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {escape(message)}")
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}")  # one line, however long
     raise typer.Exit(code)
 
 

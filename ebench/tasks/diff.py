@@ -95,44 +95,54 @@ def _shadow(table: str) -> str:
     return f"{INTERNAL_PREFIX}_old_{table}"
 
 
+def tracker_script(schema: Schema, temp: bool = True) -> str:
+    """The SQL that installs change tracking: a log of touched row ids, a shadow table per table
+    for the original values, and triggers. `temp=False` puts them in the main schema, so a copy
+    of a prepared database (serialize/deserialize) arrives with tracking already in place."""
+    kind = "TEMP " if temp else ""
+    target = "main." if temp else ""
+    index_schema = "temp." if temp else ""
+    statements = [f"CREATE {kind}TABLE IF NOT EXISTS {_LOG} (tbl TEXT NOT NULL, rid INTEGER NOT NULL, "
+                  "replaced INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, rid)) WITHOUT ROWID"]
+    for table in schema.tables:
+        t = table.name
+        shadow = _shadow(t)
+        old_values = ", ".join(f"OLD.{col}" for col in table.column_names)
+        # The first touch of an original row saves its values; a row inserted during the trial
+        # has no shadow, so its later updates save nothing (the rid is already logged).
+        save_old = (f"INSERT OR IGNORE INTO {shadow} SELECT OLD.rowid, {old_values} "
+                    f"WHERE NOT EXISTS (SELECT 1 FROM {_LOG} WHERE tbl = '{t}' AND rid = OLD.rowid); "
+                    f"INSERT OR IGNORE INTO {_LOG} (tbl, rid) VALUES ('{t}', OLD.rowid);")
+        # An insert on a rid whose original row was deleted marks it replaced.
+        log_new = (f"INSERT INTO {_LOG} (tbl, rid) VALUES ('{t}', NEW.rowid) ON CONFLICT (tbl, rid) DO UPDATE "
+                   f"SET replaced = EXISTS (SELECT 1 FROM {shadow} WHERE _rid = NEW.rowid);")
+        statements += [
+            f"CREATE {kind}TABLE IF NOT EXISTS {shadow} AS SELECT rowid AS _rid, * FROM main.{t} WHERE 0",
+            f"CREATE UNIQUE INDEX IF NOT EXISTS {index_schema}{shadow}_rid ON {shadow} (_rid)",
+            f"CREATE {kind}TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bu BEFORE UPDATE ON {target}{t} BEGIN {save_old} END",
+            f"CREATE {kind}TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bd BEFORE DELETE ON {target}{t} BEGIN {save_old} END",
+            f"CREATE {kind}TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_ai AFTER INSERT ON {target}{t} BEGIN {log_new} END",
+            # A key change moves the row to another rid: log the new one as inserted.
+            f"CREATE {kind}TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_au AFTER UPDATE ON {target}{t} "
+            f"WHEN NEW.rowid != OLD.rowid BEGIN {log_new} END",
+        ]
+    return ";\n".join(statements) + ";"
+
+
 class ChangeTracker:
     """Records every row change made on `conn` from now on; `diff()` gives the net change."""
 
-    def __init__(self, conn: sqlite3.Connection, schema: Schema) -> None:
+    def __init__(self, conn: sqlite3.Connection, schema: Schema, install: bool = True) -> None:
+        """`install=False`: the tracker's tables and triggers are already in `conn` (a copy of a
+        database prepared with `tracker_script(schema, temp=False)`, see sessions/trial.py)."""
         self.conn = conn
         self.schema = schema
         for table in schema.tables:
             if not table.key:
                 raise ValueError(f"table {table.name!r} has no primary key: its changes cannot be identified")
-        self._install()
-
-    def _install(self) -> None:
-        # One script: about 90 statements, several times faster than one execute() each.
-        statements = [f"CREATE TEMP TABLE IF NOT EXISTS {_LOG} (tbl TEXT NOT NULL, rid INTEGER NOT NULL, "
-                      "replaced INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, rid)) WITHOUT ROWID"]
-        for table in self.schema.tables:
-            t = table.name
-            shadow = _shadow(t)
-            old_values = ", ".join(f"OLD.{col}" for col in table.column_names)
-            # The first touch of an original row saves its values; a row inserted during the trial
-            # has no shadow, so its later updates save nothing (the rid is already logged).
-            save_old = (f"INSERT OR IGNORE INTO {shadow} SELECT OLD.rowid, {old_values} "
-                        f"WHERE NOT EXISTS (SELECT 1 FROM {_LOG} WHERE tbl = '{t}' AND rid = OLD.rowid); "
-                        f"INSERT OR IGNORE INTO {_LOG} (tbl, rid) VALUES ('{t}', OLD.rowid);")
-            # An insert on a rid whose original row was deleted marks it replaced.
-            log_new = (f"INSERT INTO {_LOG} (tbl, rid) VALUES ('{t}', NEW.rowid) ON CONFLICT (tbl, rid) DO UPDATE "
-                       f"SET replaced = EXISTS (SELECT 1 FROM {shadow} WHERE _rid = NEW.rowid);")
-            statements += [
-                f"CREATE TEMP TABLE IF NOT EXISTS {shadow} AS SELECT rowid AS _rid, * FROM main.{t} WHERE 0",
-                f"CREATE UNIQUE INDEX IF NOT EXISTS temp.{shadow}_rid ON {shadow} (_rid)",
-                f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bu BEFORE UPDATE ON main.{t} BEGIN {save_old} END",
-                f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_bd BEFORE DELETE ON main.{t} BEGIN {save_old} END",
-                f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_ai AFTER INSERT ON main.{t} BEGIN {log_new} END",
-                # A key change moves the row to another rid: log the new one as inserted.
-                f"CREATE TEMP TRIGGER IF NOT EXISTS {INTERNAL_PREFIX}_{t}_au AFTER UPDATE ON main.{t} "
-                f"WHEN NEW.rowid != OLD.rowid BEGIN {log_new} END",
-            ]
-        self.conn.executescript(";\n".join(statements) + ";")
+        if install:
+            # One script: about 90 statements, several times faster than one execute() each.
+            conn.executescript(tracker_script(schema))
 
     def touched(self) -> int:
         """How many row ids were touched so far (before netting)."""

@@ -169,14 +169,11 @@ class LLMSolver:
             return (tokens_in * (cfg.price_in or 0.0) + tokens_out * (cfg.price_out or 0.0)) / 1e6
         if price:
             return (tokens_in * price["input"] + tokens_out * price["output"]) / 1e6
+        # litellm prices every response of a model in its (local, offline) cost map; None means
+        # it does not know the model. Asking completion_cost again would cost ~4 ms per turn.
         hidden = getattr(response, "_hidden_params", None) or {}
         cost = hidden.get("response_cost")
-        if isinstance(cost, (int, float)):
-            return float(cost)
-        try:
-            return float(load_litellm().completion_cost(completion_response=response))
-        except Exception:  # litellm does not know this model's price
-            return None
+        return float(cost) if isinstance(cost, (int, float)) else None
 
     # -- the loop --------------------------------------------------------------------------
     async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:

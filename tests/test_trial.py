@@ -1,0 +1,82 @@
+"""The trial runtime: copies from the prepared image, change tracking, recording, secrets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ebench.domains.engine.tools import ToolError
+from ebench.domains.engine.world import content_hash, open_world_readonly
+from ebench.sessions.record import REDACTED, SessionWriter, read_session, redact_config, secret_values
+from ebench.sessions.trial import Trial
+from ebench.tasks.diff import full_diff
+from ebench.tasks.spec import resolve_args
+from ebench.tasks.suite import load_suite
+
+
+def play(trial: Trial) -> None:
+    results = []
+    for step in trial.task.reference_solution:
+        results.append(trial.call(step.tool, resolve_args(step.args, results)).value)
+
+
+@pytest.mark.parametrize("task_id", ["music-0020", "meeting-0003", "moba-0010"])
+def test_the_tracked_diff_is_the_true_difference_and_the_world_is_untouched(task_id, request):
+    [task] = load_suite(ids=[task_id]).tasks
+    world_path = request.getfixturevalue(f"{task.domain}_world")
+    world = open_world_readonly(world_path)
+    before = content_hash(world)
+    trial = Trial(task)
+    play(trial)
+    tracked = trial.diff()
+    assert tracked.to_list() == full_diff(world, trial.conn, trial.domain.schema).to_list()
+    assert trial.grade().passed
+    trial.close()
+    assert content_hash(world) == before
+    world.close()
+
+
+def test_trials_from_one_image_are_independent(music_world):
+    [task] = load_suite(ids=["music-0020"]).tasks
+    first, second = Trial(task), Trial(task)
+    play(first)
+    assert len(first.diff()) == len(task.expected_diff) and len(second.diff()) == 0
+    assert not second.grade().passed
+    first.close()
+    second.close()
+
+
+def test_an_unknown_actor_is_refused(music_world):
+    from ebench.domains import get_domain
+
+    with pytest.raises(ToolError):
+        Trial(None, domain=get_domain("music"), actor=99999)
+
+
+def test_calls_are_recorded_with_their_results_and_errors(tmp_path, music_world):
+    [task] = load_suite(ids=["music-0020"]).tasks
+    path = tmp_path / "s.jsonl"
+    trial = Trial(task, writer=SessionWriter(path), solver={"name": "test"})
+    ok = trial.call("get_my_profile", {})
+    bad = trial.call("get_song", {"song_id": "x"})
+    summary = trial.finish("agent_stopped")
+    assert ok.ok and not bad.ok
+    session = read_session(path)
+    calls = list(session.tool_calls())
+    assert [c["tool"] for c in calls] == ["get_my_profile", "get_song"]
+    assert calls[1]["error_code"] == "invalid_arguments" and calls[1]["result"]["error"]["code"] == "invalid_arguments"
+    assert session.end["summary"] == json.loads(json.dumps(summary.to_dict()))
+    assert summary.tool_errors == {"invalid_arguments": 1} and not summary.passed
+
+
+def test_secrets_are_redacted_from_configs_and_lines(tmp_path):
+    config = {"model": "m", "model_args": {"api_key": "sk-abcdef", "temperature": 0, "extra_headers": {"Authorization": "Bearer xyz123"}}}
+    assert redact_config(config)["model_args"] == {"api_key": REDACTED, "temperature": 0, "extra_headers": {"Authorization": REDACTED}}
+    secrets = secret_values(config, environ={"MY_SERVICE_TOKEN": "tok-123456", "HOME": "/root"})
+    assert set(secrets) == {"sk-abcdef", "Bearer xyz123", "tok-123456"}
+    writer = SessionWriter(tmp_path / "s.jsonl", secrets)
+    writer.write("message", content="the key is sk-abcdef and the token tok-123456")
+    writer.close()
+    text = (tmp_path / "s.jsonl").read_text()
+    assert "sk-abcdef" not in text and "tok-123456" not in text and text.count(REDACTED) == 2
