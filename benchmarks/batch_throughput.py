@@ -7,13 +7,14 @@
    the same trials at concurrency 1 and 64. Reports the speed-up (goal: at least 40x), the
    client's CPU per model request, and the harness's own time per trial.
 
-    python benchmarks/batch_throughput.py [--trials 64] [--delay 0.2]
+    python benchmarks/batch_throughput.py [--trials 64] [--delay 0.2] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -51,21 +52,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=64, help="model trials at each concurrency")
     parser.add_argument("--delay", type=float, default=0.2, help="the fake model's answer time, seconds")
-    parser.add_argument("--skip-oracle", action="store_true")
+    parser.add_argument("--oracle-tasks", type=int, default=0, help="only the first N tasks for the oracle (0: all)")
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    say = (lambda text: None) if args.json else print
     suite = load_suite().tasks
+    from ebench.domains import get_domain
+
     for name in sorted({t.domain for t in suite}):
-        from ebench.domains import get_domain
-
         current_world(get_domain(name))  # built before timing
-
+    figures: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        if not args.skip_oracle:
-            wall, cpu, results = run(root / "oracle", suite, OracleSolver(), 3, 8)
-            passed = sum(r["passed"] for r in results)
-            print(f"oracle, whole suite x 3: {len(results)} trials in {wall:.1f} s = {len(results) / wall:.1f} trials/s "
-                  f"({1000 * wall / len(results):.1f} ms per trial; {passed}/{len(results)} passed)")
+        oracle_tasks = suite[:args.oracle_tasks] if args.oracle_tasks else suite
+        wall, _, results = run(root / "oracle", oracle_tasks, OracleSolver(), 3, 8)
+        passed = sum(r["passed"] for r in results)
+        figures["oracle"] = {"trials": len(results), "seconds": round(wall, 3), "trials_per_second": round(len(results) / wall, 1),
+                             "ms_per_trial": round(1000 * wall / len(results), 2), "passed": passed}
+        say(f"oracle, {len(oracle_tasks)} tasks x 3: {len(results)} trials in {wall:.1f} s = {len(results) / wall:.1f} trials/s "
+            f"({1000 * wall / len(results):.1f} ms per trial; {passed}/{len(results)} passed)")
 
         # the model solver: short tasks first, so the concurrency-1 leg stays under a minute
         chosen = sorted(suite, key=lambda t: (len(t.reference_solution), t.id))[:args.trials]
@@ -79,17 +84,30 @@ def main() -> None:
                 turns = sum(r["turns"] for r in results)
                 passed = sum(r["passed"] for r in results)
                 legs[concurrency] = (wall, cpu, turns)
-                print(f"model solver, concurrency {concurrency:>2}: {len(results)} trials, {turns} model turns in {wall:.2f} s "
-                      f"= {len(results) / wall:.2f} trials/s; CPU {cpu:.2f} s; {passed}/{len(results)} passed")
+                figures[f"model_concurrency_{concurrency}"] = {
+                    "trials": len(results), "turns": turns, "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),
+                    "trials_per_second": round(len(results) / wall, 2), "passed": passed}
+                say(f"model solver, concurrency {concurrency:>2}: {len(results)} trials, {turns} model turns in {wall:.2f} s "
+                    f"= {len(results) / wall:.2f} trials/s; CPU {cpu:.2f} s; {passed}/{len(results)} passed")
         finally:
             server.terminate()
             server.wait()
-        (w1, c1, turns), (w64, c64, _) = legs[1], legs[64]
-        print(f"speed-up at concurrency 64: {w1 / w64:.1f}x (goal: at least 40x)")
-        print(f"client + harness CPU per model turn: {1000 * c64 / turns:.1f} ms; per trial: {1000 * c64 / args.trials:.1f} ms")
-        print(f"waiting at concurrency 1: {w1 - turns * args.delay:.2f} s over {turns} turns beyond the model's "
-              f"{args.delay * 1000:.0f} ms = {1000 * (w1 - turns * args.delay) / turns:.1f} ms per turn")
-        print(f"bound from CPU alone: {turns * args.delay / max(c64, 1e-9):.1f}x on one core")
+    (w1, _, turns), (w64, c64, _) = legs[1], legs[64]
+    harness_ms = figures["oracle"]["ms_per_trial"]
+    figures["speed_up"] = round(w1 / w64, 2)
+    figures["cpu_ms_per_turn"] = round(1000 * c64 / turns, 2)
+    figures["harness_ms_per_trial"] = harness_ms
+    figures["client_ms_per_turn"] = round((1000 * c64 - harness_ms * len(chosen)) / turns, 2)
+    figures["goal_speed_up_40x"] = figures["speed_up"] >= 40
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(f"speed-up at concurrency 64: {figures['speed_up']:.1f}x (goal: at least 40x: "
+          f"{'ok' if figures['goal_speed_up_40x'] else 'MISSED'})")
+    print(f"CPU per model turn at concurrency 64: {figures['cpu_ms_per_turn']:.1f} ms, of which the harness "
+          f"(copy, tools, diff, grade, records; the oracle's time per trial) is {harness_ms:.1f} ms per trial "
+          f"and the model client (litellm) about {figures['client_ms_per_turn']:.1f} ms per turn")
+    print(f"bound from CPU alone on one core: {turns * args.delay / max(c64, 1e-9):.1f}x")
 
 
 if __name__ == "__main__":

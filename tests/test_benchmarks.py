@@ -20,6 +20,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("cli_startup.py", ["--repeat", "1"], "heavy_modules_imported"),
         ("trial_overhead.py", ["--repeat", "1"], "results"),
         ("exec_code.py", ["--blocks", "3", "--calls", "20"], "isolation"),
+        ("batch_throughput.py", ["--trials", "3", "--delay", "0.01", "--oracle-tasks", "4"], "speed_up"),
     ],
 )
 def test_benchmark_prints_json_figures(script, args, key, music_world):
@@ -45,6 +46,11 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         by = {r["domain"]: r for r in data[key]}
         for name in domain_names():
             assert by[f"{name} x10"]["rows"] >= 9 * by[name]["rows"]  # the inflated world really is bigger
+    elif script == "batch_throughput.py":
+        assert data["oracle"]["passed"] == data["oracle"]["trials"] == 12
+        for leg in ("model_concurrency_1", "model_concurrency_64"):
+            assert data[leg]["passed"] == data[leg]["trials"] == 3  # the fake model solved them through litellm
+        assert data[key] > 0 and data["harness_ms_per_trial"] > 0
     else:
         assert [d["domain"] for d in data[key]] == domain_names()
         assert all(d["rows"] > 18_000 for d in data[key])
