@@ -53,6 +53,8 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=64, help="model trials at each concurrency")
     parser.add_argument("--delay", type=float, default=0.2, help="the fake model's answer time, seconds")
     parser.add_argument("--oracle-tasks", type=int, default=0, help="only the first N tasks for the oracle (0: all)")
+    parser.add_argument("--model", default="openai/gpt-4o-mini",
+                        help="the model name litellm is given (a priced one, as real runs use; the fake server answers any)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     say = (lambda text: None) if args.json else print
@@ -77,7 +79,7 @@ def main() -> None:
         server, base = start_server(args.delay)
         try:
             load_litellm()
-            solver = LLMSolver(LLMConfig(model="openai/fake", api_base=base, retries=0))
+            solver = LLMSolver(LLMConfig(model=args.model, api_base=base, retries=0))
             legs = {}
             for concurrency in (1, 64):
                 wall, cpu, results = run(root / f"llm-{concurrency}", chosen, solver, 1, concurrency)

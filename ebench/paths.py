@@ -21,21 +21,21 @@ def data_dir() -> Path:
     return path
 
 
-def worlds_dir() -> Path:
-    path = data_dir() / "worlds"
+def _subdir(name: str) -> Path:
+    path = data_dir() / name
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def worlds_dir() -> Path:
+    return _subdir("worlds")
 
 
 def sessions_dir() -> Path:
     """Trials recorded outside a batch (the app, the MCP server, `ebench run` of one task)."""
-    path = data_dir() / "sessions"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _subdir("sessions")
 
 
 def runs_dir() -> Path:
     """Where `ebench run --batch` writes a run when no --out is given."""
-    path = data_dir() / "runs"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _subdir("runs")

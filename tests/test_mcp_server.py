@@ -199,3 +199,35 @@ def test_code_mode_offers_exec_code_that_calls_the_tools_in_the_sandbox(music, m
     assert again.is_error and _payload(again)["error"]["code"] == "conflict"
     assert escape.is_error and _payload(escape)["limit"] == "forbidden"
     assert bad_args.is_error and _payload(bad_args)["error"]["code"] == "invalid_arguments"
+
+
+def test_a_code_mode_trial_records_block_calls_as_children_of_the_block(ebench_home, music_world):
+    task = load_task(find_task("music-0005"))
+
+    async def script(session, init):
+        steps = [{"tool": s.tool, "args": s.args} for s in task.reference_solution]
+        code = ("import json\n"
+                f"steps = json.loads({json.dumps(json.dumps(steps))})\n"
+                "results = []\n"
+                "def resolve(v):\n"
+                "    if isinstance(v, dict) and '$from' in v:\n"
+                "        out = results[v['$from']]\n"
+                "        for part in (v.get('path') or '').split('.'):\n"
+                "            out = out[part] if part else out\n"
+                "        return out\n"
+                "    return {k: resolve(x) for k, x in v.items()} if isinstance(v, dict) else v\n"
+                "for s in steps:\n"
+                "    results.append(globals()[s['tool']](**resolve(s['args'])))\n"
+                "len(results)")
+        return await session.call_tool("exec_code", {"code": code})
+
+    block = run_client(["--task", task.id, "--code"], ebench_home, script)
+    assert not block.is_error, _payload(block)
+    [path] = (ebench_home / "sessions").glob(f"*-{task.id}-mcp-*.jsonl")
+    session = read_session(path)
+    assert session.end["summary"]["passed"] and session.end["summary"]["exec_blocks"] == 1
+    top = list(session.tool_calls(leaves=False))
+    children = list(session.tool_calls(leaves=True))
+    assert [c["tool"] for c in top] == ["exec_code"]
+    assert [c["tool"] for c in children] == [s.tool for s in task.reference_solution]
+    assert {c["parent"] for c in children} == {top[0]["id"]}
