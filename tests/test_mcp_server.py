@@ -37,6 +37,11 @@ def run_client(args: list[str], home: Path, script, errlog: Path | None = None):
     return anyio.run(main)
 
 
+def _sessions(home: Path, task_id: str) -> set[Path]:
+    """The MCP sessions recorded so far for a task (other tests may add theirs to the same folder)."""
+    return set((home / "sessions").glob(f"*-{task_id}-mcp-*.jsonl"))
+
+
 def _payload(result) -> object:
     return json.loads(result.content[0].text)
 
@@ -139,12 +144,13 @@ def test_a_task_solved_through_mcp_passes_and_an_incomplete_one_fails(task_id, e
     task = load_task(find_task(task_id))
     request.getfixturevalue(f"{task.domain}_world")
     solved_log, partial_log = tmp_path / "solved.log", tmp_path / "partial.log"
+    before = _sessions(ebench_home, task.id)
     run_client(["--task", task.id], ebench_home, _solve(task, task.reference_solution), errlog=solved_log)
     run_client(["--task", task.id], ebench_home, _solve(task, task.reference_solution[:-1]), errlog=partial_log)
     assert f"task {task.id}: PASS" in solved_log.read_text()
     assert f"task {task.id}: FAIL" in partial_log.read_text()
     # both trials are recorded as sessions, the solver named after the MCP client
-    sessions = [read_session(p) for p in sorted((ebench_home / "sessions").glob(f"*-{task.id}-mcp-*.jsonl"))]
+    sessions = [read_session(p) for p in sorted(_sessions(ebench_home, task.id) - before)]
     assert len(sessions) == 2 and all(s.finished for s in sessions)
     assert sorted(s.end["summary"]["passed"] for s in sessions) == [False, True]
     assert {s.end["summary"]["solver"] for s in sessions} == {"mcp:mcp"}  # the SDK client's default name
@@ -202,7 +208,7 @@ def test_code_mode_offers_exec_code_that_calls_the_tools_in_the_sandbox(music, m
 
 
 def test_a_code_mode_trial_records_block_calls_as_children_of_the_block(ebench_home, music_world):
-    task = load_task(find_task("music-0005"))
+    task = load_task(find_task("music-0020"))  # a task no other MCP test runs: their sessions share a folder
 
     async def script(session, init):
         steps = [{"tool": s.tool, "args": s.args} for s in task.reference_solution]
@@ -221,9 +227,10 @@ def test_a_code_mode_trial_records_block_calls_as_children_of_the_block(ebench_h
                 "len(results)")
         return await session.call_tool("exec_code", {"code": code})
 
+    before = _sessions(ebench_home, task.id)
     block = run_client(["--task", task.id, "--code"], ebench_home, script)
     assert not block.is_error, _payload(block)
-    [path] = (ebench_home / "sessions").glob(f"*-{task.id}-mcp-*.jsonl")
+    [path] = _sessions(ebench_home, task.id) - before
     session = read_session(path)
     assert session.end["summary"]["passed"] and session.end["summary"]["exec_blocks"] == 1
     top = list(session.tool_calls(leaves=False))
