@@ -130,6 +130,24 @@ def test_regrade_uses_the_current_task_files(tmp_path, worlds):
     assert results["music-0007"]["grade"]["unexpected"] == 1
 
 
+def test_a_task_whose_actor_does_not_exist_is_reported_apart_and_the_batch_goes_on(tmp_path, worlds):
+    tasks_dir = tmp_path / "tasks" / "music"
+    tasks_dir.mkdir(parents=True)
+    for task_id in ("music-0005", "music-0007"):
+        shutil.copy(SUITE_DIR / "music" / f"{task_id}.json", tasks_dir)
+    broken = json.loads((tasks_dir / "music-0007.json").read_text())
+    broken["actor"] = 999_999
+    (tasks_dir / "music-0007.json").write_text(json.dumps(broken))
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["run", "--batch", "--solver", "oracle", "--tasks-dir", str(tmp_path / "tasks"),
+                                 "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert (summary["passed"], summary["scored"], summary["infra_errors"]) == (1, 1, 1)
+    bad = next(r for r in load_run(out).results if r["task"] == "music-0007")
+    assert bad["infra_error"] and "could not start" in bad["error"] and "999999" in bad["error"]
+
+
 def test_replay_reproduces_recorded_sessions(tmp_path, suite, worlds):
     chosen = [t for t in suite if t.id in ("meeting-0003", "moba-0010", "music-0020")]
     source = tmp_path / "oracle"

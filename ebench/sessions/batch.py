@@ -150,9 +150,13 @@ class Batch:
     async def run_trial(self, task: Task, number: int) -> TrialSummary:
         path = session_path(self.out / SESSIONS, task.id, number)
         writer = SessionWriter(path, self.secrets)
+        session = str(path.relative_to(self.out))
         try:
             trial = Trial(task, writer=writer, solver=self.solver.config(), code=self.code, trial_number=number,
-                          session_name=str(path.relative_to(self.out)))
+                          session_name=session)
+        except Exception as exc:  # the task cannot start (its actor is unknown to the world): reported apart
+            writer.close()
+            return TrialSummary.not_started(task, number, session, f"the trial could not start: {exc}")
         except BaseException:
             writer.close()
             raise

@@ -153,8 +153,14 @@ def serve(domain_name: str, actor: int | None, task: Task | None = None, code: b
     if task is not None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         writer = SessionWriter(sessions_dir() / f"{stamp}-{task.id}-mcp-{os.getpid()}.jsonl", secret_values())
-    trial = Trial(task, domain=domain, actor=actor, writer=writer, solver={"name": "mcp"}, code=code,
-                  session_name=str(writer.path) if writer else "")
+    try:
+        trial = Trial(task, domain=domain, actor=actor, writer=writer, solver={"name": "mcp"}, code=code,
+                      session_name=str(writer.path) if writer else "")
+    except BaseException:  # an unknown actor: no trial, so no session file either
+        if writer is not None:
+            writer.close()
+            writer.path.unlink(missing_ok=True)
+        raise
     try:
         server = build_server(trial, code=code)
         server.run("stdio")

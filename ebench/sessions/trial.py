@@ -71,6 +71,14 @@ class TrialSummary:
     tool_errors: dict[str, int] = field(default_factory=dict)
     solver: str = ""
 
+    @classmethod
+    def not_started(cls, task: Task, trial: int, session: str, error: str) -> TrialSummary:
+        """A trial that never got a world copy: an infrastructure error, left out of the scores."""
+        return cls(task=task.id, trial=trial, domain=task.domain, capabilities=list(task.capabilities), passed=False,
+                   termination=INFRA_ERROR, error=error, session=session, tool_calls=0, inner_calls=0, exec_blocks=0,
+                   turns=0, tokens_in=0, tokens_out=0, cost=None, seconds=0.0,
+                   reference_calls=len(task.reference_solution), grade=None)
+
     @property
     def infra_error(self) -> bool:
         return self.termination == INFRA_ERROR
