@@ -246,11 +246,10 @@ class Trial:
                 self._record("tool_call", **entry)
 
             outcome = self.sandbox().run(code, on_call=on_call)
+            # The solver receives the whole payload, also on error (the output so far, the traceback).
             result = ToolResult("exec_code", outcome.ok, outcome.to_payload(),
                                 None if outcome.ok else (f"limit_{outcome.limit}" if outcome.limit else "code_error"),
                                 outcome.error, time.perf_counter() - started)
-            if not outcome.ok:  # the solver receives the whole payload (output so far, the error)
-                result.value = outcome.to_payload()
         self._after(result, call_id, "exec_code", {"code": code}, turn, None)
         return result
 
