@@ -19,7 +19,7 @@ import pytest
 from ebench.domains import get_domain
 from ebench.domains.engine.tools import PAGE_SIZE, READ, WRITE
 from ebench.domains.engine.world import content_hash
-from toolcheck import unchanged_check, world_image, all_pages, col, err, nocase, non_decreasing, ok, val
+from toolcheck import tool_fixtures, all_pages, col, err, nocase, non_decreasing, ok, val
 
 _MEETING = get_domain("meeting")
 ALL_TOOLS = _MEETING.tools.names
@@ -118,29 +118,12 @@ class Pick:
 # -- fixtures ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def pristine(meeting_world) -> tuple[str, bytes]:
-    """Content hash and raw image of the untouched world (what every fresh meeting_conn starts with)."""
-    return world_image(meeting_world)
-
-
-@pytest.fixture()
-def unchanged(meeting_conn, pristine) -> Callable[[], None]:
-    """Assert that this test's world still has the content it started with."""
-    return unchanged_check(meeting_conn, pristine)
-
-
 @pytest.fixture()
 def pick(meeting_conn) -> Pick:
     return Pick(meeting_conn)
 
 
-@pytest.fixture()
-def call(meeting, meeting_conn) -> Callable[..., Any]:
-    def _call(actor: int, name: str, args: Any = None):
-        return meeting.tools.call(meeting.env(meeting_conn, actor), name, args)
-
-    return _call
+globals().update(tool_fixtures("meeting"))  # pristine, world_hash, unchanged, call
 
 
 def check_invariants(meeting, conn: sqlite3.Connection) -> None:

@@ -20,7 +20,7 @@ from ebench.domains import get_domain
 from ebench.domains.engine.tools import READ, WRITE, parse_docstring
 from ebench.domains.engine.world import content_hash
 from ebench.domains.moba.schema import rank_score
-from toolcheck import unchanged_check, world_image, all_pages, col, err, nocase, non_decreasing, non_increasing, ok, val
+from toolcheck import tool_fixtures, all_pages, col, err, nocase, non_decreasing, non_increasing, ok, val
 
 _MOBA = get_domain("moba")  # for parametrizing at collection time (no world needed)
 ALL_TOOLS = _MOBA.tools.names
@@ -194,36 +194,12 @@ def happy_args(p: Pick) -> dict[str, dict[str, Any]]:
 # -- fixtures ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def pristine(moba_world) -> tuple[str, bytes]:
-    """Content hash and raw image of the untouched world (what every fresh moba_conn starts with)."""
-    return world_image(moba_world)
-
-
-@pytest.fixture(scope="session")
-def world_hash(pristine) -> str:
-    return pristine[0]
-
-
-@pytest.fixture()
-def unchanged(moba_conn, pristine) -> Callable[[], None]:
-    """Assert that this test's world still has the content it started with."""
-    return unchanged_check(moba_conn, pristine)
-
-
 @pytest.fixture()
 def pick(moba_conn) -> Pick:
     return Pick(moba_conn)
 
 
-@pytest.fixture()
-def call(moba, moba_conn) -> Callable[..., Any]:
-    """call(actor_id, tool, args) -> ToolResult, on this test's world copy."""
-
-    def _call(actor: int, name: str, args: Any = None):
-        return moba.tools.call(moba.env(moba_conn, actor), name, args)
-
-    return _call
+globals().update(tool_fixtures("moba"))  # pristine, world_hash, unchanged, call
 
 
 def consistent(moba, conn) -> None:

@@ -19,7 +19,7 @@ import pytest
 from ebench.domains import get_domain
 from ebench.domains.engine.tools import PAGE_SIZE, READ, WRITE
 from ebench.domains.engine.world import content_hash
-from toolcheck import unchanged_check, world_image, all_pages, col, err, nocase, non_decreasing, non_increasing, ok, val
+from toolcheck import tool_fixtures, all_pages, col, err, nocase, non_decreasing, non_increasing, ok, val
 
 _MUSIC = get_domain("music")  # for parametrizing at collection time (no world needed)
 ALL_TOOLS = _MUSIC.tools.names
@@ -161,36 +161,12 @@ def happy_args(p: Pick) -> dict[str, dict[str, Any]]:
 # -- fixtures ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def pristine(music_world) -> tuple[str, bytes]:
-    """Content hash and raw image of the untouched world (what every fresh music_conn starts with)."""
-    return world_image(music_world)
-
-
-@pytest.fixture(scope="session")
-def world_hash(pristine) -> str:
-    return pristine[0]
-
-
-@pytest.fixture()
-def unchanged(music_conn, pristine) -> Callable[[], None]:
-    """Assert that this test's world still has the content it started with."""
-    return unchanged_check(music_conn, pristine)
-
-
 @pytest.fixture()
 def pick(music_conn) -> Pick:
     return Pick(music_conn)
 
 
-@pytest.fixture()
-def call(music, music_conn) -> Callable[..., Any]:
-    """call(actor_id, tool, args) -> ToolResult, on this test's world copy."""
-
-    def _call(actor: int, name: str, args: Any = None):
-        return music.tools.call(music.env(music_conn, actor), name, args)
-
-    return _call
+globals().update(tool_fixtures("music"))  # pristine, world_hash, unchanged, call
 
 
 # =========================================================================================

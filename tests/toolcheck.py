@@ -77,6 +77,38 @@ def unchanged_check(conn: sqlite3.Connection, pristine: tuple[str, bytes]) -> Ca
     return check
 
 
+def tool_fixtures(domain_name: str) -> dict[str, Callable]:
+    """The fixtures every `test_<domain>_tools.py` uses, bound to one domain (install them with
+    `globals().update(tool_fixtures("music"))`): `pristine` (content hash and image of the
+    untouched world), `world_hash`, `unchanged` (a check that this test's copy still has that
+    content) and `call(actor, tool, args)` on this test's copy."""
+    import pytest
+
+    @pytest.fixture(scope="session")
+    def pristine(request: pytest.FixtureRequest) -> tuple[str, bytes]:
+        return world_image(request.getfixturevalue(f"{domain_name}_world"))
+
+    @pytest.fixture(scope="session")
+    def world_hash(pristine) -> str:
+        return pristine[0]
+
+    @pytest.fixture()
+    def unchanged(request: pytest.FixtureRequest, pristine) -> Callable[[], None]:
+        return unchanged_check(request.getfixturevalue(f"{domain_name}_conn"), pristine)
+
+    @pytest.fixture()
+    def call(request: pytest.FixtureRequest) -> Callable[..., Any]:
+        domain = request.getfixturevalue(domain_name)
+        conn = request.getfixturevalue(f"{domain_name}_conn")
+
+        def _call(actor: int, name: str, args: Any = None):
+            return domain.tools.call(domain.env(conn, actor), name, args)
+
+        return _call
+
+    return {"pristine": pristine, "world_hash": world_hash, "unchanged": unchanged, "call": call}
+
+
 def all_pages(call, actor: int, tool: str, args: dict[str, Any], key: str,
               part: Callable[[Any], dict[str, Any]] = lambda v: v) -> list[dict[str, Any]]:
     """Every item of a paged listing, checking the page bookkeeping on the way.
