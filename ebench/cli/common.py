@@ -91,3 +91,31 @@ def build_with_progress(domains: list, seed: int | None, quiet: bool = False) ->
             progress.update(task, advance=1, table="checked")
             reports.append(report)
     return reports
+
+
+def task(task_id: str, root=None):
+    """A task by id (from the shipped suite, or from `root`), or a one-line error."""
+    from ..tasks.spec import TaskFileError, load_task
+    from ..tasks.suite import find_task
+
+    path = find_task(task_id, root)
+    if path is None:
+        fail(f"no task {task_id!r}; `ebench tasks list` shows the ids", 2)
+    try:
+        return load_task(path)
+    except TaskFileError as exc:
+        fail(str(exc))
+
+
+def actor_env(domain, actor: int):
+    """A scratch copy of the domain's world and a tool environment acting as `actor` (or a
+    one-line error for an unknown actor)."""
+    from ..domains.engine.tools import ToolError
+    from ..domains.engine.world import scratch_copy
+
+    conn = scratch_copy(world(domain, quiet=True))
+    try:
+        return domain.env(conn, actor)
+    except ToolError as exc:
+        conn.close()
+        fail(exc.message, 2)

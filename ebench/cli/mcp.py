@@ -25,16 +25,7 @@ def mcp_serve(
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="ebench mcp: %(message)s")
     task = None
     if task_id is not None:
-        from ..tasks.spec import TaskFileError, load_task
-        from ..tasks.suite import find_task
-
-        path = find_task(task_id)
-        if path is None:
-            common.fail(f"no task {task_id!r}; `ebench tasks list` shows the ids", 2)
-        try:
-            task = load_task(path)
-        except TaskFileError as exc:
-            common.fail(str(exc))
+        task = common.task(task_id)
         if domain is not None and domain != task.domain:
             common.fail(f"task {task.id} belongs to the {task.domain} domain, not {domain}", 2)
         if actor is not None and actor != task.actor:

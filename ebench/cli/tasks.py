@@ -71,16 +71,9 @@ def tasks_show(
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Show one task in full: request, actor, capabilities, reference solution and expected changes."""
-    from ..tasks.spec import CAPABILITY_TITLES, TaskFileError, compact_json, load_task
-    from ..tasks.suite import find_task
+    from ..tasks.spec import CAPABILITY_TITLES, compact_json
 
-    path = find_task(task_id, root)
-    if path is None:
-        common.fail(f"no task {task_id!r}; `ebench tasks list` shows the ids", 2)
-    try:
-        task = load_task(path)
-    except TaskFileError as exc:
-        common.fail(str(exc))
+    task = common.task(task_id, root)
     if as_json:
         common.print_json(task.to_dict())
         return

@@ -83,15 +83,8 @@ def tools_call(
 
     The world itself is never modified. Exit code 1 when the tool returns an error.
     """
-    from ..domains.engine.tools import ToolError
-    from ..domains.engine.world import scratch_copy
-
     d = common.domain(domain)
-    conn = scratch_copy(common.world(d, quiet=True))
-    try:
-        env = d.env(conn, actor)
-    except ToolError as exc:
-        common.fail(exc.message, 2)
+    env = common.actor_env(d, actor)
     result = d.tools.call(env, name, args)
     common.print_json(result.payload())
     if not result.ok:
@@ -113,8 +106,6 @@ def tools_exec(
     import sys
     from pathlib import Path
 
-    from ..domains.engine.tools import ToolError
-    from ..domains.engine.world import scratch_copy
     from ..sessions.sandbox import ExecCode, SandboxError
 
     if file == "-":
@@ -125,11 +116,7 @@ def tools_exec(
         except (OSError, UnicodeDecodeError) as exc:
             common.fail(f"cannot read {file}: {exc}", 2)
     d = common.domain(domain)
-    conn = scratch_copy(common.world(d, quiet=True))
-    try:
-        env = d.env(conn, actor)
-    except ToolError as exc:
-        common.fail(exc.message, 2)
+    env = common.actor_env(d, actor)
     try:
         with ExecCode(lambda name, args: d.tools.call(env, name, args), d.tools) as runner:
             result = runner.run(code)
