@@ -193,6 +193,7 @@ def test_ebench_run_of_one_task_prints_the_trace_and_records_a_session(ebench_ho
     (["run", "--solver", "oracle", "--domain", "music"], "one trial of one task"),
     (["run", "--batch", "--solver", "replay"], "needs --replay-from"),
     (["run", "--batch", "--solver", "llm", "--model", "m", "--model-arg", "temperature"], "expected key=value"),
+    (["run", "--batch", "--model", "nonsense-model", "--task", "music-0005"], "model 'nonsense-model': BadRequestError: LLM Provider NOT provided"),
     (["report", "/nonexistent/run"], "not a run directory"),
     (["regrade", "/nonexistent/run"], "not a run directory"),
 ])

@@ -45,8 +45,15 @@ def make_solver(name: str, model: str | None, api_base: str | None, model_args: 
                 table = load_prices(prices)
             except PricesError as exc:
                 fail(str(exc), 2)
-        return LLMSolver(LLMConfig(model=model, api_base=api_base, model_args=parse_model_args(model_args),
-                                   price_in=price_in, price_out=price_out, retries=retries, backoff=backoff), table)
+        from ..sessions.solvers.base import FatalSolverError
+
+        solver = LLMSolver(LLMConfig(model=model, api_base=api_base, model_args=parse_model_args(model_args),
+                                     price_in=price_in, price_out=price_out, retries=retries, backoff=backoff), table)
+        try:
+            solver.check()
+        except FatalSolverError as exc:
+            fail(str(exc), 2)
+        return solver
     if model:
         fail(f"--model is for --solver llm, not {name}", 2)
     if name == "replay":
@@ -235,7 +242,7 @@ def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
     from ..sessions.trial import Trial
 
     path = sessions_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{task.id}-{solver.name}.jsonl"
-    writer = _EchoWriter(path, secret_values(solver.config()), quiet=as_json)
+    writer = _echo_writer(path, secret_values(solver.config()), quiet=as_json)
     trial = Trial(task, writer=writer, solver=solver.config(), code=code, session_name=str(path))
     try:
         outcome = asyncio.run(solver.solve(trial, limits))
@@ -254,7 +261,7 @@ def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
                         f"{summary.turns} turn(s). Session: {path}")
 
 
-def _EchoWriter(path: Path, secrets: list[str], quiet: bool):
+def _echo_writer(path: Path, secrets: list[str], quiet: bool):
     """A SessionWriter that also prints each event in one line (for `ebench run` of one task)."""
     from ..sessions.record import SessionWriter
 

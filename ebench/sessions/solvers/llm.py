@@ -106,7 +106,7 @@ def classify(exc: BaseException) -> str:
     if isinstance(exc, litellm.ContextWindowExceededError):
         return "context"
     if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError,
-                        litellm.LiteLLMUnknownProvider if hasattr(litellm, "LiteLLMUnknownProvider") else ())):
+                        litellm.LiteLLMUnknownProvider)):
         return "fatal"
     if isinstance(exc, (litellm.RateLimitError, litellm.APIConnectionError, litellm.Timeout,
                         litellm.InternalServerError, litellm.ServiceUnavailableError, asyncio.TimeoutError)):
@@ -119,7 +119,7 @@ def classify(exc: BaseException) -> str:
 
 def _describe(exc: BaseException) -> str:
     text = str(exc).replace("\n", " ").strip()
-    for prefix in ("litellm.", "LiteLLM "):
+    for prefix in ("litellm.", "LiteLLM ", f"{type(exc).__name__}: "):  # litellm repeats the type
         text = text.removeprefix(prefix)
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
 
@@ -133,6 +133,14 @@ class LLMSolver:
 
     def config(self) -> dict[str, Any]:
         return {"name": self.name, **self.settings.to_dict()}
+
+    def check(self) -> None:
+        """Refuse a model string litellm cannot route (no provider) before any trial runs: every
+        trial would fail the same way."""
+        try:
+            load_litellm().get_llm_provider(model=self.settings.model, api_base=self.settings.api_base)
+        except Exception as exc:
+            raise FatalSolverError(f"model {self.settings.model!r}: {_describe(exc)}") from None
 
     # -- one request, with retries ---------------------------------------------------------
     async def _complete(self, trial: Trial, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
