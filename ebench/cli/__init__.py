@@ -13,6 +13,7 @@ import typer
 
 from .domains import domains_app
 from .mcp import mcp_app
+from .play import play_command, replay_command
 from .report import report_command
 from .run import regrade_command, run_command
 from .tasks import tasks_app
@@ -30,6 +31,8 @@ app.add_typer(domains_app, name="domains")
 app.add_typer(tools_app, name="tools")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(mcp_app, name="mcp")
+app.command("play")(play_command)
+app.command("replay")(replay_command)
 app.command("run")(run_command)
 app.command("regrade")(regrade_command)
 app.command("report")(report_command)

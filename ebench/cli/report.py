@@ -21,6 +21,9 @@ def report_command(
     runs: list[Path] = RUNS_ARGUMENT,
     as_json: bool = common.JSON_OPTION,
     csv_path: Path | None = CSV_OPTION,
+    app: bool = typer.Option(False, "--app", help="Open the results in the app: leaderboard, per domain and capability, "
+                                                  "Pass^k over k; a row opens its failed trials in the replay debugger."),
+    theme: str | None = typer.Option(None, "--theme", help="The app's theme (with --app)."),
 ) -> None:
     """Score runs: Avg, Pass@k and Pass^k overall, per domain and per capability, efficiency and failures,
     one column per run (the paper's Avg3 / Pass@3 / Pass^3 table too when runs have 3 trials per task).
@@ -41,6 +44,13 @@ def report_command(
         reports = build_reports(loaded)
     except MetricsError as exc:
         common.fail(str(exc), 2)
+    if app:
+        if as_json:
+            common.fail("--app and --json do not combine", 2)
+        from .play import report_app
+
+        report_app(list(runs), theme)
+        return
     if csv_path is not None:
         try:
             written = write_csv(reports, csv_path)

@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from .. import __version__
@@ -172,6 +173,10 @@ class Trial:
         self.cost: float | None = 0.0
         self.tool_errors: Counter[str] = Counter()
         self.history: list[dict[str, Any]] = []  # the recorded calls (for replay, the app)
+        # Called with each recorded call, from whichever thread made it (the app watches a model).
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        # Called (in the solver's thread) before each top-level call: the app pauses a watched solver here.
+        self.before_call: Callable[[], None] | None = None
         self._next_id = 0
         self._sandbox: Any = None
         self.final_grade: Grade | None = None
@@ -216,6 +221,8 @@ class Trial:
     def call(self, name: Any, args: Any, *, call_id: str | None = None, turn: int | None = None) -> ToolResult:
         """Run one top-level tool call and record it. Never raises for the solver's mistakes."""
         call_id = call_id or self.new_call_id()
+        if self.before_call is not None:
+            self.before_call()
         result = self._execute(name if isinstance(name, str) else repr(name), args)
         self.tool_calls += 1
         self._after(result, call_id, name, args, turn, None)
@@ -224,6 +231,8 @@ class Trial:
     def exec_code(self, code: Any, *, call_id: str | None = None, turn: int | None = None) -> ToolResult:
         """Run one exec_code block (code mode); its tool calls are recorded as the block's children."""
         call_id = call_id or self.new_call_id()
+        if self.before_call is not None:
+            self.before_call()
         started = time.perf_counter()
         self.tool_calls += 1
         if not self.code:
@@ -242,8 +251,7 @@ class Trial:
                 entry = {"id": f"{call_id}.{record.index}", "tool": record.tool, "args": record.args,
                          "ok": record.ok, "result": record.result, "error_code": record.error_code,
                          "seconds": round(record.seconds, 6), "parent": call_id, "turn": turn}
-                self.history.append(entry)
-                self._record("tool_call", **entry)
+                self._recorded(entry)
 
             outcome = self.sandbox().run(code, on_call=on_call)
             # The solver receives the whole payload, also on error (the output so far, the traceback).
@@ -268,8 +276,13 @@ class Trial:
         entry = {"id": call_id, "tool": name, "args": args, "ok": result.ok, "result": payload,
                  "error_code": result.error_code, "seconds": round(result.seconds, 6), "parent": parent,
                  "turn": turn}
+        self._recorded(entry)
+
+    def _recorded(self, entry: dict[str, Any]) -> None:
         self.history.append(entry)
         self._record("tool_call", **entry)
+        for listener in self.listeners:
+            listener(entry)
 
     # -- ending ----------------------------------------------------------------------------
     def diff(self) -> Diff:

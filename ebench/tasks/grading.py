@@ -31,10 +31,14 @@ class WrongValue:
     expected: Any
     actual: Any
     op: str = "update"
+    old: Any = None  # the world's value before the trial (updates only)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "op": self.op, "key": self.key, "column": self.column,
+        data = {"table": self.table, "op": self.op, "key": self.key, "column": self.column,
                 "expected": self.expected, "actual": self.actual}
+        if self.op == "update":
+            data["old"] = self.old
+        return data
 
 
 @dataclass
@@ -47,6 +51,8 @@ class Grade:
     unexpected: list[RowChange] = field(default_factory=list)
     wrong: list[WrongValue] = field(default_factory=list)
     note: str = ""
+    # The expected changes the trial made exactly (filled by `explain`; not part of the record).
+    matched: list[RowChange] = field(default_factory=list, repr=False)
 
     @property
     def precision(self) -> float:
@@ -147,6 +153,15 @@ def grade(expected: Diff, actual: Diff, schema: Schema) -> Grade:
     return _explain(expected, actual, schema)
 
 
+def explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
+    """The grade with every change accounted for, pass or fail: what the live diff shows (matched,
+    missing, unexpected and wrong-valued changes). The verdict is `grade`'s."""
+    result = _explain(expected, actual, schema)
+    if _equal(expected, actual, schema):
+        result.passed, result.note = True, ""
+    return result
+
+
 def _equal(expected: Diff, actual: Diff, schema: Schema) -> bool:
     """The verdict: the same existing-row changes by key, the same multiset of new rows by label,
     and the same links between new rows."""
@@ -172,7 +187,7 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
     missing: list[RowChange] = []
     unexpected: list[RowChange] = []
     wrong: list[WrongValue] = []
-    matched = 0
+    exact: list[RowChange] = []
     exp_new = {(c.table, c.key[schema.table(c.table).key[0]]) for c in expected
                if c.op == "insert" and schema.table(c.table).has_generated_id}
     paired: dict[tuple[str, Any], Any] = {}  # (table, expected new id) -> actual new id
@@ -213,7 +228,7 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
                 rest_e.append((content, change))
             else:
                 pairs.append((change, rest_a.pop(same)[1]))
-                matched += 1
+                exact.append(change)
         for content, change in rest_e:
             if not rest_a:
                 missing.append(change)
@@ -246,21 +261,21 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
             missing.append(e)
             unexpected.append(a)
         elif e.op == "delete":
-            matched += 1
+            exact.append(e)
         else:
             volatile = set(schema.table(e.table).volatile_columns)
             ev = {c: translate(e.table, c, v) for c, v in (e.new or {}).items() if c not in volatile}
             av = {c: v for c, v in (a.new or {}).items() if c not in volatile}
             if ev == av:
-                matched += 1
+                exact.append(e)
                 continue
             for column in sorted(ev.keys() | av.keys()):
                 if ev.get(column, _UNCHANGED) != av.get(column, _UNCHANGED):
                     # A column one side left alone ends with its original value (the other's old).
                     wrong.append(WrongValue(e.table, e.key, column, _shown(ev[column]) if column in ev else _final(e, a, column),
-                                            _final(a, e, column)))
+                                            _final(a, e, column), old=(a.old or e.old or {}).get(column)))
     note = "" if missing or unexpected or wrong else "new rows match one by one, but their links to other new rows differ"
-    return Grade(False, len(expected), len(actual), matched, missing, unexpected, wrong, note)
+    return Grade(False, len(expected), len(actual), len(exact), missing, unexpected, wrong, note, matched=exact)
 
 
 _UNCHANGED = object()

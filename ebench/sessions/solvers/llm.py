@@ -18,6 +18,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..prompts import system_prompt
@@ -127,9 +128,12 @@ def _describe(exc: BaseException) -> str:
 class LLMSolver:
     name = "llm"
 
-    def __init__(self, config: LLMConfig, prices: dict[str, dict[str, float]] | None = None) -> None:
+    def __init__(self, config: LLMConfig, prices: dict[str, dict[str, float]] | None = None,
+                 before_turn: Callable[[Trial], Awaitable[None]] | None = None) -> None:
         self.settings = config
         self.prices = prices or {}
+        # Awaited before each model request: the app pauses a watched model here, or lets one turn through.
+        self.before_turn = before_turn
 
     def config(self) -> dict[str, Any]:
         return {"name": self.name, **self.settings.to_dict()}
@@ -202,6 +206,10 @@ class LLMSolver:
         while True:
             if trial.turns >= limits.max_turns:
                 return Outcome(MAX_TURNS)
+            if self.before_turn is not None:
+                paused = time.perf_counter()
+                await self.before_turn(trial)
+                deadline += time.perf_counter() - paused  # time spent paused is not the model's
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 return Outcome(TIME_LIMIT)

@@ -1,0 +1,106 @@
+"""The ebench application: one Textual app whose screens are the task browser, the solve screen,
+the replay debugger and the run results.
+
+The app only consumes the core (domains, tasks, sessions); slow work runs in workers that post
+messages. Screens are imported when first opened, so `ebench play` paints the browser without
+loading the solve screen's editor, and litellm is loaded only when a model is watched.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from ..themes import DEFAULT_THEME, DIFF_VARIABLES, all_themes
+
+ScreenFactory = Callable[[], Screen]
+
+
+class EBenchApp(App[None]):
+    """Opens `start()` (the task browser when none is given) over an empty base screen."""
+
+    CSS_PATH = "styles/app.tcss"
+    TITLE = "ebench"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="app.help"),
+        Binding("ctrl+p", "command_palette", "Commands", id="app.command_palette"),
+        Binding("f10", "change_theme", "Theme", id="app.theme"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+    ]
+
+    def __init__(self, start: ScreenFactory | None = None, *, theme: str | None = None,
+                 home: Path | None = None) -> None:
+        super().__init__()
+        self._start = start
+        self._home = home  # the data directory (user themes, keymap); None: none of either
+        self._wanted_theme = theme or DEFAULT_THEME
+        self.theme_errors: list[str] = []
+        found = all_themes(home / "themes" if home else None)
+        self.theme_errors.extend(found.errors)
+        for item in found.themes:
+            self.register_theme(item)
+        if self._wanted_theme not in self.available_themes:
+            self.theme_errors.append(f"unknown theme {self._wanted_theme!r}; using {DEFAULT_THEME}")
+            self._wanted_theme = DEFAULT_THEME
+        self.theme = self._wanted_theme
+        self._load_keymap()
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        # Textual's own themes know nothing of the diff colours; ours override these.
+        return dict(DIFF_VARIABLES)
+
+    def _load_keymap(self) -> None:
+        """`<data dir>/keymap.toml` maps binding ids to keys, e.g. `"solve.submit" = "ctrl+s"`."""
+        if self._home is None:
+            return
+        path = self._home / "keymap.toml"
+        if not path.is_file():
+            return
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            self.theme_errors.append(f"{path}: ignored: {exc}")
+            return
+        keymap = {str(k): v for k, v in data.items() if isinstance(v, str)}
+        if len(keymap) != len(data):
+            self.theme_errors.append(f"{path}: values must be key strings; others ignored")
+        self.set_keymap(keymap)
+
+    def on_mount(self) -> None:
+        for error in self.theme_errors:
+            self.notify(error, title="Settings", severity="warning", timeout=8)
+        self.push_screen(self._start() if self._start else _browser())
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's commands, then one per key binding active on the screen: every action is
+        reachable from the palette as well as from its key."""
+        yield from super().get_system_commands(screen)
+        seen = {"command_palette", "quit", "change_theme"}
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.description or binding.action in seen or not active.enabled:
+                continue
+            seen.add(binding.action)
+            key = self.get_key_display(binding)
+            yield SystemCommand(binding.description, f"{binding.tooltip or binding.description} ({key})",
+                                partial(self.call_later, active.node.run_action, binding.action))
+
+
+def _browser() -> Screen:
+    from .screens.browser import BrowserScreen
+
+    return BrowserScreen()

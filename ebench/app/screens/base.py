@@ -1,0 +1,21 @@
+"""What every ebench screen shares: a header, a footer with its keys, and `back`."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.screen import Screen
+
+
+class EBenchScreen(Screen[None]):
+    TITLE = "ebench"
+    BINDINGS = [Binding("escape", "back", "Back", id="screen.back")]
+
+    def action_back(self) -> None:
+        # The bottom of the stack is Textual's empty default screen; the first real screen stays.
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return len(self.app.screen_stack) > 2  # a screen opened directly has nothing to go back to
+        return True

@@ -1,0 +1,100 @@
+"""`ebench play` and `ebench replay`: the Textual app. Arguments are checked here, before the app
+starts, so a wrong task id or run folder is a one-line error rather than a broken screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from . import common
+
+THEME_OPTION = typer.Option(None, "--theme", help="ebench-dark (default), ebench-light, ebench-contrast, a Textual "
+                                                  "theme, or one of yours in <data dir>/themes/*.toml.")
+
+
+def launch(start, theme: str | None) -> None:
+    """Run the app on `start` (a screen factory; None opens the task browser)."""
+    from ..app.app import EBenchApp
+    from ..paths import data_dir
+
+    EBenchApp(start, theme=theme, home=data_dir()).run()
+
+
+def play_command(
+    task_id: str | None = typer.Option(None, "--task", help="Open this task's solve screen directly."),
+    code: bool = typer.Option(False, "--code", help="Code mode: an exec_code editor runs Python that calls the tools."),
+    blind: bool = typer.Option(False, "--blind", help="Human baseline: the expected diff stays hidden until submit; "
+                                                      "the attempt is timed and recorded as solver 'human'."),
+    model: str | None = typer.Option(None, "--model", help="Watch this model (a litellm model string) solve the task, "
+                                                           "with pause and step."),
+    api_base: str | None = typer.Option(None, "--api-base", help="The model API's base URL."),
+    model_arg: list[str] = typer.Option([], "--model-arg", help="key=value passed to the model call; repeatable."),
+    oracle: bool = typer.Option(False, "--oracle", help="Watch the reference solution being played, call by call."),
+    tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Tasks from this folder instead of the shipped suite."),
+    theme: str | None = THEME_OPTION,
+) -> None:
+    """The playground: browse the tasks, then solve one against a live private copy of its world
+    (the world itself is never touched). No API key is needed: you solve, or watch the oracle."""
+    if (model or oracle or blind or code) and not task_id:
+        common.fail("--code, --blind, --model and --oracle apply to one task: add --task ID", 2)
+    if model and oracle:
+        common.fail("watch either --model or --oracle, not both", 2)
+    if blind and (model or oracle):
+        common.fail("--blind is for a person solving; it does not combine with --model or --oracle", 2)
+    if tasks_dir is not None and not tasks_dir.is_dir():
+        common.fail(f"--tasks-dir {tasks_dir}: not a folder", 2)
+    if task_id is None:
+        from ..app.screens.browser import BrowserScreen
+
+        launch(lambda: BrowserScreen(tasks_dir=tasks_dir), theme)
+        return
+    task = common.task(task_id, tasks_dir)
+    common.world(common.domain(task.domain))  # built (with progress) before the app takes the screen
+    watcher = None
+    if model:
+        from .run import make_solver
+
+        watcher = make_solver("llm", model, api_base, model_arg, None, None, None, None, 2, 1.0)
+    elif oracle:
+        from ..sessions.solvers import OracleSolver
+
+        watcher = OracleSolver()
+    from ..app.screens.solve import SolveScreen
+
+    launch(lambda: SolveScreen(task, code=code, blind=blind, watcher=watcher), theme)
+
+
+def replay_command(
+    source: Path = typer.Argument(..., metavar="RUN_DIR|SESSION_FILE|SESSIONS_DIR", help="A run directory, a sessions "
+                                  "folder (e.g. <data dir>/sessions) or one session file.", show_default=False),
+    failed: bool = typer.Option(False, "--failed", help="List only the failed trials."),
+    theme: str | None = THEME_OPTION,
+) -> None:
+    """The replay debugger: step through recorded trials with the database rebuilt at every step."""
+    from ..sessions.record import SessionFileError, read_session
+    from ..sessions.runs import RunError, load_runs
+
+    if not source.exists():
+        common.fail(f"{source}: no such file or folder", 2)
+    if source.is_file():
+        try:
+            read_session(source)
+        except SessionFileError as exc:
+            common.fail(str(exc), 2)
+        runs = None
+    else:
+        try:
+            runs = load_runs(source)
+        except RunError as exc:
+            common.fail(str(exc), 2)
+    from ..app.screens.replay import ReplayScreen
+
+    launch(lambda: ReplayScreen(source, runs=runs, failed=failed), theme)
+
+
+def report_app(paths: list[Path], theme: str | None) -> None:
+    """`ebench report RUN... --app`: the run results screen (runs already checked by the caller)."""
+    from ..app.screens.results import ResultsScreen
+
+    launch(lambda: ResultsScreen(paths), theme)

@@ -1,0 +1,85 @@
+"""Trials made outside a batch from the app: a person solving (solver "human"), or a model
+watched live. They are recorded in `<data dir>/sessions/` like MCP trials, so `ebench report`
+and `ebench replay` read them; the task browser shows each task's latest human result."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..paths import sessions_dir
+from ..tasks.spec import Task
+from .record import SessionWriter, secret_values
+from .trial import Trial
+
+HUMAN = "human"
+
+
+def new_session_file(task_id: str, kind: str, folder: Path | None = None) -> Path:
+    """A fresh `<stamp>-<task>-<kind>.jsonl` in the sessions folder (never an existing file)."""
+    folder = folder or sessions_dir()
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = folder / f"{stamp}-{task_id}-{kind}.jsonl"
+    number = 2
+    while path.exists():
+        path = folder / f"{stamp}-{task_id}-{kind}-{number}.jsonl"
+        number += 1
+    return path
+
+
+def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: Path | None = None) -> Trial:
+    """A person's attempt, recorded exactly like a model's; blind attempts are human baselines."""
+    writer = SessionWriter(new_session_file(task.id, HUMAN, folder))
+    return Trial(task, writer=writer, code=code, solver={"name": HUMAN, "label": HUMAN, "blind": blind})
+
+
+@dataclass
+class Attempt:
+    task: str
+    passed: bool | None  # None: abandoned or still open (no end event)
+    termination: str | None
+    session: Path
+    started: str
+
+
+def _last_line(path: Path) -> str:
+    with path.open("rb") as handle:
+        handle.seek(0, 2)
+        size = handle.tell()
+        handle.seek(max(0, size - 65536))
+        tail = handle.read().decode("utf-8", "replace")
+    lines = tail.rstrip("\n").split("\n")
+    return lines[-1] if lines else ""
+
+
+def _first_line(path: Path) -> str:
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        return handle.readline()
+
+
+def latest_attempts(folder: Path | None = None, solver: str = HUMAN) -> dict[str, Attempt]:
+    """Each task's most recent attempt by `solver`, read from the first and last lines of the
+    session files only (the browser calls this for hundreds of files)."""
+    folder = folder or sessions_dir()
+    latest: dict[str, Attempt] = {}
+    for path in sorted(folder.glob(f"*-{solver}*.jsonl")):  # names start with a timestamp: oldest first
+        try:
+            start: dict[str, Any] = json.loads(_first_line(path))
+            if (start.get("solver") or {}).get("name") != solver or not start.get("task"):
+                continue
+            end: dict[str, Any] = {}
+            try:
+                last = json.loads(_last_line(path))
+                end = last if last.get("event") == "end" else {}
+            except json.JSONDecodeError:
+                pass
+        except (OSError, json.JSONDecodeError, AttributeError):
+            continue  # not a session: skipped here, `ebench report` names it
+        task_id = str(start["task"].get("id", ""))
+        grade = end.get("grade") or {}
+        latest[task_id] = Attempt(task_id, bool(grade.get("passed")) if end else None,
+                                  end.get("termination"), path, str(start.get("started", "")))
+    return latest
