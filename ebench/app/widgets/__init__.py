@@ -1,0 +1,1 @@
+"""The app's reusable widgets: one module per pane or view."""
