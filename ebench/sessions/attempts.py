@@ -32,8 +32,29 @@ def new_session_file(task_id: str, kind: str, folder: Path | None = None) -> Pat
 
 def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: Path | None = None) -> Trial:
     """A person's attempt, recorded exactly like a model's; blind attempts are human baselines."""
-    writer = SessionWriter(new_session_file(task.id, HUMAN, folder))
-    return Trial(task, writer=writer, code=code, solver={"name": HUMAN, "label": HUMAN, "blind": blind})
+    # Only blind attempts are baselines: with the expected diff in view, a person is being helped.
+    label = HUMAN if blind else f"{HUMAN}-assisted"
+    return recorded_trial(task, HUMAN, {"name": HUMAN, "label": label, "blind": blind}, code=code, folder=folder)
+
+
+def recorded_trial(task: Task, kind: str, solver: dict[str, Any], *, code: bool = False,
+                   folder: Path | None = None) -> Trial:
+    """A trial recorded into a fresh session file; the file is removed again if the trial cannot start."""
+    path = new_session_file(task.id, kind, folder)
+    writer = SessionWriter(path, secret_values(solver))
+    try:
+        return Trial(task, writer=writer, code=code, solver=solver)
+    except Exception:
+        writer.close()
+        path.unlink(missing_ok=True)
+        raise
+
+
+def discard(trial: Trial) -> None:
+    """Abandon an unfinished attempt: close it and delete its session (it was never graded)."""
+    trial.close()
+    if trial.writer is not None and not trial.finished:
+        trial.writer.path.unlink(missing_ok=True)
 
 
 @dataclass
@@ -65,7 +86,13 @@ def latest_attempts(folder: Path | None = None, solver: str = HUMAN) -> dict[str
     session files only (the browser calls this for hundreds of files)."""
     folder = folder or sessions_dir()
     latest: dict[str, Attempt] = {}
-    for path in sorted(folder.glob(f"*-{solver}*.jsonl")):  # names start with a timestamp: oldest first
+    def written(path: Path) -> tuple[int, str]:
+        try:
+            return path.stat().st_mtime_ns, path.name
+        except OSError:
+            return 0, path.name
+
+    for path in sorted(folder.glob(f"*-{solver}*.jsonl"), key=written):  # oldest first: the latest wins
         try:
             start: dict[str, Any] = json.loads(_first_line(path))
             if (start.get("solver") or {}).get("name") != solver or not start.get("task"):

@@ -173,13 +173,16 @@ class Trial:
         self.cost: float | None = 0.0
         self.tool_errors: Counter[str] = Counter()
         self.history: list[dict[str, Any]] = []  # the recorded calls (for replay, the app)
-        # Called with each recorded call, from whichever thread made it (the app watches a model).
-        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        # Called with every event recorded after the start (calls, messages, API errors, the end),
+        # from whichever thread recorded it: the app watches a trial through these.
+        self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         # Called (in the solver's thread) before each top-level call: the app pauses a watched solver here.
         self.before_call: Callable[[], None] | None = None
         self._next_id = 0
         self._sandbox: Any = None
         self.final_grade: Grade | None = None
+        self.final_diff: Diff | None = None  # kept: the copy is closed once the trial is finished
+        self.finished = False  # the end event is written
         self._closed = False
         self._record("start", format=SESSION_FORMAT, session=self.session_name,
                      task=task_header(task) if task else None,
@@ -192,6 +195,8 @@ class Trial:
     def _record(self, event: str, **data: Any) -> None:
         if self.writer is not None:
             self.writer.write(event, **data)
+        for listener in self.listeners:
+            listener(event, data)
 
     def new_call_id(self) -> str:
         self._next_id += 1
@@ -281,8 +286,6 @@ class Trial:
     def _recorded(self, entry: dict[str, Any]) -> None:
         self.history.append(entry)
         self._record("tool_call", **entry)
-        for listener in self.listeners:
-            listener(entry)
 
     # -- ending ----------------------------------------------------------------------------
     def diff(self) -> Diff:
@@ -302,6 +305,7 @@ class Trial:
         if self.task is not None and termination != INFRA_ERROR:
             result = grade(self.task.expected_diff, actual, self.domain.schema)
         self.final_grade = result
+        self.final_diff = actual
         seconds = time.perf_counter() - self.started
         summary = TrialSummary(
             task=self.task.id if self.task else "", trial=self.trial_number, domain=self.domain.name,
@@ -316,6 +320,7 @@ class Trial:
         )
         self._record("end", termination=termination, error=error, diff=actual.to_list(),
                      grade=result.to_dict() if result else None, summary=summary.to_dict())
+        self.finished = True
         self.close()
         return summary
 

@@ -1,0 +1,86 @@
+"""The task pane of the solve screen: the request, who is asking, the world's clock, the mode, and
+the attempt's state (calls so far, the timer in blind mode, the grade after submit)."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ...tasks.spec import Task
+
+# The clock the blind-mode timer reads; tests freeze it for stable snapshots.
+monotonic = time.monotonic
+
+
+def clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes:02d}:{secs:02d}"
+
+
+class TaskPane(Static):
+    DEFAULT_CSS = """
+    TaskPane {
+        height: auto;
+        max-height: 9;
+        padding: 0 1;
+        border: round $panel-lighten-2;
+        border-title-color: $text-muted;
+    }
+    """
+
+    status: reactive[str] = reactive("preparing a private copy of the world…")
+
+    def __init__(self, task: Task, *, actor: str = "", now: str = "", mode: str = "", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.task_spec = task
+        self.actor = actor
+        self.now = now
+        self.mode = mode
+        self.started: float | None = None  # blind mode: when the attempt started (the timer runs)
+        self.stopped: float | None = None
+        self.border_title = f"Task {task.id}"
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        if self.started is not None and self.stopped is None:
+            self.refresh()
+
+    def start_timer(self) -> None:
+        self.started, self.stopped = monotonic(), None
+
+    def stop_timer(self) -> None:
+        if self.started is not None:
+            self.stopped = monotonic()
+
+    @property
+    def elapsed(self) -> float | None:
+        if self.started is None:
+            return None
+        return (self.stopped or monotonic()) - self.started
+
+    def watch_status(self) -> None:
+        self.refresh()
+
+    def render(self) -> Text:
+        task = self.task_spec
+        text = Text()
+        text.append(task.query, style="bold")
+        text.append("\n")
+        meta = [("as ", self.actor), ("at ", self.now), ("domain ", task.domain),
+                ("capabilities ", ", ".join(task.capabilities)), ("mode ", self.mode)]
+        for i, (label, value) in enumerate(m for m in meta if m[1]):
+            if i:
+                text.append("  ·  ", style="dim")
+            text.append(label, style="dim")
+            text.append(value)
+        text.append("\n")
+        elapsed = self.elapsed
+        if elapsed is not None:
+            text.append(f"⏱ {clock(elapsed)}  ", style="bold")
+        text.append(self.status)
+        return text
