@@ -1,0 +1,350 @@
+"""Run results: a leaderboard of runs, their scores per domain and per capability, efficiency, failures
+and a Pass^k-over-k chart. Runs are read and scored in a worker; a run that cannot be read or scored
+is named in a message above the tables, and the others still show. Enter on a run opens its failed
+trials in the replay debugger."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+
+from ..widgets.chart import ChartSeries, PassKChart
+from .base import EBenchScreen
+
+if TYPE_CHECKING:
+    from ...sessions.report import RunReport, TableData
+    from ...sessions.runs import RunData
+
+DASH = "-"
+
+
+def pct(value: float | None) -> str:
+    return DASH if value is None else f"{value * 100:.1f}%"
+
+
+def num(value: float | None) -> str:
+    return DASH if value is None else f"{value:,.1f}"
+
+
+def cost(report: RunReport) -> str:
+    eff = report.metrics.efficiency
+    if eff.cost_unknown:
+        return "unknown"
+    return DASH if eff.cost_total is None else f"${eff.cost_total:,.4f}"
+
+
+@dataclass
+class Column:
+    """A leaderboard column: its cell text, and the value it sorts by (None sorts last)."""
+
+    key: str
+    label: str
+    text: Callable[[RunReport], str]
+    value: Callable[[RunReport], Any]
+    higher_is_better: bool = True
+
+
+def leaderboard_columns(k: int) -> list[Column]:
+    """Columns for the largest trial count `k` among the runs (Avg = Pass@1 = Pass^1)."""
+
+    def at_k(attr: str) -> Callable[[RunReport], float | None]:
+        def value(report: RunReport) -> float | None:
+            score = report.metrics.overall.by_k.get(k)
+            return getattr(score, attr) if score else None
+        return value
+
+    def eff(attr: str) -> Callable[[RunReport], float | None]:
+        return lambda report: getattr(report.metrics.efficiency, attr)
+
+    pass_at, pass_hat = at_k("pass_at"), at_k("pass_hat")
+    return [
+        Column("run", "Run", lambda r: r.label, lambda r: r.label.lower(), higher_is_better=False),
+        Column("solver", "Solver", lambda r: str(r.model() or r.solver() or DASH), lambda r: str(r.model() or r.solver() or ""),
+               higher_is_better=False),
+        Column("trials", "Trials", lambda r: str(r.metrics.max_trials), lambda r: r.metrics.max_trials),
+        Column("tasks", "Tasks", lambda r: str(r.metrics.overall.tasks), lambda r: r.metrics.overall.tasks),
+        Column("avg", "Avg", lambda r: pct(r.metrics.overall.avg), lambda r: r.metrics.overall.avg),
+        Column("pass_at", f"Pass@{k}", lambda r: pct(pass_at(r)), pass_at),
+        Column("pass_hat", f"Pass^{k}", lambda r: pct(pass_hat(r)), pass_hat),
+        Column("cost", "Cost", cost, lambda r: None if r.metrics.efficiency.cost_unknown else r.metrics.efficiency.cost_total,
+               higher_is_better=False),
+        Column("calls", "Calls/trial", lambda r: num(r.metrics.efficiency.total_calls), eff("total_calls"), higher_is_better=False),
+        Column("turns", "Turns/trial", lambda r: num(r.metrics.efficiency.turns), eff("turns"), higher_is_better=False),
+        Column("failed", "Failed", lambda r: str(r.metrics.failures.failed), lambda r: r.metrics.failures.failed,
+               higher_is_better=False),
+        Column("infra", "Infra errors", lambda r: str(r.metrics.infra.count), lambda r: r.metrics.infra.count,
+               higher_is_better=False),
+    ]
+
+
+def sorted_indices(reports: list[RunReport], column: Column | None, reverse: bool) -> list[int]:
+    """Run indices in leaderboard order: best first for the sort column (None: as given); runs
+    without a value come last either way."""
+    order = list(range(len(reports)))
+    if column is None:
+        return order
+    present = [i for i in order if column.value(reports[i]) is not None]
+    absent = [i for i in order if column.value(reports[i]) is None]
+    descending = column.higher_is_better != reverse
+    present.sort(key=lambda i: column.value(reports[i]), reverse=descending)
+    return present + absent
+
+
+class Leaderboard(DataTable[Any]):
+    """One row per run; enter opens the run's failed trials (the screen handles RowSelected)."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Failed trials", id="results.open")]
+
+
+class ResultsScreen(EBenchScreen):
+    """Several runs side by side (run directories or sessions folders)."""
+
+    TITLE = "Run results"
+    BINDINGS = [
+        Binding("enter", "open", "Failed trials", id="results.open"),
+        Binding("s", "sort", "Sort by next column", id="results.sort"),
+        Binding("S", "reverse_sort", "Reverse sort", id="results.reverse"),
+        Binding("r", "reload", "Reload", id="results.reload"),
+    ]
+    DEFAULT_CSS = """
+    ResultsScreen #results-errors {
+        color: $error;
+        padding: 0 1;
+        height: auto;
+        display: none;
+    }
+    ResultsScreen #results-errors.shown { display: block; }
+    ResultsScreen #results-tabs { height: 1fr; }
+    ResultsScreen TabPane { padding: 0; }
+    ResultsScreen DataTable { height: 1fr; }
+    ResultsScreen .results-caption {
+        color: $text-muted;
+        padding: 0 1;
+        height: auto;
+    }
+    """
+
+    class Loaded(Message):
+        def __init__(self, runs: list[RunData], reports: list[RunReport], errors: list[str]) -> None:
+            super().__init__()
+            self.runs = runs
+            self.reports = reports
+            self.errors = errors
+
+    def __init__(self, paths: list[Path]) -> None:
+        super().__init__()
+        self.paths = list(paths)
+        self.runs: list[RunData] = []
+        self.reports: list[RunReport] = []
+        self.errors: list[str] = []
+        self.loaded = False
+        self.columns: list[Column] = leaderboard_columns(1)
+        self.sort_column: int | None = None
+        self.sort_reverse = False
+        self.order: list[int] = []  # run indices in the leaderboard's row order
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="results-errors")
+        with TabbedContent(id="results-tabs"):
+            with TabPane("Leaderboard", id="tab-leaderboard"):
+                yield Leaderboard(id="leaderboard", cursor_type="row", zebra_stripes=True)
+                yield Static("Avg = Pass@1 = Pass^1 · enter: the run's failed trials in the replay debugger · "
+                             "s / click a header: sort", classes="results-caption")
+            with TabPane("Per domain", id="tab-domains"):
+                yield DataTable(id="domains", cursor_type="row", zebra_stripes=True)
+            with TabPane("Per capability", id="tab-capabilities"):
+                yield DataTable(id="capabilities", cursor_type="row", zebra_stripes=True)
+            with TabPane("Efficiency", id="tab-efficiency"):
+                yield DataTable(id="efficiency", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="efficiency-caption", classes="results-caption")
+            with TabPane("Failures", id="tab-failures"):
+                yield DataTable(id="failures", cursor_type="row", zebra_stripes=True)
+            with TabPane("Pass^k chart", id="tab-chart"):
+                yield PassKChart(id="chart")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#results-tabs").loading = True
+        self._load()
+
+    # -- loading -----------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="results-load")
+    def _load(self) -> None:
+        from ...sessions.metrics import MetricsError, run_metrics
+        from ...sessions.report import build_reports
+        from ...sessions.runs import RunError, load_runs
+
+        runs: list[RunData] = []
+        errors: list[str] = []
+        for path in self.paths:
+            try:
+                found = load_runs(path)
+            except (RunError, OSError) as exc:
+                errors.append(str(exc))
+                continue
+            for run in found:
+                try:
+                    run_metrics(run.results)  # a run that cannot be scored is named, the others still show
+                except MetricsError as exc:
+                    errors.append(f"{run.label} ({run.path}): {exc}")
+                    continue
+                runs.append(run)
+        self.post_message(self.Loaded(runs, build_reports(runs), errors))
+
+    def on_results_screen_loaded(self, message: Loaded) -> None:
+        self.runs, self.reports, self.errors = message.runs, message.reports, message.errors
+        self.loaded = True
+        self.query_one("#results-tabs").loading = False
+        errors = self.query_one("#results-errors", Static)
+        lines = list(self.errors)
+        if not self.runs:
+            lines.append("No run to show.")
+        errors.update("\n".join(f"✗ {line}" for line in lines))
+        errors.set_class(bool(lines), "shown")
+        self.columns = leaderboard_columns(max((r.metrics.max_trials for r in self.reports), default=0) or 1)
+        self._fill_leaderboard()
+        self._fill_scopes("domains")
+        self._fill_scopes("capabilities")
+        self._fill_core_tables()
+        self.query_one(PassKChart).set_series(self.chart_series())
+        self.query_one(Leaderboard).focus()
+
+    # -- tables ------------------------------------------------------------------------------
+    def _fill_leaderboard(self) -> None:
+        table = self.query_one(Leaderboard)
+        cursor_run = self.selected_run_index()
+        table.clear(columns=True)
+        for i, column in enumerate(self.columns):
+            label = column.label
+            if i == self.sort_column:
+                label += " ▲" if column.higher_is_better == self.sort_reverse else " ▼"
+            table.add_column(label, key=column.key)
+        sort = self.columns[self.sort_column] if self.sort_column is not None else None
+        self.order = sorted_indices(self.reports, sort, self.sort_reverse)
+        for index in self.order:
+            report = self.reports[index]
+            cells = [Text(column.text(report), justify="left" if i < 2 else "right")
+                     for i, column in enumerate(self.columns)]
+            table.add_row(*cells, key=str(index))
+        if cursor_run is not None and str(cursor_run) in table.rows:
+            table.move_cursor(row=table.get_row_index(str(cursor_run)), animate=False)
+
+    def _fill_scopes(self, kind: str) -> None:
+        """One row per scope and run: the leaderboard's scores for that domain or capability."""
+        from ...tasks.spec import CAPABILITIES, CAPABILITY_TITLES
+
+        table = self.query_one(f"#{kind}", DataTable)
+        table.clear(columns=True)
+        k = max((r.metrics.max_trials for r in self.reports), default=0) or 1
+        first = "Domain" if kind == "domains" else "Capability"
+        for label in (first, "Run", "Tasks", "Trials", "Avg", f"Pass@{k}", f"Pass^{k}", "Infra errors"):
+            table.add_column(label, key=label)
+        if kind == "domains":
+            names = sorted({d for r in self.reports for d in r.metrics.domains})
+            titles = {n: n for n in names}
+        else:
+            names = [c for c in CAPABILITIES if any(r.metrics.capabilities[c].tasks for r in self.reports)]
+            titles = dict(CAPABILITY_TITLES)
+        for name in names:
+            for number, report in enumerate(self.reports):
+                score = getattr(report.metrics, kind).get(name)
+                if score is None or not (score.tasks or score.infra_errors):
+                    continue
+                by_k = score.by_k.get(k)
+                cells = [titles[name], report.label, str(score.tasks), str(score.trials), pct(score.avg),
+                         pct(by_k.pass_at if by_k else None), pct(by_k.pass_hat if by_k else None), str(score.infra_errors)]
+                table.add_row(*[Text(c, justify="left" if i < 2 else "right") for i, c in enumerate(cells)],
+                              key=f"{name}|{number}")
+
+    def _fill_core_tables(self) -> None:
+        """Efficiency and failures as `ebench report` prints them (runs as columns)."""
+        from ...sessions.report import efficiency_table, failures_table
+
+        if not self.reports:
+            for table_id in ("efficiency", "failures"):
+                self.query_one(f"#{table_id}", DataTable).clear(columns=True)
+            return
+        efficiency = efficiency_table(self.reports)
+        show_table(self.query_one("#efficiency", DataTable), efficiency)
+        self.query_one("#efficiency-caption", Static).update(efficiency.caption or "")
+        show_table(self.query_one("#failures", DataTable), failures_table(self.reports))
+
+    def chart_series(self) -> list[ChartSeries]:
+        series = []
+        for report in self.reports:
+            by_k = report.metrics.overall.by_k
+            ks = range(1, max(by_k, default=0) + 1)
+            series.append(ChartSeries(report.label, [by_k[k].pass_hat if k in by_k else None for k in ks],
+                                      [by_k[k].pass_at if k in by_k else None for k in ks]))
+        return series
+
+    # -- sorting -----------------------------------------------------------------------------
+    def sort_by(self, column: int | None, reverse: bool = False) -> None:
+        self.sort_column, self.sort_reverse = column, reverse
+        self._fill_leaderboard()
+
+    def action_sort(self) -> None:
+        """Cycle the sort column: none, then each column in turn (best first)."""
+        following = 0 if self.sort_column is None else self.sort_column + 1
+        self.sort_by(following if following < len(self.columns) else None)
+
+    def action_reverse_sort(self) -> None:
+        if self.sort_column is not None:
+            self.sort_by(self.sort_column, not self.sort_reverse)
+
+    @on(DataTable.HeaderSelected, "#leaderboard")
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        column = event.column_index
+        self.sort_by(column, not self.sort_reverse if column == self.sort_column else False)
+
+    def action_reload(self) -> None:
+        self.query_one("#results-tabs").loading = True
+        self._load()
+
+    # -- opening a run -----------------------------------------------------------------------
+    def selected_run_index(self) -> int | None:
+        table = self.query_one(Leaderboard)
+        if not self.loaded or table.row_count == 0:
+            return None
+        row = min(max(table.cursor_row, 0), table.row_count - 1)
+        return self.order[row] if row < len(self.order) else None
+
+    @on(DataTable.RowSelected, "#leaderboard")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        index = self.selected_run_index()
+        if index is None:
+            return
+        run, report = self.runs[index], self.reports[index]
+        if not report.metrics.failures.failed and not report.metrics.infra.count:
+            self.notify(f"{report.label}: every scored trial passed", title="Failed trials")
+            return
+        from .replay import ReplayScreen
+
+        self.app.push_screen(ReplayScreen(run.path, runs=[run], failed=True))
+
+
+def show_table(table: DataTable[Any], data: TableData) -> None:
+    """A core report table (first column names the rows, one column per run); a section break is a blank row."""
+    table.clear(columns=True)
+    for i, label in enumerate(data.columns):
+        table.add_column(label or " ", key=f"c{i}")
+    for row in data.rows:
+        if row is None:
+            table.add_row(*[""] * len(data.columns))
+        else:
+            table.add_row(*[Text(cell, justify="left" if i < data.labels else "right") for i, cell in enumerate(row)])
