@@ -1,0 +1,338 @@
+"""The task browser: first paint before the suite is loaded, filters, fuzzy search, preview, opening a
+task (solve screen stand-in), the person's attempts, and the run results key."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import ComposeResult
+from textual.widgets import Input, Select, Static
+
+from ebench.app.app import EBenchApp
+from ebench.app.screens.base import EBenchScreen
+from ebench.app.screens.browser import BrowserScreen, TaskTable
+from ebench.sessions.attempts import human_trial
+from ebench.sessions.trial import AGENT_STOPPED
+from ebench.tasks.suite import load_suite
+
+SIZE = (160, 48)
+SEARCH_WORD = "photography"  # a word of exactly one task's request
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return load_suite().tasks
+
+
+@pytest.fixture(autouse=True)
+def data_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """A fresh sessions folder and runs folder per test (the data directory is shared by the test session)."""
+    sessions, runs = tmp_path / "sessions", tmp_path / "runs"
+    sessions.mkdir()
+    runs.mkdir()
+    monkeypatch.setattr("ebench.sessions.attempts.sessions_dir", lambda: sessions)
+    monkeypatch.setattr("ebench.paths.sessions_dir", lambda: sessions)
+    monkeypatch.setattr("ebench.paths.runs_dir", lambda: runs)
+    return {"sessions": sessions, "runs": runs}
+
+
+class StandIn(EBenchScreen):
+    """Records how a screen was constructed (the real solve and replay screens are tested elsewhere)."""
+
+    made: list[StandIn] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+        self.args, self.kwargs = args, kwargs
+        StandIn.made.append(self)
+
+    def compose(self) -> ComposeResult:
+        yield Static("stand-in")
+
+
+@pytest.fixture
+def solve_stand_in(monkeypatch: pytest.MonkeyPatch) -> list[StandIn]:
+    module = types.ModuleType("ebench.app.screens.solve")
+    module.SolveScreen = StandIn  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ebench.app.screens.solve", module)
+    StandIn.made = []
+    return StandIn.made
+
+
+def app_with_browser() -> EBenchApp:
+    return EBenchApp(lambda: BrowserScreen(), theme="ebench-dark")
+
+
+async def loaded(pilot: Any) -> BrowserScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, BrowserScreen)
+    for _ in range(400):
+        if screen.loaded:
+            break
+        await pilot.pause(0.025)
+    assert screen.loaded
+    await pilot.pause()
+    return screen
+
+
+def row_ids(screen: BrowserScreen) -> list[str]:
+    table = screen.query_one(TaskTable)
+    return [str(row.key.value) for row in table.ordered_rows]
+
+
+def status_line(screen: BrowserScreen) -> str:
+    return str(screen.query_one("#browser-status-line", Static).render())
+
+
+def preview(screen: BrowserScreen) -> str:
+    return str(screen.query_one("#browser-preview-body", Static).render())
+
+
+def result_cell(screen: BrowserScreen, task_id: str) -> str:
+    return str(screen.query_one(TaskTable).get_cell(task_id, "result"))
+
+
+# -- loading -----------------------------------------------------------------------------------------
+
+async def test_first_paint_comes_before_the_suite_is_loaded_then_every_task_shows(monkeypatch, suite):
+    from ebench.tasks import suite as suite_module
+
+    release = threading.Event()
+    real = suite_module.load_suite
+
+    def slow_load(*args: Any, **kwargs: Any):
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(suite_module, "load_suite", slow_load)
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        table = screen.query_one(TaskTable)
+        assert not screen.loaded and table.loading and table.row_count == 0
+        assert "loading tasks" in status_line(screen)
+        release.set()
+        await loaded(pilot)
+        assert table.row_count == len(suite) == len(row_ids(screen))
+        assert not table.loading and app.focused is table
+        assert f"{len(suite)} of {len(suite)} tasks" in status_line(screen)
+
+
+def test_importing_the_browser_loads_no_solve_screen_editor_or_model_code():
+    code = ("import sys, ebench.app.screens.browser; "
+            "print([m for m in ('ebench.app.screens.solve', 'litellm', 'textual.widgets._text_area', "
+            "'ebench.sessions.trial', 'ebench.sessions.attempts', 'ebench.tasks.suite') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+async def test_rows_show_domain_capabilities_changed_rows_and_reference_calls(suite):
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        table = screen.query_one(TaskTable)
+        task = suite[5]
+        row = [str(cell) for cell in table.get_row(task.id)]
+        assert row[0] == task.id and row[1] == task.domain
+        assert row[3] == str(len(task.expected_diff)) and row[4] == str(len(task.reference_solution))
+        assert row[5] == ""  # untried
+
+
+# -- filters, search, preview ------------------------------------------------------------------------
+
+async def test_domain_capability_and_status_filters_narrow_the_table(suite):
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        screen.query_one("#browser-domain", Select).value = "moba"
+        await pilot.pause()
+        moba = [t.id for t in suite if t.domain == "moba"]
+        assert row_ids(screen) == moba
+        screen.query_one("#browser-capability", Select).value = "cross_entity_cascade"
+        await pilot.pause()
+        both = [t.id for t in suite if t.domain == "moba" and "cross_entity_cascade" in t.capabilities]
+        assert row_ids(screen) == both and 0 < len(both) < len(moba)
+        assert f"{len(both)} of {len(suite)} tasks" in status_line(screen)
+        screen.query_one("#browser-status", Select).value = "passed"
+        await pilot.pause()
+        assert row_ids(screen) == []
+        assert "No task matches" in preview(screen)
+        screen.query_one("#browser-status", Select).value = "untried"
+        await pilot.pause()
+        assert row_ids(screen) == both
+        screen.query_one("#browser-domain", Select).clear()
+        screen.query_one("#browser-capability", Select).clear()
+        await pilot.pause()
+        assert len(row_ids(screen)) == len(suite)
+
+
+async def test_slash_focuses_the_search_and_a_word_of_the_request_finds_its_task(suite):
+    [wanted] = [t for t in suite if SEARCH_WORD in t.query.lower()]
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("slash")
+        assert app.focused is screen.query_one("#browser-search", Input)
+        await pilot.press(*SEARCH_WORD)
+        await pilot.pause()
+        ids = row_ids(screen)
+        assert ids[0] == wanted.id and len(ids) < len(suite)
+        assert wanted.query[:40] in preview(screen)  # the cursor starts on the best match
+        await pilot.press("enter")  # leaves the search for the table
+        assert app.focused is screen.query_one(TaskTable)
+        # fuzzy: a letter left out still finds it; searching by id works too
+        screen.query_one("#browser-search", Input).value = "photgraphy"
+        await pilot.pause()
+        assert row_ids(screen)[0] == wanted.id
+        screen.query_one("#browser-search", Input).value = wanted.id
+        await pilot.pause()
+        assert row_ids(screen)[0] == wanted.id
+        screen.query_one("#browser-search", Input).value = "zzqqxx"
+        await pilot.pause()
+        assert row_ids(screen) == []
+
+
+async def test_the_preview_follows_the_cursor(suite):
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        first, second = suite[0], suite[1]
+        text = preview(screen)
+        assert first.id in text and first.query[:30] in text and f"user {first.actor}" in text
+        await pilot.press("down")
+        text = preview(screen)
+        assert second.id in text and second.query[:30] in text
+        assert f"{len(second.reference_solution)} calls" in text
+        for table_name in {c.table for c in second.expected_diff}:
+            assert table_name in text
+
+
+# -- opening a task ----------------------------------------------------------------------------------
+
+async def test_enter_opens_the_solve_screen_with_the_task_and_the_mode_toggles(suite, solve_stand_in):
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("down", "down", "enter")
+        [made] = solve_stand_in
+        assert app.screen is made
+        assert made.args == (suite[2],) and made.kwargs == {"code": False, "blind": False}
+        await pilot.press("escape")
+        assert app.screen is screen
+        await pilot.press("c", "b")
+        assert screen.code_mode and screen.blind_mode
+        assert "code mode on" in status_line(screen) and "blind on" in status_line(screen)
+        await pilot.press("enter")
+        assert solve_stand_in[-1].args == (suite[2],)
+        assert solve_stand_in[-1].kwargs == {"code": True, "blind": True}
+        await pilot.press("escape")
+        await pilot.press("c")
+        assert not screen.code_mode and screen.blind_mode
+
+
+async def test_the_bindings_have_ids_and_show_in_the_palette_commands():
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        ids = {b.id for b in BrowserScreen.BINDINGS}
+        assert {"browser.open", "browser.search", "browser.code", "browser.blind", "browser.results"} <= ids
+        titles = {command.title for command in app.get_system_commands(screen)}
+        assert {"Open task", "Search", "Code mode", "Blind mode", "Run results"} <= titles
+
+
+# -- attempts ----------------------------------------------------------------------------------------
+
+def record_attempt(task, folder: Path, *, solve: bool, finish: bool = True) -> None:
+    trial = human_trial(task, folder=folder)
+    if solve:
+        for step in task.reference_solution:
+            assert trial.call(step.tool, step.args).ok
+    if finish:
+        trial.finish(AGENT_STOPPED)
+    else:
+        trial.close()
+
+
+@pytest.fixture(scope="module")
+def moba_tasks(suite, moba_world):
+    return [t for t in suite if t.domain == "moba"][:4]
+
+
+async def test_attempts_show_as_results_and_update_when_the_solve_screen_closes(moba_tasks, data_folders, solve_stand_in):
+    folder = data_folders["sessions"]
+    passed, failed, open_, later = moba_tasks
+    record_attempt(passed, folder, solve=True)
+    record_attempt(failed, folder, solve=False)
+    record_attempt(open_, folder, solve=False, finish=False)
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        assert result_cell(screen, passed.id) == "✓ passed"
+        assert result_cell(screen, failed.id) == "✗ failed"
+        assert result_cell(screen, open_.id) == "… open"
+        assert result_cell(screen, later.id) == ""
+        for status, expected in (("passed", [passed.id]), ("failed", [failed.id]), ("open", [open_.id])):
+            screen.query_one("#browser-status", Select).value = status
+            await pilot.pause()
+            assert row_ids(screen) == expected
+        screen.query_one("#browser-status", Select).value = "all"
+        await pilot.pause()
+        screen.query_one(TaskTable).move_cursor(row=row_ids(screen).index(later.id))
+        await pilot.press("enter")
+        assert solve_stand_in[-1].args == (later,)
+        record_attempt(later, folder, solve=True)  # what the solve screen records
+        await pilot.press("escape")
+        for _ in range(200):
+            if result_cell(screen, later.id):
+                break
+            await pilot.pause(0.025)
+        assert result_cell(screen, later.id) == "✓ passed"
+        assert "✓ passed" in preview(screen)
+
+
+# -- run results key ---------------------------------------------------------------------------------
+
+async def test_results_key_without_runs_says_how_to_make_one(data_folders):
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("R")
+        assert app.screen is screen
+        assert any("no runs yet" in n.message for n in app._notifications)
+
+
+async def test_results_key_opens_the_results_screen_on_the_runs_and_the_sessions(data_folders, monkeypatch):
+    runs = data_folders["runs"]
+    (runs / "a-run").mkdir()
+    (runs / "a-run" / "manifest.json").write_text(json.dumps({"format": "ebench-run/1"}))
+    (runs / "not-a-run").mkdir()
+    (data_folders["sessions"] / "x-human.jsonl").write_text("{}\n")
+    module = types.ModuleType("ebench.app.screens.results")
+    module.ResultsScreen = StandIn  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ebench.app.screens.results", module)
+    StandIn.made = []
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("R")
+        [made] = StandIn.made
+        assert app.screen is made
+        assert made.args == ([runs / "a-run", data_folders["sessions"]],)
+
+
+# -- snapshot ----------------------------------------------------------------------------------------
+
+def test_snapshot_browser_after_loading(snap_compare):
+    async def run_before(pilot: Any) -> None:
+        await loaded(pilot)
+
+    assert snap_compare(app_with_browser(), terminal_size=SIZE, run_before=run_before)
