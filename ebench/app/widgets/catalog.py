@@ -7,13 +7,11 @@ screen's business, told by `ToolCatalog.Selected`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Group
-from rich.table import Table
-from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -64,10 +62,17 @@ def schema_type(schema: dict[str, Any]) -> str:
 
 
 def _entry_score(matcher: Matcher, entry: CatalogEntry) -> float:
-    """The name counts most; a match only in the summary still finds the tool, ranked lower."""
+    """A fuzzy match on the name; failing that, the summary scores (ranked lower) when it holds
+    every word of the query, so "room" finds the tools about rooms without the scattered-letter
+    matches a fuzzy search of long sentences would let through."""
     by_name = matcher.match(entry.name)
-    by_summary = matcher.match(entry.summary) * 0.5 if entry.summary else 0.0
-    return max(by_name, by_summary)
+    if by_name > 0:
+        return by_name + 1.0  # any name match ranks above every summary-only match
+    summary = entry.summary.lower()
+    words = matcher.query.lower().split()
+    if words and all(word in summary for word in words):
+        return matcher.match(entry.summary)
+    return 0.0
 
 
 class ToolCatalog(Vertical):
@@ -252,37 +257,38 @@ class ToolCatalog(Vertical):
     def _show_detail(self, name: str | None) -> None:
         detail = self.query_one("#catalog-detail", Static)
         if name is None:
-            detail.update(Text("No tool matches the search.", style="italic"))
+            detail.update(Content.styled("No tool matches the search.", "italic $text-muted"))
             return
         detail.update(describe_entry(self._by_name[name]))
 
 
-def describe_entry(entry: CatalogEntry) -> Group:
-    """The detail pane's content: name and kind, the description, and a parameter table."""
-    title = Text.assemble((entry.name, "bold"), "  ", (f"[{entry.kind}]", "dim"))
-    parts: list[Any] = [title, Text(entry.description or entry.summary)]
+def describe_entry(entry: CatalogEntry) -> Content:
+    """The detail pane's content: name and kind, the description, then one block per parameter
+    (name, type, required or default, description) that reads well in a narrow pane."""
+    parts: list[str | tuple[str, str] | Content] = [
+        (entry.name, "bold"), "  ", (f"[{entry.kind}]", "$text-muted"), "\n", entry.description or entry.summary,
+    ]
     tool = entry.tool
     if tool is None:
-        return Group(*parts)
+        return Content.assemble(*parts)
     if not tool.params:
-        parts.append(Text("Takes no arguments.", style="dim italic"))
-        return Group(*parts)
+        parts.append(("\n\nTakes no arguments.", "$text-muted italic"))
+        return Content.assemble(*parts)
     properties = tool.parameters.get("properties", {})
-    table = Table(box=None, padding=(0, 1), show_edge=False, expand=True, header_style="bold")
-    table.add_column("parameter", no_wrap=True)
-    table.add_column("type", no_wrap=True)
-    table.add_column("req", no_wrap=True)
-    table.add_column("default", no_wrap=True)
-    table.add_column("description", ratio=1)
+    parts.append(("\n\nParameters", "bold underline"))
     for param in tool.params:
         schema = properties.get(param.name, param.schema)
         type_name = schema_type(schema)
-        if "enum" in schema:
-            type_name += ": " + " | ".join(str(v) for v in schema["enum"])
-        elif "enum" in schema.get("items", {}):
-            type_name += ": " + " | ".join(str(v) for v in schema["items"]["enum"])
-        default = "" if param.required else ("none" if param.default is None else repr(param.default))
-        table.add_row(param.name, type_name, "yes" if param.required else "", default, param.description)
-    parts.append(Text(""))
-    parts.append(table)
-    return Group(*parts)
+        choices = schema.get("enum") or (schema.get("items") or {}).get("enum")
+        if choices:
+            type_name += " (" + " | ".join(str(v) for v in choices) + ")"
+        parts += ["\n", ("• ", "$text-muted"), (param.name, "bold"), ": ", (type_name, "$accent"), "  "]
+        if param.required:
+            parts.append(("required", "bold $error"))
+        elif param.default is None:
+            parts.append(("optional", "$text-muted"))
+        else:
+            parts.append((f"default {json.dumps(param.default, ensure_ascii=False)}", "$text-muted"))
+        if param.description:
+            parts += ["\n", ("    " + param.description, "italic")]
+    return Content.assemble(*parts)

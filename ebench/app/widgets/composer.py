@@ -215,13 +215,18 @@ def check_arguments(schema: dict[str, Any], values: dict[str, str]) -> tuple[dic
 def _placeholder(spec: FieldSpec) -> str:
     if spec.has_default:
         return f"default: {value_text(spec, spec.default) if spec.default != '' else '(empty)'}"
+    items = spec.schema.get("items") or {}
+    if items.get("enum"):
+        example = json.dumps(items["enum"][:2], ensure_ascii=False)
+    elif items.get("type") == "string":
+        example = '["a", "b"]'
+    else:
+        example = "[1, 2]"
     hint = {
-        "integer": "integer", "number": "number", "string": "text",
-        "array": "JSON array, e.g. " + ('["a", "b"]' if (spec.schema.get("items") or {}).get("type") == "string"
-                                        or "enum" in (spec.schema.get("items") or {}) else "[1, 2]"),
+        "integer": "integer", "number": "number", "string": "text", "array": f"JSON array, e.g. {example}",
         "object": 'JSON object, e.g. {"key": "value"}', "json": "JSON value",
     }.get(spec.kind, spec.kind)
-    return hint if spec.required else f"{hint} (optional)"
+    return f"{hint} (required)" if spec.required else f"{hint} (optional)"
 
 
 # -- the widget ----------------------------------------------------------------------------
@@ -290,8 +295,10 @@ class CallComposer(Vertical):
     CallComposer {
         height: 1fr;
         #composer-title {
-            height: auto;
+            height: 1;
             padding: 0 1;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
         }
         #composer-body {
             height: 1fr;
@@ -456,8 +463,7 @@ class CallComposer(Vertical):
             return
         self._build_form(args)
         self._show_mode(raw=False)
-        if self._fields:
-            self.call_after_refresh(self._focus_first_field)
+        self.call_after_refresh(self.focus_first)
 
     # -- events ----------------------------------------------------------------------------
     @on(Button.Pressed, "#composer-run")
@@ -523,9 +529,14 @@ class CallComposer(Vertical):
         form.mount_all(widgets)
         self._sync_run_button()
 
-    def _focus_first_field(self) -> None:
-        if self._fields:
+    def focus_first(self) -> None:
+        """Focus where typing starts: the first field, the raw editor in raw mode, else Run."""
+        if self.raw_mode:
+            self.query_one("#composer-raw-text", TextArea).focus()
+        elif self._fields:
             next(iter(self._fields.values())).input.focus()
+        else:
+            self.query_one("#composer-run", Button).focus()
 
     def _show_mode(self, *, raw: bool) -> None:
         self.raw_mode = raw
