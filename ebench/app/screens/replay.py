@@ -1,0 +1,686 @@
+"""The replay debugger (`ebench replay RUN_DIR|SESSION_FILE [--failed]`).
+
+`ReplayScreen` lists the trials of runs (filters: failed only, domain, capability, solver, search)
+and opens one in a `ReplayTrialScreen`; given one session file it shows that trial directly. The
+trial view (`TrialView`) steps through the session's events; the database state at each step is
+rebuilt by `ebench.sessions.timeline.Timeline` in a worker thread, and a rebuild whose step is no
+longer the current one is dropped, so holding a key down never queues stale work.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList, Select, Static, Switch
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from ...sessions.runs import RunData
+from ...sessions.timeline import (
+    BLOCK,
+    CHILD,
+    Mismatch,
+    ReferenceStep,
+    StepState,
+    Step,
+    Timeline,
+    TrialRow,
+    filter_rows,
+    trial_rows,
+)
+from ..render import duration, json_text
+from ..widgets.diff_view import DiffView, diff_lines
+from ..widgets.trace import CallTrace
+from .base import EBenchScreen
+
+RESULT_LINES = 40  # a call's result is folded to this many lines in the detail pane
+BAR_WIDTH = 40
+
+
+# -- pure helpers (tested without a screen) -----------------------------------------------------
+LIST_WIDTH = 38  # the cells a step list's entry has (the pane is 44 wide with border and scrollbar)
+
+
+def one_line(label: str, width: int = LIST_WIDTH) -> Text:
+    """A list entry that never wraps (OptionList wraps long prompts): cut with an ellipsis."""
+    text = Text(label, no_wrap=True, overflow="ellipsis")
+    text.truncate(width, overflow="ellipsis")
+    return text
+
+
+def position_text(step: int, last: int, calls: int, total_calls: int, point: int | None) -> str:
+    """"step 12/40 ███░░░ calls 5/20": a slider-like bar; ✗ marks the point of no return."""
+    width = BAR_WIDTH
+    filled = round(step / last * width) if last else width
+    cells = ["█"] * filled + ["░"] * (width - filled)
+    if point is not None and last:
+        cells[min(width - 1, round(point / last * width))] = "✗"
+    text = f"step {step}/{last}  {''.join(cells)}  calls {calls}/{total_calls}"
+    if point is not None:
+        text += f"  ✗ no return at step {point}"
+    return text
+
+
+def step_detail(step: Step, *, dark: bool = True) -> Text:
+    """The event of one step for people: a message's content and reasoning, a call's arguments
+    and result, an API error, the end's grade."""
+    event = step.event
+    text = Text()
+
+    def field(name: str, value: Any) -> None:
+        text.append(f"{name}: ", style="bold")
+        text.append(f"{value}\n")
+
+    def block(name: str, value: Any, *, max_lines: int | None = None) -> None:
+        text.append(f"{name}\n", style="bold")
+        text.append_text(json_text(value, max_lines=max_lines, dark=dark))
+        text.append("\n")
+
+    text.append(f"Step {step.index} · {step.kind}", style="bold underline")
+    text.append(f"  (t = {event.get('t', 0)} s)\n\n", style="dim")
+    if step.kind == "start":
+        task = event.get("task") or {}
+        field("task", task.get("id", "(none)"))
+        field("domain", event.get("domain"))
+        field("actor", event.get("actor"))
+        field("mode", event.get("mode"))
+        field("solver", (event.get("solver") or {}).get("label") or (event.get("solver") or {}).get("name", ""))
+        if task.get("query"):
+            text.append("\nrequest\n", style="bold")
+            text.append(f"{task['query']}\n")
+    elif step.kind == "message":
+        field("role", event.get("role"))
+        if event.get("turn") is not None:
+            field("turn", event.get("turn"))
+        if event.get("reasoning"):
+            text.append("\nreasoning\n", style="bold italic")
+            text.append(f"{event['reasoning']}\n", style="italic")
+        content = event.get("content")
+        text.append("\ncontent\n", style="bold")
+        text.append(f"{content if isinstance(content, str) else '' if content is None else content}\n")
+        if event.get("tool_calls"):
+            text.append("\n")
+            block("tool calls requested", event["tool_calls"], max_lines=RESULT_LINES)
+        if event.get("usage"):
+            field("usage", ", ".join(f"{k} {v}" for k, v in event["usage"].items()))
+    elif step.kind == "tool_call":
+        role = {BLOCK: "exec_code block", CHILD: f"call inside block {event.get('parent')}"}.get(str(step.role),
+                                                                                                "call")
+        field("tool", event.get("tool"))
+        field("id", f"{event.get('id')} ({role})")
+        if event.get("ok"):
+            text.append("✓ ok", style="bold")
+        else:
+            text.append(f"✗ error {event.get('error_code')}", style="bold red")
+        text.append(f"  {duration(event.get('seconds'))}\n\n", style="dim")
+        args = event.get("args")
+        if step.role == BLOCK and isinstance(args, dict) and isinstance(args.get("code"), str):
+            text.append("code\n", style="bold")
+            text.append(f"{args['code']}\n\n")
+        else:
+            block("arguments", args)
+            text.append("\n")
+        block("result", event.get("result"), max_lines=RESULT_LINES)
+    elif step.kind == "api_error":
+        for name in ("kind", "status", "attempt", "error", "retry_in"):
+            if event.get(name) is not None:
+                field(name, event[name])
+    elif step.kind == "end":
+        field("termination", event.get("termination"))
+        if event.get("error"):
+            field("error", event.get("error"))
+        grade = event.get("grade")
+        field("recorded grade", "none" if not grade else "PASS" if grade.get("passed") else "FAIL")
+        summary = event.get("summary") or {}
+        for name in ("tool_calls", "inner_calls", "turns", "tokens_in", "tokens_out", "cost"):
+            if summary.get(name) is not None:
+                field(name, summary[name])
+    else:
+        block("event", {k: v for k, v in event.items() if k not in ("event", "t")}, max_lines=RESULT_LINES)
+    text.rstrip()
+    return text
+
+
+def explanation(timeline: Timeline, final: StepState | None, point: int | None, mismatch: Mismatch | None,
+                variables: dict[str, str]) -> Text:
+    """The trial's final grade explained: verdict, termination, the point of no return, whether
+    the replay is faithful, and what is missing, unexpected or wrong at the end."""
+    text = Text()
+    end = timeline.session.end or {}
+    if final is None:
+        text.append("analysing the trial…", style="italic")
+        return text
+    grade = final.grade
+    if grade is None:
+        text.append("no grade: the session's task is not in the suite\n", style="bold")
+    else:
+        colour = variables.get("diff-matched" if grade.passed else "diff-missing")
+        text.append(("✓ " if grade.passed else "✗ ") + grade.summary() + "\n", style=Style(bold=True, color=colour))
+    text.append("termination: ", style="bold")
+    text.append(f"{end.get('termination', 'none (the session has no end)')}\n")
+    if end.get("error"):
+        text.append("error: ", style="bold")
+        text.append(f"{end['error']}\n")
+    if grade is not None and not grade.passed:
+        text.append("point of no return: ", style="bold")
+        if point is None:
+            text.append("-\n")
+        else:
+            kind = "the end (work left undone)" if point == timeline.end_step else timeline.steps[point].label
+            text.append(f"step {point}: {kind}  (x jumps there)\n")
+    if mismatch is None:
+        text.append("replay: every call re-executed with its recorded result\n", style="dim")
+    else:
+        text.append(f"⚠ replay differs from the recording at {mismatch.describe()}\n",
+                    style=Style(bold=True, color=variables.get("diff-wrong")))
+    if grade is not None and not grade.passed:
+        lines = [(kind, line) for kind, line in diff_lines(grade, final.diff, False)
+                 if kind in ("wrong", "missing", "unexpected")]
+        if lines:
+            text.append("\nat the end\n", style="bold")
+        for kind, line in lines:
+            text.append(line + "\n", style=Style(color=variables.get(f"diff-{kind}")))
+    text.rstrip()
+    return text
+
+
+# -- the trial view -----------------------------------------------------------------------------
+class TrialView(Vertical):
+    """One recorded trial, step by step: steps, the event, the call trace, the diff, the grade."""
+
+    DEFAULT_CSS = """
+    TrialView { height: 1fr; }
+    TrialView #replay-title { height: 1; padding: 0 1; text-style: bold; }
+    TrialView #replay-position { height: 1; padding: 0 1; color: $text-muted; }
+    TrialView #replay-main { height: 1fr; }
+    TrialView #replay-steps { width: 44; height: 1fr; }
+    TrialView #replay-middle, TrialView #replay-right { width: 1fr; height: 1fr; }
+    TrialView #replay-detail { height: 1fr; padding: 0 1; }
+    TrialView #replay-trace { height: 1fr; }
+    TrialView #replay-diff { height: 3fr; }
+    TrialView #replay-grade { height: 2fr; padding: 0 1; }
+    TrialView #replay-reference { width: 44; height: 1fr; display: none; }
+    TrialView #replay-reference.-shown { display: block; }
+    TrialView #replay-reference-steps { height: 1fr; border: none; }
+    TrialView #replay-reference-detail { height: auto; max-height: 50%; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("right,l,n", "next", "Next step", id="replay.next", priority=True),
+        Binding("left,h,p", "previous", "Previous step", id="replay.previous", priority=True),
+        Binding("home", "first", "First step", id="replay.first", priority=True),
+        Binding("end", "last", "Last step", id="replay.last", priority=True),
+        Binding("x", "no_return", "No return", id="replay.no_return", tooltip="Jump to the point of no return"),
+        Binding("r", "toggle_reference", "Reference", id="replay.reference",
+                tooltip="Show the reference solution's steps beside the trial"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, timeline: Timeline | None, error: str | None = None) -> None:
+            super().__init__()
+            self.timeline = timeline
+            self.error = error
+
+    class StateReady(Message):
+        """The rebuilt state of one step (dropped if the view moved on meanwhile)."""
+
+        def __init__(self, step: int, state: StepState) -> None:
+            super().__init__()
+            self.step = step
+            self.state = state
+
+    class Analysed(Message):
+        def __init__(self, final: StepState, point: int | None, mismatch: Mismatch | None) -> None:
+            super().__init__()
+            self.final = final
+            self.point = point
+            self.mismatch = mismatch
+
+    class ReferenceReady(Message):
+        def __init__(self, steps: list[ReferenceStep]) -> None:
+            super().__init__()
+            self.steps = steps
+
+    def __init__(self, path: Path, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.path = Path(path)
+        self.timeline: Timeline | None = None
+        self.current = 0
+        self.state: StepState | None = None  # the state shown (the current step's once rebuilt)
+        self.final: StepState | None = None
+        self.point: int | None = None
+        self.mismatch: Mismatch | None = None
+        self.analysed = False
+        self.reference: list[ReferenceStep] | None = None
+        self.error: str | None = None
+        self._shown_calls: list[str] = []
+        self._jump_when_analysed = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("opening the session…", id="replay-title", markup=False)
+        yield Static("", id="replay-position", markup=False)
+        with Horizontal(id="replay-main"):
+            steps = OptionList(id="replay-steps", classes="pane")
+            steps.border_title = "Steps"
+            yield steps
+            with Vertical(id="replay-middle"):
+                with VerticalScroll(id="replay-detail", classes="pane") as detail:
+                    detail.border_title = "Event"
+                    yield Static("", id="replay-detail-body", markup=False)
+                trace = CallTrace(id="replay-trace", classes="pane")
+                trace.border_title = "Calls so far"
+                yield trace
+            with Vertical(id="replay-right"):
+                diff = DiffView(id="replay-diff", classes="pane")
+                diff.border_title = "Diff at this step"
+                yield diff
+                with VerticalScroll(id="replay-grade", classes="pane") as grade:
+                    grade.border_title = "Final grade"
+                    yield Static("", id="replay-grade-body", markup=False)
+            with Vertical(id="replay-reference", classes="pane") as reference:
+                reference.border_title = "Reference solution"
+                yield OptionList(id="replay-reference-steps")
+                yield Static("", id="replay-reference-detail", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#replay-steps", OptionList).focus()
+        self._open()
+
+    def on_unmount(self) -> None:
+        if self.timeline is not None:
+            self.timeline.close()
+
+    # -- workers ---------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="replay-open", exit_on_error=False)
+    def _open(self) -> None:
+        try:
+            timeline = Timeline.open(self.path)
+        except Exception as exc:  # unreadable file, unknown domain: shown, not raised
+            self.post_message(self.Loaded(None, f"{self.path}: {exc}"))
+            return
+        self.post_message(self.Loaded(timeline))
+
+    @work(thread=True, exclusive=True, group="replay-state", exit_on_error=False)
+    def _rebuild(self, step: int) -> None:
+        timeline = self.timeline
+        if timeline is None or step != self.current or get_current_worker().is_cancelled:
+            return  # the view moved on before this rebuild started
+        state = timeline.state_at(step)
+        if step == self.current:
+            self.post_message(self.StateReady(step, state))
+
+    @work(thread=True, exclusive=True, group="replay-analysis", exit_on_error=False)
+    def _analyse(self) -> None:
+        timeline = self.timeline
+        assert timeline is not None
+        mismatch = timeline.check()
+        final = timeline.final_state()
+        point = timeline.point_of_no_return()
+        self.post_message(self.Analysed(final, point, mismatch))
+
+    @work(thread=True, exclusive=True, group="replay-reference", exit_on_error=False)
+    def _load_reference(self) -> None:
+        timeline = self.timeline
+        assert timeline is not None
+        self.post_message(self.ReferenceReady(timeline.reference_steps()))
+
+    # -- messages --------------------------------------------------------------------------
+    def on_trial_view_loaded(self, message: Loaded) -> None:
+        if message.timeline is None:
+            self.error = message.error
+            self.query_one("#replay-title", Static).update(Text(f"✗ {message.error}", style="bold"))
+            return
+        timeline = self.timeline = message.timeline
+        start = timeline.session.start
+        solver = start.get("solver") or {}
+        task = timeline.task.id if timeline.task else timeline.session.task_id or "(no task)"
+        title = f"{task} · trial {start.get('trial', 1)} · {solver.get('label') or solver.get('name', '?')}"
+        title += f" · {timeline.mode} mode · {len(timeline.leaves)} domain calls"
+        self.query_one("#replay-title", Static).update(title)
+        steps = self.query_one("#replay-steps", OptionList)
+        steps.clear_options()
+        steps.add_options([Option(one_line(step.label), id=str(step.index)) for step in timeline.steps])
+        self.goto(0)
+        self._analyse()
+
+    def on_trial_view_state_ready(self, message: StateReady) -> None:
+        if message.step != self.current:
+            return
+        self.state = message.state
+        self.query_one(DiffView).show(message.state.grade, message.state.diff)
+        self.query_one("#replay-diff").border_subtitle = (
+            ("PASS" if message.state.passed else f"{message.state.counts['changes']} changes")
+            if message.state.grade else f"{message.state.counts['changes']} changes")
+
+    def on_trial_view_analysed(self, message: Analysed) -> None:
+        self.final, self.point, self.mismatch = message.final, message.point, message.mismatch
+        self.analysed = True
+        self._show_grade()
+        self._show_position()
+        if self._jump_when_analysed:
+            self._jump_when_analysed = False
+            self.action_no_return()
+
+    def on_trial_view_reference_ready(self, message: ReferenceReady) -> None:
+        self.reference = message.steps
+        options = self.query_one("#replay-reference-steps", OptionList)
+        options.clear_options()
+        if not message.steps:
+            options.add_option(Option("no reference solution (the task is unknown)", disabled=True))
+            return
+        options.add_options([Option(one_line(self._reference_label(s)), id=str(s.index)) for s in message.steps])
+        self._align_reference()
+
+    @on(OptionList.OptionHighlighted, "#replay-steps")
+    def _step_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index != self.current:
+            self.goto(event.option_index)
+
+    @on(OptionList.OptionHighlighted, "#replay-reference-steps")
+    def _reference_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if self.reference and 0 <= event.option_index < len(self.reference):
+            self._show_reference_detail(self.reference[event.option_index])
+
+    # -- stepping --------------------------------------------------------------------------
+    def goto(self, step: int) -> None:
+        """Make `step` current: the list, bar, event and trace now; the diff once rebuilt."""
+        timeline = self.timeline
+        if timeline is None:
+            return
+        step = min(max(step, 0), timeline.last)
+        self.current = step
+        steps = self.query_one("#replay-steps", OptionList)
+        if steps.highlighted != step:
+            steps.highlighted = step
+        self._show_position()
+        dark = self.app.current_theme.dark if self.app.current_theme else True
+        self.query_one("#replay-detail-body", Static).update(step_detail(timeline.steps[step], dark=dark))
+        self.query_one("#replay-detail", VerticalScroll).scroll_home(animate=False)
+        self._show_trace(step)
+        self._align_reference()
+        self._rebuild(step)
+
+    def _show_trace(self, step: int) -> None:
+        assert self.timeline is not None
+        entries = self.timeline.calls_until(step)
+        ids = [str(entry.get("id")) for entry in entries]
+        trace = self.query_one(CallTrace)
+        shown = self._shown_calls
+        if ids[: len(shown)] == shown:  # forward: only the new calls
+            for entry in entries[len(shown):]:
+                trace.add_call(entry)
+        else:
+            trace.set_calls(entries)
+        self._shown_calls = ids
+        trace.mark(self.timeline.steps[step].call_id)
+
+    def _show_position(self) -> None:
+        timeline = self.timeline
+        if timeline is None:
+            return
+        step = timeline.steps[self.current]
+        text = position_text(self.current, timeline.last, step.calls, len(timeline.leaves), self.point)
+        if not self.analysed:
+            text += "  (analysing…)"
+        self.query_one("#replay-position", Static).update(text)
+
+    def _show_grade(self) -> None:
+        if self.timeline is None:
+            return
+        body = explanation(self.timeline, self.final, self.point, self.mismatch, self.app.theme_variables)
+        self.query_one("#replay-grade-body", Static).update(body)
+
+    # -- the reference solution ------------------------------------------------------------
+    @staticmethod
+    def _reference_label(step: ReferenceStep) -> str:
+        """The step with how many expected changes are made once it ran ("3/14")."""
+        done = f"{len(step.grade.matched)}/{step.grade.expected_rows} " if step.grade is not None else ""
+        return done + step.label
+
+    def _align_reference(self) -> None:
+        """Highlight the reference step as far along as the trial's calls (a rough alignment)."""
+        if not self.reference or self.timeline is None:
+            return
+        calls = self.timeline.steps[self.current].calls
+        index = min(max(calls - 1, 0), len(self.reference) - 1)
+        options = self.query_one("#replay-reference-steps", OptionList)
+        if options.highlighted != index:
+            options.highlighted = index
+        else:
+            self._show_reference_detail(self.reference[index])
+
+    def _show_reference_detail(self, step: ReferenceStep) -> None:
+        text = Text()
+        text.append(f"reference step {step.index + 1}/{len(self.reference or [])}: {step.tool}\n", style="bold")
+        if step.error:
+            text.append(f"✗ {step.error}\n", style="bold")
+        dark = self.app.current_theme.dark if self.app.current_theme else True
+        text.append_text(json_text(step.args, indent=2, max_lines=8, dark=dark))
+        if step.grade is not None:
+            g = step.grade
+            text.append(f"\nafter it: ✓ {len(g.matched)} matched  − {len(g.missing)} missing  "
+                        f"+ {len(g.unexpected)} unexpected  ≠ {len(g.wrong)} wrong")
+        self.query_one("#replay-reference-detail", Static).update(text)
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_next(self) -> None:
+        self.goto(self.current + 1)
+
+    def action_previous(self) -> None:
+        self.goto(self.current - 1)
+
+    def action_first(self) -> None:
+        self.goto(0)
+
+    def action_last(self) -> None:
+        if self.timeline is not None:
+            self.goto(self.timeline.last)
+
+    def action_no_return(self) -> None:
+        if self.timeline is None:
+            return
+        if not self.analysed:
+            self._jump_when_analysed = True
+            self.notify("Still analysing the trial: jumping when done.", timeout=3)
+            return
+        if self.point is None:
+            self.notify("No point of no return: the trial passed" if self.final and self.final.passed
+                        else "No point of no return: the task is unknown", timeout=4)
+            return
+        self.goto(self.point)
+
+    def action_toggle_reference(self) -> None:
+        pane = self.query_one("#replay-reference")
+        pane.toggle_class("-shown")
+        if pane.has_class("-shown") and self.reference is None and self.timeline is not None:
+            self._load_reference()
+
+    @property
+    def reference_shown(self) -> bool:
+        return self.query_one("#replay-reference").has_class("-shown")
+
+
+class ReplayTrialScreen(EBenchScreen):
+    """One trial opened from the trials table; escape goes back to the table."""
+
+    TITLE = "Replay"
+
+    def __init__(self, path: Path, title: str = "") -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.sub_title = title
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield TrialView(self.path, id="replay-trial")
+        yield Footer()
+
+
+# -- the trials table ---------------------------------------------------------------------------
+COLUMNS = [("task", "Task"), ("trial", "Trial"), ("domain", "Domain"), ("capabilities", "Capabilities"),
+           ("solver", "Solver"), ("result", "Result"), ("termination", "Termination"), ("calls", "Calls")]
+
+
+class ReplayScreen(EBenchScreen):
+    """The trials of runs (or one session file, opened directly)."""
+
+    TITLE = "Replay"
+    DEFAULT_CSS = """
+    ReplayScreen #replay-filters { height: auto; padding: 0 1; }
+    ReplayScreen #replay-filters Label { padding: 1 1 0 0; }
+    ReplayScreen #replay-filters Select { width: 24; }
+    ReplayScreen #replay-search { width: 1fr; }
+    ReplayScreen #replay-table { height: 1fr; }
+    ReplayScreen #replay-count { height: 1; padding: 0 1; color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("enter", "open_trial", "Open trial", id="replay.open"),
+        Binding("f", "toggle_failed", "Failed only", id="replay.failed"),
+        Binding("slash", "search", "Search", id="replay.search"),
+    ]
+
+    class RunsLoaded(Message):
+        def __init__(self, runs: list[RunData] | None, error: str | None = None) -> None:
+            super().__init__()
+            self.runs = runs
+            self.error = error
+
+    def __init__(self, source: Path, *, runs: list[RunData] | None = None, failed: bool = False) -> None:
+        super().__init__()
+        self.source = Path(source)
+        self.runs = runs
+        self.failed = failed
+        self.single = runs is None and self.source.is_file()
+        self.rows: list[TrialRow] = []
+        self.shown: list[TrialRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        if self.single:
+            yield TrialView(self.source, id="replay-trial")
+        else:
+            with Horizontal(id="replay-filters"):
+                yield Label("failed only")
+                yield Switch(value=self.failed, id="replay-failed")
+                yield Select[str]([], prompt="any domain", id="replay-domain")
+                yield Select[str]([], prompt="any capability", id="replay-capability")
+                yield Select[str]([], prompt="any solver", id="replay-solver")
+                yield Input(placeholder="/ search task, solver, termination", id="replay-search")
+            table: DataTable[Any] = DataTable(id="replay-table", cursor_type="row", zebra_stripes=True,
+                                              classes="pane")
+            table.border_title = "Trials"
+            yield table
+            yield Static("", id="replay-count", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.source.name
+        if self.single:
+            return
+        table = self.query_one("#replay-table", DataTable)
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+        table.focus()
+        if self.runs is None:
+            table.loading = True
+            self._load_runs()
+        else:
+            self._set_runs(self.runs)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("open_trial", "toggle_failed", "search") and self.single:
+            return False
+        return super().check_action(action, parameters)
+
+    @work(thread=True, exclusive=True, group="replay-runs", exit_on_error=False)
+    def _load_runs(self) -> None:
+        from ...sessions.runs import load_runs
+
+        try:
+            self.post_message(self.RunsLoaded(load_runs(self.source)))
+        except Exception as exc:  # not a run directory nor a sessions folder
+            self.post_message(self.RunsLoaded(None, f"{self.source}: {exc}"))
+
+    def on_replay_screen_runs_loaded(self, message: RunsLoaded) -> None:
+        table = self.query_one("#replay-table", DataTable)
+        table.loading = False
+        if message.runs is None:
+            self.query_one("#replay-count", Static).update(f"✗ {message.error}")
+            return
+        self.runs = message.runs
+        self._set_runs(message.runs)
+
+    def _set_runs(self, runs: list[RunData]) -> None:
+        self.rows = trial_rows(runs)
+        for select_id, values in (("#replay-domain", {r.domain for r in self.rows}),
+                                  ("#replay-capability", {c for r in self.rows for c in r.capabilities}),
+                                  ("#replay-solver", {r.solver for r in self.rows})):
+            self.query_one(select_id, Select).set_options([(v, v) for v in sorted(values)])
+        self.apply_filters()
+
+    # -- filtering -------------------------------------------------------------------------
+    def _select_value(self, select_id: str) -> str | None:
+        value = self.query_one(select_id, Select).value
+        return value if isinstance(value, str) else None
+
+    def apply_filters(self) -> None:
+        self.shown = filter_rows(self.rows, failed=self.query_one("#replay-failed", Switch).value,
+                                 domain=self._select_value("#replay-domain"),
+                                 capability=self._select_value("#replay-capability"),
+                                 solver=self._select_value("#replay-solver"),
+                                 search=self.query_one("#replay-search", Input).value)
+        table = self.query_one("#replay-table", DataTable)
+        table.clear()
+        variables = self.app.theme_variables
+        for index, row in enumerate(self.shown):
+            result = (Text("✓ pass", style=Style(color=variables.get("diff-matched"))) if row.passed
+                      else Text("✗ fail", style=Style(color=variables.get("diff-missing"))))
+            table.add_row(row.task, str(row.trial), row.domain, ", ".join(row.capabilities), row.solver, result,
+                          row.termination, str(row.calls), key=str(index))
+        self.query_one("#replay-count", Static).update(
+            f"{len(self.shown)} of {len(self.rows)} trials · enter opens a trial · f: failed only")
+
+    @on(Switch.Changed, "#replay-failed")
+    @on(Select.Changed)
+    @on(Input.Changed, "#replay-search")
+    def _filters_changed(self) -> None:
+        if self.rows:
+            self.apply_filters()
+
+    @on(Input.Submitted, "#replay-search")
+    def _search_submitted(self) -> None:
+        self.query_one("#replay-table", DataTable).focus()
+
+    # -- opening ---------------------------------------------------------------------------
+    @on(DataTable.RowSelected, "#replay-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.open_row(int(str(event.row_key.value)))
+
+    def open_row(self, index: int) -> None:
+        if not 0 <= index < len(self.shown):
+            return
+        row = self.shown[index]
+        if not row.session.is_file():
+            self.notify(f"{row.session}: the session file is missing", severity="error", timeout=6)
+            return
+        self.app.push_screen(ReplayTrialScreen(row.session, f"{row.task} · trial {row.trial} · {row.solver}"))
+
+    def action_open_trial(self) -> None:
+        table = self.query_one("#replay-table", DataTable)
+        if self.shown and table.row_count:
+            self.open_row(table.cursor_row)
+
+    def action_toggle_failed(self) -> None:
+        switch = self.query_one("#replay-failed", Switch)
+        switch.value = not switch.value
+
+    def action_search(self) -> None:
+        self.query_one("#replay-search", Input).focus()

@@ -1,0 +1,273 @@
+"""The replay debugger screen, driven with Pilot over real runs made by `Batch` (oracle, noop and a
+sloppy solver that makes one wrong write and stops early), plus a snapshot of the trial view."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Select, Switch
+
+from ebench.app.app import EBenchApp
+from ebench.app.screens.replay import ReplayScreen, ReplayTrialScreen, TrialView, position_text, step_detail
+from ebench.app.widgets.diff_view import DiffView
+from ebench.app.widgets.trace import CallTrace
+from ebench.sessions.batch import Batch
+from ebench.sessions.record import SessionWriter
+from ebench.sessions.runs import load_runs
+from ebench.sessions.solvers import NoopSolver, OracleSolver, Outcome
+from ebench.sessions.timeline import Timeline
+from ebench.sessions.trial import AGENT_STOPPED, Trial, TrialLimits
+from ebench.tasks.spec import resolve_args
+from ebench.tasks.suite import load_suite
+
+TASKS = ["music-0020", "music-0001"]
+WRONG_SONG = 391
+
+
+class SloppySolver:
+    """Says what it does, favourites a song nobody asked for, then does half the work."""
+
+    name = "sloppy"
+
+    def config(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+    async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:
+        assert trial.task is not None
+        play_sloppily(trial)
+        return Outcome(AGENT_STOPPED)
+
+
+def play_sloppily(trial: Trial) -> None:
+    assert trial.task is not None
+    trial.message("user", trial.task.query)
+    trial.message("assistant", "I will favourite the matching songs.",
+                  reasoning="Rock, 2015, at least 3:50: start with the ones I know.")
+    trial.call("favourite_song", {"song_id": WRONG_SONG})
+    results: list[Any] = []
+    steps = trial.task.reference_solution
+    for step in steps[: max(1, len(steps) // 2)]:
+        results.append(trial.call(step.tool, resolve_args(step.args, results)).value)
+    trial.message("assistant", "Done.")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, music_world) -> dict[str, Path]:
+    tasks = load_suite(ids=TASKS).tasks
+    root = tmp_path_factory.mktemp("replay-runs")
+    out = {}
+    for solver in (OracleSolver(), NoopSolver(), SloppySolver()):
+        batch = Batch(root / solver.name, tasks, solver, 1)
+        batch.prepare()
+        asyncio.run(batch.run(2))
+        out[solver.name] = root / solver.name
+    return out
+
+
+async def settle(pilot, view: TrialView | None = None, rounds: int = 100) -> None:
+    """Wait until the trial view has its analysis and the current step's rebuilt state."""
+    for _ in range(rounds):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        current = view or pilot.app.screen.query_one(TrialView)
+        if current.timeline is not None and current.analysed and current.state is not None \
+                and current.state.step == current.current:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the trial view did not settle")
+
+
+def all_runs(runs: dict[str, Path]):
+    return [run for name in ("oracle", "noop", "sloppy") for run in load_runs(runs[name])]
+
+
+async def test_filter_open_step_jump_and_reference(runs):
+    app = EBenchApp(lambda: ReplayScreen(runs["oracle"], runs=all_runs(runs)), theme="ebench-dark")
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        table = screen.query_one("#replay-table", DataTable)
+        assert table.row_count == 6 and not screen.query_one("#replay-failed", Switch).value
+        await pilot.press("f")  # failed only
+        await pilot.pause()
+        assert table.row_count == 4 and all(not row.passed for row in screen.shown)
+        screen.query_one("#replay-solver", Select).value = "sloppy"
+        await pilot.pause()
+        assert {row.solver for row in screen.shown} == {"sloppy"} and table.row_count == 2
+        await pilot.press("slash", *"0020")
+        await pilot.pause()
+        assert [row.task for row in screen.shown] == ["music-0020"]
+        await pilot.press("enter")  # the search hands over to the table
+        assert app.screen.focused is table
+        await pilot.press("enter")
+        await pilot.pause()
+        trial_screen = app.screen
+        assert isinstance(trial_screen, ReplayTrialScreen)
+        view = trial_screen.query_one(TrialView)
+        await settle(pilot, view)
+        timeline = view.timeline
+        assert timeline is not None and view.current == 0
+        diff = trial_screen.query_one(DiffView)
+        assert diff.counts["matched"] == 0 and diff.counts["unexpected"] == 0
+
+        # The first call is the wrong favourite; the diff follows each step, forward and back.
+        first_call = next(s.index for s in timeline.steps if s.kind == "tool_call")
+        for _ in range(first_call):
+            await pilot.press("right")
+        await settle(pilot, view)
+        assert view.current == first_call
+        assert diff.counts["unexpected"] == 1 and diff.counts["matched"] == 0
+        assert trial_screen.query_one(CallTrace).call_ids == ["call-1"]
+        await pilot.press("l")
+        await settle(pilot, view)
+        assert diff.counts["matched"] == 2 and diff.counts["unexpected"] == 1
+        assert trial_screen.query_one(CallTrace).call_ids == ["call-1", "call-2"]
+        await pilot.press("left", "left")
+        await settle(pilot, view)
+        assert view.current == first_call - 1 and diff.counts["unexpected"] == 0 and diff.counts["matched"] == 0
+        assert trial_screen.query_one(CallTrace).call_ids == []
+        await pilot.press("end")
+        await settle(pilot, view)
+        final = timeline.final_state()
+        assert view.current == timeline.last and diff.counts["matched"] == len(final.grade.matched) > 0
+
+        # The point of no return is the wrong favourite, made first and never undone.
+        await pilot.press("x")
+        await settle(pilot, view)
+        assert view.point == first_call == view.current
+        assert timeline.steps[view.current].event["args"] == {"song_id": WRONG_SONG}
+        assert "no return at step" in str(trial_screen.query_one("#replay-position").render())
+
+        # The reference solution beside the trial.
+        assert not view.reference_shown
+        await pilot.press("r")
+        await settle(pilot, view)
+        for _ in range(50):
+            if view.reference is not None:
+                break
+            await pilot.pause(0.02)
+        assert view.reference_shown and view.reference is not None
+        assert len(view.reference) == len(timeline.task.reference_solution)
+        assert view.reference[-1].grade.passed
+        await pilot.press("r")
+        assert not view.reference_shown
+
+        await pilot.press("escape")  # back to the table, filters kept
+        await pilot.pause()
+        assert app.screen is screen and table.row_count == 1
+
+
+async def test_the_results_screen_contract_opens_the_failed_trials_of_one_run(runs):
+    [run] = load_runs(runs["sloppy"])
+    app = EBenchApp(lambda: ReplayScreen(run.path, runs=[run], failed=True), theme="ebench-dark")
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert screen.query_one("#replay-failed", Switch).value
+        assert len(screen.shown) == 2 and all(not row.passed for row in screen.shown)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayTrialScreen)
+        await settle(pilot)
+
+
+async def test_a_folder_without_runs_given_is_loaded_in_a_worker(runs):
+    app = EBenchApp(lambda: ReplayScreen(runs["oracle"] / "sessions"), theme="ebench-dark")
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(50):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if app.screen.rows:
+                break
+        assert len(app.screen.rows) == 2 and all(row.passed for row in app.screen.rows)
+        await pilot.press("f")
+        await pilot.pause()
+        assert app.screen.shown == []
+
+
+async def test_one_session_file_opens_the_trial_directly(runs):
+    session = runs["sloppy"] / "sessions" / "music-0020" / "1.jsonl"
+    app = EBenchApp(lambda: ReplayScreen(session), theme="ebench-dark")
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert not screen.query("#replay-table") and screen.single
+        view = screen.query_one(TrialView)
+        await settle(pilot, view)
+        # The model's message: content and reasoning text in the event pane.
+        message = next(s.index for s in view.timeline.steps if s.kind == "message" and s.event.get("reasoning"))
+        view.goto(message)
+        await settle(pilot, view)
+        detail = str(screen.query_one("#replay-detail-body").render())
+        assert "start with the ones I know" in detail and "favourite the matching songs" in detail
+        await pilot.press("end")
+        await settle(pilot, view)
+        assert screen.query_one(DiffView).counts["unexpected"] == 1
+        grade_text = str(screen.query_one("#replay-grade-body").render())
+        assert "FAIL" in grade_text and "agent_stopped" in grade_text and "point of no return" in grade_text
+        await pilot.press("home")
+        await settle(pilot, view)
+        assert view.current == 0 and screen.query_one(DiffView).counts["matched"] == 0
+        # Keys are bindings with ids (palette, help, keymap).
+        ids = {active.binding.id for active in screen.active_bindings.values()}
+        assert {"replay.next", "replay.previous", "replay.first", "replay.last", "replay.no_return",
+                "replay.reference"} <= ids
+        assert "replay.open" not in ids  # no table here
+
+
+async def test_an_unreadable_session_is_shown_not_raised(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"event": "start"}\n', encoding="utf-8")
+    app = EBenchApp(lambda: ReplayScreen(bad), theme="ebench-dark")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        view = app.screen.query_one(TrialView)
+        assert view.timeline is None and view.error and "not an ebench-session" in view.error
+        await pilot.press("right", "x", "r")  # nothing to step through: no error
+
+
+def test_position_text_and_step_detail(runs):
+    assert position_text(0, 10, 0, 5, None).startswith("step 0/10  ░")
+    bar = position_text(5, 10, 3, 5, 2)
+    assert "calls 3/5" in bar and "✗ no return at step 2" in bar and bar.count("█") == 19  # 20 filled, one is the ✗ mark
+    timeline = Timeline.open(runs["sloppy"] / "sessions" / "music-0020" / "1.jsonl")
+    call = next(s for s in timeline.steps if s.kind == "tool_call")
+    text = step_detail(call).plain
+    assert "favourite_song" in text and '"song_id": 391' in text and "result" in text
+
+
+def deterministic_session(path: Path) -> Path:
+    """A sloppy session whose times are fixed, so the snapshot never moves."""
+    [task] = load_suite(ids=["music-0020"]).tasks
+    trial = Trial(task, writer=SessionWriter(path), solver={"name": "sloppy"})
+    play_sloppily(trial)
+    trial.finish(AGENT_STOPPED)
+    lines = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        event = json.loads(line)
+        event["t"] = number * 0.5
+        if "seconds" in event:
+            event["seconds"] = 0.002
+        if event["event"] == "start":
+            event.update(started="2026-01-01T00:00:00Z", session="sloppy/1.jsonl")
+        if event["event"] == "end":
+            event["summary"].update(seconds=1.0, session="sloppy/1.jsonl")
+        lines.append(json.dumps(event, ensure_ascii=False))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_snapshot_trial_view_at_the_first_correct_call(snap_compare, tmp_path, music_world):
+    session = deterministic_session(tmp_path / "1.jsonl")
+
+    async def step_to_a_call(pilot) -> None:
+        await settle(pilot)
+        view = pilot.app.screen.query_one(TrialView)
+        view.goto(5)  # start, user, assistant, the wrong favourite, the first right one
+        await settle(pilot, view)
+
+    app = EBenchApp(lambda: ReplayScreen(session), theme="ebench-dark")
+    assert snap_compare(app, terminal_size=(160, 48), run_before=step_to_a_call)
