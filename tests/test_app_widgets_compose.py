@@ -173,7 +173,11 @@ async def test_catalog_list_enter_selects_and_select_highlights_without_echo():
         await pilot.pause()
         assert catalog.search_text == "" and catalog.highlighted_name == "exec_code"
         assert app.selected() == []
-        catalog.query_one("#catalog-list", OptionList).focus()
+        catalog.focus()  # focusing the catalog means searching
+        await pilot.pause()
+        assert app.focused is catalog.query_one("#catalog-search")
+        await pilot.press("down")  # from the search box into the list
+        assert app.focused is catalog.query_one("#catalog-list")
         await pilot.press("enter")
         await pilot.pause()
         assert app.selected() == ["exec_code"]
@@ -344,7 +348,7 @@ async def test_set_args_fills_the_form_and_opens_raw_mode_for_what_it_cannot_hol
         composer.set_tool(TOOLS.get("get_my_profile"))  # no parameters
         await pilot.pause()
         assert not composer.raw_mode and composer.values == {}
-        composer.focus_first()  # Run, when there is nothing to type
+        composer.focus()  # Run, when there is nothing to type
         await pilot.pause()
         assert app.focused is composer.query_one("#composer-run")
         await pilot.press("f5")

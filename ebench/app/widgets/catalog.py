@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -176,6 +176,11 @@ class ToolCatalog(Vertical):
             option_list.highlighted = option_list.get_option_index(self.shown[0])
         else:
             self._show_detail(None)
+
+    def focus(self, scroll_visible: bool = True) -> Self:
+        """The catalog itself takes no focus: focusing it means searching."""
+        self.query_one("#catalog-search", Input).focus(scroll_visible)
+        return self
 
     # -- state -----------------------------------------------------------------------------
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from textual import on
 from textual.app import ComposeResult
@@ -528,6 +528,11 @@ class CallComposer(Vertical):
             widgets = [Static("This tool takes no arguments: press Run (F5).", classes="composer-empty")]
         form.mount_all(widgets)
         self._sync_run_button()
+
+    def focus(self, scroll_visible: bool = True) -> Self:
+        """The composer itself takes no focus: focusing it means `focus_first`."""
+        self.focus_first()
+        return self
 
     def focus_first(self) -> None:
         """Focus where typing starts: the first field, the raw editor in raw mode, else Run."""
