@@ -1,10 +1,10 @@
 """The live diff: what the trial changed against what the task expects.
 
 `diff_lines` turns a grade (from `ebench.tasks.grading.explain`, computed by the caller in a
-worker) and the trial's actual diff into plain (kind, text) lines; `DiffView` paints them as one
-Rich Text in one Static, so a diff of hundreds of rows repaints in milliseconds. Every line carries
-a symbol as well as a colour (✓ matched, − missing, + unexpected, ≠ wrong). In blind mode nothing
-derived from the expected diff is shown: only what the trial did.
+worker) and the trial's actual diff into plain (kind, text) lines; `DiffView` is a virtual list of
+them (only the lines on screen are rendered), so a diff of hundreds of rows repaints in
+milliseconds. Every line carries a symbol as well as a colour (✓ matched, − missing, + unexpected,
+≠ wrong). In blind mode nothing derived from the expected diff is shown: only what the trial did.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from typing import Any
 
 from rich.style import Style
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from rich.cells import cell_len
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.theme import Theme
-from textual.widgets import Static
 
 from ..render import muted_style, theme_style
 from ...tasks.diff import Diff, RowChange
@@ -97,14 +99,19 @@ def diff_lines(result: Grade | None, actual: Diff, blind: bool) -> list[DiffLine
     return lines
 
 
-def paint(lines: list[DiffLine], variables: dict[str, str]) -> Text:
-    """The lines as one Rich Text, coloured from the theme's variables."""
-    styles = {
+def line_styles(variables: dict[str, str]) -> dict[str, Style]:
+    """The style of each kind of line, from the theme's variables."""
+    return {
         "header": Style(bold=True),
         "note": muted_style() + Style(italic=True),
         "actual": Style(),
         **{kind: theme_style(variables, f"diff-{kind}") for kind in ("matched", "missing", "unexpected", "wrong")},
     }
+
+
+def paint(lines: list[DiffLine], variables: dict[str, str]) -> Text:
+    """The lines as one Rich Text, coloured from the theme's variables."""
+    styles = line_styles(variables)
     text = Text(no_wrap=False)
     for index, (kind, line) in enumerate(lines):
         if index:
@@ -113,31 +120,37 @@ def paint(lines: list[DiffLine], variables: dict[str, str]) -> Text:
     return text
 
 
-class DiffView(VerticalScroll, can_focus=True):
-    """Expected vs actual, updated by `show` after every call."""
+class DiffView(ScrollView, can_focus=True):
+    """Expected vs actual, updated by `show` after every call. A virtual list: only the lines on
+    screen are rendered (and cached), so a diff of hundreds of rows repaints in milliseconds; long
+    lines scroll horizontally instead of wrapping."""
 
     DEFAULT_CSS = """
     DiffView {
         height: 1fr;
         padding: 0 1;
     }
-    DiffView > #diff-body {
-        width: 1fr;
-        height: auto;
-    }
     """
+
+    BINDINGS = [
+        Binding("up", "scroll_up", "Up", show=False, id="diff.up"),
+        Binding("down", "scroll_down", "Down", show=False, id="diff.down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="diff.page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="diff.page_down"),
+        Binding("home", "scroll_home", "Top", show=False, id="diff.top"),
+        Binding("end", "scroll_end", "Bottom", show=False, id="diff.bottom"),
+    ]
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._lines: list[DiffLine] = [("note", "no changes yet")]
         self._counts: dict[str, int] = {}
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="diff-body", markup=False)
+        self._styles: dict[str, Style] = {}
+        self._strips: dict[int, Strip] = {}  # line index → its rendered strip (uncropped)
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-        self._paint()
+        self._repaint()
 
     @property
     def counts(self) -> dict[str, int]:
@@ -148,14 +161,36 @@ class DiffView(VerticalScroll, can_focus=True):
     def lines(self) -> list[DiffLine]:
         return list(self._lines)
 
+    @property
+    def text(self) -> Text:
+        """Every line as one Rich Text, styled as shown (tests and copying read it)."""
+        return paint(self._lines, self.app.theme_variables)
+
     def show(self, result: Grade | None, actual: Diff, *, blind: bool = False) -> None:
         self._lines = diff_lines(result, actual, blind)
         self._counts = counts_of(result, actual, blind)
-        self._paint()
+        self._repaint()
 
     def _theme_changed(self, theme: Theme) -> None:
-        self._paint()
+        self._repaint()
 
-    def _paint(self) -> None:
-        if self.is_mounted:
-            self.query_one("#diff-body", Static).update(paint(self._lines, self.app.theme_variables))
+    def _repaint(self) -> None:
+        self._styles = line_styles(self.app.theme_variables)
+        self._strips.clear()
+        width = max((cell_len(text) for _, text in self._lines), default=0)
+        self.virtual_size = Size(width, len(self._lines))
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if index >= len(self._lines):
+            return Strip.blank(width, base)
+        strip = self._strips.get(index)
+        if strip is None:
+            kind, line = self._lines[index]
+            text = Text(line, style=self._styles.get(kind, Style()), no_wrap=True, end="")
+            strip = self._strips[index] = Strip(text.render(self.app.console), cell_len(line)).apply_style(base)
+        return strip.crop_extend(scroll_x, scroll_x + width, base).apply_offsets(scroll_x, index)
