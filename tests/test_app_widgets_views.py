@@ -38,6 +38,7 @@ class Host(Screen[None]):
 
     def on_code_editor_run(self, message: CodeEditor.Run) -> None:
         self.runs.append(message.code)
+        self.query_one(CodeEditor).running = True  # as the solve screen does when it runs the block
 
 
 def host_app(*widgets: Callable[[], Widget]) -> EBenchApp:

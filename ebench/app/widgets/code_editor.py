@@ -143,12 +143,11 @@ class CodeEditor(Vertical):
                                                          "ctrl+r runs the block; its tool calls show in the trace")
 
     def action_run(self) -> None:
-        """Post Run unless a block is running; `running` stays True until `show_output` (or the
-        screen sets it back)."""
+        """Post Run unless a block is running. The screen sets `running` when it accepts the block
+        (it may refuse: the trial ended); `show_output` sets it back."""
         if self.running:
             self.app.bell()
             return
-        self.running = True
         self.post_message(self.Run(self.code))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
