@@ -1,0 +1,277 @@
+"""The run results screen on two real runs (oracle and no-op): leaderboard values as `build_reports`
+computes them, sorting, the tabs, the Pass^k chart, opening a run's failed trials (replay stand-in),
+and runs that cannot be read or scored."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Static, TabbedContent
+
+from ebench.app.app import EBenchApp
+from ebench.app.screens.base import EBenchScreen
+from ebench.app.screens.results import Leaderboard, ResultsScreen, pct
+from ebench.app.widgets.chart import ChartSeries, PassKChart
+from ebench.sessions.batch import Batch
+from ebench.sessions.report import build_reports
+from ebench.sessions.runs import load_runs
+from ebench.sessions.solvers import NoopSolver, OracleSolver
+from ebench.tasks.suite import load_suite
+
+SIZE = (140, 36)
+TRIALS = 3
+
+
+@pytest.fixture(scope="module")
+def run_paths(tmp_path_factory: pytest.TempPathFactory, moba_world) -> list[Path]:
+    """An oracle run and a no-op run over four moba tasks, three trials each."""
+    root = tmp_path_factory.mktemp("runs")
+    tasks = [t for t in load_suite(domain="moba").tasks][:4]
+    paths = []
+    for name, solver in (("oracle", OracleSolver()), ("noop", NoopSolver())):
+        batch = Batch(root / name, tasks, solver, TRIALS, label=name)
+        batch.prepare()
+        asyncio.run(batch.run(4))
+        paths.append(root / name)
+    return paths
+
+
+class StandIn(EBenchScreen):
+    made: list[StandIn] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+        self.args, self.kwargs = args, kwargs
+        StandIn.made.append(self)
+
+    def compose(self) -> ComposeResult:
+        yield Static("stand-in")
+
+
+@pytest.fixture
+def replay_stand_in(monkeypatch: pytest.MonkeyPatch) -> list[StandIn]:
+    module = types.ModuleType("ebench.app.screens.replay")
+    module.ReplayScreen = StandIn  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ebench.app.screens.replay", module)
+    StandIn.made = []
+    return StandIn.made
+
+
+def results_app(paths: list[Path]) -> EBenchApp:
+    return EBenchApp(lambda: ResultsScreen(paths), theme="ebench-dark")
+
+
+async def loaded(pilot: Any) -> ResultsScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, ResultsScreen)
+    for _ in range(400):
+        if screen.loaded:
+            break
+        await pilot.pause(0.025)
+    assert screen.loaded
+    await pilot.pause()
+    return screen
+
+
+def table_rows(table: DataTable[Any]) -> list[list[str]]:
+    return [[str(cell) for cell in table.get_row(row.key)] for row in table.ordered_rows]
+
+
+def errors_text(screen: ResultsScreen) -> str:
+    return str(screen.query_one("#results-errors", Static).render())
+
+
+# -- leaderboard -------------------------------------------------------------------------------------
+
+async def test_leaderboard_rows_match_build_reports(run_paths):
+    reports = build_reports([run for path in run_paths for run in load_runs(path)])
+    app = results_app(run_paths)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        table = screen.query_one(Leaderboard)
+        assert app.focused is table
+        assert [str(c.label) for c in table.columns.values()][:7] == \
+            ["Run", "Solver", "Trials", "Tasks", "Avg", f"Pass@{TRIALS}", f"Pass^{TRIALS}"]
+        rows = table_rows(table)
+        assert [row[0] for row in rows] == ["oracle", "noop"]
+        for row, report in zip(rows, reports):
+            overall = report.metrics.overall
+            assert row[2] == str(TRIALS) and row[3] == str(overall.tasks) == "4"
+            assert row[4:7] == [pct(overall.avg), pct(overall.by_k[TRIALS].pass_at), pct(overall.by_k[TRIALS].pass_hat)]
+            assert row[8] == f"{report.metrics.efficiency.total_calls:,.1f}"
+            assert row[10] == str(report.metrics.failures.failed)
+        assert rows[0][4:7] == ["100.0%"] * 3 and rows[1][4:7] == ["0.0%"] * 3
+        assert errors_text(screen) == ""
+
+
+async def test_s_cycles_the_sort_column_and_a_header_click_sorts(run_paths):
+    app = results_app(run_paths)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        table = screen.query_one(Leaderboard)
+        await pilot.press("s")  # Run, alphabetical
+        assert screen.sort_column == 0 and [r[0] for r in table_rows(table)] == ["noop", "oracle"]
+        assert str(table.ordered_columns[0].label).startswith("Run ")
+        await pilot.press("S")
+        assert [r[0] for r in table_rows(table)] == ["oracle", "noop"]
+        # a click on the Calls/trial header: fewest calls first
+        calls = next(i for i, c in enumerate(table.ordered_columns) if c.key.value == "calls")
+        x = sum(c.get_render_width(table) for c in table.ordered_columns[:calls]) + 2
+        await pilot.click(Leaderboard, offset=(x, 0))
+        assert screen.sort_column == calls
+        assert [r[0] for r in table_rows(table)] == ["noop", "oracle"]
+        await pilot.click(Leaderboard, offset=(x, 0))  # again: reversed
+        assert [r[0] for r in table_rows(table)] == ["oracle", "noop"]
+        for _ in range(len(screen.columns) - calls):
+            await pilot.press("s")
+        assert screen.sort_column is None  # back to the order given
+
+
+# -- tabs and chart ----------------------------------------------------------------------------------
+
+async def test_every_tab_renders_its_table_and_the_chart_has_both_runs(run_paths):
+    reports = build_reports([run for path in run_paths for run in load_runs(path)])
+    app = results_app(run_paths)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        tabs = screen.query_one(TabbedContent)
+        domains = table_rows(screen.query_one("#domains", DataTable))
+        assert [(r[0], r[1]) for r in domains] == [("moba", "oracle"), ("moba", "noop")]
+        assert domains[0][4:7] == ["100.0%"] * 3 and domains[1][4:7] == ["0.0%"] * 3
+        capabilities = table_rows(screen.query_one("#capabilities", DataTable))
+        touched = [name for name, s in reports[0].metrics.capabilities.items() if s.tasks]
+        assert len(capabilities) == 2 * len(touched) > 0
+        efficiency = table_rows(screen.query_one("#efficiency", DataTable))
+        assert efficiency[0] == ["scored trials", "12", "12"]
+        failures = table_rows(screen.query_one("#failures", DataTable))
+        assert failures[0] == ["failed trials", "0 of 12", "12 of 12"]
+        for pane in ("tab-domains", "tab-capabilities", "tab-efficiency", "tab-failures", "tab-chart"):
+            tabs.active = pane
+            await pilot.pause()
+            assert tabs.active == pane
+        chart = screen.query_one(PassKChart)
+        assert [s.label for s in chart.series] == ["oracle", "noop"]
+        assert chart.series[0].pass_hat == [1.0] * TRIALS and chart.series[1].pass_at == [0.0] * TRIALS
+        drawn = chart.draw(80, 20, ["red", "blue"]).plain
+        lines = drawn.splitlines()
+        assert lines[0].startswith("100% ┤") and "●" in lines[0]
+        zero = next(line for line in lines if line.startswith("  0% ┤"))
+        assert "●" in zero
+        assert sum("Pass^k" in line and label in line for line in lines for label in ("oracle", "noop")) == 2
+
+
+def test_chart_draws_dashed_pass_at_and_solid_pass_hat_in_theme_colours():
+    chart = PassKChart([ChartSeries("a", [0.5, 0.25, 0.0], [0.5, 0.75, 1.0]), ChartSeries("b", [1.0], [1.0])])
+    text = chart.draw(60, 16, ["#111111", "#222222"])
+    lines = text.plain.splitlines()
+    assert len(lines) == 16 and all(len(line) <= 60 for line in lines)
+    assert text.plain.count("○") >= 3 and text.plain.count("●") >= 4  # markers of every point (and the legend)
+    assert "Pass^3 0.0% · Pass@3 100.0%" in text.plain and "Pass^1 100.0%" in text.plain
+    styles = {str(span.style) for span in text.spans}
+    assert {"#111111", "#222222"} <= styles
+    assert "No scored trials" in PassKChart([]).draw(40, 10, []).plain
+
+
+async def test_the_chart_takes_its_colours_from_the_theme():
+    class ChartApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield PassKChart([ChartSeries("a", [1.0, 0.5], [1.0, 1.0]), ChartSeries("b", [0.2, 0.1], [0.2, 0.3])])
+
+    app = ChartApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chart = app.query_one(PassKChart)
+        app.theme = "textual-dark"
+        await pilot.pause()
+        dark = chart.colours()
+        assert dark == [app.theme_variables["primary"], app.theme_variables["accent"]]
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert chart.colours() != dark
+        rendered = chart.render()
+        assert isinstance(rendered, Text) and "Pass^k" in rendered.plain
+
+
+# -- opening failed trials ---------------------------------------------------------------------------
+
+async def test_enter_opens_the_failed_trials_of_the_selected_run_in_the_replay(run_paths, replay_stand_in):
+    app = results_app(run_paths)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("enter")  # oracle: nothing failed
+        assert replay_stand_in == [] and app.screen is screen
+        assert any("every scored trial passed" in n.message for n in app._notifications)
+        await pilot.press("down", "enter")
+        [made] = replay_stand_in
+        assert app.screen is made
+        [path] = made.args
+        assert path == run_paths[1]
+        assert made.kwargs["failed"] is True
+        [run] = made.kwargs["runs"]
+        assert run.label == "noop" and run.path == run_paths[1] and len(run.results) == 4 * TRIALS
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+# -- errors ------------------------------------------------------------------------------------------
+
+async def test_broken_runs_show_a_message_and_the_others_still_show(run_paths, tmp_path):
+    bad_manifest = tmp_path / "bad-manifest"
+    bad_manifest.mkdir()
+    (bad_manifest / "manifest.json").write_text("{not json")
+    unscorable = tmp_path / "unscorable"
+    shutil.copytree(run_paths[0], unscorable)
+    manifest = json.loads((unscorable / "manifest.json").read_text())
+    (unscorable / "manifest.json").write_text(json.dumps(dict(manifest, label="unscorable")))
+    lines = (unscorable / "results.jsonl").read_text().splitlines()
+    first = dict(json.loads(lines[0]), tool_calls="many")
+    (unscorable / "results.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    app = results_app([bad_manifest, unscorable, empty, run_paths[1]])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        text = errors_text(screen)
+        assert "unreadable manifest" in text
+        assert "tool_calls must be a number" in text and "unscorable" in text
+        assert "neither a run directory" in text
+        assert [r[0] for r in table_rows(screen.query_one(Leaderboard))] == ["noop"]
+
+
+async def test_no_readable_run_is_a_message_not_a_crash(tmp_path):
+    app = results_app([tmp_path / "missing"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        assert "not a run directory" in errors_text(screen) and "No run to show" in errors_text(screen)
+        assert screen.query_one(Leaderboard).row_count == 0
+        await pilot.press("enter", "s")
+        assert app.screen is screen
+        screen.query_one(TabbedContent).active = "tab-chart"
+        await pilot.pause()
+        assert "No scored trials" in str(screen.query_one(PassKChart).render())
+
+
+# -- snapshots ---------------------------------------------------------------------------------------
+
+def test_snapshot_results_leaderboard(snap_compare, run_paths):
+    async def run_before(pilot: Any) -> None:
+        await loaded(pilot)
+
+    assert snap_compare(results_app(run_paths), terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_results_chart(snap_compare, run_paths):
+    async def run_before(pilot: Any) -> None:
+        screen = await loaded(pilot)
+        screen.query_one(TabbedContent).active = "tab-chart"
+        await pilot.pause()
+
+    assert snap_compare(results_app(run_paths), terminal_size=SIZE, run_before=run_before)
