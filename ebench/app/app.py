@@ -30,7 +30,6 @@ class EBenchApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("f1", "help", "Help", id="app.help"),
-        Binding("ctrl+p", "command_palette", "Commands", id="app.command_palette"),
         Binding("f10", "change_theme", "Theme", id="app.theme"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]

@@ -207,7 +207,7 @@ class SolveScreen(EBenchScreen):
         trial = self.trial
         if trial is None:
             return
-        parts = [f"{trial.tool_calls} calls"]
+        parts = [f"{trial.tool_calls} call{'s' if trial.tool_calls != 1 else ''}"]
         if self.watcher is not None and self.gate is not None and not self.submitted:
             parts.insert(0, "paused" if self.gate.paused else "running")
             parts.append(f"turn {trial.turns}")
@@ -259,7 +259,7 @@ class SolveScreen(EBenchScreen):
             self.query_one(TabbedContent).active = "tab-call"
             composer = self.query_one(CallComposer)
             composer.set_tool(tool)
-            composer.focus()
+            self.call_after_refresh(composer.focus_first)  # the form is rebuilt for the tool first
 
     @on(CallComposer.Submitted)
     def _call_submitted(self, message: CallComposer.Submitted) -> None:

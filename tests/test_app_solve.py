@@ -1,0 +1,232 @@
+"""The solve screen, driven with Pilot against a real world copy: compose and run calls, a bad
+call's error, exec_code, the live diff, submit and grade, new attempts, blind mode, and watching
+the oracle with pause and step. Every attempt is a recorded session; the world is never written."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ebench.app.app import EBenchApp
+from ebench.app.screens.solve import SolveScreen
+from ebench.app.widgets import task_pane
+from ebench.app.widgets import trace as trace_module
+from ebench.app.widgets.catalog import ToolCatalog
+from ebench.app.widgets.code_editor import CodeEditor
+from ebench.app.widgets.composer import CallComposer
+from ebench.app.widgets.diff_view import DiffView
+from ebench.app.widgets.trace import CallTrace
+from ebench.domains import get_domain
+from ebench.paths import sessions_dir
+from ebench.sessions.record import read_session
+from ebench.sessions.solvers import OracleSolver
+from ebench.sessions.trial import current_world
+from ebench.tasks.suite import load_suite
+
+TASK = "moba-0024"  # create a room (4 row changes), then invite three clanmates (one row each)
+ROOM = {"name": "Friday Night Stack", "mode": "custom", "capacity": 4, "password": "4826"}
+INVITEES = [33, 124, 162]
+SIZE = (180, 50)
+
+
+@pytest.fixture(scope="module")
+def task():
+    return load_suite(ids=[TASK]).tasks[0]
+
+
+@pytest.fixture(autouse=True)
+def world_untouched(task):
+    path = current_world(get_domain(task.domain))[0]
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    yield
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+async def until(pilot, condition: Callable[[], object], timeout: float = 20.0) -> None:
+    waited = 0.0
+    while not condition():
+        await pilot.pause(0.05)
+        waited += 0.05
+        if waited > timeout:
+            raise AssertionError("timed out waiting for the screen")
+
+
+async def ready(pilot) -> SolveScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, SolveScreen)
+    await until(pilot, lambda: screen.trial is not None and screen.last_diff is not None)
+    return screen
+
+
+async def run_call(pilot, screen: SolveScreen, tool: str, args: dict) -> None:
+    calls = screen.trial.tool_calls
+    screen.query_one(ToolCatalog).select(tool, notify=True)
+    await pilot.pause()
+    screen.query_one(CallComposer).set_args(args)
+    await pilot.pause()
+    await pilot.press("f5")
+    await until(pilot, lambda: screen.trial.tool_calls == calls + 1 and not screen.busy
+                and screen.last_diff is not None and not screen._diff_running)
+
+
+def session_files(kind: str = "human") -> set[Path]:
+    return set(sessions_dir().glob(f"*-{TASK}-{kind}*.jsonl"))
+
+
+async def test_compose_and_run_calls_then_submit_and_pass(task):
+    before = session_files()
+    app = EBenchApp(lambda: SolveScreen(task))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.query_one(DiffView).counts["missing"] == len(task.expected_diff)
+        await run_call(pilot, screen, "create_room", ROOM)
+        trace = screen.query_one(CallTrace)
+        assert trace.call_ids == ["call-1"]
+        assert screen.query_one(DiffView).counts == {"matched": 4, "missing": 3, "unexpected": 0, "wrong": 0,
+                                                     "actual": 4}
+        room = screen.trial.history[-1]["result"]["room_id"]
+        for player in INVITEES:
+            await run_call(pilot, screen, "invite_to_room", {"room_id": room, "player_id": player})
+        assert screen.query_one(DiffView).counts["matched"] == len(task.expected_diff)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen.summary is not None)
+        assert screen.summary.passed and "PASS" in screen.query_one(task_pane.TaskPane).status
+        # a submitted attempt takes no more calls
+        screen.query_one(CallComposer).set_args({"room_id": room, "player_id": 5})
+        await pilot.press("f5")
+        await pilot.pause(0.2)
+        assert screen.trial.tool_calls == 4
+    [new] = session_files() - before
+    session = read_session(new)
+    assert session.finished and session.end["grade"]["passed"]
+    assert session.start["solver"]["name"] == "human" and session.start["solver"]["label"] == "human-assisted"
+    assert [e["tool"] for e in session.tool_calls()] == ["create_room", *["invite_to_room"] * 3]
+
+
+async def test_a_bad_call_shows_the_tools_error_and_changes_nothing(task):
+    app = EBenchApp(lambda: SolveScreen(task))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await run_call(pilot, screen, "invite_to_room", {"room_id": 999999, "player_id": 33})
+        [entry] = screen.trial.history
+        assert not entry["ok"] and entry["error_code"] == "not_found"
+        view = screen.query_one(CallTrace).view("call-1")
+        assert view is not None and "not_found" in str(view.render())
+        assert screen.query_one(DiffView).counts["actual"] == 0
+
+
+async def test_exec_code_runs_nests_its_calls_and_solves_the_task(task):
+    code = (f"room = create_room(**{ROOM!r})['room_id']\n"
+            f"for player in {INVITEES!r}:\n    invite_to_room(room_id=room, player_id=player)\n"
+            "print('invited', len(list_room_invitations(direction='sent')))\n")
+    app = EBenchApp(lambda: SolveScreen(task, code=True))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.query_one(ToolCatalog).select("exec_code", notify=True)
+        await pilot.pause()
+        editor = screen.query_one(CodeEditor)
+        editor.code = code
+        editor.query_one("#code-input").focus()
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: screen.trial.exec_blocks == 1 and not screen.busy and not editor.running)
+        await until(pilot, lambda: not screen._diff_running and screen.query_one(DiffView).counts["matched"] == 7)
+        block = screen.trial.history[-1]
+        assert block["tool"] == "exec_code" and block["ok"], block
+        children = [e for e in screen.trial.history if e.get("parent") == block["id"]]
+        assert [c["tool"] for c in children] == ["create_room", *["invite_to_room"] * 3, "list_room_invitations"]
+        assert "invited" in str(editor.query_one("#code-output").render())
+        assert set(screen.query_one(CallTrace).call_ids) >= {block["id"], *(c["id"] for c in children)}
+
+
+async def test_a_new_attempt_starts_clean_and_drops_the_unsubmitted_one(task):
+    before = session_files()
+    app = EBenchApp(lambda: SolveScreen(task))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await run_call(pilot, screen, "create_room", ROOM)
+        first = screen.trial
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: screen.trial is not None and screen.trial is not first
+                    and screen.last_diff is not None)
+        assert screen.query_one(CallTrace).call_ids == []
+        assert screen.query_one(DiffView).counts["actual"] == 0
+        assert not first.writer.path.exists()  # never graded: not a result
+        second = screen.trial.writer.path
+    # leaving the screen abandons the open attempt too
+    assert not second.exists() and session_files() == before
+
+
+async def test_blind_mode_hides_the_expected_side_until_submit(task, monkeypatch):
+    clock = iter(range(0, 10_000, 7))
+    monkeypatch.setattr(task_pane, "monotonic", lambda: next(clock))
+    app = EBenchApp(lambda: SolveScreen(task, blind=True))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await run_call(pilot, screen, "create_room", ROOM)
+        diff = screen.query_one(DiffView)
+        shown = " ".join(text for _, text in diff.lines).lower()
+        assert set(diff.counts) <= {"actual", "insert", "update", "delete"}
+        assert not re.search(r"\b(missing|matched|unexpected|wrong|pass|fail)\b", shown), shown
+        assert "expected changes hidden" in shown
+        pane = screen.query_one(task_pane.TaskPane)
+        assert pane.elapsed and pane.elapsed > 0 and "⏱" in str(pane.render())
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen.summary is not None)
+        assert diff.counts["matched"] == 4 and diff.counts["missing"] == 3  # revealed after submit
+        stopped = pane.elapsed
+        assert pane.elapsed == stopped  # the timer stopped at submit
+        path = screen.trial.writer.path
+    session = read_session(path)
+    assert session.start["solver"] == {"name": "human", "label": "human", "blind": True}
+    assert session.end["grade"]["passed"] is False
+
+
+async def test_watching_the_oracle_paused_stepping_then_resumed(task):
+    app = EBenchApp(lambda: SolveScreen(task, watcher=OracleSolver(), paused=True))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        gate = screen.gate
+        await until(pilot, lambda: gate.waiting)
+        assert screen.trial.tool_calls == 0
+        screen.query_one(CallTrace).focus()
+        await pilot.press("n")
+        await until(pilot, lambda: screen.trial.tool_calls == 1 and gate.waiting)
+        await until(pilot, lambda: screen.query_one(CallTrace).call_ids == ["call-1"])
+        await until(pilot, lambda: not screen._diff_running and screen.query_one(DiffView).counts["matched"] == 4)
+        await pilot.press("p")  # resume
+        await until(pilot, lambda: screen.summary is not None)
+        assert screen.summary.passed and screen.trial.tool_calls == 4
+        assert screen.query_one(DiffView).counts["matched"] == len(task.expected_diff)
+        assert "PASS" in screen.query_one(task_pane.TaskPane).status
+        path = screen.trial.writer.path
+    assert read_session(path).start["solver"] == {"name": "oracle"}
+
+
+async def test_a_call_picked_in_the_trace_comes_back_into_the_composer(task):
+    app = EBenchApp(lambda: SolveScreen(task))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await run_call(pilot, screen, "create_room", ROOM)
+        screen.query_one(ToolCatalog).select("get_my_profile", notify=True)
+        await pilot.pause()
+        screen.post_message(CallTrace.Selected(screen.trial.history[0]))
+        composer = screen.query_one(CallComposer)
+        await until(pilot, lambda: composer.tool.name == "create_room" and composer.values.get("name"))
+        assert json.loads(json.dumps(composer.values))["name"] == ROOM["name"]
+
+
+def test_snapshot_of_the_solve_screen_after_one_call(snap_compare, task, monkeypatch):
+    monkeypatch.setattr(trace_module, "duration", lambda seconds: "1 ms")  # the only thing that varies
+
+    async def run_before(pilot) -> None:
+        screen = await ready(pilot)
+        await run_call(pilot, screen, "create_room", ROOM)
+        screen.query_one(CallTrace).focus()
+        await pilot.pause()
+
+    assert snap_compare(EBenchApp(lambda: SolveScreen(task)), terminal_size=SIZE, run_before=run_before)
