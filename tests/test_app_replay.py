@@ -210,6 +210,12 @@ async def test_one_session_file_opens_the_trial_directly(runs):
         await pilot.press("home")
         await settle(pilot, view)
         assert view.current == 0 and screen.query_one(DiffView).counts["matched"] == 0
+        # Keys held down: the rebuilds of the steps passed over are dropped, the last one shows.
+        await pilot.press(*["right"] * 6, "left")
+        await settle(pilot, view)
+        expected = view.timeline.state_at(5)
+        assert view.current == view.state.step == 5 and view.state.diff.to_list() == expected.diff.to_list()
+        assert screen.query_one(DiffView).counts["matched"] == len(expected.grade.matched)
         # Keys are bindings with ids (palette, help, keymap).
         ids = {active.binding.id for active in screen.active_bindings.values()}
         assert {"replay.next", "replay.previous", "replay.first", "replay.last", "replay.no_return",
