@@ -220,3 +220,11 @@ def test_trial_rows_of_a_batch_run_and_a_sessions_folder(tmp_path, task):
     for row in rows:
         timeline = Timeline.open(row.session)
         assert timeline.final_state().passed == row.passed and timeline.faithful
+
+
+def test_a_closed_timeline_refuses_to_rebuild(tmp_path, task):
+    timeline = Timeline.open(record(tmp_path / "s.jsonl", task, reference_calls(task, 2)))
+    assert timeline.state_at(2).counts["changes"] == 4
+    timeline.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        timeline.state_at(1)

@@ -206,6 +206,7 @@ class Timeline:
         self._errors_by_calls: list[frozenset[str]] | None = None
         self._reference: list[ReferenceStep] | None = None
         self._final: StepState | None = None
+        self._closed = False
 
     @classmethod
     def open(cls, path: str | Path, task: Task | None = None, **options: Any) -> Timeline:
@@ -267,6 +268,8 @@ class Timeline:
 
     def _goto(self, calls: int) -> None:
         """Bring the private copy to the state after `calls` leaf calls."""
+        if self._closed:
+            raise RuntimeError("the timeline is closed")
         if self._conn is None or calls < self._position:
             base = max((c for c in self._checkpoints if c <= calls), default=0)
             self._load(self._checkpoints.get(base))
@@ -422,7 +425,9 @@ class Timeline:
         return explain(self.task.expected_diff, diff, self.domain.schema) if self.task else None
 
     def close(self) -> None:
+        """Release the copy and the checkpoints; a rebuild still running in a worker finishes first."""
         with self._lock:
+            self._closed = True
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None

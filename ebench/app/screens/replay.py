@@ -9,6 +9,7 @@ longer the current one is dropped, so holding a key down never queues stale work
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -295,8 +296,9 @@ class TrialView(Vertical):
         self._open()
 
     def on_unmount(self) -> None:
+        # Closing waits for a rebuild in progress: do it off the event loop.
         if self.timeline is not None:
-            self.timeline.close()
+            threading.Thread(target=self.timeline.close, daemon=True).start()
 
     # -- workers ---------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="replay-open", exit_on_error=False)
