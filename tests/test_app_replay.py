@@ -277,3 +277,20 @@ def test_snapshot_trial_view_at_the_first_correct_call(snap_compare, tmp_path, m
 
     app = EBenchApp(lambda: ReplayScreen(session), theme="ebench-dark")
     assert snap_compare(app, terminal_size=(160, 48), run_before=step_to_a_call)
+
+
+def test_model_events_read_well_in_the_list_and_the_event_pane():
+    from ebench.sessions.timeline import Step
+
+    asks = Step(3, "message", {"event": "message", "t": 1.0, "role": "assistant", "content": None,
+                               "reasoning": "Page through the songs first.",
+                               "tool_calls": [{"id": "c1", "type": "function",
+                                               "function": {"name": "search_songs", "arguments": "{}"}}],
+                               "usage": {"input": 120, "output": 30}})
+    assert asks.label == "assistant: → search_songs"
+    text = step_detail(asks).plain
+    assert "Page through the songs first." in text and "search_songs" in text and "input 120" in text
+    error = Step(4, "api_error", {"event": "api_error", "t": 2.0, "kind": "rate_limit", "status": 429,
+                                  "attempt": 1, "error": "slow down", "retry_in": 1.5})
+    assert error.label == "api error: slow down"
+    assert "status: 429" in step_detail(error).plain and "retry_in: 1.5" in step_detail(error).plain
