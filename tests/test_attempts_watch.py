@@ -90,7 +90,7 @@ def test_the_oracle_watched_step_by_step(tmp_path: Path, task):
     thread = threading.Thread(target=lambda: result.setdefault("summary", watch(trial, OracleSolver(), TrialLimits(), gate)))
     thread.start()
     for expected in range(len(task.reference_solution)):
-        _wait(lambda: gate.waiting and trial.tool_calls == expected)
+        _wait(lambda expected=expected: gate.waiting and trial.tool_calls == expected)
         gate.step()
     thread.join(10)
     assert result["summary"].passed and trial.tool_calls == len(task.reference_solution)

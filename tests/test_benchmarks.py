@@ -21,6 +21,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("trial_overhead.py", ["--repeat", "1"], "results"),
         ("exec_code.py", ["--blocks", "3", "--calls", "20"], "isolation"),
         ("batch_throughput.py", ["--trials", "3", "--delay", "0.01", "--oracle-tasks", "4"], "speed_up"),
+        ("live_diff.py", ["--repeat", "1"], "results"),
     ],
 )
 def test_benchmark_prints_json_figures(script, args, key, music_world):

@@ -12,6 +12,7 @@ import tomllib
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -95,8 +96,9 @@ class EBenchApp(App[None]):
                 continue
             seen.add(binding.action)
             key = self.get_key_display(binding)
+            node: Any = active.node  # a widget, screen or the app: each runs its own actions
             yield SystemCommand(binding.description, f"{binding.tooltip or binding.description} ({key})",
-                                partial(self.call_later, active.node.run_action, binding.action))
+                                partial(self.call_later, node.run_action, binding.action))
 
 
 def _browser() -> Screen:

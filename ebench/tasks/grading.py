@@ -273,7 +273,7 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
                 if ev.get(column, _UNCHANGED) != av.get(column, _UNCHANGED):
                     # A column one side left alone ends with its original value (the other's old).
                     wrong.append(WrongValue(e.table, e.key, column, _shown(ev[column]) if column in ev else _final(e, a, column),
-                                            _final(a, e, column), old=(a.old or e.old or {}).get(column)))
+                                            _final(a, e, column), old=_original(a, e, column)))
     note = "" if missing or unexpected or wrong else "new rows match one by one, but their links to other new rows differ"
     return Grade(False, len(expected), len(actual), len(exact), missing, unexpected, wrong, note, matched=exact)
 
@@ -285,6 +285,14 @@ def _shown(value: Any) -> Any:
     if isinstance(value, tuple):  # a reference to an expected new row nothing was paired with
         return f"<the new row with expected id {value[1]}, which the trial did not create>"
     return value
+
+
+def _original(change: RowChange, other: RowChange, column: str) -> Any:
+    """A column's value in the world before either change (whichever of the two touched it knows)."""
+    for side in (change, other):
+        if side.old is not None and column in side.old:
+            return side.old[column]
+    return None
 
 
 def _final(change: RowChange, other: RowChange, column: str) -> Any:

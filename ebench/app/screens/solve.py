@@ -150,11 +150,12 @@ class SolveScreen(EBenchScreen):
 
     def _watcher_label(self) -> str:
         settings = getattr(self.watcher, "settings", None)
-        return getattr(settings, "model", None) or getattr(self.watcher, "name", "solver")
+        return str(getattr(settings, "model", None) or getattr(self.watcher, "name", "solver"))
 
     def on_mount(self) -> None:
         self.sub_title = self.task_spec.id
-        self.start_attempt()
+        # After the first paint: copying the world competes with the render for the GIL.
+        self.call_after_refresh(self.start_attempt)
 
     def on_unmount(self) -> None:
         self._abandon()
@@ -424,8 +425,8 @@ class SolveScreen(EBenchScreen):
             self.query_one(DiffView).border_title = "Diff: expected vs actual"
         if message.summary is not None:
             self._set_status()
-            severity = "information" if message.summary.passed else "warning"
-            self.notify(self._verdict(), title="Graded", severity=severity, timeout=8)
+            self.notify(self._verdict(), title="Graded", timeout=8,
+                        severity="information" if message.summary.passed else "warning")
         self.refresh_bindings()
 
     def action_reset(self) -> None:

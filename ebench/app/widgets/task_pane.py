@@ -1,5 +1,5 @@
-"""The task pane of the solve screen: the request, who is asking, the world's clock, the mode, and
-the attempt's state (calls so far, the timer in blind mode, the grade after submit)."""
+"""The task pane of the solve screen: the request, who is asking, the world's clock and the mode;
+the attempt's state (calls so far, the timer in blind mode, the grade after submit) on its border."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ class TaskPane(Static):
         padding: 0 1;
         border: round $panel-lighten-2;
         border-title-color: $text-muted;
+        border-subtitle-color: $text;
+        border-subtitle-align: left;
     }
     """
 
@@ -48,10 +50,11 @@ class TaskPane(Static):
 
     def _tick(self) -> None:
         if self.started is not None and self.stopped is None:
-            self.refresh()
+            self._show_status()
 
     def start_timer(self) -> None:
         self.started, self.stopped = monotonic(), None
+        self._show_status()
 
     def stop_timer(self) -> None:
         if self.started is not None:
@@ -64,7 +67,12 @@ class TaskPane(Static):
         return (self.stopped or monotonic()) - self.started
 
     def watch_status(self) -> None:
-        self.refresh()
+        self._show_status()
+
+    def _show_status(self) -> None:
+        """The status rides on the bottom border: always visible, however long the request."""
+        elapsed = self.elapsed
+        self.border_subtitle = (f"⏱ {clock(elapsed)} · " if elapsed is not None else "") + self.status
 
     def render(self) -> Text:
         task = self.task_spec
@@ -78,9 +86,4 @@ class TaskPane(Static):
                 text.append("  ·  ", style="dim")
             text.append(label, style="dim")
             text.append(value)
-        text.append("\n")
-        elapsed = self.elapsed
-        if elapsed is not None:
-            text.append(f"⏱ {clock(elapsed)}  ", style="bold")
-        text.append(self.status)
         return text
