@@ -121,15 +121,18 @@ async def test_filter_open_step_jump_and_reference(runs):
         await settle(pilot, view)
         assert view.current == first_call
         assert diff.counts["unexpected"] == 1 and diff.counts["matched"] == 0
-        assert trial_screen.query_one(CallTrace).call_ids == ["call-1"]
+        trace = trial_screen.query_one(CallTrace)
+        assert trace.made_ids == ["call-1"]
+        everything = trace.call_ids  # every call is listed once; those still to come are dimmed
+        assert everything == [str(e["id"]) for e in timeline.calls_until(timeline.last)]
         await pilot.press("l")
         await settle(pilot, view)
         assert diff.counts["matched"] == 2 and diff.counts["unexpected"] == 1
-        assert trial_screen.query_one(CallTrace).call_ids == ["call-1", "call-2"]
+        assert trace.made_ids == ["call-1", "call-2"] and trace.call_ids == everything
         await pilot.press("left", "left")
         await settle(pilot, view)
         assert view.current == first_call - 1 and diff.counts["unexpected"] == 0 and diff.counts["matched"] == 0
-        assert trial_screen.query_one(CallTrace).call_ids == []
+        assert trace.made_ids == [] and trace.call_ids == everything
         await pilot.press("end")
         await settle(pilot, view)
         final = timeline.final_state()

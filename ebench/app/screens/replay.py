@@ -262,7 +262,7 @@ class TrialView(Vertical):
         self.analysed = False
         self.reference: list[ReferenceStep] | None = None
         self.error: str | None = None
-        self._shown_calls: list[str] = []
+        self._trace_loaded = False
         self._jump_when_analysed = False
 
     def compose(self) -> ComposeResult:
@@ -411,17 +411,13 @@ class TrialView(Vertical):
         self._rebuild(step)
 
     def _show_trace(self, step: int) -> None:
+        """All the trial's calls, mounted once; the ones after `step` dimmed, the step's own marked."""
         assert self.timeline is not None
-        entries = self.timeline.calls_until(step)
-        ids = [str(entry.get("id")) for entry in entries]
         trace = self.query_one(CallTrace)
-        shown = self._shown_calls
-        if ids[: len(shown)] == shown:  # forward: only the new calls
-            for entry in entries[len(shown):]:
-                trace.add_call(entry)
-        else:
-            trace.set_calls(entries)
-        self._shown_calls = ids
+        if not self._trace_loaded:
+            trace.set_calls(self.timeline.calls_until(self.timeline.last))
+            self._trace_loaded = True
+        trace.dim_after({str(entry.get("id")) for entry in self.timeline.calls_until(step)})
         trace.mark(self.timeline.steps[step].call_id)
 
     def _show_position(self) -> None:

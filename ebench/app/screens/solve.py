@@ -60,6 +60,7 @@ class SolveScreen(EBenchScreen):
     DEFAULT_CSS = """
     SolveScreen #solve-body { height: 1fr; }
     SolveScreen #catalog { width: 34; }
+    SolveScreen #catalog Input { width: 100%; }
     SolveScreen #middle { width: 1fr; }
     SolveScreen #work { height: 1fr; min-height: 12; }
     SolveScreen #trace { height: 1fr; }

@@ -191,6 +191,9 @@ class DiffView(ScrollView, can_focus=True):
         strip = self._strips.get(index)
         if strip is None:
             kind, line = self._lines[index]
-            text = Text(line, style=self._styles.get(kind, Style()), no_wrap=True, end="")
-            strip = self._strips[index] = Strip(text.render(self.app.console), cell_len(line)).apply_style(base)
+            # A span, not the Text's own style: `Text.render` yields only its spans' styles. The
+            # line's colour goes over the widget's base style.
+            text = Text(line, no_wrap=True, end="")
+            text.stylize(base + self._styles.get(kind, Style()))
+            strip = self._strips[index] = Strip(text.render(self.app.console), cell_len(line))
         return strip.crop_extend(scroll_x, scroll_x + width, base).apply_offsets(scroll_x, index)

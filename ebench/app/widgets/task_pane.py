@@ -76,14 +76,13 @@ class TaskPane(Static):
 
     def render(self) -> Text:
         task = self.task_spec
-        text = Text()
+        text = Text(justify="left")
         text.append(task.query, style="bold")
-        text.append("\n")
-        meta = [("as ", self.actor), ("at ", self.now), ("domain ", task.domain),
-                ("capabilities ", ", ".join(task.capabilities)), ("mode ", self.mode)]
+        meta = [("as ", self.actor), ("at ", self.now), ("domain ", task.domain), ("mode ", self.mode)]
         for i, (label, value) in enumerate(m for m in meta if m[1]):
-            if i:
-                text.append("  ·  ", style="dim")
+            text.append("  ·  " if i else "\n", style="dim")
             text.append(label, style="dim")
             text.append(value)
+        text.append("\ncapabilities ", style="dim")
+        text.append(", ".join(task.capabilities))
         return text

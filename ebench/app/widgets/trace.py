@@ -68,6 +68,9 @@ class CallView(Widget, can_focus=True):
     CallView.-pending {
         color: $text-muted;
     }
+    CallView.-future {
+        text-opacity: 45%;
+    }
     """
 
     BINDINGS = [Binding("enter", "select", "Expand / use call", id="trace.select")]
@@ -287,6 +290,17 @@ class CallTrace(VerticalScroll):
         if view is not None:
             view.add_class("-marked")
             self.call_after_refresh(self.scroll_to_widget, view, animate=False)
+
+    def dim_after(self, done: set[str]) -> None:
+        """Replay: every call is shown once; those not yet made at the current step are dimmed, so
+        stepping back and forth never rebuilds the list."""
+        for call_id, view in self._views.items():
+            view.set_class(call_id not in done, "-future")
+
+    @property
+    def made_ids(self) -> list[str]:
+        """The ids of the calls not dimmed (replay: the calls made by the current step)."""
+        return [call_id for call_id, view in self._views.items() if not view.has_class("-future")]
 
     @property
     def call_ids(self) -> list[str]:
