@@ -7,16 +7,14 @@ import json
 import subprocess
 import sys
 import threading
-import types
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import ComposeResult
+from appcheck import StandIn, stand_in
 from textual.widgets import Input, Select, Static
 
 from ebench.app.app import EBenchApp
-from ebench.app.screens.base import EBenchScreen
 from ebench.app.screens.browser import BrowserScreen, TaskTable
 from ebench.sessions.attempts import human_trial
 from ebench.sessions.trial import AGENT_STOPPED
@@ -43,27 +41,9 @@ def data_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, P
     return {"sessions": sessions, "runs": runs}
 
 
-class StandIn(EBenchScreen):
-    """Records how a screen was constructed (the real solve and replay screens are tested elsewhere)."""
-
-    made: list[StandIn] = []
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__()
-        self.args, self.kwargs = args, kwargs
-        StandIn.made.append(self)
-
-    def compose(self) -> ComposeResult:
-        yield Static("stand-in")
-
-
 @pytest.fixture
 def solve_stand_in(monkeypatch: pytest.MonkeyPatch) -> list[StandIn]:
-    module = types.ModuleType("ebench.app.screens.solve")
-    module.SolveScreen = StandIn  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ebench.app.screens.solve", module)
-    StandIn.made = []
-    return StandIn.made
+    return stand_in(monkeypatch, "ebench.app.screens.solve", "SolveScreen")
 
 
 def app_with_browser() -> EBenchApp:
@@ -316,10 +296,7 @@ async def test_results_key_opens_the_results_screen_on_the_runs_and_the_sessions
     (runs / "a-run" / "manifest.json").write_text(json.dumps({"format": "ebench-run/1"}))
     (runs / "not-a-run").mkdir()
     (data_folders["sessions"] / "x-human.jsonl").write_text("{}\n")
-    module = types.ModuleType("ebench.app.screens.results")
-    module.ResultsScreen = StandIn  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ebench.app.screens.results", module)
-    StandIn.made = []
+    stand_in(monkeypatch, "ebench.app.screens.results", "ResultsScreen")
     app = app_with_browser()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)

@@ -7,18 +7,16 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import sys
-import types
 from pathlib import Path
 from typing import Any
 
 import pytest
+from appcheck import StandIn, stand_in
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static, TabbedContent
 
 from ebench.app.app import EBenchApp
-from ebench.app.screens.base import EBenchScreen
 from ebench.app.screens.results import Leaderboard, ResultsScreen, pct
 from ebench.app.widgets.chart import ChartSeries, PassKChart
 from ebench.sessions.batch import Batch
@@ -45,25 +43,9 @@ def run_paths(tmp_path_factory: pytest.TempPathFactory, moba_world) -> list[Path
     return paths
 
 
-class StandIn(EBenchScreen):
-    made: list[StandIn] = []
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__()
-        self.args, self.kwargs = args, kwargs
-        StandIn.made.append(self)
-
-    def compose(self) -> ComposeResult:
-        yield Static("stand-in")
-
-
 @pytest.fixture
 def replay_stand_in(monkeypatch: pytest.MonkeyPatch) -> list[StandIn]:
-    module = types.ModuleType("ebench.app.screens.replay")
-    module.ReplayScreen = StandIn  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ebench.app.screens.replay", module)
-    StandIn.made = []
-    return StandIn.made
+    return stand_in(monkeypatch, "ebench.app.screens.replay", "ReplayScreen")
 
 
 def results_app(paths: list[Path]) -> EBenchApp:

@@ -230,3 +230,29 @@ def test_snapshot_of_the_solve_screen_after_one_call(snap_compare, task, monkeyp
         await pilot.pause()
 
     assert snap_compare(EBenchApp(lambda: SolveScreen(task)), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_from_the_browser_to_a_graded_attempt_and_back(task):
+    """The real screens end to end: the browser opens the solve screen on the highlighted task; the
+    submitted attempt shows as the task's result when the person comes back."""
+    from ebench.app.screens.browser import BrowserScreen, TaskTable, attempt_status
+
+    app = EBenchApp(BrowserScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = app.screen
+        await until(pilot, lambda: browser.loaded)
+        table = browser.query_one(TaskTable)
+        table.move_cursor(row=[t.id for t in browser.shown].index(TASK))
+        await pilot.pause()
+        table.focus()
+        await pilot.press("enter")
+        screen = await ready(pilot)
+        assert screen.task_spec.id == TASK and not screen.code and not screen.blind
+        await run_call(pilot, screen, "create_room", ROOM)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen.summary is not None)
+        await pilot.press("escape")
+        assert app.screen is browser
+        await until(pilot, lambda: browser.attempts.get(TASK) is not None
+                    and browser.attempts[TASK].session == screen.trial.writer.path)
+        assert attempt_status(browser.attempts[TASK]) == "failed"
