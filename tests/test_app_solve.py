@@ -256,3 +256,32 @@ async def test_from_the_browser_to_a_graded_attempt_and_back(task):
         await until(pilot, lambda: browser.attempts.get(TASK) is not None
                     and browser.attempts[TASK].session == screen.trial.writer.path)
         assert attempt_status(browser.attempts[TASK]) == "failed"
+
+
+async def test_watching_a_model_one_turn_at_a_time(task, monkeypatch):
+    """Model mode: the real litellm client against a local fake server; `n` lets one model turn
+    through (one request, its call), the conversation shows the model's messages, `p` resumes."""
+    from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+    from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
+    with FakeOpenAI(ReferencePlayer([task])) as server:
+        solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, retries=0))
+        app = EBenchApp(lambda: SolveScreen(task, watcher=solver, paused=True))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(pilot)
+            await until(pilot, lambda: screen.gate.waiting)
+            assert server.requests == []
+            screen.query_one(CallTrace).focus()
+            await pilot.press("n")
+            await until(pilot, lambda: screen.gate.waiting and screen.trial.turns == 1)
+            assert len(server.requests) == 1 and screen.trial.tool_calls == 1
+            await until(pilot, lambda: screen.query_one(CallTrace).call_ids == [screen.trial.history[0]["id"]])
+            log = screen.query_one("#conversation")
+            await until(pilot, lambda: any("assistant" in str(line.text) for line in log.lines))
+            await pilot.press("p")
+            await until(pilot, lambda: screen.summary is not None, timeout=60)
+            assert screen.summary.passed and screen.summary.turns == 5
+            path = screen.trial.writer.path
+    start = read_session(path).start
+    assert start["solver"]["name"] == "llm" and start["solver"]["model"] == "openai/fake"
