@@ -22,6 +22,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("exec_code.py", ["--blocks", "3", "--calls", "20"], "isolation"),
         ("batch_throughput.py", ["--trials", "3", "--delay", "0.01", "--oracle-tasks", "4"], "speed_up"),
         ("live_diff.py", ["--repeat", "1"], "results"),
+        ("app_startup.py", ["--repeat", "1"], "results"),
     ],
 )
 def test_benchmark_prints_json_figures(script, args, key, music_world):
@@ -52,6 +53,14 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         for leg in ("model_concurrency_1", "model_concurrency_64"):
             assert data[leg]["passed"] == data[leg]["trials"] == 3  # the fake model solved them through litellm
         assert data[key] > 0 and data["harness_ms_per_trial"] > 0
+    elif script == "live_diff.py":
+        for result in data[key]:  # tasks with about 200 changed rows, all explained and painted
+            assert result["expected_rows"] >= 150 and result["lines"] >= 150 and result["total_ms"] > 0
+    elif script == "app_startup.py":
+        assert [r["screen"] for r in data[key]] == ["browser", "solve"]
+        for result in data[key]:  # the real app painted, then showed its data, in a pseudo-terminal
+            assert result["missed"] == 0 and 0 < result["first_paint_median_s"] <= result["loaded_median_s"]
+        assert data["heavy_modules_imported"] == []
     else:
         assert [d["domain"] for d in data[key]] == domain_names()
         assert all(d["rows"] > 18_000 for d in data[key])
