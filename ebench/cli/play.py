@@ -34,8 +34,9 @@ def play_command(
     tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Tasks from this folder instead of the shipped suite."),
     theme: str | None = THEME_OPTION,
 ) -> None:
-    """The playground: browse the tasks, then solve one against a live private copy of its world
-    (the world itself is never touched). No API key is needed: you solve, or watch the oracle."""
+    """The app: browse the tasks, solve one yourself, or watch a model or the oracle solve it.
+
+    Trials work on a private copy of the world, never the world itself. No API key is needed unless a model is watched."""
     if (model or oracle or blind or code) and not task_id:
         common.fail("--code, --blind, --model and --oracle apply to one task: add --task ID", 2)
     if model and oracle:
