@@ -36,3 +36,16 @@ def stand_in(monkeypatch: pytest.MonkeyPatch, module: str, name: str) -> list[St
     monkeypatch.setitem(sys.modules, module, replacement)
     StandIn.made = []
     return StandIn.made
+
+
+async def until_loaded(pilot: Any, screen_type: type) -> Any:
+    """The current screen, once it is a `screen_type` whose worker has loaded its data."""
+    screen = pilot.app.screen
+    assert isinstance(screen, screen_type)
+    for _ in range(400):
+        if screen.loaded:
+            break
+        await pilot.pause(0.025)
+    assert screen.loaded
+    await pilot.pause()
+    return screen

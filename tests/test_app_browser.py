@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from appcheck import StandIn, stand_in
+from appcheck import StandIn, stand_in, until_loaded
 from textual.widgets import Input, Select, Static
 
 from ebench.app.app import EBenchApp
@@ -51,15 +51,7 @@ def app_with_browser() -> EBenchApp:
 
 
 async def loaded(pilot: Any) -> BrowserScreen:
-    screen = pilot.app.screen
-    assert isinstance(screen, BrowserScreen)
-    for _ in range(400):
-        if screen.loaded:
-            break
-        await pilot.pause(0.025)
-    assert screen.loaded
-    await pilot.pause()
-    return screen
+    return await until_loaded(pilot, BrowserScreen)
 
 
 def row_ids(screen: BrowserScreen) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from appcheck import StandIn, stand_in
+from appcheck import StandIn, stand_in, until_loaded
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static, TabbedContent
@@ -53,15 +53,7 @@ def results_app(paths: list[Path]) -> EBenchApp:
 
 
 async def loaded(pilot: Any) -> ResultsScreen:
-    screen = pilot.app.screen
-    assert isinstance(screen, ResultsScreen)
-    for _ in range(400):
-        if screen.loaded:
-            break
-        await pilot.pause(0.025)
-    assert screen.loaded
-    await pilot.pause()
-    return screen
+    return await until_loaded(pilot, ResultsScreen)
 
 
 def table_rows(table: DataTable[Any]) -> list[list[str]]:

@@ -85,10 +85,7 @@ def test_listeners_see_every_event_in_order(tmp_path: Path, task):
 
 def test_the_oracle_watched_step_by_step(tmp_path: Path, task):
     trial = human_trial(task, folder=tmp_path)
-    gate = StepGate(paused=True)
-    result = {}
-    thread = threading.Thread(target=lambda: result.setdefault("summary", watch(trial, OracleSolver(), TrialLimits(), gate)))
-    thread.start()
+    gate, thread, result = watch_in_thread(trial, OracleSolver())
     for expected in range(len(task.reference_solution)):
         _wait(lambda expected=expected: gate.waiting and trial.tool_calls == expected)
         gate.step()
@@ -101,10 +98,7 @@ def test_a_model_watched_one_turn_at_a_time_then_resumed(tmp_path: Path, task, m
     with FakeOpenAI(ReferencePlayer([task])) as server:
         solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, retries=0))
         trial = human_trial(task, folder=tmp_path)
-        gate = StepGate(paused=True)
-        result = {}
-        thread = threading.Thread(target=lambda: result.setdefault("summary", watch(trial, solver, TrialLimits(), gate)))
-        thread.start()
+        gate, thread, result = watch_in_thread(trial, solver)
         _wait(lambda: gate.waiting)
         assert len(server.requests) == 0  # paused before the first request
         gate.step()
@@ -117,10 +111,7 @@ def test_a_model_watched_one_turn_at_a_time_then_resumed(tmp_path: Path, task, m
 
 def test_closing_the_gate_abandons_the_trial_unfinished(tmp_path: Path, task):
     trial = human_trial(task, folder=tmp_path)
-    gate = StepGate(paused=True)
-    result = {}
-    thread = threading.Thread(target=lambda: result.setdefault("summary", watch(trial, OracleSolver(), TrialLimits(), gate)))
-    thread.start()
+    gate, thread, result = watch_in_thread(trial, OracleSolver())
     _wait(lambda: gate.waiting)
     gate.close()
     thread.join(10)
@@ -157,6 +148,15 @@ def test_a_wrong_update_reports_old_expected_and_actual():
     [wrong] = explain(expected, actual, schema).wrong
     assert (wrong.old, wrong.expected, wrong.actual) == ("a", "b", "c")
     assert wrong.to_dict()["old"] == "a"
+
+
+def watch_in_thread(trial, solver) -> tuple[StepGate, threading.Thread, dict]:
+    """Watch `solver` on `trial` from a thread, paused at the start; result["summary"] once done."""
+    gate = StepGate(paused=True)
+    result: dict = {}
+    thread = threading.Thread(target=lambda: result.setdefault("summary", watch(trial, solver, TrialLimits(), gate)))
+    thread.start()
+    return gate, thread, result
 
 
 def _wait(condition, timeout: float = 15.0) -> None:
