@@ -16,9 +16,9 @@ import logging
 import os
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..prompts import system_prompt
