@@ -165,3 +165,16 @@ def _wait(condition, timeout: float = 15.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("timed out waiting")
         time.sleep(0.01)
+
+
+def test_the_last_line_is_read_whole_however_long(tmp_path: Path):
+    from ebench.sessions.attempts import _last_line
+
+    path = tmp_path / "s.jsonl"
+    long = '{"event": "end", "diff": "' + "x" * 200_000 + '"}'
+    path.write_text('{"event": "start"}\n' + long + "\n")
+    assert _last_line(path, chunk=1000) == long
+    path.write_text(long)  # one line, no newline
+    assert _last_line(path, chunk=1000) == long
+    path.write_text("")
+    assert _last_line(path) == ""

@@ -66,14 +66,19 @@ class Attempt:
     started: str
 
 
-def _last_line(path: Path) -> str:
+def _last_line(path: Path, chunk: int = 65536) -> str:
+    """The file's last line, read from the end: an end event (final diff, grade) can be long."""
     with path.open("rb") as handle:
-        handle.seek(0, 2)
-        size = handle.tell()
-        handle.seek(max(0, size - 65536))
-        tail = handle.read().decode("utf-8", "replace")
-    lines = tail.rstrip("\n").split("\n")
-    return lines[-1] if lines else ""
+        end = handle.seek(0, 2)
+        tail = b""
+        while end > 0:
+            start = max(0, end - chunk)
+            handle.seek(start)
+            tail = handle.read(end - start) + tail
+            end = start
+            if b"\n" in tail.rstrip(b"\n"):
+                break
+    return tail.rstrip(b"\n").rsplit(b"\n", 1)[-1].decode("utf-8", "replace")
 
 
 def _first_line(path: Path) -> str:

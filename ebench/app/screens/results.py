@@ -17,22 +17,13 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 
+from ...sessions.report import DASH, num, pct
 from ..widgets.chart import ChartSeries, PassKChart
 from .base import EBenchScreen
 
 if TYPE_CHECKING:
     from ...sessions.report import RunReport, TableData
     from ...sessions.runs import RunData
-
-DASH = "-"
-
-
-def pct(value: float | None) -> str:
-    return DASH if value is None else f"{value * 100:.1f}%"
-
-
-def num(value: float | None) -> str:
-    return DASH if value is None else f"{value:,.1f}"
 
 
 def cost(report: RunReport) -> str:

@@ -224,12 +224,10 @@ class SolveScreen(EBenchScreen):
     def _verdict(self) -> str:
         summary = self.summary
         assert summary is not None
-        if summary.grade is None:
+        grade = self.trial.final_grade if self.trial is not None else None
+        if grade is None:  # an infrastructure error: recorded, not graded
             return f"ended: {summary.termination}" + (f" ({summary.error})" if summary.error else "")
-        counts = summary.grade
-        verdict = "PASS" if summary.passed else "FAIL"
-        return (f"{verdict} ({summary.termination}): {counts['matched_rows']}/{counts['expected_rows']} matched, "
-                f"{counts['missing']} missing, {counts['unexpected']} unexpected, {counts['wrong']} wrong")
+        return f"{grade.summary()} ({summary.termination})"
 
     def _abandon(self) -> None:
         if self.gate is not None:
