@@ -332,7 +332,8 @@ class Trial:
             self._sandbox.close()
         if self.writer is not None:
             self.writer.close()
-        self.conn.close()
+        with self.lock:  # never under a diff or call running in another thread (the app's workers)
+            self.conn.close()
 
 
 def session_path(root: Path, task_id: str, trial: int) -> Path:
