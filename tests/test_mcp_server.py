@@ -39,7 +39,7 @@ def run_client(args: list[str], home: Path, script, errlog: Path | None = None):
 
 def _sessions(home: Path, task_id: str) -> set[Path]:
     """The MCP sessions recorded so far for a task (other tests may add theirs to the same folder)."""
-    return set((home / "sessions").glob(f"*-{task_id}-mcp-*.jsonl"))
+    return set((home / "sessions").glob(f"*-{task_id}-mcp*.jsonl"))
 
 
 def _payload(result) -> object:

@@ -237,11 +237,11 @@ def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
     import asyncio
 
     from ..paths import sessions_dir
-    from ..sessions.record import secret_values
+    from ..sessions.record import new_session_file, secret_values
     from ..sessions.solvers.base import FatalSolverError
     from ..sessions.trial import Trial
 
-    path = sessions_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{task.id}-{solver.name}.jsonl"
+    path = new_session_file(sessions_dir(), task.id, solver.name)
     writer = _echo_writer(path, secret_values(solver.config()), quiet=as_json)
     trial = Trial(task, writer=writer, solver=solver.config(), code=code, session_name=str(path))
     try:

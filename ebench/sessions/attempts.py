@@ -5,29 +5,16 @@ and `ebench replay` read them; the task browser shows each task's latest human r
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..paths import sessions_dir
 from ..tasks.spec import Task
-from .record import SessionWriter, secret_values
+from .record import SessionWriter, new_session_file, secret_values
 from .trial import Trial
 
 HUMAN = "human"
-
-
-def new_session_file(task_id: str, kind: str, folder: Path | None = None) -> Path:
-    """A fresh `<stamp>-<task>-<kind>.jsonl` in the sessions folder (never an existing file)."""
-    folder = folder or sessions_dir()
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = folder / f"{stamp}-{task_id}-{kind}.jsonl"
-    number = 2
-    while path.exists():
-        path = folder / f"{stamp}-{task_id}-{kind}-{number}.jsonl"
-        number += 1
-    return path
 
 
 def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: Path | None = None) -> Trial:
@@ -40,7 +27,7 @@ def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: 
 def recorded_trial(task: Task, kind: str, solver: dict[str, Any], *, code: bool = False,
                    folder: Path | None = None) -> Trial:
     """A trial recorded into a fresh session file; the file is removed again if the trial cannot start."""
-    path = new_session_file(task.id, kind, folder)
+    path = new_session_file(folder or sessions_dir(), task.id, kind)
     writer = SessionWriter(path, secret_values(solver))
     try:
         return Trial(task, writer=writer, code=code, solver=solver)

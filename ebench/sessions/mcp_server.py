@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +33,7 @@ from ..domains import get_domain
 from ..paths import sessions_dir
 from ..tasks.spec import Task
 from .prompts import solver_context
-from .record import SessionWriter, secret_values
+from .record import SessionWriter, new_session_file, secret_values
 from .trial import AGENT_STOPPED, Trial, TrialSummary
 
 log = logging.getLogger("ebench.mcp")
@@ -151,8 +149,7 @@ def serve(domain_name: str, actor: int | None, task: Task | None = None, code: b
     domain = get_domain(domain_name)
     writer = None
     if task is not None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        writer = SessionWriter(sessions_dir() / f"{stamp}-{task.id}-mcp-{os.getpid()}.jsonl", secret_values())
+        writer = SessionWriter(new_session_file(sessions_dir(), task.id, "mcp"), secret_values())
     try:
         trial = Trial(task, domain=domain, actor=actor, writer=writer, solver={"name": "mcp"}, code=code,
                       session_name=str(writer.path) if writer else "")

@@ -68,6 +68,24 @@ def secret_values(config: Any = None, environ: dict[str, str] | None = None) -> 
     return sorted(found, key=len, reverse=True)  # longest first: no partial replacement
 
 
+def new_session_file(folder: Path, task_id: str, kind: str) -> Path:
+    """Claim a fresh `<stamp>-<task>-<kind>.jsonl` in `folder`: created empty here, so two trials
+    started at the same moment (in threads or processes) never share a file. The stamp sorts by
+    time to the millisecond."""
+    folder.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + f"-{int(now * 1000) % 1000:03d}"
+    number = 1
+    while True:
+        suffix = "" if number == 1 else f"-{number}"
+        path = folder / f"{stamp}-{task_id}-{kind}{suffix}.jsonl"
+        try:
+            path.touch(exist_ok=False)
+            return path
+        except FileExistsError:
+            number += 1
+
+
 class SessionWriter:
     """Appends events to one session file; thread-safe (exec_code calls arrive from a thread)."""
 

@@ -2,7 +2,7 @@
 """Stage 1 of a sandbox worker: apply the OS layers, then exec the worker.
 
 Run by path as `python -I -S -B confine.py CONFIG_JSON` (standard library only, never imports
-ebench). It sets resource limits, then, each layer probed and skipped when the kernel or the
+ebench). It sets the block's resource limits (always: a worker that cannot set them exits), then, each layer probed and skipped when the kernel or the
 platform refuses it: no_new_privs, a new network namespace, Landlock (read-only access to the
 standard library and the shared libraries Python needs; no TCP; no signals or abstract unix
 sockets outside the sandbox) and a seccomp filter (no sockets, no fork, no kill, no namespace or
@@ -15,7 +15,10 @@ import os
 import sys
 
 
-def set_rlimits(cfg):
+def set_resource_limits(cfg):
+    """The block's own limits (memory, CPU, files, processes). Not an optional layer: every
+    block's limits must hold whichever isolation layers the kernel allows, so a worker that
+    cannot set them refuses to start. A hard limit already lower than ours is kept."""
     import resource
 
     mem = cfg["memory_bytes"]
@@ -29,8 +32,13 @@ def set_rlimits(cfg):
         (resource.RLIMIT_NPROC, 0, 0),  # ignored for root: seccomp and the audit hook stop forks
     ]
     for which, soft, hard in pairs:
+        _, current_hard = resource.getrlimit(which)
+        if current_hard != resource.RLIM_INFINITY:
+            hard = min(hard, current_hard)
+            soft = min(soft, hard)
         resource.setrlimit(which, (soft, hard))
-    return True
+    soft_as, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return soft_as != resource.RLIM_INFINITY and soft_as <= mem
 
 
 def _libc():
@@ -190,7 +198,14 @@ def main():
 
     with open(cfg["worker"], encoding="utf-8") as f:  # read now: Landlock will hide the ebench tree
         worker_source = f.read()
-    layer("rlimits", set_rlimits, cfg)
+    try:
+        limited = set_resource_limits(cfg)
+    except Exception:
+        limited = False
+    if not limited:
+        os.write(2, b"sandbox: the resource limits (memory, CPU) could not be set\n")
+        os._exit(71)
+    applied["rlimits"] = True
     try:
         ctypes, libc = _libc()
     except Exception:

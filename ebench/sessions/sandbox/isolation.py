@@ -1,8 +1,9 @@
 """Which OS layers a worker gets, and the paths Landlock lets it read.
 
-Layers: the audit hook (always), rlimits, no_new_privs, netns (a new network namespace),
+Always: the audit hook and the block's resource limits (rlimits: memory, CPU, files, processes),
+so every limit holds whatever the kernel allows. Optional layers: no_new_privs, netns (a new network namespace),
 landlock (filesystem read-only to the standard library; no TCP; no signals outside), seccomp
-(x86_64: no sockets, fork, kill, mount, namespaces, ptrace...). Each one except the audit hook is
+(x86_64: no sockets, fork, kill, mount, namespaces, ptrace...). Each optional layer is
 probed when a worker starts and skipped where the kernel or platform refuses it; the worker
 reports what was applied (`ExecCode.isolation`).
 """
@@ -15,7 +16,7 @@ import sysconfig
 from functools import lru_cache
 from pathlib import Path
 
-LAYERS = ("rlimits", "no_new_privs", "netns", "landlock", "seccomp")
+LAYERS = ("no_new_privs", "netns", "landlock", "seccomp")
 HERE = Path(__file__).resolve().parent
 CONFINE = HERE / "confine.py"
 WORKER = HERE / "worker.py"
