@@ -26,6 +26,12 @@ def ebench_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ["EBENCH_HOME"] = old
 
 
+# The harness tests run on fixed tasks (tests/fixtures/tasks), so regenerating the shipped suite
+# never changes what they exercise; the tests of the shipped suite name SUITE_DIR explicitly.
+FIXTURE_TASKS = Path(__file__).resolve().parent / "fixtures" / "tasks"
+os.environ["EBENCH_TASKS"] = str(FIXTURE_TASKS)
+
+
 def _domain_fixtures(name: str) -> None:
     """Define `<name>`, `<name>_world` and `<name>_conn` fixtures for one domain."""
 

@@ -18,10 +18,11 @@ from ebench.app.app import EBenchApp
 from ebench.app.screens.browser import BrowserScreen, TaskTable
 from ebench.sessions.attempts import human_trial
 from ebench.sessions.trial import AGENT_STOPPED
+from ebench.tasks.spec import resolve_args
 from ebench.tasks.suite import load_suite
 
 SIZE = (160, 48)
-SEARCH_WORD = "photography"  # a word of exactly one task's request
+SEARCH_WORD = "infrastructure"  # a word of exactly one task's request
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +163,7 @@ async def test_slash_focuses_the_search_and_a_word_of_the_request_finds_its_task
         await pilot.press("enter")  # leaves the search for the table
         assert app.focused is screen.query_one(TaskTable)
         # fuzzy: a letter left out still finds it; searching by id works too
-        screen.query_one("#browser-search", Input).value = "photgraphy"
+        screen.query_one("#browser-search", Input).value = "infrastrcture"
         await pilot.pause()
         assert row_ids(screen)[0] == wanted.id
         screen.query_one("#browser-search", Input).value = wanted.id
@@ -226,8 +227,11 @@ async def test_the_bindings_have_ids_and_show_in_the_palette_commands():
 def record_attempt(task, folder: Path, *, solve: bool, finish: bool = True) -> None:
     trial = human_trial(task, folder=folder)
     if solve:
+        results = []
         for step in task.reference_solution:
-            assert trial.call(step.tool, step.args).ok
+            result = trial.call(step.tool, resolve_args(step.args, results))
+            assert result.ok
+            results.append(result.value)
     if finish:
         trial.finish(AGENT_STOPPED)
     else:

@@ -150,15 +150,18 @@ def test_expected_errors_are_one_line_without_traceback(args, message):
     assert "Traceback" not in result.output + result.stderr
 
 
-def test_a_world_built_with_another_seed_keeps_it(music, tmp_path, monkeypatch):
+def test_a_world_built_with_another_seed_is_its_own_file(music, tmp_path, monkeypatch):
     monkeypatch.setenv("EBENCH_HOME", str(tmp_path))
     seed = music.default_seed + 11
     assert run("domains", "build", "--domain", "music", "--seed", str(seed), "--json").exit_code == 0
-    result = run("domains", "stats", "--domain", "music", "--json")
+    listed = [r for r in json.loads(run("domains", "list", "--json").output) if r["name"] == "music"]
+    # the default world is not built over (nor replaced by) the other seed's
+    assert {(r["seed"], r["built"], r["default"]) for r in listed} == {(music.default_seed, False, True), (seed, True, False)}
+    assert next(r for r in listed if r["seed"] == seed)["current"]
+    result = run("domains", "stats", "--domain", "music", "--seed", str(seed), "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["domains"][0]["seed"] == seed  # not silently rebuilt with the default
-    listed = json.loads(run("domains", "list", "--json").output)
-    assert listed[0]["seed"] == seed and listed[0]["current"]
+    assert json.loads(result.output)["domains"][0]["seed"] == seed
+    assert not (tmp_path / "worlds" / "music.sqlite").exists()
 
 
 def test_tools_describe():

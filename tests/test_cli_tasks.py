@@ -30,7 +30,8 @@ def _json(args):
 
 def test_generate_writes_one_file_per_task(generated):
     files = sorted((generated / "music").glob("*.json"))
-    assert [f.stem for f in files] == [f"music-{i:04d}" for i in range(1, 7)]
+    # ids that no shipped task has: the seed is in them
+    assert [f.stem for f in files] == [f"music-s11-{i:04d}" for i in range(1, 7)]
 
 
 def test_generate_refuses_to_overwrite_without_force(generated):
@@ -58,10 +59,10 @@ def test_filter_by_capability(generated):
 
 def test_validate_passes_and_flags_broken_files(generated, tmp_path):
     report = _json(["tasks", "validate", "--dir", str(generated), "--json"])
-    assert report == {"checked": 6, "passed": 6, "problems": {}}
+    assert report == {"checked": 6, "passed": 6, "public_solutions": 6, "problems": {}}
     broken = tmp_path / "music"
     broken.mkdir()
-    good = json.loads((generated / "music" / "music-0001.json").read_text())
+    good = json.loads((generated / "music" / "music-s11-0001.json").read_text())
     (broken / "music-0001.json").write_text(json.dumps(good))
     wrong = dict(good, id="music-0002", reference_solution=good["reference_solution"][:1])
     (broken / "music-0002.json").write_text(json.dumps(wrong))
@@ -82,3 +83,38 @@ def test_schema_prints_the_versioned_json_schema():
     schema = _json(["tasks", "schema"])
     assert schema["properties"]["format"]["const"] == "ebench-task/1"
     assert "expected_diff" in schema["required"]
+
+
+def test_audit_of_generated_tasks_is_clean(generated):
+    result = runner.invoke(app, ["tasks", "audit", "--dir", str(generated), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["clean"] and summary["tasks"] == 6 and summary["uncertified"] == []
+    assert summary["shortcuts"]["no_op"] == {"title": "doing nothing", "tasks": 6, "passed": 0, "passed_ids": []}
+    assert summary["shortcuts"]["wrong_actor"]["tasks"] == 6
+
+
+def test_audit_names_the_tasks_a_shortcut_passes(generated, tmp_path):
+    # a task whose expected end state is its reference without the last write: that shortcut passes it
+    from ebench.tasks.audit import without_last_write
+    from ebench.tasks.reference import run_steps
+    from ebench.tasks.spec import load_task
+
+    task = load_task(generated / "music" / "music-s11-0001.json")
+    short = run_steps("music", task.actor, without_last_write("music", task.reference_solution))
+    lazy = task.to_dict() | {"id": "music-lazy", "expected_diff": short.diff.to_list()}
+    lazy.pop("stats")
+    folder = tmp_path / "music"
+    folder.mkdir()
+    (folder / "music-lazy.json").write_text(json.dumps(lazy))
+    result = runner.invoke(app, ["tasks", "audit", "--dir", str(tmp_path), "--json"])
+    assert result.exit_code == 1
+    summary = json.loads(result.output)
+    assert not summary["clean"] and summary["shortcuts"]["no_last_write"]["passed_ids"] == ["music-lazy"]
+    text = runner.invoke(app, ["tasks", "audit", "--dir", str(tmp_path)])
+    assert text.exit_code == 1 and "not clean" in text.output and "music-lazy" in text.output
+
+
+def test_generate_refuses_a_prefix_that_gives_shipped_ids(tmp_path):
+    result = runner.invoke(app, ["tasks", "generate", "-d", "music", "-n", "1", "-o", str(tmp_path), "--prefix", "music"])
+    assert result.exit_code == 2 and "shipped suite" in result.stderr

@@ -15,7 +15,7 @@ import pytest
 from ebench.domains import get_domain
 from ebench.tasks.diff import Diff, RowChange
 from ebench.tasks.grading import grade
-from ebench.tasks.suite import load_suite
+from ebench.tasks.suite import SUITE_DIR, load_suite
 
 SHIFT = 100_000
 
@@ -54,7 +54,7 @@ def _links(diff: Diff, schema) -> list[tuple[int, str]]:
     return out
 
 
-TASKS = load_suite().tasks
+TASKS = load_suite(SUITE_DIR).tasks  # every shipped task
 CHAINED = [t for t in TASKS if _links(t.expected_diff, get_domain(t.domain).schema)]
 
 

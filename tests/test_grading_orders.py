@@ -16,9 +16,9 @@ import pytest
 from ebench.domains import get_domain
 from ebench.tasks.grading import grade
 from ebench.tasks.reference import ReferenceFailed, run_steps
-from ebench.tasks.suite import load_suite
+from ebench.tasks.suite import SUITE_DIR, load_suite
 
-TASKS = load_suite().tasks
+TASKS = load_suite(SUITE_DIR).tasks  # every shipped task
 
 
 def _references(args, out: set[int]) -> None:

@@ -21,7 +21,7 @@ from ebench.tasks.suite import find_task
 
 
 def _params(*args: str, home: Path) -> StdioServerParameters:
-    env = {"EBENCH_HOME": str(home), "LITELLM_OFFLINE_MODE": "true"}
+    env = {"EBENCH_HOME": str(home), "LITELLM_OFFLINE_MODE": "true", "EBENCH_TASKS": os.environ["EBENCH_TASKS"]}
     return StdioServerParameters(command=sys.executable, args=["-m", "ebench", "mcp", "serve", *args], env=env)
 
 

@@ -7,9 +7,11 @@ import json
 
 import pytest
 
+from ebench.domains import get_domain
 from ebench.domains.engine.world import scratch_copy
 from ebench.tasks.reference import check_task, run_steps
 from ebench.tasks.spec import FORMAT, Step, Task, TaskFileError, diff_stats, load_task, load_tasks, parse_task, task_json_schema
+from ebench.tasks.worlds import world_fingerprint
 
 ACTOR = 1
 
@@ -24,7 +26,9 @@ def task_dict(music, music_world):
     steps += [Step("add_song_to_playlist", {"playlist_id": {"$from": 0, "path": "playlist_id"}, "song_id": s}) for s in songs]
     run = run_steps("music", ACTOR, steps)
     task = Task("music-test-0001", "music", ACTOR, "Make a playlist called 'Top four' with the four most played licensed songs.",
-                ["aggregation_computation", "cross_step_dependency"], run.diff, steps, {"template": "hand-written", "seed": 0})
+                ["aggregation_computation", "cross_step_dependency"], run.diff, steps, {"template": "hand-written", "seed": 0},
+                world={"seed": get_domain("music").default_seed, "fingerprint": world_fingerprint("music", get_domain("music").default_seed)},
+                budget={"max_tool_calls": 100, "max_turns": 30})
     return task.to_dict()
 
 

@@ -47,17 +47,14 @@ def domains(name: str | None) -> list:
     return [domain(n) for n in ([name] if name else domain_names())]
 
 
-def world(domain, quiet: bool = False):
-    """The domain's world path, building it first (with progress) when missing or stale.
+def world(domain, quiet: bool = False, seed: int | None = None):
+    """The path of the domain's world for `seed` (default: the domain's own), building it first
+    (with progress) when missing or stale. Each seed is its own file."""
+    from ..domains.engine.world import is_current, world_path
 
-    A world built with another seed (`domains build --seed N`) keeps that seed: it is rebuilt
-    only when its code changed, and with the same seed."""
-    from ..domains.engine.world import built_seed, is_current, world_path
-
-    seed = built_seed(domain)
     if not is_current(domain, seed):
         build_with_progress([domain], seed, quiet=quiet)
-    return world_path(domain)
+    return world_path(domain, seed)
 
 
 def build_with_progress(domains: list, seed: int | None, quiet: bool = False) -> list:

@@ -13,16 +13,19 @@ domains_app = typer.Typer(help="Build, inspect and measure the domain worlds.", 
 def domains_list(as_json: bool = common.JSON_OPTION) -> None:
     """List the domains and whether their worlds are built."""
     from ..domains import domain_names
-    from ..domains.engine.world import built_seed, is_current, world_path
+    from ..domains.engine.world import built_seeds, is_current, world_path
 
     rows = []
     for name in domain_names():
         domain = common.domain(name)
-        path, seed = world_path(domain), built_seed(domain)
-        rows.append({
-            "name": name, "title": domain.title, "tables": len(domain.schema.tables), "tools": len(domain.tools),
-            "now": domain.now, "built": path.exists(), "current": is_current(domain, seed), "seed": seed, "path": str(path),
-        })
+        # The default world always has a row; worlds of other seeds are listed when present.
+        for seed in dict.fromkeys([domain.default_seed, *built_seeds(domain)]):
+            path = world_path(domain, seed)
+            rows.append({
+                "name": name, "title": domain.title, "tables": len(domain.schema.tables), "tools": len(domain.tools),
+                "now": domain.now, "built": path.exists(), "current": is_current(domain, seed), "seed": seed,
+                "default": seed == domain.default_seed, "path": str(path),
+            })
     if as_json:
         common.print_json(rows)
         return
@@ -44,7 +47,8 @@ def domains_build(
     force: bool = typer.Option(False, "--force", help="Rebuild even when the world is up to date."),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
-    """Build worlds: seeded fill in dependency order, then validation and repair."""
+    """Build worlds: seeded fill in dependency order, then validation and repair. A world of
+    another seed is its own file: it never replaces the default world."""
     from ..domains.engine.world import is_current
 
     targets = common.domains(domain)
@@ -83,12 +87,13 @@ def _print_build_report(console, report) -> None:
 @domains_app.command("stats")
 def domains_stats(
     domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain (default: all)."),
+    seed: int | None = typer.Option(None, "--seed", help="The world of this seed (default: the domain's own)."),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Size of each world: tables, columns, foreign keys, rows, cells, users, orphans, tools."""
     from ..domains.engine.world import world_stats
 
-    stats = [world_stats(d, common.world(d, quiet=as_json)) for d in common.domains(domain)]
+    stats = [world_stats(d, common.world(d, quiet=as_json, seed=seed)) for d in common.domains(domain)]
     totals = {k: sum(getattr(s, k) for s in stats) for k in ("tables", "columns", "foreign_keys", "rows", "cells", "users", "orphans", "tools")}
     if as_json:
         common.print_json({"domains": [s.to_dict() for s in stats], "total": totals})

@@ -84,7 +84,23 @@ def select_tasks(domain: str | None, task_ids: list[str], capability: str | None
         fail(f"unknown task id(s): {', '.join(missing[:10])}" + (" (or filtered out by --domain/--capability)" if domain or capability else ""), 2)
     if not report.tasks:
         fail("no task matches the selection", 2)
+    _check_worlds(report.tasks)
     return report.tasks
+
+
+def _check_worlds(tasks) -> None:
+    """Refuse tasks made on a world this ebench does not build, before any trial starts."""
+    from ..tasks.worlds import WorldMismatch, check_world
+
+    bad = []
+    for task in tasks:
+        try:
+            check_world(task)
+        except WorldMismatch as exc:
+            bad.append(str(exc))
+    if bad:
+        more = f" (and {len(bad) - 1} more task(s) like it)" if len(bad) > 1 else ""
+        fail(bad[0] + more, 2)
 
 
 def run_command(
@@ -244,6 +260,7 @@ def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
     path = new_session_file(sessions_dir(), task.id, solver.name)
     writer = _echo_writer(path, secret_values(solver.config()), quiet=as_json)
     trial = Trial(task, writer=writer, solver=solver.config(), code=code, session_name=str(path))
+    limits = limits.for_task(task)
     try:
         outcome = asyncio.run(solver.solve(trial, limits))
     except KeyboardInterrupt:
@@ -253,6 +270,7 @@ def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
         trial.close()
         fail(str(exc), 1)
     summary = trial.finish(outcome.termination, outcome.error)
+    summary.limits = {"max_turns": limits.max_turns, "max_tool_calls": limits.max_tool_calls}
     if as_json:
         print_json({**summary.to_dict(), "session": str(path)})
     else:

@@ -117,39 +117,72 @@ def tasks_schema() -> None:
 def tasks_stats(
     domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain."),
     root: Path | None = DIR_OPTION,
+    run_audit: bool = typer.Option(False, "--audit", help="Run the shortcut audit now (default: the shipped suite's recorded audit)."),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
-    """Counts per domain and capability, the changed-rows distribution, and the tools reference solutions use."""
+    """Per domain: templates and tasks per template, public solution length, changed rows,
+    capability shares, and the shortcut audit's result."""
     from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
-    from ..tasks.suite import suite_stats
+    from ..tasks.suite import suite_info, suite_stats
 
     report = _load(root, domain)
     _warn_errors(report.errors)
     stats = suite_stats(report.tasks)
+    if run_audit:
+        from ..tasks.audit import audit
+        from ..tasks.worlds import task_world
+
+        audit_summary = audit(report.tasks, task_world).summary()
+        stats["audit"] = {"recorded": False, **_audit_brief(audit_summary)}
+    elif root is None and suite_info().get("audit"):
+        stats["audit"] = {"recorded": True, **suite_info()["audit"]}
+    else:
+        stats["audit"] = None
+    info = suite_info(root)
+    stats["suite_version"] = info.get("version")
     if as_json:
         common.print_json(stats)
         return
     from rich.table import Table
 
     names = list(stats["domains"])
-    table = Table(title=f"{stats['tasks']} tasks")
+    table = Table(title=f"{stats['tasks']} tasks" + (f" (suite version {info['version']})" if info.get("version") else ""))
     table.add_column("")
     for name in names:
         table.add_column(name, justify="right")
-    table.add_row("tasks", *[str(stats["domains"][n]["tasks"]) for n in names])
+    doms = stats["domains"]
+    table.add_row("tasks", *[str(doms[n]["tasks"]) for n in names])
+    table.add_row("templates", *[str(len(doms[n]["templates"])) for n in names])
+    table.add_row("tasks per template (min-max)", *[f"{doms[n]['tasks_per_template']['min']}-{doms[n]['tasks_per_template']['max']}" for n in names])
+    for key in ("mean", "p90", "max"):
+        table.add_row(f"solution calls: {key}", *[str(doms[n]["solution_length"][key]) for n in names])
+    table.add_row("solutions of 40+ calls", *[f"{doms[n]['solution_length']['share_40_or_more']:.0%}" for n in names])
+    table.add_row("changed rows: mean", *[str(doms[n]["changed_rows"]["mean"]) for n in names])
+    table.add_row("changed rows: range", *[f"{doms[n]['changed_rows']['min']}-{doms[n]['changed_rows']['max']}" for n in names])
     for cap in CAPABILITIES:
         table.add_row(CAPABILITY_TITLES[cap], *[
-            f"{stats['domains'][n]['capabilities'][cap]['tasks']} ({stats['domains'][n]['capabilities'][cap]['share']:.0%})" for n in names])
-    for key in ("min", "mean", "median", "max"):
-        table.add_row(f"changed rows: {key}", *[str(stats["domains"][n]["changed_rows"][key]) for n in names])
+            f"{doms[n]['capabilities'][cap]['tasks']} ({doms[n]['capabilities'][cap]['share']:.0%})" for n in names])
     for op in ("insert", "update", "delete"):
-        table.add_row(f"{op}s", *[str(stats["domains"][n]["changes"].get(op, 0)) for n in names])
-    table.add_row("templates", *[str(len(stats["domains"][n]["templates"])) for n in names])
-    table.add_row("tools used", *[str(len(stats["domains"][n]["tools_used"])) for n in names])
+        table.add_row(f"{op}s", *[str(doms[n]["changes"].get(op, 0)) for n in names])
+    table.add_row("tools used", *[str(len(doms[n]["tools_used"])) for n in names])
     console = common.console()
     console.print(table)
     rows = stats["changed_rows"]
     console.print(f"all domains: changed rows min {rows['min']}, mean {rows['mean']}, max {rows['max']}")
+    audit_info = stats["audit"]
+    if audit_info is None:
+        console.print("shortcut audit: not recorded for these tasks (run with --audit, or `ebench tasks audit`)")
+    else:
+        how = "recorded when the suite was made" if audit_info["recorded"] else "run now"
+        passed = {k: v for k, v in audit_info["passed"].items() if v}
+        verdict = "[green]no shortcut passes any task[/]" if audit_info["clean"] else f"[red]shortcuts pass tasks: {passed}[/]"
+        console.print(f"shortcut audit ({how}, {audit_info['tasks']} tasks): {verdict}")
+
+
+def _audit_brief(summary) -> dict:
+    """The audit's result in brief: per shortcut, how many tasks it passes."""
+    return {"tasks": summary["tasks"], "clean": summary["clean"], "uncertified": len(summary["uncertified"]),
+            "passed": {name: family["passed"] for name, family in summary["shortcuts"].items()}}
 
 
 @tasks_app.command("generate")
@@ -158,17 +191,29 @@ def tasks_generate(
     count: int = typer.Option(..., "--count", "-n", min=1, help="How many tasks to make."),
     seed: int = typer.Option(0, "--seed", "-s", help="Same seed, same tasks."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder to write into (as <out>/<domain>/<id>.json)."),
-    prefix: str | None = typer.Option(None, "--prefix", help="Task id prefix (default: the domain name)."),
+    prefix: str | None = typer.Option(None, "--prefix", help="Task id prefix (default: <domain>-s<seed>, which no shipped id uses)."),
+    world_seed: int | None = typer.Option(None, "--world-seed", help="Make the tasks on the world of this seed (default: the domain's own)."),
+    as_suite: bool = typer.Option(False, "--as-suite", help="Make the shipped suite itself: ids <domain>-NNNN, not checked against the shipped tasks it replaces."),
     force: bool = typer.Option(False, "--force", help="Replace task files that already exist."),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
-    """Generate new tasks from the domain's templates, each checked on fresh copies of the world."""
+    """Generate new certified tasks from the domain's templates. Each is checked on fresh copies of
+    the world (see the README's Tasks section); none repeats a shipped task's request, diff or solution."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..tasks.generation import generate
+    from ..tasks.suite import SUITE_DIR, load_suite
 
-    common.world(common.domain(domain), quiet=as_json)
+    the_domain = common.domain(domain)
+    common.world(the_domain, quiet=as_json, seed=world_seed)
+    if prefix is None:
+        prefix = domain if as_suite else f"{domain}-s{seed}"
+    shipped = [] if as_suite else load_suite(SUITE_DIR, domain=domain).tasks
+    if not as_suite and any(t.id.startswith(f"{prefix}-") for t in shipped):
+        common.fail(f"--prefix {prefix!r} would give ids of the shipped suite; choose another", 2)
     folder = out / domain
+    if folder.exists() and not folder.is_dir():
+        common.fail(f"{folder} is not a folder", 2)
     folder.mkdir(parents=True, exist_ok=True)
     existing = sorted(p.name for p in folder.glob("*.json"))
     if existing and not force:
@@ -187,11 +232,11 @@ def tasks_generate(
             progress.advance(bar)
 
         try:
-            report = generate(domain, count, seed, id_prefix=prefix, on_task=save)
+            report = generate(domain, count, seed, id_prefix=prefix, avoid=shipped, world_seed=world_seed, on_task=save)
         except ValueError as exc:
             common.fail(str(exc), 2)
-    summary = {"domain": domain, "seed": seed, "written": len(written), "attempts": report.attempts,
-               "rejected": dict(report.rejected), "out": str(folder)}
+    summary = {"domain": domain, "seed": seed, "world_seed": world_seed if world_seed is not None else the_domain.default_seed,
+               "written": len(written), "attempts": report.attempts, "rejected": dict(report.rejected), "out": str(folder)}
     if as_json:
         common.print_json(summary)
     else:
@@ -207,27 +252,32 @@ def tasks_validate(
     root: Path | None = DIR_OPTION,
     as_json: bool = common.JSON_OPTION,
 ) -> None:
-    """Check every task: the file is valid, the reference solution passes on a fresh copy, an empty
-    trial fails, and the request leaks no id. Exit code 1 when any task has a problem."""
+    """Check every task: the file is valid, it was made on the world this ebench builds, the
+    reference solution passes on a fresh copy within the task's budget, the public solution is re-run
+    and reaches the expected diff, an empty trial fails, and the request leaks no id. Exit code 1
+    when any task has a problem."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..tasks.reference import check_task
 
     report = _load(root, domain)
     for name in sorted({t.domain for t in report.tasks}):
-        common.world(common.domain(name), quiet=as_json)
+        common.world(common.domain(name), quiet=as_json)  # with progress; other seeds' worlds are built as needed
     problems: dict[str, list[str]] = {str(e.source): [str(e)] for e in report.errors}
     with Progress(TextColumn("[bold]validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   disable=as_json, transient=True, console=common.console()) as progress:
         bar = progress.add_task("tasks", total=len(report.tasks))
+        certified = 0
         for task in report.tasks:
             check = check_task(task)
+            certified += check.certified
             if not check.ok:
                 problems[task.id] = check.problems
             progress.advance(bar)
     total = len(report.tasks) + len(report.errors)
     if as_json:
-        common.print_json({"checked": total, "passed": total - len(problems), "problems": problems})
+        common.print_json({"checked": total, "passed": total - len(problems), "public_solutions": certified,
+                           "problems": problems})
     else:
         from rich.markup import escape
 
@@ -235,6 +285,82 @@ def tasks_validate(
         for name, items in problems.items():
             for item in items:
                 console.print(f"[red]✗[/] {escape(name)}: {escape(item)}")
-        console.print(f"{total - len(problems)}/{total} tasks valid")
+        console.print(f"{total - len(problems)}/{total} tasks valid; {certified} public solutions re-run")
     if problems:
         raise typer.Exit(1)
+
+
+@tasks_app.command("audit")
+def tasks_audit(
+    domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain."),
+    root: Path | None = DIR_OPTION,
+    record: bool = typer.Option(False, "--record", help="Write the result into the suite's suite.json (what `tasks stats` shows)."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Run the shortcut solvers on every task: each stated condition ignored or taken one step
+    off, the first page of every listing only, the reference without its last write, the
+    reference as another actor, and doing nothing. Prints how many tasks each one passes (and
+    which). Exit code 1 when any shortcut passes a task, or a task has no public solver."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..tasks.audit import audit
+    from ..tasks.worlds import WorldMismatch, task_world
+
+    report = _load(root, domain)
+    _warn_errors(report.errors)
+    for name in sorted({t.domain for t in report.tasks}):
+        common.world(common.domain(name), quiet=as_json)
+
+    def world_for(task):
+        try:
+            return task_world(task)
+        except WorldMismatch as exc:
+            common.fail(str(exc), 2)
+
+    with Progress(TextColumn("[bold]auditing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  disable=as_json, transient=True, console=common.console()) as progress:
+        bar = progress.add_task("tasks", total=len(report.tasks))
+        result = audit(report.tasks, world_for, on_task=lambda _: progress.advance(bar))
+    summary = result.summary()
+    if record:
+        _record_audit(root, domain, summary)
+    if as_json:
+        common.print_json(summary)
+    else:
+        _print_audit(summary)
+    if not summary["clean"]:
+        raise typer.Exit(1)
+
+
+def _record_audit(root: Path | None, domain: str | None, summary) -> None:
+    import json
+
+    from ..tasks.suite import tasks_root
+
+    if domain:
+        common.fail("--record audits a whole suite: leave out --domain", 2)
+    path = tasks_root(root) / "suite.json"
+    try:
+        info = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        info["audit"] = _audit_brief(summary)
+        path.write_text(json.dumps(info, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        common.fail(f"cannot record the audit in {path}: {exc}")
+
+
+def _print_audit(summary) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"Shortcut solvers over {summary['tasks']} tasks")
+    for col in ("shortcut", "tried on", "passes", "tasks passed"):
+        table.add_column(col, justify="right" if col in ("tried on", "passes") else "left", overflow="fold")
+    for family in summary["shortcuts"].values():
+        ids = family["passed_ids"]
+        shown = ", ".join(ids[:8]) + (f" (+{len(ids) - 8})" if len(ids) > 8 else "")
+        table.add_row(family["title"], str(family["tasks"]), f"[red]{family['passed']}[/]" if family["passed"] else "0", shown)
+    console = common.console()
+    console.print(table)
+    if summary["uncertified"]:
+        console.print(f"[yellow]{len(summary['uncertified'])} task(s) have no public solver[/] (not certified): "
+                      + ", ".join(summary["uncertified"][:8]))
+    console.print("[green]clean: no shortcut passes any task[/]" if summary["clean"] else "[red]not clean[/]")

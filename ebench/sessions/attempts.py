@@ -73,9 +73,12 @@ def _first_line(path: Path) -> str:
         return handle.readline()
 
 
-def latest_attempts(folder: Path | None = None, solver: str = HUMAN) -> dict[str, Attempt]:
+def latest_attempts(folder: Path | None = None, solver: str = HUMAN,
+                    queries: dict[str, str] | None = None) -> dict[str, Attempt]:
     """Each task's most recent attempt by `solver`, read from the first and last lines of the
-    session files only (the browser calls this for hundreds of files)."""
+    session files only (the browser calls this for hundreds of files). With `queries` (task id ->
+    request), an attempt counts only for the task it was made on: a regenerated suite may give
+    an old id to another task."""
     folder = folder or sessions_dir()
     latest: dict[str, Attempt] = {}
     def written(path: Path) -> tuple[int, str]:
@@ -98,6 +101,8 @@ def latest_attempts(folder: Path | None = None, solver: str = HUMAN) -> dict[str
         except (OSError, json.JSONDecodeError, AttributeError):
             continue  # not a session: skipped here, `ebench report` names it
         task_id = str(start["task"].get("id", ""))
+        if queries is not None and queries.get(task_id) != start["task"].get("query"):
+            continue
         grade = end.get("grade") or {}
         latest[task_id] = Attempt(task_id, bool(grade.get("passed")) if end else None,
                                   end.get("termination"), path, str(start.get("started", "")))

@@ -111,11 +111,28 @@ class Batch:
                         "tasks": {"count": len(ids), "ids": ids}, "started": _now(), "ended": None,
                         "status": "running"}
         manifest["ebench_version"] = __version__
+        suite = self.suite_record()
+        if manifest.get("suite") and manifest["suite"].get("version") != suite["version"] and not self.force:
+            raise RunError(f"{self.out} was run on suite version {manifest['suite'].get('version')}, these tasks are version "
+                           f"{suite['version']}; use another --out, or --force to mix them")
+        manifest["suite"] = suite
         self.manifest = manifest
         write_json_atomic(manifest_path, manifest)
         finished = {(r["task"], r["trial"]) for r in read_results(self.out / RESULTS) if not r.get("infra_error")}
         self.todo = [(task, k) for task in self.tasks for k in range(1, self.trials + 1) if (task.id, k) not in finished]
         self.kept = len(self.tasks) * self.trials - len(self.todo)
+
+    def suite_record(self) -> dict[str, Any]:
+        """The suite version of the tasks (from the folder's suite.json) and each world's fingerprint."""
+        from ..tasks.suite import suite_version
+        from ..tasks.worlds import task_seed, world_fingerprint
+
+        folder = self.selection.get("dir")
+        worlds = {}
+        for task in self.tasks:
+            seed = task_seed(task)
+            worlds[f"{task.domain}:{seed}"] = world_fingerprint(task.domain, seed)
+        return {"version": suite_version(Path(folder) if folder else None), "worlds": dict(sorted(worlds.items()))}
 
     def finish(self, status: str) -> None:
         self.manifest.update(status=status, ended=_now() if status == "finished" else None)
@@ -160,15 +177,19 @@ class Batch:
         except BaseException:
             writer.close()
             raise
+        limits = self.limits.for_task(task)
         try:
-            outcome = await self.solver.solve(trial, self.limits)
+            outcome = await self.solver.solve(trial, limits)
         except (asyncio.CancelledError, FatalSolverError, KeyboardInterrupt):
             trial.close()  # the session stays without its end: the trial runs again on resume
             raise
         except Exception as exc:  # a harness fault: recorded, and not counted against the solver
             trial.note("internal_error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
-            return trial.finish(INFRA_ERROR, f"internal error: {type(exc).__name__}: {exc}")
-        return trial.finish(outcome.termination, outcome.error)
+            summary = trial.finish(INFRA_ERROR, f"internal error: {type(exc).__name__}: {exc}")
+        else:
+            summary = trial.finish(outcome.termination, outcome.error)
+        summary.limits = {"max_turns": limits.max_turns, "max_tool_calls": limits.max_tool_calls}
+        return summary
 
 
 def _changed(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> str:

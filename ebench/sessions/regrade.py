@@ -18,7 +18,7 @@ from ..domains import get_domain
 from ..tasks.diff import Diff
 from ..tasks.grading import grade
 from ..tasks.spec import Task
-from ..tasks.suite import load_suite
+from ..tasks.suite import FIRST_SUITE_VERSION, load_suite, suite_version
 from .record import SessionFileError, read_session
 from .runs import MANIFEST, RESULTS, RunError, load_run, write_json_atomic
 from .trial import grade_counts
@@ -34,6 +34,14 @@ def run_tasks(manifest: dict[str, Any]) -> dict[str, Task]:
     root = Path(folder) if folder else None
     if root is not None and not root.is_dir():
         raise RegradeError(f"the run's task folder {root} is gone")
+    suite = manifest.get("suite")
+    recorded = suite.get("version") if isinstance(suite, dict) else None
+    if recorded is None and root is None:
+        recorded = FIRST_SUITE_VERSION  # runs made before suite versions were recorded used the first suite
+    current = suite_version(root)
+    if recorded is not None and current is not None and str(recorded) != current:
+        raise RegradeError(f"the run was made on suite version {recorded} and the tasks are now version {current}: "
+                           "regrading would score it against other tasks")
     return {t.id: t for t in load_suite(root).tasks}
 
 

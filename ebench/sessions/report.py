@@ -28,6 +28,20 @@ class RunReport:
     path: str
     manifest: dict[str, Any]
     metrics: RunMetrics
+    raised: int = 0  # tasks whose budget raised the run's limits
+
+    def suite_version(self) -> str | None:
+        suite = self.manifest.get("suite")
+        version = suite.get("version") if isinstance(suite, dict) else None
+        return None if version is None else str(version)
+
+    def limits(self) -> str:
+        """The run's limits, and how many tasks their budget raised them for."""
+        limits = self.config("limits")
+        if not isinstance(limits, dict):
+            return DASH
+        text = f"{limits.get('max_turns', DASH)} turns / {limits.get('max_tool_calls', DASH)} calls"
+        return text + (f"; raised for {self.raised} task(s) by their budget" if self.raised else "")
 
     def config(self, key: str) -> Any:
         config = self.manifest.get("config")
@@ -57,6 +71,7 @@ class RunReport:
             "solver": self.solver(), "model": self.model(), "trials": self.trials(),
             "config_hash": self.manifest.get("config_hash"), "ebench_version": self.manifest.get("ebench_version"),
             "tasks_planned": self.tasks_planned(), "started": self.manifest.get("started"), "ended": self.manifest.get("ended"),
+            "suite_version": self.suite_version(), "limits": self.config("limits"), "limits_raised_for_tasks": self.raised,
             "metrics": self.metrics.to_dict(),
         }
 
@@ -75,9 +90,26 @@ def build_reports(runs: list[RunData]) -> list[RunReport]:
     """Score each run (MetricsError propagates). Two runs with one label are told apart by their path."""
     labels = [run.label for run in runs]
     return [
-        RunReport(label if labels.count(label) == 1 else f"{label} ({run.path})", str(run.path), run.manifest, run_metrics(run.results))
+        RunReport(label if labels.count(label) == 1 else f"{label} ({run.path})", str(run.path), run.manifest,
+                  run_metrics(run.results), _raised(run))
         for run, label in zip(runs, labels)
     ]
+
+
+def _raised(run: RunData) -> int:
+    """Tasks whose trials ran under higher limits than the run's (their budget raised them)."""
+    config = run.manifest.get("config")
+    limits = config.get("limits") if isinstance(config, dict) else None
+    if not isinstance(limits, dict):
+        return 0
+    raised = set()
+    for result in run.results:
+        applied = result.get("limits")
+        if isinstance(applied, dict) and any(
+                isinstance(applied.get(k), int) and isinstance(limits.get(k), int) and applied[k] > limits[k]
+                for k in ("max_turns", "max_tool_calls")):
+            raised.add(result.get("task"))
+    return len(raised)
 
 
 def report_document(reports: list[RunReport]) -> dict[str, Any]:
@@ -138,6 +170,8 @@ def summary_table(reports: list[RunReport]) -> TableData:
         ["scored trials", *[str(s.trials) for s in overall]],
         ["passed trials", *[str(s.passes) for s in overall]],
         ["infra errors", *[str(s.infra_errors) for s in overall]],
+        ["suite version", *[r.suite_version() or DASH for r in reports]],
+        ["limits", *[r.limits() for r in reports]],
         None,
         ["Avg", *[pct(s.avg) for s in overall]],
         *_k_rows(list(overall), ks),
@@ -147,7 +181,10 @@ def summary_table(reports: list[RunReport]) -> TableData:
     if uneven:
         rows.append(None)
         rows += [[f"tasks with ≥{k} trials", *[str(s.by_k[k].tasks if k in s.by_k else 0) for s in overall]] for k in uneven]
-    return TableData("Summary", ["", *[r.label for r in reports]], rows)
+    versions = sorted({r.suite_version() or "unknown" for r in reports})
+    caption = (f"Runs made on different suite versions ({', '.join(versions)}): their scores are not comparable."
+               if len(versions) > 1 else None)
+    return TableData("Summary", ["", *[r.label for r in reports]], rows, caption=caption)
 
 
 def scope_table(reports: list[RunReport], kind: str) -> TableData:

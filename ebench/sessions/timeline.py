@@ -30,6 +30,7 @@ from ..tasks.diff import ChangeTracker, Diff
 from ..tasks.grading import Grade, explain
 from ..tasks.spec import Task, load_task, resolve_args
 from ..tasks.suite import find_task
+from ..tasks.worlds import WorldMismatch, task_seed, world_fingerprint
 from .record import Session, read_session
 from .runs import RunData
 from .trial import trial_copy
@@ -172,9 +173,16 @@ def _errors(grade: Grade | None) -> frozenset[str]:
 
 
 def task_for(session: Session) -> Task | None:
-    """The session's task from the shipped suite, or None if it is no longer there."""
+    """The session's task from the suite, or None if it is no longer there: a task of that id with
+    another request or actor is another task (a regenerated suite reuses ids)."""
     path = find_task(session.task_id) if session.task_id else None
-    return load_task(path) if path else None
+    if path is None:
+        return None
+    task = load_task(path)
+    header = session.start.get("task") or {}
+    if header.get("query") not in (None, task.query) or header.get("actor") not in (None, task.actor):
+        return None
+    return task
 
 
 class Timeline:
@@ -191,6 +199,14 @@ class Timeline:
         self.actor = start.get("actor")
         self.mode = str(start.get("mode") or "tools")
         self.task = task if task is not None else task_for(session)
+        recorded_seed = start.get("world_seed")
+        self.seed = (int(recorded_seed) if isinstance(recorded_seed, int) else
+                     task_seed(self.task) if self.task is not None else self.domain.default_seed)
+        recorded = start.get("world")
+        if recorded and recorded != world_fingerprint(self.domain.name, self.seed):
+            raise WorldMismatch(f"{session.path} was recorded on the {self.domain.name} world {recorded}, which this ebench "
+                                f"does not build (seed {self.seed} gives {world_fingerprint(self.domain.name, self.seed)}): "
+                                "its steps cannot be rebuilt here")
         self.checkpoint_every = max(1, checkpoint_every)
         self.steps = self._steps(session)
         self.leaves = [s for s in self.steps if s.is_leaf]
@@ -257,7 +273,7 @@ class Timeline:
         if self._conn is not None:
             self._conn.close()
         if image is None:
-            conn = trial_copy(self.domain)
+            conn = trial_copy(self.domain, self.seed)
         else:
             conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
             conn.deserialize(image)
@@ -395,7 +411,7 @@ class Timeline:
             return self._reference
         steps: list[ReferenceStep] = []
         if self.task is not None:
-            conn = trial_copy(self.domain)
+            conn = trial_copy(self.domain, self.seed)
             try:
                 tracker = ChangeTracker(conn, self.domain.schema, install=False)
                 env = self.domain.env(conn, self.task.actor)

@@ -13,7 +13,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,12 @@ from .. import __version__
 from ..domains import get_domain
 from ..domains.engine.domain import Domain
 from ..domains.engine.tools import ToolResult
-from ..domains.engine.world import built_seed, ensure_world, fingerprint, scratch_copy
+from ..domains.engine.world import ensure_world, fingerprint, scratch_copy
 from ..tasks.diff import ChangeTracker, Diff, tracker_script
 from ..tasks.grading import Grade, grade
+from ..tasks.reference import DEFAULT_LIMITS
 from ..tasks.spec import Task
+from ..tasks.worlds import check_world, task_seed
 from .record import SESSION_FORMAT, SessionWriter
 
 AGENT_STOPPED = "agent_stopped"
@@ -39,9 +41,17 @@ TERMINATIONS = (AGENT_STOPPED, MAX_TURNS, MAX_TOOL_CALLS, TIME_LIMIT, CONTEXT_LI
 
 @dataclass
 class TrialLimits:
-    max_turns: int = 30
-    max_tool_calls: int = 100
+    max_turns: int = DEFAULT_LIMITS["max_turns"]
+    max_tool_calls: int = DEFAULT_LIMITS["max_tool_calls"]
     timeout: float = 600.0  # seconds of wall time for the whole trial
+
+    def for_task(self, task: Task | None) -> TrialLimits:
+        """The larger of these limits and the task's budget (3x its public solution), so a correct
+        solver can always finish within them."""
+        if task is None or not task.budget:
+            return self
+        return replace(self, max_turns=max(self.max_turns, task.budget.get("max_turns", 0)),
+                       max_tool_calls=max(self.max_tool_calls, task.budget.get("max_tool_calls", 0)))
 
     def to_dict(self) -> dict[str, Any]:
         return {"max_turns": self.max_turns, "max_tool_calls": self.max_tool_calls, "timeout": self.timeout}
@@ -71,6 +81,7 @@ class TrialSummary:
     grade: dict[str, Any] | None
     tool_errors: dict[str, int] = field(default_factory=dict)
     solver: str = ""
+    limits: dict[str, Any] | None = None  # the limits that applied (the run's, raised by the task's budget)
 
     @classmethod
     def not_started(cls, task: Task, trial: int, session: str, error: str) -> TrialSummary:
@@ -93,6 +104,7 @@ class TrialSummary:
             "turns": self.turns, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
             "cost": None if self.cost is None else round(self.cost, 8), "seconds": round(self.seconds, 4),
             "reference_calls": self.reference_calls, "grade": self.grade, "tool_errors": self.tool_errors,
+            **({"limits": self.limits} if self.limits is not None else {}),
         }
 
 
@@ -109,34 +121,36 @@ def task_header(task: Task) -> dict[str, Any]:
             "source": task.source}
 
 
-_WORLDS: dict[str, tuple[Path, str]] = {}
-_IMAGES: dict[str, bytes] = {}
+_WORLDS: dict[tuple[str, int], tuple[Path, str]] = {}
+_IMAGES: dict[tuple[str, int], bytes] = {}
 _IMAGES_LOCK = threading.Lock()
 
 
-def current_world(domain: Domain) -> tuple[Path, str]:
-    """The domain's world (built if needed) and its fingerprint, checked once per process: the
-    check hashes the domain's code, too slow to repeat for every trial of a batch."""
-    if domain.name not in _WORLDS:
-        path = ensure_world(domain, built_seed(domain))
-        _WORLDS[domain.name] = (path, fingerprint(domain, built_seed(domain)))
-    return _WORLDS[domain.name]
+def current_world(domain: Domain, seed: int | None = None) -> tuple[Path, str]:
+    """The world of (domain, seed) (built if needed) and its fingerprint, checked once per process:
+    the check hashes the domain's code, too slow to repeat for every trial of a batch."""
+    seed = domain.default_seed if seed is None else seed
+    if (domain.name, seed) not in _WORLDS:
+        path = ensure_world(domain, seed)
+        _WORLDS[(domain.name, seed)] = (path, fingerprint(domain, seed))
+    return _WORLDS[(domain.name, seed)]
 
 
-def trial_copy(domain: Domain) -> sqlite3.Connection:
+def trial_copy(domain: Domain, seed: int | None = None) -> sqlite3.Connection:
     """A private in-memory copy of the world with change tracking already installed.
 
     The first call per process copies the world, installs the tracker in the copy's main schema
     and keeps its serialized image; every trial then starts from `deserialize` of that image (a
     memory copy), instead of a backup plus ~100 DDL statements. The world file is only read."""
+    seed = domain.default_seed if seed is None else seed
     with _IMAGES_LOCK:
-        if domain.name not in _IMAGES:
-            prepared = scratch_copy(current_world(domain)[0])
+        if (domain.name, seed) not in _IMAGES:
+            prepared = scratch_copy(current_world(domain, seed)[0])
             prepared.executescript(tracker_script(domain.schema, temp=False))
-            _IMAGES[domain.name] = prepared.serialize()
+            _IMAGES[(domain.name, seed)] = prepared.serialize()
             prepared.close()
     conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-    conn.deserialize(_IMAGES[domain.name])
+    conn.deserialize(_IMAGES[(domain.name, seed)])
     conn.execute("PRAGMA foreign_keys=ON")
     return conn
 
@@ -159,8 +173,11 @@ class Trial:
         self.session_name = session_name or (str(writer.path) if writer else "")
         self.solver = dict(solver or {})
         self.started = time.perf_counter()
-        world_id = current_world(self.domain)[1]
-        self.conn = trial_copy(self.domain)
+        if task is not None:
+            check_world(task)  # WorldMismatch: the task was made on a world this ebench does not build
+        seed = task_seed(task) if task is not None else None
+        world_id = current_world(self.domain, seed)[1]
+        self.conn = trial_copy(self.domain, seed)
         self.tracker = ChangeTracker(self.conn, self.domain.schema, install=False)
         self.env = self.domain.env(self.conn, self.actor)  # ToolError for an unknown actor
         self.lock = threading.Lock()  # one tool call (or exec_code block) at a time on the copy
@@ -188,7 +205,7 @@ class Trial:
                      task=task_header(task) if task else None,
                      domain=self.domain.name, actor=self.actor, solver=self.solver,
                      mode="code" if code else "tools", trial=trial_number, ebench=__version__,
-                     world=world_id,
+                     world=world_id, world_seed=seed if seed is not None else self.domain.default_seed,
                      started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
 
     # -- recording -------------------------------------------------------------------------

@@ -75,7 +75,7 @@ def watch(trial: Trial, solver: Solver, limits: TrialLimits, gate: StepGate) -> 
     else:
         trial.before_call = gate.wait
     try:
-        outcome = asyncio.run(solver.solve(trial, limits))
+        outcome = asyncio.run(solver.solve(trial, limits.for_task(trial.task)))
     except Abandoned:
         trial.close()
         return None

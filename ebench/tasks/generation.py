@@ -1,10 +1,17 @@
 """Task generation: inspect -> decide -> modify -> summarise, with programs instead of a model.
 
-A `Template` looks at the world with SQL (privileged: only generators may), picks its targets
-with a seeded RNG, writes the reference solution as public tool calls and phrases the request.
-`generate` runs each draft on a fresh copy, records the diff, and rejects drafts that change
-nothing or fewer than 3 rows, whose query states a hidden value, that duplicate an accepted task,
-or whose reference solution does not reproduce the same diff on another fresh copy.
+A `Template` has two halves. Its SQL generator (`draft`) looks at the world with SQL
+(privileged: only generators may), picks an actor and targets with a seeded RNG, writes the
+expected writes with the ids it found, and phrases the request. Its public solver (`solve`, see
+public.py) gets only what the query states and reaches the answer through the public tools.
+
+`generate` keeps a draft only when it is certified (certify.py): both halves reach the same end
+state, every stated condition bites, no reading the wording allows changes the answer, the
+public solution (reads and writes) replays on another fresh copy, and the lazy solvers of
+`ebench tasks audit` (the reference without its last write, or as another actor) fail. It also
+rejects drafts that change fewer than 3 rows, state a hidden value, or repeat an accepted (or
+shipped) task's query, diff, solution, phrasing skeleton (more than twice) or target (more than
+twice per template). Every rejection is counted by reason.
 
 Everything is seeded: the same domain, seed and count give the same tasks, byte for byte.
 """
@@ -12,22 +19,30 @@ Everything is seeded: the same domain, seed and count give the same tasks, byte 
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from random import Random
 from typing import Any, ClassVar
 
 from ..domains import get_domain
-from ..domains.engine.world import ensure_world, scratch_copy
+from ..domains.engine.world import ensure_world, fingerprint, scratch_copy
+from .certify import Certificate, Rejected, certify
 from .diff import Diff
 from .grading import grade, signature
-from .reference import ReferenceFailed, run_steps
-from .spec import CAPABILITIES, Step, Task, diff_stats
+from .public import Condition, PublicAPI
+from .reference import DEFAULT_LIMITS, ReferenceFailed, run_steps
+from .spec import Step, Task, diff_stats
 
 MIN_CHANGED_ROWS = 3
+MAX_PER_TEMPLATE = 6      # tasks per template in one generated set
+MAX_PER_SKELETON = 2      # tasks per phrasing skeleton
+MAX_PER_TARGET = 2        # tasks per (template, target entity)
+BUDGET_FACTOR = 3         # a task's budget: at least 3x its public solution's length
 _TEMPLATE_MODULES = {name: f"ebench.tasks.templates.{name}" for name in ("music", "meeting", "moba")}
 
 
@@ -39,20 +54,27 @@ class NoTarget(Exception):
 class Draft:
     actor: int
     query: str
-    steps: list[Step]
+    steps: list[Step]  # the SQL generator's writes, with the ids it found
+    # What the query states (names, dates, thresholds the user gives): the public solver's only input.
+    stated: dict[str, Any] = field(default_factory=dict)
     # Values the template derived from the database that the query must not state (ids, counts).
     hidden: list[Any] = field(default_factory=list)
-    params: dict[str, Any] = field(default_factory=dict)  # what the template chose, for the record
+    # The entities the task is about ("song", 42): at most MAX_PER_TARGET tasks of a template share one.
+    targets: tuple[Any, ...] = ()
 
 
 class GenContext:
-    """What a template sees: privileged read access to the world, a seeded RNG, the frozen clock."""
+    """What a template sees: privileged read access to the world, a seeded RNG, the frozen clock,
+    and which phrasing skeletons are used up."""
 
-    def __init__(self, domain_name: str, conn: sqlite3.Connection, rng: Random) -> None:
+    def __init__(self, domain_name: str, conn: sqlite3.Connection, rng: Random,
+                 used_up: Iterable[int] = ()) -> None:
         self.domain = get_domain(domain_name)
         self.conn = conn
         self.rng = rng
         self.now = self.domain.now
+        self.used_up = set(used_up)
+        self.phrasing: int | None = None  # the skeleton the draft was phrased with
 
     def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, params)
@@ -77,18 +99,30 @@ class GenContext:
 
 
 class Template:
-    """One kind of task. Subclasses set `name`, `capabilities` and `phrasings`, and implement `draft`."""
+    """One kind of task: `draft` (the SQL generator) and `solve` (the public solver).
+
+    Subclasses set `name`, `phrasings` (at least three skeletons, see docs/wording.md),
+    `conditions` (every condition the query states, each of which must bite) and `readings`
+    (points the wording leaves open, which must not change the answer)."""
 
     name: ClassVar[str]
-    capabilities: ClassVar[tuple[str, ...]]
     phrasings: ClassVar[tuple[str, ...]] = ()
+    conditions: ClassVar[tuple[Condition, ...]] = ()
+    readings: ClassVar[tuple[str, ...]] = ()
 
     def draft(self, ctx: GenContext) -> Draft:
         raise NotImplementedError
 
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        raise NotImplementedError
+
     def phrase(self, ctx: GenContext, **values: Any) -> str:
-        """One of the template's phrasings, chosen by the RNG, with the user-given values filled in."""
-        return ctx.rng.choice(self.phrasings).format(**values)
+        """A phrasing skeleton not yet used up, chosen by the RNG, with the user's values filled in."""
+        free = [i for i in range(len(self.phrasings)) if i not in ctx.used_up]
+        if not free:
+            raise NoTarget("every phrasing is used up")
+        ctx.phrasing = ctx.rng.choice(free)
+        return self.phrasings[ctx.phrasing].format(**values)
 
 
 def templates_for(domain_name: str) -> list[Template]:
@@ -100,6 +134,10 @@ def templates_for(domain_name: str) -> list[Template]:
     except ModuleNotFoundError:
         return []
     return [cls() for cls in loaded.TEMPLATES]
+
+
+def template_named(domain_name: str, name: str) -> Template | None:
+    return next((t for t in templates_for(domain_name) if t.name == name), None)
 
 
 @dataclass
@@ -132,6 +170,37 @@ def leaked(query: str, hidden: list[Any]) -> list[Any]:
     return out
 
 
+def budget_for(reference: list[Step]) -> dict[str, int]:
+    """Limits a correct solver can finish within: 3x the public solution, never below the defaults."""
+    calls = BUDGET_FACTOR * len(reference)
+    return {name: max(default, calls) for name, default in DEFAULT_LIMITS.items()}
+
+
+def solution_signature(steps: list[Step]) -> str:
+    return json.dumps([s.to_dict() for s in steps], sort_keys=True)
+
+
+@dataclass
+class _Seen:
+    """What accepted (and shipped) tasks already use."""
+
+    queries: set[str] = field(default_factory=set)
+    diffs: set[str] = field(default_factory=set)
+    solutions: set[str] = field(default_factory=set)
+    skeletons: Counter = field(default_factory=Counter)
+    targets: Counter = field(default_factory=Counter)
+    per_template: Counter = field(default_factory=Counter)
+
+    def add(self, task: Task, schema: Any) -> None:
+        self.queries.add(_query_key(task.query))
+        self.diffs.add(signature(task.expected_diff, schema))
+        self.solutions.add(solution_signature(task.reference_solution))
+
+
+def _query_key(query: str) -> str:
+    return " ".join(query.lower().split())
+
+
 def generate(
     domain_name: str,
     count: int,
@@ -139,48 +208,66 @@ def generate(
     *,
     templates: list[Template] | None = None,
     id_prefix: str | None = None,
-    max_attempts_per_task: int = 30,
+    max_attempts_per_task: int = 40,
+    max_per_template: int = MAX_PER_TEMPLATE,
+    avoid: Iterable[Task] = (),
+    world_seed: int | None = None,
     on_task: Callable[[Task], None] | None = None,
 ) -> GenerationReport:
-    """Generate `count` tasks. Templates take turns, so every template (and capability) is covered."""
+    """Generate `count` certified tasks. Templates take turns, each up to `max_per_template` tasks.
+    `avoid`: tasks (the shipped suite) whose queries, diffs and solutions must not be repeated."""
     domain = get_domain(domain_name)
     templates = templates if templates is not None else templates_for(domain_name)
     if not templates:
         raise ValueError(f"no task templates for the {domain_name} domain")
-    world = ensure_world(domain)
+    world_seed = domain.default_seed if world_seed is None else world_seed
+    world = ensure_world(domain, world_seed)
+    world_record = {"seed": world_seed, "fingerprint": fingerprint(domain, world_seed)}
     inspect = scratch_copy(world)  # the generator's privileged view; never written
     report = GenerationReport([])
-    seen_diffs: set[str] = set()
-    seen_queries: set[str] = set()
+    seen = _Seen()
+    for task in avoid:
+        seen.add(task, domain.schema)
     prefix = id_prefix or domain_name
     try:
         while len(report.tasks) < count and report.attempts < count * max_attempts_per_task:
-            template = templates[report.attempts % len(templates)]
+            open_templates = [t for t in templates if seen.per_template[t.name] < max_per_template]
+            if not open_templates:
+                break
+            template = open_templates[report.attempts % len(open_templates)]
             rng = Random(f"{domain_name}:{seed}:{template.name}:{report.attempts}")
             report.attempts += 1
+            used_up = [i for i in range(len(template.phrasings)) if seen.skeletons[(template.name, i)] >= MAX_PER_SKELETON]
+            ctx = GenContext(domain_name, inspect, rng, used_up)
             try:
-                draft = template.draft(GenContext(domain_name, inspect, rng))
+                draft = template.draft(ctx)
+                cert = _vet(domain_name, world, template, draft, seen)
             except NoTarget:
                 report.rejected["no target"] += 1
                 continue
-            reason, diff = _vet(domain_name, draft, seen_diffs, seen_queries)
-            if reason:
-                report.rejected[reason] += 1
+            except Rejected as exc:
+                report.rejected[str(exc)] += 1
                 continue
-            assert diff is not None
-            seen_diffs.add(signature(diff, domain.schema))
-            seen_queries.add(f"{draft.actor}:{draft.query.lower()}")  # the same words from another user is another task
             task = Task(
                 id=f"{prefix}-{len(report.tasks) + 1:04d}",
                 domain=domain_name,
                 actor=draft.actor,
                 query=draft.query,
-                capabilities=[c for c in CAPABILITIES if c in template.capabilities],
-                expected_diff=diff,
-                reference_solution=draft.steps,
-                generator={"template": template.name, "seed": seed, "attempt": report.attempts - 1, "params": draft.params},
-                stats=diff_stats(diff),
+                capabilities=cert.capabilities,
+                expected_diff=cert.diff,
+                reference_solution=cert.reference,
+                generator={"template": template.name, "seed": seed, "attempt": report.attempts - 1,
+                           "phrasing": ctx.phrasing, "stated": draft.stated, "bites": cert.bites,
+                           "targets": [_jsonable(t) for t in draft.targets]},
+                stats=diff_stats(cert.diff),
+                world=dict(world_record),
+                budget=budget_for(cert.reference),
             )
+            seen.add(task, domain.schema)
+            seen.skeletons[(template.name, ctx.phrasing)] += 1
+            for target in draft.targets:
+                seen.targets[(template.name, _hashable(target))] += 1
+            seen.per_template[template.name] += 1
             report.tasks.append(task)
             if on_task:
                 on_task(task)
@@ -189,25 +276,56 @@ def generate(
     return report
 
 
-def _vet(domain_name: str, draft: Draft, seen_diffs: set[str], seen_queries: set[str]) -> tuple[str | None, Diff | None]:
-    """The rejection rules; returns (reason, None) or (None, diff)."""
-    leaks = leaked(draft.query, draft.hidden)
-    if leaks:
-        return "query leaks a hidden value", None
-    if f"{draft.actor}:{draft.query.lower()}" in seen_queries:
-        return "duplicate query", None
-    try:
-        first = run_steps(domain_name, draft.actor, draft.steps)
-    except ReferenceFailed:
-        return "reference solution refused", None
-    if len(first.diff) == 0:
-        return "no change", None
-    if len(first.diff) < MIN_CHANGED_ROWS:
-        return f"fewer than {MIN_CHANGED_ROWS} changed rows", None
+def _jsonable(value: Any) -> Any:
+    return [_jsonable(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(_hashable(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def _vet(domain_name: str, world: Path, template: Template, draft: Draft, seen: _Seen) -> Certificate:
+    """The rejection rules, cheapest first; raises Rejected with the counted reason."""
     schema = get_domain(domain_name).schema
-    if signature(first.diff, schema) in seen_diffs:
-        return "duplicate diff", None
-    again = run_steps(domain_name, draft.actor, draft.steps)
-    if not grade(first.diff, again.diff, schema).passed:
-        return "reference solution does not reproduce its diff", None
-    return None, first.diff
+    if leaked(draft.query, draft.hidden):
+        raise Rejected("query leaks a hidden value")
+    if _query_key(draft.query) in seen.queries:
+        raise Rejected("duplicate query")
+    if any(seen.targets[(template.name, _hashable(t))] >= MAX_PER_TARGET for t in draft.targets):
+        raise Rejected("target used by two tasks of this template")
+    try:
+        sql = run_steps(domain_name, draft.actor, draft.steps, world=world)
+    except ReferenceFailed:
+        raise Rejected("SQL generator's writes refused") from None
+    if len(sql.diff) == 0:
+        raise Rejected("no change")
+    if len(sql.diff) < MIN_CHANGED_ROWS:
+        raise Rejected(f"fewer than {MIN_CHANGED_ROWS} changed rows")
+    if signature(sql.diff, schema) in seen.diffs:
+        raise Rejected("duplicate diff")
+    cert = certify(template, domain_name, world, draft, sql.diff)
+    if solution_signature(cert.reference) in seen.solutions:
+        raise Rejected("duplicate reference solution")
+    try:
+        again = run_steps(domain_name, draft.actor, cert.reference, world=world)
+    except ReferenceFailed:
+        raise Rejected("public solution does not replay") from None
+    if not grade(cert.diff, again.diff, schema).passed:
+        raise Rejected("public solution does not reproduce its diff")
+    for name, diff in shortcut_diffs(domain_name, world, draft.actor, cert.reference):
+        if grade(cert.diff, diff, schema).passed:
+            raise Rejected(f"a shortcut passes: {name}")
+    return cert
+
+
+def shortcut_diffs(domain_name: str, world: Path, actor: int, reference: list[Step]) -> list[tuple[str, Diff]]:
+    """The end states of the audit's reference-based shortcuts: without the last write, and as
+    another actor."""
+    from .audit import without_last_write, wrong_actor
+
+    out = [("no_last_write", run_steps(domain_name, actor, without_last_write(domain_name, reference),
+                                       world=world, tolerant=True).diff)]
+    other = wrong_actor(domain_name, world, actor)
+    if other is not None:
+        out.append(("wrong_actor", run_steps(domain_name, other, reference, world=world, tolerant=True).diff))
+    return out

@@ -59,6 +59,8 @@ FIELDS: dict[str, tuple[str, bool, str]] = {
     "reference_solution": ("array", True, "steps {tool, args} that produce expected_diff on a fresh copy"),
     "generator": ("object", False, "how the task was made: {template, seed, ...}"),
     "stats": ("object", False, "changed rows by kind: {changed_rows, inserts, updates, deletes, tables}"),
+    "world": ("object", False, "the world the task was made on: {seed, fingerprint}; a run refuses the task on another world"),
+    "budget": ("object", False, "limits a correct solver finishes within: {max_tool_calls, max_turns}; a run uses the larger of these and its own"),
 }
 _JSON_TYPES = {"string": str, "integer": int, "array": list, "object": dict}
 
@@ -93,6 +95,8 @@ class Task:
     reference_solution: list[Step]
     generator: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
+    world: dict[str, Any] = field(default_factory=dict)   # {seed, fingerprint}; empty in older files
+    budget: dict[str, int] = field(default_factory=dict)  # {max_tool_calls, max_turns}; empty in older files
     source: str = ""  # the file it came from, for messages
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,6 +105,7 @@ class Task:
             "capabilities": self.capabilities, "expected_diff": self.expected_diff.to_list(),
             "reference_solution": [s.to_dict() for s in self.reference_solution],
             "generator": self.generator, "stats": self.stats or diff_stats(self.expected_diff),
+            **({"world": self.world} if self.world else {}), **({"budget": self.budget} if self.budget else {}),
         }
 
     def to_json(self) -> str:
@@ -239,8 +244,22 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
                 raise fail(f"stats.{name}", f"says {stats[name]} but expected_diff has {expected_stats[name]}")
     if not isinstance(data["actor"], int) or data["actor"] < 1:
         raise fail("actor", "must be a positive integer id")
+    world = dict(data.get("world") or {})
+    if world:
+        if set(world) != {"seed", "fingerprint"}:
+            raise fail("world", 'must be {"seed": <integer>, "fingerprint": <string>}')
+        if not isinstance(world["seed"], int) or isinstance(world["seed"], bool):
+            raise fail("world.seed", "must be an integer")
+        if not isinstance(world["fingerprint"], str) or not world["fingerprint"]:
+            raise fail("world.fingerprint", "must be a non-empty string")
+    budget = dict(data.get("budget") or {})
+    for name, value in budget.items():
+        if name not in ("max_tool_calls", "max_turns"):
+            raise fail(f"budget.{name}", "unknown field (max_tool_calls, max_turns)")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise fail(f"budget.{name}", "must be a positive integer")
     return Task(data["id"], domain.name, data["actor"], data["query"], list(caps), diff, steps,
-                dict(data.get("generator") or {}), dict(stats) or diff_stats(diff), source)
+                dict(data.get("generator") or {}), dict(stats) or diff_stats(diff), world, budget, source)
 
 
 def _check_references(args: Any, step: int, where: str, fail) -> None:

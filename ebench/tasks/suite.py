@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
 from collections import Counter
 from collections.abc import Iterable
@@ -11,10 +13,21 @@ from typing import Any
 from .spec import CAPABILITIES, LoadReport, Task, load_tasks
 
 SUITE_DIR = Path(__file__).resolve().parent / "data"
+TASKS_ENV = "EBENCH_TASKS"
+FIRST_SUITE_VERSION = "1"  # the suite shipped before suite versions were recorded
+
+
+def tasks_root(root: Path | None = None) -> Path:
+    """The task folder commands use: `root`, else $EBENCH_TASKS (a private split, say), else the
+    shipped suite."""
+    if root is not None:
+        return root
+    configured = os.environ.get(TASKS_ENV)
+    return Path(configured) if configured else SUITE_DIR
 
 
 def task_files(root: Path | None = None, domain: str | None = None) -> list[Path]:
-    root = root or SUITE_DIR
+    root = tasks_root(root)
     pattern = f"{domain}/*.json" if domain else "*/*.json"
     return sorted(root.glob(pattern))
 
@@ -37,27 +50,50 @@ def find_task(task_id: str, root: Path | None = None) -> Path | None:
     return None
 
 
+def suite_info(root: Path | None = None) -> dict[str, Any]:
+    """The suite's record (`suite.json`): its version, how it was generated, its recorded audit."""
+    path = tasks_root(root) / "suite.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def suite_version(root: Path | None = None) -> str | None:
+    version = suite_info(root).get("version")
+    return None if version is None else str(version)
+
+
 def _distribution(values: list[int]) -> dict[str, Any]:
     if not values:
-        return {"min": 0, "mean": 0.0, "median": 0.0, "max": 0}
-    return {"min": min(values), "mean": round(statistics.mean(values), 2), "median": statistics.median(values), "max": max(values)}
+        return {"min": 0, "mean": 0.0, "median": 0.0, "p90": 0, "max": 0}
+    ordered = sorted(values)
+    return {"min": ordered[0], "mean": round(statistics.mean(ordered), 2), "median": statistics.median(ordered),
+            "p90": ordered[int(0.9 * (len(ordered) - 1))], "max": ordered[-1]}
 
 
 def suite_stats(tasks: list[Task]) -> dict[str, Any]:
-    """Counts per domain and capability, changed rows (overall and per domain), kinds of change,
-    and the tools the reference solutions use."""
+    """Per domain: tasks, templates and tasks per template, public solution length, changed rows,
+    capability shares, kinds of change and the tools the solutions use."""
     by_domain: dict[str, list[Task]] = {}
     for task in tasks:
         by_domain.setdefault(task.domain, []).append(task)
     domains = {}
     for name, items in sorted(by_domain.items()):
         caps = Counter(c for t in items for c in t.capabilities)
+        templates = Counter(t.generator.get("template", "?") for t in items)
+        lengths = [len(t.reference_solution) for t in items]
         domains[name] = {
             "tasks": len(items),
             "capabilities": {c: {"tasks": caps[c], "share": round(caps[c] / len(items), 4)} for c in CAPABILITIES},
             "changed_rows": _distribution([len(t.expected_diff) for t in items]),
             "changes": dict(Counter(ch.op for t in items for ch in t.expected_diff)),
-            "templates": dict(sorted(Counter(t.generator.get("template", "?") for t in items).items())),
+            "templates": dict(sorted(templates.items())),
+            "tasks_per_template": _distribution(list(templates.values())),
+            "solution_length": {**_distribution(lengths),
+                                "share_40_or_more": round(sum(n >= 40 for n in lengths) / len(lengths), 4)},
+            "certified": sum(isinstance(t.generator.get("stated"), dict) for t in items),
             "tools_used": dict(Counter(s.tool for t in items for s in t.reference_solution).most_common()),
         }
     return {

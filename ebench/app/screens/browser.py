@@ -192,13 +192,13 @@ class BrowserScreen(EBenchScreen):
 
         report = load_suite(self.tasks_dir)
         errors = [str(error) for error in report.errors]
-        self.post_message(self.Loaded(report.tasks, errors, latest_attempts()))
+        self.post_message(self.Loaded(report.tasks, errors, latest_attempts(queries={t.id: t.query for t in report.tasks})))
 
     @work(thread=True, exclusive=True, group="browser-attempts")
     def _reload_attempts(self) -> None:
         from ...sessions.attempts import latest_attempts
 
-        self.post_message(self.AttemptsLoaded(latest_attempts()))
+        self.post_message(self.AttemptsLoaded(latest_attempts(queries={t.id: t.query for t in self.tasks})))
 
     def on_browser_screen_loaded(self, message: Loaded) -> None:
         self.tasks = message.tasks

@@ -1,4 +1,4 @@
-"""Worlds: a domain's built base database, one plain SQLite file per domain.
+"""Worlds: a domain's built base database, one plain SQLite file per domain and seed.
 
 A world is built on demand into the data directory, with a build fingerprint (domain version,
 seed, code hash, Faker version) stored inside it; a stale or missing world is rebuilt. It is
@@ -67,8 +67,22 @@ def fingerprint(domain: Domain, seed: int) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
-def world_path(domain: Domain) -> Path:
-    return worlds_dir() / f"{domain.name}.sqlite"
+def world_path(domain: Domain, seed: int | None = None) -> Path:
+    """Each (domain, seed) is its own file: a world built with another seed never replaces the
+    default one (`music.sqlite`, `music-seed7.sqlite`)."""
+    if seed is None or seed == domain.default_seed:
+        return worlds_dir() / f"{domain.name}.sqlite"
+    return worlds_dir() / f"{domain.name}-seed{seed}.sqlite"
+
+
+def built_seeds(domain: Domain) -> list[int]:
+    """The seeds of the worlds present in the data directory (the default one first)."""
+    seeds = [domain.default_seed] if world_path(domain).exists() else []
+    for path in sorted(worlds_dir().glob(f"{domain.name}-seed*.sqlite")):
+        tail = path.stem[len(domain.name) + len("-seed"):]
+        if tail.lstrip("-").isdigit() and int(tail) != domain.default_seed:
+            seeds.append(int(tail))
+    return seeds
 
 
 def read_meta(path: Path) -> dict[str, str]:
@@ -93,7 +107,7 @@ def build_world(
 ) -> BuildReport:
     """Build `domain`'s world from scratch into `path` (default: the data directory)."""
     seed = domain.default_seed if seed is None else seed
-    path = path or world_path(domain)
+    path = path or world_path(domain, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -132,18 +146,12 @@ def build_world(
 
 def is_current(domain: Domain, seed: int | None = None, path: Path | None = None) -> bool:
     seed = domain.default_seed if seed is None else seed
-    return read_meta(path or world_path(domain)).get("fingerprint") == fingerprint(domain, seed)
-
-
-def built_seed(domain: Domain) -> int:
-    """The seed the world file was built with, or the domain's default when there is none.
-    Commands that just need the world keep it (a `domains build --seed N` stays N)."""
-    return int(read_meta(world_path(domain)).get("seed", domain.default_seed))
+    return read_meta(path or world_path(domain, seed)).get("fingerprint") == fingerprint(domain, seed)
 
 
 def ensure_world(domain: Domain, seed: int | None = None, force: bool = False) -> Path:
-    """The path of an up-to-date world for `domain`, building it if missing or stale."""
-    path = world_path(domain)
+    """The path of an up-to-date world for (`domain`, `seed`), building it if missing or stale."""
+    path = world_path(domain, seed)
     if force or not is_current(domain, seed, path):
         build_world(domain, seed, path)
     return path

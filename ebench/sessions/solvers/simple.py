@@ -24,6 +24,8 @@ class OracleSolver:
         assert trial.task is not None
         results: list[Any] = []
         for step in trial.task.reference_solution:
+            if trial.tool_calls >= limits.max_tool_calls:  # the oracle runs under the same limits as any solver
+                return Outcome(MAX_TOOL_CALLS)
             try:
                 args = resolve_args(step.args, results)
             except (KeyError, IndexError, TypeError, ValueError) as exc:

@@ -1,41 +1,55 @@
 """Task templates of the meeting platform (Qingyun Technology's collaboration app).
 
-Each template inspects the world with SQL, picks an employee and targets, and writes the
-reference solution with the public tools. What a person would type (a meeting title, a date and
-time, a chat name, a message, a threshold) is the user's and appears in the query; what the data
-decides (which colleagues, which room, how many) does not.
+Each template has two halves (see ebench/tasks/generation.py): `draft` inspects the world with
+SQL, picks an employee and targets and writes the expected writes with the ids it found; `solve`
+reaches the same end state through the public tools from what the query states. What a person
+would type (a meeting title, a date and time, a chat name, a message, a threshold) is the user's
+and appears in the query; what the data decides (which colleagues, which room, how many) does not.
+Wording follows docs/wording.md.
 
 The world's "now" is frozen (Thursday 2026-10-15 09:30); new meetings, bookings and calendar
-entries are always placed from the next day on, so nothing is refused for starting in the past.
-Every value a tool stores from its arguments (a cancel reason, an entry's kind, a booking's
-purpose) is stated in the query, so exactly one set of changes is right.
+entries are placed from the next day on, so nothing is refused for starting in the past. Every
+value a tool stores from its arguments (a cancel reason, an entry's kind, a booking's purpose) is
+stated in the query, so exactly one set of changes is right.
+
+Every condition a query states is drawn so that it excludes someone: a "not on leave" is only
+said when a candidate is on leave (and would otherwise be written), a calendar check only when a
+candidate is busy at that time, a boundary only with a candidate exactly on it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
 from ..generation import Draft, GenContext, NoTarget, Template
+from ..public import Condition, PublicAPI, PublicSolverFailed, find_one
 from ..spec import Step
-from .common import bounded, pretty_day, ref, steps
+from .common import pretty_day, ref
 
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+NOW = "2026-10-15 09:30:00"
 FIRST_DAY = "2026-10-16"  # the day after "now": everything new starts on or after it
-LAST_DAY = "2026-11-20"
-SLOTS = (("09:00", "10:00"), ("10:00", "11:00"), ("10:30", "11:30"), ("11:00", "12:00"), ("14:00", "15:00"),
-         ("15:00", "16:00"), ("15:30", "16:30"), ("16:00", "17:00"))
-CHAT_NAMES = (
+LAST_DAY = "2026-11-13"   # the calendar's data runs to November 12
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+SLOTS = (("09:00", "10:00"), ("10:00", "11:00"), ("10:30", "11:30"), ("11:00", "12:00"), ("13:30", "14:30"),
+         ("14:00", "15:00"), ("14:00", "15:30"), ("15:00", "16:00"), ("15:30", "16:30"), ("16:00", "17:00"))
+MESSAGES = (
+    "Hi all, welcome! We will keep the follow-ups here.", "Welcome aboard, everyone!", "Invites are out, please check your calendars.",
+    "Hello team, this is our space between meetings.", "Please post action items and questions here.",
+    "Quick heads-up: some changes took effect today.", "Thanks everyone, see you at the next session!",
+)
+SOCIAL_CHAT_NAMES = (
     "Coffee Roulette", "Friday Lunch Club", "Newcomers Corner", "Badminton After Work", "Book Swap", "Hiking Crew",
     "Hot Pot Fridays", "Board Game Night", "Running Buddies", "Photography Walks", "Tea Break", "Karaoke Squad",
 )
 PROJECT_CHAT_NAMES = (
-    "Retro Follow-ups", "Core Crew", "Regulars", "Action Items", "Working Group", "Inner Circle", "Follow-up Squad",
-    "Standing Members", "Keep-in-the-loop", "Core Attendees",
+    "Retro Follow-ups", "Core Crew", "Working Group", "Action Items", "Inner Circle", "Follow-up Squad",
+    "Standing Members", "Keep-in-the-loop", "Core Attendees", "Architecture Guild", "Launch Room", "Tiger Team",
 )
 
 
-# -- helpers ---------------------------------------------------------------------------------
+# -- dates and times -------------------------------------------------------------------------
 
 
 def _day(value: str) -> datetime:
@@ -72,22 +86,70 @@ def _at(day: str, hm: str) -> str:
     return f"{day} {hm}"
 
 
-def _stored(day: str, hm: str) -> str:
+def _ts(day: str, hm: str) -> str:
     """The same moment as the database stores it (with seconds)."""
     return f"{day} {hm}:00"
 
 
-def _weekdays_between(first: str, last: str) -> list[str]:
+def _days_between(first: str, last: str) -> list[str]:
     out, current = [], _day(first)
     while current <= _day(last):
-        if current.weekday() < 5:
-            out.append(_iso(current))
+        out.append(_iso(current))
         current += timedelta(days=1)
     return out
 
 
-def _future_weekday(ctx: GenContext, earliest: str = FIRST_DAY, latest: str = "2026-11-13") -> str:
-    return ctx.choice(_weekdays_between(earliest, latest), "weekday")
+def _weekdays_between(first: str = FIRST_DAY, last: str = "2026-11-12") -> list[str]:
+    return [d for d in _days_between(first, last) if _day(d).weekday() < 5]
+
+
+def _overlaps(spans: Iterable[tuple[str, str]], start: str, end: str) -> bool:
+    return any(s < end and e > start for s, e in spans)
+
+
+# -- SQL side --------------------------------------------------------------------------------
+
+
+def _pick(ctx: GenContext, items: Iterable[Any], build: Any, what: str, tries: int = 30) -> Any:
+    """`build(item)` for the first of the items, in a random order, that makes a task (NoTarget: the next one)."""
+    pool = list(items)
+    ctx.rng.shuffle(pool)
+    for item in pool[:tries]:
+        try:
+            return build(item)
+        except NoTarget:
+            continue
+    raise NoTarget(f"no {what}")
+
+
+def _in(ids: Iterable[int]) -> str:
+    return "(" + ",".join(str(int(i)) for i in ids) + ")"
+
+
+def _subtree(ctx: GenContext, department_id: int) -> list[int]:
+    return ctx.column("WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT d.id FROM departments d JOIN sub ON d.parent_id = sub.id) "
+                      "SELECT id FROM sub ORDER BY id", department_id)
+
+
+def _heads(ctx: GenContext) -> dict[int, int]:
+    """employee id -> the department they head."""
+    return {r["employee_id"]: r["department_id"] for r in ctx.rows("SELECT employee_id, department_id FROM department_heads")}
+
+
+def _people(ctx: GenContext, department_ids: Iterable[int]) -> list[dict[str, Any]]:
+    return ctx.rows(f"SELECT id, name, title, job_family, level, status, hire_date, location_id, department_id, manager_id "
+                    f"FROM employees WHERE department_id IN {_in(department_ids)} ORDER BY id")
+
+
+def _calendars(ctx: GenContext, ids: Iterable[int], first: str = FIRST_DAY, last: str = LAST_DAY) -> dict[int, list[tuple[str, str]]]:
+    """Every calendar entry of these employees that overlaps the days first..last."""
+    out: dict[int, list[tuple[str, str]]] = {i: [] for i in ids}
+    if not out:
+        return out
+    for r in ctx.rows(f"SELECT employee_id, start_at, end_at FROM schedule_entries WHERE employee_id IN {_in(out)} "
+                      "AND start_at < ? AND end_at > ? ORDER BY start_at, id", f"{_shift(last, 1)} 00:00:00", f"{first} 00:00:00"):
+        out[r["employee_id"]].append((r["start_at"], r["end_at"]))
+    return out
 
 
 def _room_free(ctx: GenContext, room_id: int, start: str, end: str) -> bool:
@@ -95,613 +157,1083 @@ def _room_free(ctx: GenContext, room_id: int, start: str, end: str) -> bool:
                          room_id, end, start)
 
 
-def _smallest(rooms: list[dict[str, Any]]) -> dict[str, Any]:
-    """The smallest room of a list sorted by capacity, refusing a tie for smallest."""
-    if not rooms:
-        raise NoTarget("no free room")
-    if len(rooms) > 1 and rooms[0]["capacity"] == rooms[1]["capacity"]:
-        raise NoTarget("two smallest rooms")
-    return rooms[0]
+def _free_rooms(ctx: GenContext, location_id: int, start: str, end: str, min_capacity: int) -> list[dict[str, Any]]:
+    rooms = ctx.rows("SELECT r.id, r.name, r.capacity, b.name AS building FROM rooms r JOIN buildings b ON b.id = r.building_id "
+                     "WHERE b.location_id = ? AND r.is_bookable = 1 AND r.capacity >= ? ORDER BY r.capacity, r.id", location_id, min_capacity)
+    return [r for r in rooms if _room_free(ctx, r["id"], start, end)]
 
 
-def _smallest_then_name(rooms: list[dict[str, Any]]) -> dict[str, Any]:
-    """The smallest room, and among equally small ones the first by name (case-insensitive)."""
-    if not rooms:
-        raise NoTarget("no free room")
-    return min(rooms, key=lambda r: (r["capacity"], r["name"].lower(), r["id"]))
+def _location(ctx: GenContext, employee_id: int) -> int:
+    return ctx.value("SELECT location_id FROM employees WHERE id = ?", employee_id)
 
 
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+def _active(ctx: GenContext, employee_id: int) -> bool:
+    return ctx.value("SELECT status FROM employees WHERE id = ?", employee_id) == "active"
 
 
-def _words(n: int) -> str:
-    """Small numbers as a person writes them in a sentence."""
-    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
+def _two_words(names: Iterable[str]) -> bool:
+    return all(len(n.split()) == 2 for n in names)
 
 
-def _unique_names(rows: list[dict[str, Any]]) -> None:
-    names = [r["name"].lower() for r in rows]
-    if len(set(names)) != len(names):
-        raise NoTarget("two people with the same name")
+def _surname_key(name: str) -> tuple[str, str]:
+    first, last = name.split()
+    return (last.casefold(), first.casefold())
 
 
-def _subtree_ids(ctx: GenContext, department_id: int) -> list[int]:
-    return ctx.column("WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT d.id FROM departments d JOIN sub ON d.parent_id = sub.id) "
-                      "SELECT id FROM sub ORDER BY id", department_id)
+def _directory_key(person: dict[str, Any]) -> tuple[str, int]:
+    """How the directory sorts people: by full name (case-insensitive), then id."""
+    return (person["name"].casefold(), person.get("id", person.get("employee_id", 0)))
 
 
-def _in(ids: list[int]) -> str:
-    return "(" + ",".join(str(int(i)) for i in ids) + ")"
+def _chat_name(ctx: GenContext, owner: int, names: tuple[str, ...]) -> str:
+    taken = {n.casefold() for n in ctx.column("SELECT name FROM chats WHERE owner_id = ?", owner)}
+    return ctx.choice([n for n in names if n.casefold() not in taken], "free chat name")
 
 
-def _free_chat_name(ctx: GenContext, owner: int, names: tuple[str, ...]) -> str:
-    taken = {n.lower() for n in ctx.column("SELECT name FROM chats WHERE owner_id = ?", owner)}
-    return ctx.choice([n for n in names if n.lower() not in taken], "free chat name")
+def _unique_chat_for(ctx: GenContext, employee_id: int, name: str) -> bool:
+    """The chat name picks out exactly one of the employee's chats (and can be quoted: no quote in it)."""
+    return "'" not in name and ctx.value("SELECT COUNT(*) FROM chats c JOIN chat_members m ON m.chat_id = c.id AND m.employee_id = ? "
+                     "WHERE c.name = ? COLLATE NOCASE", employee_id, name) == 1
 
 
-# -- meetings: series and bulk invitations ---------------------------------------------------
+def _unique_meeting_for(ctx: GenContext, employee_id: int, title: str, day: str) -> bool:
+    return "'" not in title and ctx.value("SELECT COUNT(*) FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id AND p.employee_id = ? "
+                     "WHERE m.title = ? COLLATE NOCASE AND substr(m.start_at, 1, 10) = ?", employee_id, title, day) == 1
 
 
-class WeeklyTeamSeries(Template):
-    name = "weekly_team_series"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "aggregation_computation", "cross_step_dependency")
+def _meeting_step(title: str, day: str, start: str, end: str, required: list[int], optional: list[int] | None = None,
+                  room: int | None = None, agenda: str = "") -> Step:
+    args: dict[str, Any] = {"title": title, "start": _at(day, start), "end": _at(day, end)}
+    if required:
+        args["participant_ids"] = required
+    if optional:
+        args["optional_participant_ids"] = optional
+    if room is not None:
+        args["room_id"] = room
+    if agenda:
+        args["agenda"] = agenda
+    return Step("create_meeting", args)
+
+
+def _where(room: dict[str, Any] | None, online: str = ", online only") -> str:
+    return f" in room {room['name']} of {room['building']}" if room else online
+
+
+# -- public side ------------------------------------------------------------------------------
+
+
+def _me(api: PublicAPI) -> dict[str, Any]:
+    return api.call("get_my_profile")
+
+
+def _department(api: PublicAPI, name: str) -> dict[str, Any]:
+    """A department or team, by its exact name, from the organisation listing."""
+    return find_one(api.all_pages("list_sub_departments", recursive=True), name=name)
+
+
+def _members(api: PublicAPI, department_id: int, sub: bool = False) -> list[dict[str, Any]]:
+    return api.all_pages("list_department_members", department_id=department_id, include_sub_departments=sub)
+
+
+def _busy(api: PublicAPI, employee_id: int | None, start: str, end: str) -> bool:
+    """Whether anything on the calendar overlaps [start, end) (an entry that only touches it does not)."""
+    args: dict[str, Any] = {"start": start[:10], "end": end[:10]}
+    if employee_id is not None:
+        args["employee_id"] = employee_id
+    entries = api.all_pages("get_schedule", **args)
+    return _overlaps(((e["start_at"], e["end_at"]) for e in entries), start, end)
+
+
+def _room(api: PublicAPI, name: str, building: str) -> dict[str, Any]:
+    return find_one(api.all_pages("search_rooms", query=name), name=name, building=building)
+
+
+def _building_id(api: PublicAPI, name: str) -> int:
+    for room in api.all_pages("search_rooms", query=name):
+        if room["building"].casefold() == name.casefold():
+            return room["building_id"]
+    raise PublicSolverFailed(f"no building {name!r}")
+
+
+def _my_meeting(api: PublicAPI, title: str, day: str) -> dict[str, Any]:
+    return find_one(api.all_pages("list_my_meetings", start_from=day, start_to=day), title=title)
+
+
+def _my_chat(api: PublicAPI, name: str) -> dict[str, Any]:
+    return find_one(api.all_pages("list_my_chats", query=name), name=name)
+
+
+def _room_arg(api: PublicAPI, stated: dict[str, Any]) -> dict[str, Any]:
+    if not stated.get("room"):
+        return {}
+    return {"room_id": _room(api, stated["room"], stated["building"])["room_id"]}
+
+
+def _create_meeting(api: PublicAPI, title: str, day: str, start: str, end: str, required: list[int],
+                    optional: list[int] | None = None, **extra: Any) -> Any:
+    args: dict[str, Any] = {"title": title, "start": _at(day, start), "end": _at(day, end)}
+    if required:
+        args["participant_ids"] = required
+    if optional:
+        args["optional_participant_ids"] = optional
+    args.update(extra)
+    return api.call("create_meeting", **args)
+
+
+# -- meetings with a calendar check -----------------------------------------------------------
+
+
+class TeamMeetingFreeMembers(Template):
+    name = "team_meeting_free_members"
+    conditions = (Condition("leave", "filter"), Condition("free", "filter"))
     phrasings = (
-        "Set up a weekly '{title}' for my team: {n} meetings, every {weekday} from {first} on, {start} to {end}, with everyone else "
-        "in my team who isn't on leave as required participants. Use the same room for all of them: the smallest bookable room in "
-        "{building} that holds all of us (me included) and is free at all {n} times.",
-        "I want {n} weekly team meetings, '{title}', one each {weekday} {start}-{end}, starting {first}. Invite my "
-        "whole team (skip anyone on leave) as required. Book the smallest room in {building} that can be booked, fits everyone "
-        "including me, and is free every one of those weeks; all {n} meetings go in that room.",
-        "Please schedule {n} weekly sessions of '{title}' for my team, {start} to {end} on {weekday}s, the first on {first}. "
-        "Everyone in my team except people on leave is required. Room: in {building}, the smallest bookable one big enough for "
-        "the whole group with me, free for every session.",
+        "Set up '{title}' on {day} from {start} to {end}{where}. Invite, as required participants, every member of the {team_a} "
+        "team and of the {team_b} team who is not on leave and whose calendar has nothing overlapping that time (an entry that "
+        "ends at {start} or starts at {end} is fine).",
+        "Check the calendar of each person in the {team_a} and {team_b} teams for {day}, {start}-{end}. Those who are free for that "
+        "whole time and not on leave get a required invitation to a new meeting '{title}' then{where}.",
+        "I want to meet the {team_a} team together with the {team_b} team on {day}, {start} to {end}{where}; call it '{title}'. Skip "
+        "colleagues on leave and anyone whose calendar already has something overlapping those hours (merely touching them is "
+        "fine), and invite everyone else in the two teams as required participants.",
     )
-    titles = ("{team} weekly sync", "{team} planning", "{team} team meeting", "{team} weekly check-in")
+    titles = ("{a} and {b} sync", "Joint planning: {a} and {b}", "{a} x {b} design review", "{a} and {b} interface review")
 
     def draft(self, ctx: GenContext) -> Draft:
-        team = ctx.choice(ctx.rows(
-            "SELECT d.id, d.name, d.location_id, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind = 'team' ORDER BY d.id"), "team")
-        members = ctx.column("SELECT id FROM employees WHERE department_id = ? AND status = 'active' ORDER BY id", team["id"])
-        actor = team["head"] if ctx.rng.random() < 0.6 else ctx.choice(members, "member")
-        if actor not in members:
-            raise NoTarget("actor on leave")
-        invitees = [m for m in members if m != actor]
-        bounded(invitees, 5, 60, "team members")
-        need = len(invitees) + 1
-        city = ctx.value("SELECT location_id FROM employees WHERE id = ?", actor)
-        building = ctx.choice(ctx.rows(
-            "SELECT b.id, b.name FROM buildings b WHERE b.location_id = ? AND EXISTS (SELECT 1 FROM rooms r WHERE r.building_id = b.id "
-            "AND r.is_bookable = 1 AND r.capacity >= ?) ORDER BY b.id", city, need), "building")
-        n = ctx.rng.choice([3, 4, 5, 6, 8])
-        first = _future_weekday(ctx, "2026-10-19", "2026-10-30")
-        dates = [_shift(first, 7 * i) for i in range(n)]
+        pairs = ctx.rows(
+            "SELECT a.id AS a_id, a.name AS a_name, b.id AS b_id, b.name AS b_name, a.parent_id, h.employee_id AS head "
+            "FROM departments a JOIN departments b ON b.parent_id = a.parent_id AND b.id > a.id "
+            "JOIN department_heads h ON h.department_id = a.parent_id WHERE a.kind = 'team' ORDER BY a.id, b.id")
+        return _pick(ctx, pairs, lambda pair: self._draft(ctx, pair), "pair of teams")
+
+    def _draft(self, ctx: GenContext, pair: dict[str, Any]) -> Draft:
+        actor = pair["head"]
+        members = _people(ctx, [pair["a_id"], pair["b_id"]])
+        if not any(m["status"] == "on_leave" for m in members):
+            raise NoTarget("nobody on leave")
+        cal = _calendars(ctx, [m["id"] for m in members])
+        options = []
+        for day in _weekdays_between():
+            for start, end in SLOTS:
+                s, e = _ts(day, start), _ts(day, end)
+                busy = {m["id"] for m in members if _overlaps(cal[m["id"]], s, e)}
+                invite = [m["id"] for m in members if m["status"] == "active" and m["id"] not in busy]
+                if (any(m["status"] == "active" and m["id"] in busy for m in members)
+                        and any(m["status"] == "on_leave" and m["id"] not in busy for m in members)):
+                    options.append((day, start, end, invite))
+        day, start, end, invite = ctx.choice(options, "slot")
+        room = None
+        if ctx.rng.random() < 0.5:
+            rooms = _free_rooms(ctx, _location(ctx, actor), _ts(day, start), _ts(day, end), len(invite) + 1)
+            room = rooms[0] if rooms else None
+        title = ctx.rng.choice(self.titles).format(a=pair["a_name"], b=pair["b_name"])
+        a, b = (pair["a_name"], pair["b_name"]) if ctx.rng.random() < 0.5 else (pair["b_name"], pair["a_name"])
+        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, team_a=a, team_b=b, where=_where(room))
+        return Draft(actor, query, [_meeting_step(title, day, start, end, invite, room=room["id"] if room else None)],
+                     stated={"title": title, "teams": [a, b], "day": day, "start": start, "end": end,
+                             "room": room["name"] if room else None, "building": room["building"] if room else None},
+                     hidden=[len(invite)], targets=(("team", pair["a_id"]), ("team", pair["b_id"])))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _me(api)["employee_id"]
+        start, end = _ts(stated["day"], stated["start"]), _ts(stated["day"], stated["end"])
+        invite = []
+        for name in stated["teams"]:
+            team = _department(api, name)
+            for person in _members(api, team["department_id"]):
+                if person["employee_id"] == me or not api.keep("leave", person["status"] != "on_leave"):
+                    continue
+                if api.keep("free", not _busy(api, person["employee_id"], start, end)):
+                    invite.append(person["employee_id"])
+        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], invite, **_room_arg(api, stated))
+
+
+class DepartmentFreeMeeting(Template):
+    name = "department_free_meeting"
+    conditions = (Condition("leave", "filter"), Condition("free", "filter"), Condition("leads", "filter"))
+    phrasings = (
+        "Schedule an online meeting '{title}' on {day} from {start} to {end} for the {dept} department. Go through everyone in it "
+        "and in its teams: leave out people on leave and people whose calendar has anything overlapping that time, and invite the "
+        "rest - the team leads as required participants, everyone else as optional.",
+        "For '{title}' ({day}, {start}-{end}, online) I want every colleague in the {dept} department, its teams included, who is "
+        "free then according to their calendar and is not on leave. The leads of its teams are required; all other invitees optional.",
+        "Invite the {dept} department (all of its teams too) to an online '{title}' on {day}, {start} to {end}: check each person's "
+        "calendar and skip anyone busy at some point of that time or on leave. Make the team leads required participants and the "
+        "others optional.",
+    )
+    titles = ("{dept} town hall", "{dept} planning day", "{dept} quarterly review", "{dept} demo hour")
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+            "WHERE d.kind = 'department' ORDER BY d.id"), lambda dept: self._draft(ctx, dept), "department")
+
+    def _draft(self, ctx: GenContext, dept: Any) -> Draft:
+        actor = dept["head"]
+        units = _subtree(ctx, dept["id"])
+        leads = {e for e, d in _heads(ctx).items() if d in units and d != dept["id"]}
+        people = [p for p in _people(ctx, units) if p["id"] != actor]
+        if not any(p["status"] == "on_leave" for p in people) or len(people) < 40:
+            raise NoTarget("nobody on leave, or a small department")
+        cal = _calendars(ctx, [p["id"] for p in people])
+        options = []
+        for day in _weekdays_between():
+            for start, end in SLOTS:
+                s, e = _ts(day, start), _ts(day, end)
+                busy = {p["id"] for p in people if _overlaps(cal[p["id"]], s, e)}
+                free = [p["id"] for p in people if p["status"] == "active" and p["id"] not in busy]
+                required = [i for i in free if i in leads]
+                if (required and len(required) < len(free) and any(p["status"] == "active" and p["id"] in busy for p in people)
+                        and any(p["status"] == "on_leave" and p["id"] not in busy for p in people)):
+                    options.append((day, start, end, required, [i for i in free if i not in leads]))
+        day, start, end, required, optional = ctx.choice(options, "slot")
+        title = ctx.rng.choice(self.titles).format(dept=dept["name"])
+        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, dept=dept["name"])
+        return Draft(actor, query, [_meeting_step(title, day, start, end, required, optional)],
+                     stated={"title": title, "dept": dept["name"], "day": day, "start": start, "end": end},
+                     hidden=[len(required) + len(optional)], targets=(("department", dept["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        dept = _department(api, stated["dept"])
+        me = _me(api)["employee_id"]
+        start, end = _ts(stated["day"], stated["start"]), _ts(stated["day"], stated["end"])
+        required: list[int] = []
+        optional: list[int] = []
+        for person in _members(api, dept["department_id"], sub=True):
+            if person["employee_id"] == me or not api.keep("leave", person["status"] != "on_leave"):
+                continue
+            if not api.keep("free", not _busy(api, person["employee_id"], start, end)):
+                continue
+            lead = person["is_department_head"] and person["department_id"] != dept["department_id"]
+            (required if api.keep("leads", lead) else optional).append(person["employee_id"])
+        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], required, optional)
+
+
+class TeamReviews(Template):
+    name = "team_reviews_back_to_back"
+    conditions = (Condition("leave", "filter"), Condition("free", "filter"), Condition("alphabetical", "ordering"))
+    phrasings = (
+        "On {day}, hold a one-hour '<team name> {kind}' for each team of the {dept} department, back to back from {start}, taking "
+        "the teams in alphabetical order of their names. Invite to each, as required, the members of that team who are not on "
+        "leave and whose calendar is free during that team's hour. All of them online.",
+        "Plan {kind}s for the {dept} department's teams on {day}: one hour per team, one after another starting at {start}, teams "
+        "sorted A to Z by name. Each meeting is titled '<team name> {kind}' and is online; invite the team's members as required, "
+        "except those on leave and those with something on their calendar during that hour.",
+        "Starting at {start} on {day}, give every team in {dept} an hour-long online meeting titled '<team name> {kind}', in "
+        "alphabetical order of team name. For each, check its members' calendars for that hour and invite the free ones who are "
+        "not on leave, as required participants.",
+    )
+    kinds = ("quarterly review", "roadmap review", "health check", "OKR review", "retrospective")
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+            "WHERE d.kind = 'department' AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 3 ORDER BY d.id"),
+            lambda dept: self._draft(ctx, dept), "department")
+
+    def _draft(self, ctx: GenContext, dept: Any) -> Draft:
+        teams = ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? ORDER BY id", dept["id"])
+        ordered = sorted(teams, key=lambda t: (t["name"].casefold(), t["id"]))
+        if ordered == teams:
+            raise NoTarget("alphabetical order is the listing order")
+        members = {t["id"]: _people(ctx, [t["id"]]) for t in teams}
+        cal = _calendars(ctx, [p["id"] for t in teams for p in members[t["id"]]])
+        options = []
+        for day in _weekdays_between():
+            for first in ("09:00", "10:00", "13:00", "14:00"):
+                if _minutes(first) + 60 * len(teams) > 18 * 60:
+                    continue
+                plan, busy_active, free_on_leave = [], False, False
+                for i, team in enumerate(ordered):
+                    s, e = _ts(day, _hm(_minutes(first) + 60 * i)), _ts(day, _hm(_minutes(first) + 60 * (i + 1)))
+                    busy = {p["id"] for p in members[team["id"]] if _overlaps(cal[p["id"]], s, e)}
+                    busy_active |= any(p["status"] == "active" and p["id"] in busy for p in members[team["id"]])
+                    free_on_leave |= any(p["status"] == "on_leave" and p["id"] not in busy for p in members[team["id"]])
+                    plan.append([p["id"] for p in members[team["id"]] if p["status"] == "active" and p["id"] not in busy])
+                if busy_active and free_on_leave and all(len(p) >= 2 for p in plan):
+                    options.append((day, first, plan))
+        day, first, plan = ctx.choice(options, "day")
+        kind = ctx.rng.choice(self.kinds)
+        steps = [_meeting_step(f"{team['name']} {kind}", day, _hm(_minutes(first) + 60 * i), _hm(_minutes(first) + 60 * (i + 1)), plan[i])
+                 for i, team in enumerate(ordered)]
+        query = self.phrase(ctx, day=_nice(day), kind=kind, start=first, dept=dept["name"])
+        return Draft(dept["head"], query, steps, stated={"dept": dept["name"], "day": day, "start": first, "kind": kind},
+                     hidden=[len(teams)], targets=(("department", dept["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        dept = _department(api, stated["dept"])
+        teams = api.all_pages("list_sub_departments", department_id=dept["department_id"])
+        me = _me(api)["employee_id"]
+        first = _minutes(stated["start"])
+        for i, team in enumerate(api.order("alphabetical", teams, key=lambda t: t["name"].casefold())):
+            start, end = _hm(first + 60 * i), _hm(first + 60 * (i + 1))
+            invite = []
+            for person in _members(api, team["department_id"]):
+                if person["employee_id"] == me or not api.keep("leave", person["status"] != "on_leave"):
+                    continue
+                if api.keep("free", not _busy(api, person["employee_id"], _ts(stated["day"], start), _ts(stated["day"], end))):
+                    invite.append(person["employee_id"])
+            _create_meeting(api, f"{team['name']} {stated['kind']}", stated["day"], start, end, invite)
+
+
+class CommonFreeSlot(Template):
+    name = "common_free_slot"
+    conditions = (Condition("leave", "filter"), Condition("free", "filter"), Condition("earliest", "ranking"))
+    phrasings = (
+        "Find the earliest time on {day} when a one-hour meeting fits into the calendars of me and everyone in my department "
+        "(its teams included) who is not on leave - starting on the hour or half hour, no earlier than 09:00 and ending by 18:00 - "
+        "and schedule '{title}' then, online, with all those colleagues as required participants.",
+        "Schedule '{title}' (one hour, online) on {day} at the first slot that suits everybody: me plus every member of my "
+        "department and of its teams, except anyone on leave. Candidate starts are 09:00, 09:30, 10:00 and so on up to 17:00; a "
+        "slot suits someone when nothing on their calendar overlaps it.",
+        "Check the calendars for {day} of everyone in my department and its teams (leaving out colleagues on leave) and mine, and "
+        "book '{title}' as an online one-hour meeting at the earliest half-hour start between 09:00 and 17:00 where nobody has a "
+        "clash. Invite all of them as required.",
+    )
+    titles = ("Department sync", "All-hands prep", "Planning session", "Incident review", "Budget walkthrough")
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+            "WHERE d.kind = 'department' ORDER BY d.id"), lambda dept: self._draft(ctx, dept), "department")
+
+    def _draft(self, ctx: GenContext, dept: Any) -> Draft:
+        actor = dept["head"]
+        people = _people(ctx, _subtree(ctx, dept["id"]))
+        if not any(p["status"] == "on_leave" for p in people) or len(people) < 40:
+            raise NoTarget("nobody on leave, or a small department")
+        cal = _calendars(ctx, [p["id"] for p in people])
+        active = [p["id"] for p in people if p["status"] == "active"]
+        options = []
+        for day in _weekdays_between():
+            starts = [_hm(m) for m in range(9 * 60, 17 * 60 + 1, 30)]
+            free = [s for s in starts if not any(_overlaps(cal[i], _ts(day, s), _ts(day, _hm(_minutes(s) + 60))) for i in active)]
+            if len(free) >= 2 and free[0] != "09:00":
+                options.append((day, free[0]))
+        day, start = ctx.choice(options, "day")
+        invite = [i for i in active if i != actor]
+        if len(invite) > 150:
+            raise NoTarget("too many people")
+        title = ctx.rng.choice(self.titles)
+        query = self.phrase(ctx, day=_nice(day), title=title)
+        end = _hm(_minutes(start) + 60)
+        return Draft(actor, query, [_meeting_step(title, day, start, end, invite)], stated={"day": day, "title": title},
+                     hidden=[len(invite)], targets=(("department", dept["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _me(api)
+        day = stated["day"]
+        people = [p for p in _members(api, me["heads_department_id"], sub=True)
+                  if p["employee_id"] == me["employee_id"] or api.keep("leave", p["status"] != "on_leave")]
+        calendars = [api.all_pages("get_schedule", employee_id=p["employee_id"], start=day, end=day) for p in people]
+        spans = [(e["start_at"], e["end_at"]) for entries in calendars for e in entries]
+        starts = [_hm(m) for m in range(9 * 60, 17 * 60 + 1, 30)]
+        free = [s for s in starts if api.keep("free", not _overlaps(spans, _ts(day, s), _ts(day, _hm(_minutes(s) + 60))))]
+        invite = [p["employee_id"] for p in people if p["employee_id"] != me["employee_id"]]
+        for start in api.top("earliest", free, 1, lambda s: s):
+            _create_meeting(api, stated["title"], day, start, _hm(_minutes(start) + 60), invite)
+class DivisionAllHands(Template):
+    name = "division_all_hands"
+    conditions = (Condition("leave", "filter"), Condition("heads", "filter"))
+    phrasings = (
+        "Schedule an online meeting '{title}' on {day} from {start} to {end} for everyone in {scope}, every department and team "
+        "under it included, except colleagues on leave. The heads of the departments and teams under {scope} are required "
+        "participants; everyone else is optional.",
+        "I'm running '{title}' online on {day}, {start}-{end}. Invite the whole of {scope} at every level below it, but not people "
+        "who are on leave: heads of the units below {scope} as required, all others as optional.",
+        "Everyone in {scope} and its sub-units who is not on leave should get an invitation to '{title}' ({day}, {start} to {end}, "
+        "online only). Make it required for those who head a department or team under {scope}, optional for the rest.",
+    )
+    titles = ("{name} all-hands", "{name} quarterly town hall", "{name} kick-off", "{name} strategy update")
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, d.kind, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+            "WHERE d.kind = 'division' ORDER BY d.id"), lambda scope: self._draft(ctx, scope), "division")
+
+    def _draft(self, ctx: GenContext, scope: dict[str, Any]) -> Draft:
+        actor = scope["head"]
+        units = _subtree(ctx, scope["id"])
+        heads = {e for e, d in _heads(ctx).items() if d in units and d != scope["id"]}
+        people = [p for p in _people(ctx, units) if p["id"] != actor]
+        if not any(p["status"] == "on_leave" for p in people) or not 150 <= len(people) <= 290:
+            raise NoTarget("nobody on leave, or not a large division")  # the big meetings of the suite
+        required = [p["id"] for p in people if p["status"] == "active" and p["id"] in heads]
+        optional = [p["id"] for p in people if p["status"] == "active" and p["id"] not in heads]
+        day = ctx.choice(_weekdays_between())
         start, end = ctx.rng.choice(SLOTS)
-        rooms = ctx.rows("SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND capacity >= ? "
-                         "ORDER BY capacity, name, id", building["id"], need)
-        free = [r for r in rooms if all(_room_free(ctx, r["id"], _stored(d, start), _stored(d, end)) for d in dates)]
-        room = _smallest(free)
-        title = ctx.rng.choice(self.titles).format(team=team["name"])
-        query = self.phrase(ctx, title=title, n=n, weekday=_weekday(first), first=pretty_day(first), start=start, end=end,
-                            building=building["name"])
-        plan = [Step("create_meeting", {"title": title, "start": _at(d, start), "end": _at(d, end), "participant_ids": invitees,
-                                        "room_id": room["id"]}) for d in dates]
-        return Draft(actor, query, plan, hidden=[room["name"], len(invitees)],
-                     params={"team_id": team["id"], "room_id": room["id"], "dates": dates})
+        title = ctx.rng.choice(self.titles).format(name=scope["name"])
+        scope_text = f"the {scope['name']} {scope['kind']}"
+        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, scope=scope_text)
+        return Draft(actor, query, [_meeting_step(title, day, start, end, required, optional)],
+                     stated={"title": title, "scope": scope["name"], "day": day, "start": start, "end": end},
+                     hidden=[len(required) + len(optional)], targets=(("department", scope["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        scope = _department(api, stated["scope"])
+        me = _me(api)["employee_id"]
+        required: list[int] = []
+        optional: list[int] = []
+        for person in _members(api, scope["department_id"], sub=True):
+            if person["employee_id"] == me or not api.keep("leave", person["status"] != "on_leave"):
+                continue
+            head_below = person["is_department_head"] and person["department_id"] != scope["department_id"]
+            (required if api.keep("heads", head_below) else optional).append(person["employee_id"])
+        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], required, optional)
 
 
 class OneOnOnes(Template):
     name = "one_on_ones"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "cross_step_dependency")
+    conditions = (Condition("leave", "filter"), Condition("level", "boundary"), Condition("surname", "ordering"))
     phrasings = (
-        "Set up 1:1s with each of my direct reports on {day}: {minutes} minutes each, back to back from {start}, in alphabetical "
-        "order of their names. Title each one '1:1 ' followed by the person's full name. Skip anyone who is on leave. {where}",
-        "I'd like a round of one-on-ones on {day}. Every direct report of mine who isn't on leave gets a {minutes}-minute slot, "
-        "one right after the other starting at {start}, ordered by name (A to Z). Call each meeting '1:1 <their full name>'. {where}",
+        "Set up 30-minute 1:1s on {day} with each of my direct reports at level {level} or above (level {level} included) who is not "
+        "on leave: back to back from {start}, in order of surname (same surname: by first name), each titled '1:1 ' followed by "
+        "the person's full name{where}.",
+        "I'd like a round of one-on-ones on {day} starting at {start}. Take my direct reports who are level {level} or higher and "
+        "not on leave, sort them by surname (then first name), and give each a 30-minute slot in that order, one right after the "
+        "other. Title each '1:1 <full name>'{where}.",
+        "Book back-to-back 1:1 meetings for {day}, 30 minutes each, the first at {start}{where}. Who: every direct report of mine at "
+        "level {level} and up, except anyone on leave. Order: alphabetical by surname, ties by first name. Name each meeting "
+        "'1:1 <their full name>'.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        actor = ctx.choice(ctx.column(
-            "SELECT h.employee_id FROM department_heads h JOIN employees e ON e.id = h.employee_id WHERE e.status = 'active' "
-            "AND (SELECT COUNT(*) FROM employees r WHERE r.manager_id = h.employee_id AND r.status = 'active') BETWEEN 4 AND 24 "
-            "ORDER BY h.employee_id"), "manager")
-        reports = ctx.rows("SELECT id, name FROM employees WHERE manager_id = ? AND status = 'active' ORDER BY name COLLATE NOCASE, id", actor)
-        _unique_names(reports)
-        minutes = 30 if len(reports) <= 12 else 20
-        first = _minutes(ctx.rng.choice(["09:00", "09:30", "10:00"]) if len(reports) * minutes > 240
-                         else ctx.rng.choice(["09:00", "10:00", "13:30", "14:00"]))
-        day = _future_weekday(ctx)
-        span_start, span_end = _stored(day, _hm(first)), _stored(day, _hm(first + minutes * len(reports)))
+        return _pick(ctx, ctx.column(
+            "SELECT h.employee_id FROM department_heads h JOIN departments d ON d.id = h.department_id JOIN employees e "
+            "ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"),
+            lambda lead: self._draft(ctx, lead), "team lead")
+
+    def _draft(self, ctx: GenContext, lead: int) -> Draft:
+        reports = ctx.rows("SELECT id, name, level, status FROM employees WHERE manager_id = ? ORDER BY id", lead)
+        active = [r for r in reports if r["status"] == "active"]
+        options = []
+        for level in sorted({r["level"] for r in active}):
+            chosen = [r for r in active if r["level"] >= level]
+            if not (any(r["level"] < level for r in active) and 3 <= len(chosen) <= 10
+                    and any(r["status"] == "on_leave" and r["level"] >= level for r in reports) and _two_words(r["name"] for r in chosen)):
+                continue
+            by_surname = sorted(chosen, key=lambda r: _surname_key(r["name"]))
+            if by_surname != sorted(chosen, key=_directory_key) and len({_surname_key(r["name"]) for r in chosen}) == len(chosen):
+                options.append((level, by_surname))
+        level, ordered = ctx.choice(options, "level")
+        day = ctx.choice(_weekdays_between())
+        first = ctx.rng.choice([s for s in ("09:00", "09:30", "10:00", "13:30", "14:00") if _minutes(s) + 30 * len(ordered) <= 18 * 60])
+        span = (_ts(day, first), _ts(day, _hm(_minutes(first) + 30 * len(ordered))))
         room = None
-        if ctx.rng.random() < 0.7:
-            city = ctx.value("SELECT location_id FROM employees WHERE id = ?", actor)
-            candidates = [r for r in ctx.rows(
-                "SELECT r.id, r.name, b.name AS building FROM rooms r JOIN buildings b ON b.id = r.building_id WHERE b.location_id = ? "
-                "AND r.is_bookable = 1 AND r.capacity <= 6 ORDER BY r.id", city) if _room_free(ctx, r["id"], span_start, span_end)]
-            room = ctx.choice(candidates, "free small room")
-        where = (f"Hold them all in room {room['name']} in {room['building']}." if room
-                 else "They're online only, no room.")
-        query = self.phrase(ctx, day=_nice(day), minutes=minutes, start=_hm(first), where=where)
-        plan = []
-        for i, person in enumerate(reports):
-            args: dict[str, Any] = {"title": f"1:1 {person['name']}", "start": _at(day, _hm(first + i * minutes)),
-                                    "end": _at(day, _hm(first + (i + 1) * minutes)), "participant_ids": [person["id"]]}
-            if room:
-                args["room_id"] = room["id"]
-            plan.append(Step("create_meeting", args))
-        return Draft(actor, query, plan, hidden=[len(reports)], params={"day": day, "room_id": room["id"] if room else None})
+        if ctx.rng.random() < 0.5:
+            room = ctx.choice([r for r in _free_rooms(ctx, _location(ctx, lead), *span, 2) if r["capacity"] <= 6][:5], "small room")
+        steps = [_meeting_step(f"1:1 {r['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [r["id"]],
+                               room=room["id"] if room else None) for i, r in enumerate(ordered)]
+        where = f", all in room {room['name']} of {room['building']}" if room else ", online only"
+        query = self.phrase(ctx, day=_nice(day), level=level, start=first, where=where)
+        return Draft(lead, query, steps, stated={"day": day, "level": level, "start": first, "room": room["name"] if room else None,
+                                                 "building": room["building"] if room else None},
+                     targets=(("lead", lead),))
 
-
-class DepartmentAllHands(Template):
-    name = "department_all_hands"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "cross_entity_cascade")
-    phrasings = (
-        "Schedule an online meeting '{title}' on {day} from {start} to {end} for everyone in {scope} and every department and team "
-        "under it, except people on leave. The heads of the departments and teams under {scope} are required participants; "
-        "everyone else is optional. No room, it's online only.",
-        "I'm running '{title}' online on {day}, {start}-{end}. Invite the whole of {scope}, all levels below it included, but not "
-        "colleagues who are on leave. Make the heads of the units below {scope} required and all the others optional.",
-    )
-
-    def draft(self, ctx: GenContext) -> Draft:
-        scope = ctx.choice(ctx.rows(
-            "SELECT d.id, d.name, d.kind, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "JOIN employees e ON e.id = h.employee_id WHERE d.kind IN ('division', 'department') AND e.status = 'active' "
-            "AND EXISTS (SELECT 1 FROM departments c WHERE c.parent_id = d.id) ORDER BY d.id"), "division or department")
-        actor = scope["head"]
-        below = [d for d in _subtree_ids(ctx, scope["id"]) if d != scope["id"]]
-        people = ctx.column(f"SELECT id FROM employees WHERE department_id IN {_in([scope['id'], *below])} AND status = 'active' "
-                            "AND id != ? ORDER BY id", actor)
-        heads = set(ctx.column(f"SELECT employee_id FROM department_heads WHERE department_id IN {_in(below)}"))
-        required = [p for p in people if p in heads]
-        optional = [p for p in people if p not in heads]
-        bounded(people, 10, 290, "people")
-        if not required or not optional:
-            raise NoTarget("no heads below")
-        day = _future_weekday(ctx)
-        start, end = ctx.rng.choice(SLOTS)
-        title = ctx.rng.choice(["{s} all-hands", "{s} quarterly town hall", "{s} kick-off", "{s} strategy update"]).format(s=scope["name"])
-        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, scope=scope["name"])
-        plan = [Step("create_meeting", {"title": title, "start": _at(day, start), "end": _at(day, end), "participant_ids": required,
-                                        "optional_participant_ids": optional})]
-        return Draft(actor, query, plan, hidden=[len(people), len(required)], params={"department_id": scope["id"], "day": day})
-
-
-class TeamReviewsBackToBack(Template):
-    name = "team_reviews_back_to_back"
-    capabilities = ("complete_data_acquisition", "cross_entity_cascade", "cross_step_dependency")
-    phrasings = (
-        "On {day}, hold a one-hour '<team name> {kind}' for each team in my department, back to back from {start}, teams in "
-        "alphabetical order. Each one is online and has everyone in that team who isn't on leave as required participants.",
-        "I need {a_kind} with every team of my department on {day}: one hour per team, one after the other starting at {start}, "
-        "going through the teams alphabetically by name. Title each '<team name> {kind}', invite the team's members (not those "
-        "on leave) as required, online only.",
-    )
-
-    def draft(self, ctx: GenContext) -> Draft:
-        dept = ctx.choice(ctx.rows(
-            "SELECT d.id, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "JOIN employees e ON e.id = h.employee_id WHERE d.kind = 'department' AND e.status = 'active' "
-            "AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 2 ORDER BY d.id"), "department")
-        teams = ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? ORDER BY name COLLATE NOCASE, id", dept["id"])
-        kind = ctx.rng.choice(["quarterly review", "OKR review", "roadmap review", "health check"])
-        start = _minutes(ctx.rng.choice(["09:00", "10:00", "13:00", "14:00"]))
-        day = _future_weekday(ctx)
-        plan, total = [], 0
-        for i, team in enumerate(teams):
-            members = ctx.column("SELECT id FROM employees WHERE department_id = ? AND status = 'active' ORDER BY id", team["id"])
-            total += len(members)
-            plan.append(Step("create_meeting", {"title": f"{team['name']} {kind}", "start": _at(day, _hm(start + 60 * i)),
-                                                "end": _at(day, _hm(start + 60 * (i + 1))), "participant_ids": members}))
-        a_kind = ("an " if kind[0] in "AEIOU" else "a ") + kind
-        query = self.phrase(ctx, day=_nice(day), kind=kind, a_kind=a_kind, start=_hm(start))
-        return Draft(dept["head"], query, plan, hidden=[len(teams), total], params={"department_id": dept["id"], "day": day})
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _me(api)["employee_id"]
+        reports = [r for r in api.all_pages("search_employees", manager_id=me)
+                   if api.keep("leave", r["status"] != "on_leave") and api.compare("level", r["level"], ">=", stated["level"])]
+        room = _room_arg(api, stated)
+        first = _minutes(stated["start"])
+        for i, person in enumerate(api.order("surname", reports, key=lambda r: _surname_key(r["name"]))):
+            _create_meeting(api, f"1:1 {person['name']}", stated["day"], _hm(first + 30 * i), _hm(first + 30 * (i + 1)),
+                            [person["employee_id"]], **room)
 
 
 class InviteTeamToMeeting(Template):
     name = "invite_team_to_meeting"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "cross_entity_cascade")
+    conditions = (Condition("declined", "filter"), Condition("leave", "filter"))
     phrasings = (
-        "For my meeting '{title}' on {day}: {remove}invite everyone in the {team} team who isn't on it yet as optional "
-        "participants (skip anyone on leave).",
-        "I want the {team} team at '{title}' ({day}). {remove_cap} all of its members who aren't invited yet, as optional, "
-        "leaving out people on leave.",
+        "For my meeting '{title}' on {day}: take off everyone who declined it, then invite as optional participants all members "
+        "of the {team} team who are not invited yet and are not on leave.",
+        "Tidy up '{title}' ({day}), which I organise. First remove the participants who declined. Then add the {team} team as "
+        "optional participants - everyone in it not already invited, except people on leave.",
+        "I want the {team} team at my '{title}' meeting on {day} as optional attendees (leave out colleagues on leave and those "
+        "already invited). Before that, remove from the meeting every participant whose answer is 'declined'.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        meeting = ctx.choice(ctx.rows(
-            "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? "
-            "AND (SELECT COUNT(*) FROM meetings x WHERE x.organizer_id = m.organizer_id AND x.title = m.title "
-            "     AND substr(x.start_at, 1, 10) = substr(m.start_at, 1, 10)) = 1 "
-            "AND (m.room_id IS NULL OR (SELECT capacity FROM rooms r WHERE r.id = m.room_id) - (SELECT COUNT(*) FROM meeting_participants p "
-            "     WHERE p.meeting_id = m.id AND p.response != 'declined') >= 3) ORDER BY m.id", f"{FIRST_DAY} 00:00:00"), "meeting")
-        actor = meeting["organizer_id"]
-        own_team = ctx.value("SELECT department_id FROM employees WHERE id = ?", actor)
-        invited = set(ctx.column("SELECT employee_id FROM meeting_participants WHERE meeting_id = ?", meeting["id"]))
-        declined = ctx.column("SELECT employee_id FROM meeting_participants WHERE meeting_id = ? AND response = 'declined' "
-                              "AND role != 'organiser' ORDER BY employee_id", meeting["id"])
+        return _pick(ctx, ctx.rows(
+            "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND EXISTS (SELECT 1 FROM meeting_participants p "
+            "WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id", _ts(FIRST_DAY, "00:00")),
+            lambda meeting: self._draft(ctx, meeting), "meeting")
+
+    def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
+        actor, day = meeting["organizer_id"], meeting["start_at"][:10]
+        if not _unique_meeting_for(ctx, actor, meeting["title"], day):
+            raise NoTarget("title not unique that day")
+        parts = ctx.rows("SELECT employee_id, response FROM meeting_participants WHERE meeting_id = ? ORDER BY employee_id", meeting["id"])
+        invited = {p["employee_id"] for p in parts}
+        declined = [p["employee_id"] for p in parts if p["response"] == "declined"]
         room_left = None
         if meeting["room_id"] is not None:
-            capacity = ctx.value("SELECT capacity FROM rooms WHERE id = ?", meeting["room_id"])
-            room_left = capacity - ctx.value("SELECT COUNT(*) FROM meeting_participants WHERE meeting_id = ? AND response != 'declined'",
-                                             meeting["id"])
+            room_left = ctx.value("SELECT capacity FROM rooms WHERE id = ?", meeting["room_id"]) - sum(p["response"] != "declined" for p in parts)
         options = []
         for team in ctx.rows("SELECT id, name FROM departments WHERE kind = 'team' ORDER BY id"):
-            members = ctx.column("SELECT id FROM employees WHERE department_id = ? AND status = 'active' ORDER BY id", team["id"])
-            if set(declined) & set(members):
-                continue  # "not on it yet" would be ambiguous for a decliner just taken off
-            new = [m for m in members if m not in invited and m != actor]
-            if 3 <= len(new) <= 40 and (room_left is None or len(new) <= room_left):
+            members = _people(ctx, [team["id"]])
+            if set(declined) & {m["id"] for m in members}:
+                continue  # "not invited yet" would be ambiguous for a decliner just taken off
+            new = [m["id"] for m in members if m["status"] == "active" and m["id"] not in invited and m["id"] != actor]
+            if (3 <= len(new) <= 25 and (room_left is None or len(new) <= room_left)
+                    and any(m["status"] == "on_leave" and m["id"] not in invited for m in members)):
                 options.append((team, new))
-        own = [o for o in options if o[0]["id"] == own_team]
-        team, new = own[0] if own and ctx.rng.random() < 0.4 else ctx.choice(options, "team that fits")
-        remove = "take off everyone who declined, then " if declined else ""
-        remove_cap = "Take off everyone who declined it, then add" if declined else "Add"
-        query = self.phrase(ctx, title=meeting["title"], day=_nice(meeting["start_at"]), team=team["name"], remove=remove,
-                            remove_cap=remove_cap)
-        plan = steps([Step("remove_participant", {"meeting_id": meeting["id"], "employee_id": e}) for e in declined],
-                     Step("invite_participants", {"meeting_id": meeting["id"], "employee_ids": new, "role": "optional"}))
-        return Draft(actor, query, plan, hidden=[len(new), len(declined)], params={"meeting_id": meeting["id"], "team_id": team["id"]})
+        own = [o for o in options if o[0]["id"] == ctx.value("SELECT department_id FROM employees WHERE id = ?", actor)]
+        team, new = own[0] if own and ctx.rng.random() < 0.5 else ctx.choice(options, "team")
+        query = self.phrase(ctx, title=meeting["title"], day=_nice(day), team=team["name"])
+        steps = [Step("remove_participant", {"meeting_id": meeting["id"], "employee_id": e}) for e in declined]
+        steps.append(Step("invite_participants", {"meeting_id": meeting["id"], "employee_ids": new, "role": "optional"}))
+        return Draft(actor, query, steps, stated={"title": meeting["title"], "day": day, "team": team["name"]},
+                     hidden=[len(new), len(declined)], targets=(("meeting", meeting["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        meeting = _my_meeting(api, stated["title"], stated["day"])
+        parts = api.all_pages("list_meeting_participants", meeting_id=meeting["meeting_id"])
+        kept = set()
+        for p in parts:
+            if p["role"] != "organiser" and api.keep("declined", p["response"] == "declined"):
+                api.call("remove_participant", meeting_id=meeting["meeting_id"], employee_id=p["employee_id"])
+            else:
+                kept.add(p["employee_id"])
+        team = _department(api, stated["team"])
+        me = _me(api)["employee_id"]
+        new = [m["employee_id"] for m in _members(api, team["department_id"])
+               if m["employee_id"] not in kept and m["employee_id"] != me and api.keep("leave", m["status"] != "on_leave")]
+        api.call("invite_participants", meeting_id=meeting["meeting_id"], employee_ids=new, role="optional")
 
 
-class ChatRoleMeeting(Template):
-    name = "chat_role_meeting"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "cross_entity_cascade", "cross_step_dependency")
+class ChatTitleMeeting(Template):
+    name = "chat_title_meeting"
+    conditions = (Condition("word", "filter"), Condition("city", "filter"))
     phrasings = (
-        "Schedule an online meeting '{title}' on {day}, {start} to {end}, and invite as required participants every member of "
-        "the '{chat}' chat whose job title contains '{word}', except people on leave. Then post '{message}' in that chat.",
-        "From the '{chat}' group chat, I want everyone with '{word}' in their job title (not those on leave) in an online "
+        "Schedule an online meeting '{title}' on {day}, {start} to {end}, and invite as required participants every member of the "
+        "'{chat}' chat whose job title contains '{word}' and who is based in {city}. Then post '{message}' in that chat.",
+        "From the '{chat}' group chat, I want the people based in the {city} office with '{word}' in their job title in an online "
         "meeting '{title}' on {day} from {start} to {end}, all required. Once it's set up, write '{message}' in the chat.",
+        "Post '{message}' in '{chat}' after you've created '{title}' ({day}, {start}-{end}, online) for those members of that chat "
+        "who work out of {city} and whose job title includes '{word}'; they are all required participants.",
     )
-    words = ("Engineer", "Manager", "Analyst", "Designer", "Senior", "Product", "Data", "Sales", "Specialist")
+    words = ("Engineer", "Manager", "Analyst", "Designer", "Senior", "Product", "Data", "Specialist", "Account", "Research")
 
     def draft(self, ctx: GenContext) -> Draft:
-        chat = ctx.choice(ctx.rows("SELECT id, name FROM chats WHERE member_count >= 15 ORDER BY id"), "chat")
+        return _pick(ctx, ctx.rows("SELECT id, name FROM chats WHERE member_count >= 10 ORDER BY id"),
+            lambda chat: self._draft(ctx, chat), "chat")
+
+    def _draft(self, ctx: GenContext, chat: Any) -> Draft:
         actor = ctx.choice(ctx.column("SELECT cm.employee_id FROM chat_members cm JOIN employees e ON e.id = cm.employee_id "
                                       "WHERE cm.chat_id = ? AND e.status = 'active' ORDER BY cm.employee_id", chat["id"]), "member")
-        if ctx.value("SELECT COUNT(*) FROM chats c JOIN chat_members cm ON cm.chat_id = c.id AND cm.employee_id = ? "
-                     "WHERE c.name = ? COLLATE NOCASE", actor, chat["name"]) != 1:
+        if not _unique_chat_for(ctx, actor, chat["name"]):
             raise NoTarget("chat name not unique for the actor")
+        members = ctx.rows("SELECT e.id, e.title, e.location_id, l.city FROM chat_members cm JOIN employees e ON e.id = cm.employee_id "
+                           "JOIN locations l ON l.id = e.location_id WHERE cm.chat_id = ? AND e.id != ? ORDER BY e.id", chat["id"], actor)
         options = []
         for word in self.words:
-            people = ctx.column("SELECT e.id FROM chat_members cm JOIN employees e ON e.id = cm.employee_id WHERE cm.chat_id = ? "
-                                "AND e.status = 'active' AND e.id != ? AND e.title LIKE ? ORDER BY e.id", chat["id"], actor, f"%{word}%")
-            if 3 <= len(people) <= 80:
-                options.append((word, people))
-        word, people = ctx.choice(options, "title word")
-        day = _future_weekday(ctx)
+            for city in sorted({m["city"] for m in members}):
+                people = [m["id"] for m in members if word.casefold() in m["title"].casefold() and m["city"] == city]
+                if (2 <= len(people) <= 30 and any(word.casefold() in m["title"].casefold() and m["city"] != city for m in members)
+                        and any(word.casefold() not in m["title"].casefold() and m["city"] == city for m in members)):
+                    options.append((word, city, people))
+        word, city, people = ctx.choice(options, "title word")
+        day = ctx.choice(_weekdays_between())
         start, end = ctx.rng.choice(SLOTS)
         title = ctx.rng.choice(["{w} sync", "{w} roundtable", "{w} community of practice", "{w} knowledge sharing"]).format(w=word)
         message = ctx.rng.choice(["Invites are out, please check your calendar.", f"Sent invites for '{title}', see you there!",
-                                  "Meeting invitations sent, please respond."])
-        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, chat=chat["name"], word=word, message=message)
-        plan = [Step("create_meeting", {"title": title, "start": _at(day, start), "end": _at(day, end), "participant_ids": people}),
-                Step("send_chat_message", {"chat_id": chat["id"], "content": message})]
-        return Draft(actor, query, plan, hidden=[len(people)], params={"chat_id": chat["id"], "word": word})
+                                  "Meeting invitations sent, please respond."]).replace("'", "")
+        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, chat=chat["name"], word=word, city=city, message=message)
+        steps = [_meeting_step(title, day, start, end, people), Step("send_chat_message", {"chat_id": chat["id"], "content": message})]
+        return Draft(actor, query, steps, stated={"title": title, "day": day, "start": start, "end": end, "chat": chat["name"],
+                                                  "word": word, "city": city, "message": message},
+                     hidden=[len(people)], targets=(("chat", chat["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        chat = _my_chat(api, stated["chat"])
+        me = _me(api)["employee_id"]
+        people = []
+        for m in api.all_pages("list_chat_members", chat_id=chat["chat_id"]):
+            if m["employee_id"] == me or not api.keep("word", stated["word"].casefold() in m["title"].casefold()):
+                continue
+            if api.keep("city", api.call("get_employee", employee_id=m["employee_id"])["location"].casefold() == stated["city"].casefold()):
+                people.append(m["employee_id"])
+        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], people)
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
 
-class HeadsSync(Template):
-    name = "heads_sync"
-    capabilities = ("multi_condition_filtering", "aggregation_computation", "cross_step_dependency", "cross_entity_cascade")
+class HeadsSyncRoom(Template):
+    name = "heads_sync_room"
+    conditions = (Condition("free", "filter"), Condition("video", "filter"), Condition("smallest", "ranking", tie_break_stated=True))
     phrasings = (
         "Set up '{title}' on {day}, {start} to {end}, with the heads of every department and team under my division as required "
-        "participants. Book the smallest bookable room in {building} that has video conferencing, fits all of us and is free then.",
-        "I want all the unit heads below my division (every department and team, at any level) in '{title}' on {day} from {start} "
-        "to {end}. Put it in {building}: the smallest room there with video conferencing that can be booked, holds everyone "
-        "including me, and is free at that time.",
+        "participants, leaving out any head whose calendar has something overlapping that time. Book the smallest (by capacity) room in "
+        "{building} that has video conferencing, is free then and holds all of us (if two are equally small, the first by name).",
+        "I want the unit heads below my division (departments and teams, every level) in '{title}' on {day} from {start} to {end}, "
+        "but only those free at that time according to their calendars. Put it in {building}: "
+        "the smallest (by capacity) free room with video "
+        "conferencing that fits everyone including me; break a tie in size by room name, alphabetically.",
+        "Check the calendars of all department and team heads in my division for {day}, {start}-{end}. Invite the free ones as "
+        "required to '{title}' then, in the smallest (by capacity) available room of {building} with video conferencing that fits us all "
+        "(equal sizes: alphabetical by name).",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        division = ctx.choice(ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head, e.location_id FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "JOIN employees e ON e.id = h.employee_id WHERE d.kind = 'division' AND e.status = 'active' ORDER BY d.id"), "division")
-        below = [d for d in _subtree_ids(ctx, division["id"]) if d != division["id"]]
-        heads = ctx.column(f"SELECT h.employee_id FROM department_heads h JOIN employees e ON e.id = h.employee_id "
-                           f"WHERE h.department_id IN {_in(below)} ORDER BY h.employee_id")
-        bounded(heads, 3, 40, "heads")
-        need = len(heads) + 1
-        building = ctx.choice(ctx.rows(
-            "SELECT b.id, b.name FROM buildings b WHERE b.location_id = ? AND EXISTS (SELECT 1 FROM rooms r WHERE r.building_id = b.id "
-            "AND r.is_bookable = 1 AND r.has_video_conferencing = 1 AND r.capacity >= ?) ORDER BY b.id", division["location_id"], need),
-            "building")
-        rooms = ctx.rows("SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND has_video_conferencing = 1 "
-                         "AND capacity >= ? ORDER BY capacity, name, id", building["id"], need)
-        # Half of the time, meet exactly when the smallest candidate is taken, so availability decides.
-        taken = ctx.rows("SELECT start_at, end_at FROM room_bookings WHERE room_id = ? AND status = 'active' AND start_at >= ? "
-                         "AND substr(start_at, 1, 10) = substr(end_at, 1, 10) ORDER BY start_at, id", rooms[0]["id"], f"{FIRST_DAY} 00:00:00")
-        if taken and ctx.rng.random() < 0.5:
-            slot = ctx.choice(taken)
-            day, start, end = slot["start_at"][:10], slot["start_at"][11:16], slot["end_at"][11:16]
-        else:
-            day = _future_weekday(ctx)
-            start, end = ctx.rng.choice(SLOTS)
-        room = _smallest([r for r in rooms if _room_free(ctx, r["id"], _stored(day, start), _stored(day, end))])
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+            "WHERE d.kind = 'division' ORDER BY d.id"), lambda division: self._draft(ctx, division), "division")
+
+    def _draft(self, ctx: GenContext, division: Any) -> Draft:
+        actor = division["head"]
+        below = [d for d in _subtree(ctx, division["id"]) if d != division["id"]]
+        heads = sorted(e for e, d in _heads(ctx).items() if d in below)
+        cal = _calendars(ctx, heads)
+        building = ctx.choice(ctx.rows("SELECT id, name FROM buildings WHERE location_id = ? ORDER BY id", _location(ctx, actor)), "building")
+        rooms = ctx.rows("SELECT id, name, capacity, has_video_conferencing AS vc FROM rooms WHERE building_id = ? AND is_bookable = 1",
+                         building["id"])
+        options = []
+        for day in _weekdays_between():
+            for start, end in SLOTS:
+                s, e = _ts(day, start), _ts(day, end)
+                free = [h for h in heads if not _overlaps(cal[h], s, e)]
+                if len(free) == len(heads) or len(free) < 3:
+                    continue
+                fits = sorted((r for r in rooms if r["capacity"] >= len(free) + 1 and _room_free(ctx, r["id"], s, e)),
+                              key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]))
+                video = [r for r in fits if r["vc"]]
+                if len(video) >= 2 and not fits[0]["vc"]:
+                    options.append((day, start, end, free, video[0]))
+        day, start, end, free, room = ctx.choice(options, "slot")
         title = ctx.rng.choice(["{d} leadership sync", "{d} heads meeting", "{d} planning with leads"]).format(d=division["name"])
         query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, building=building["name"])
-        plan = [Step("create_meeting", {"title": title, "start": _at(day, start), "end": _at(day, end), "participant_ids": heads,
-                                        "room_id": room["id"]})]
-        return Draft(division["head"], query, plan, hidden=[room["name"], len(heads)],
-                     params={"division_id": division["id"], "room_id": room["id"]})
+        return Draft(actor, query, [_meeting_step(title, day, start, end, free, room=room["id"])],
+                     stated={"title": title, "day": day, "start": start, "end": end, "building": building["name"]},
+                     hidden=[room["name"], len(free)], targets=(("division", division["id"]),))
 
-
-# -- meetings: changes and cancellations -----------------------------------------------------
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _me(api)
+        start, end = _ts(stated["day"], stated["start"]), _ts(stated["day"], stated["end"])
+        units = api.all_pages("list_sub_departments", department_id=me["heads_department_id"], recursive=True)
+        heads = [u["head_id"] for u in units if api.keep("free", not _busy(api, u["head_id"], start, end))]
+        building = _building_id(api, stated["building"])
+        rooms = [r for r in api.all_pages("find_available_rooms", start=_at(stated["day"], stated["start"]),
+                                          end=_at(stated["day"], stated["end"]), min_capacity=len(heads) + 1, building_id=building)
+                 if api.keep("video", "video_conferencing" in r["equipment"])]
+        ranked = sorted(rooms, key=lambda r: (r["capacity"], r["name"].casefold()))
+        for room in api.top("smallest", ranked, 1, lambda r: r["capacity"]):
+            _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], heads, room_id=room["room_id"])
 
 
 class RescheduleMeeting(Template):
     name = "reschedule_meeting"
-    capabilities = ("cross_step_dependency", "cross_entity_cascade", "complete_data_acquisition")
+    conditions = (Condition("declined", "filter"),)
     phrasings = (
         "My meeting '{title}' on {day} has to move to {new_day}, same time. Cancel it with the reason '{reason}' and schedule it "
-        "again on the new day with the same title, agenda and {room}, inviting the same people in the same roles (required or "
-        "optional), except those who declined the original.",
-        "Please move '{title}' from {day} to {new_day} (same hours): cancel the current one (reason: '{reason}') and create a "
-        "new one with the same title and agenda, {room}, and the same required and optional participants minus anyone who "
-        "declined.",
+        "again on the new day with the same title and agenda, inviting the same people in the same roles (required or optional), "
+        "except those who declined the original. {room}",
+        "Please move '{title}' from {day} to {new_day} (same hours): cancel the current one (reason: '{reason}') and create a new "
+        "one with the same title and agenda and the same required and optional participants, minus anyone who declined. {room}",
+        "Recreate '{title}' on {new_day} at the hours it has on {day}: same title, agenda and participants with the same roles, "
+        "but drop those who declined. {room} Then cancel the {day} meeting, giving '{reason}' as the reason.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        meeting = ctx.choice(ctx.rows(
-            "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? "
-            "AND (SELECT COUNT(*) FROM meetings x WHERE x.organizer_id = m.organizer_id AND x.title = m.title "
-            "     AND substr(x.start_at, 1, 10) = substr(m.start_at, 1, 10)) = 1 ORDER BY m.id", f"{FIRST_DAY} 00:00:00"), "meeting")
+        return _pick(ctx, ctx.rows(
+            "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND substr(m.start_at, 1, 10) = substr(m.end_at, 1, 10) "
+            "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id",
+            _ts(FIRST_DAY, "00:00")), lambda meeting: self._draft(ctx, meeting), "meeting")
+
+    def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
         actor, day = meeting["organizer_id"], meeting["start_at"][:10]
-        shift = ctx.rng.choice([1, 2, 3, 7, 14])
-        new_day = _shift(day, shift)
-        while _day(new_day).weekday() >= 5:
-            new_day = _shift(new_day, 1)
-        if ctx.value("SELECT 1 FROM meetings WHERE organizer_id = ? AND title = ? AND substr(start_at, 1, 10) = ?",
-                     actor, meeting["title"], new_day):
+        if not _unique_meeting_for(ctx, actor, meeting["title"], day):
+            raise NoTarget("title not unique that day")
+        new_day = _shift(day, ctx.rng.choice([1, 2, 3, 7, 14, -1, -2, -7]))
+        if new_day < FIRST_DAY or _day(new_day).weekday() >= 5 or new_day > LAST_DAY:
+            raise NoTarget("new day")
+        if ctx.value("SELECT 1 FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id AND p.employee_id = ? "
+                     "WHERE m.title = ? COLLATE NOCASE AND substr(m.start_at, 1, 10) = ?", actor, meeting["title"], new_day):
             raise NoTarget("the series already meets that day")
         start, end = meeting["start_at"][11:16], meeting["end_at"][11:16]
-        if meeting["end_at"][:10] != day:
-            raise NoTarget("meeting spans midnight")
-        if meeting["room_id"] is not None:
-            room = ctx.one("SELECT r.name, r.is_bookable, b.name AS building FROM rooms r JOIN buildings b ON b.id = r.building_id "
-                           "WHERE r.id = ?", meeting["room_id"])
-            assert room is not None
-            if not room["is_bookable"] or not _room_free(ctx, meeting["room_id"], _stored(new_day, start), _stored(new_day, end)):
-                raise NoTarget("room taken on the new day")
-            room_text = f"the same room ({room['name']})"
-        else:
-            room_text = "online only as before"
         people = ctx.rows("SELECT employee_id, role FROM meeting_participants WHERE meeting_id = ? AND role != 'organiser' "
                           "AND response != 'declined' ORDER BY employee_id", meeting["id"])
-        required = [p["employee_id"] for p in people if p["role"] == "required"]
-        optional = [p["employee_id"] for p in people if p["role"] == "optional"]
         if not people:
-            raise NoTarget("nobody left to invite")
+            raise NoTarget("nobody left")
+        if meeting["room_id"] is not None:
+            if not _room_free(ctx, meeting["room_id"], _ts(new_day, start), _ts(new_day, end)):
+                raise NoTarget("room taken on the new day")
+            room_text = "It stays in the same room."
+        else:
+            room_text = "It stays online only, as before."
         reason = f"Moved to {pretty_day(new_day).rsplit(',', 1)[0]}"
         query = self.phrase(ctx, title=meeting["title"], day=_nice(day), new_day=_nice(new_day), reason=reason, room=room_text)
-        args: dict[str, Any] = {"title": meeting["title"], "start": _at(new_day, start), "end": _at(new_day, end)}
-        if required:
-            args["participant_ids"] = required
-        if optional:
-            args["optional_participant_ids"] = optional
+        steps = [Step("cancel_meeting", {"meeting_id": meeting["id"], "reason": reason}),
+                 _meeting_step(meeting["title"], new_day, start, end, [p["employee_id"] for p in people if p["role"] == "required"],
+                               [p["employee_id"] for p in people if p["role"] == "optional"], meeting["room_id"], meeting["agenda"])]
+        return Draft(actor, query, steps, stated={"title": meeting["title"], "day": day, "new_day": new_day, "reason": reason},
+                     hidden=[len(people)], targets=(("meeting", meeting["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        found = _my_meeting(api, stated["title"], stated["day"])
+        meeting = api.call("get_meeting", meeting_id=found["meeting_id"])
+        required: list[int] = []
+        optional: list[int] = []
+        for p in api.all_pages("list_meeting_participants", meeting_id=found["meeting_id"]):
+            if p["role"] == "organiser" or not api.keep("declined", p["response"] != "declined"):
+                continue
+            (required if p["role"] == "required" else optional).append(p["employee_id"])
+        api.call("cancel_meeting", meeting_id=found["meeting_id"], reason=stated["reason"])
+        extra: dict[str, Any] = {}
         if meeting["room_id"] is not None:
-            args["room_id"] = meeting["room_id"]
+            extra["room_id"] = meeting["room_id"]
         if meeting["agenda"]:
-            args["agenda"] = meeting["agenda"]
-        plan = [Step("cancel_meeting", {"meeting_id": meeting["id"], "reason": reason}), Step("create_meeting", args)]
-        return Draft(actor, query, plan, hidden=[len(people)], params={"meeting_id": meeting["id"], "new_day": new_day})
+            extra["agenda"] = meeting["agenda"]
+        _create_meeting(api, stated["title"], stated["new_day"], meeting["start_at"][11:16], meeting["end_at"][11:16],
+                        required, optional, **extra)
 
 
-class LeaveCleanup(Template):
-    name = "leave_cleanup"
-    capabilities = ("precise_boundary_judgement", "complete_data_acquisition", "multi_condition_filtering", "cross_entity_cascade")
+# -- calendar and rooms -----------------------------------------------------------------------
+
+
+class OutOfOffice(Template):
+    name = "out_of_office"
+    conditions = (Condition("from", "boundary"), Condition("to", "boundary"))
     phrasings = (
-        "I'm taking leave from {first} to {last} (both days included). Put a leave entry '{title}' on my calendar from 09:00 on "
-        "{first} to 18:00 on {last}, cancel every meeting I organise that starts on any of those days with the reason '{reason}', "
-        "and decline every other meeting starting in that period that I haven't declined yet.",
-        "Out of office {first} through {last}. Please: add '{title}' as a leave entry from {first} 09:00 until {last} 18:00; "
-        "cancel the meetings I organise starting on those days (reason: '{reason}'); and decline all the meetings I'm invited "
-        "to that start in that time, unless I've already declined them.",
+        "I'm on leave from {first} to {last}, both days included. Put a leave entry '{title}' on my calendar from 09:00 on {first} "
+        "to 18:00 on {last}. For everything starting on any of those days: cancel the meetings I organise (reason '{reason}'), "
+        "decline the meetings I'm invited to, release my standalone room bookings, and delete my own focus, personal and "
+        "training calendar entries.",
+        "Out of office {first} through {last} (inclusive). Clear those days: meetings I organise that start then get cancelled "
+        "with the reason '{reason}', the ones I'm only invited to get declined, room bookings I made that aren't for a meeting get "
+        "released, and my focus, personal and training entries starting then are deleted. Finally add a leave entry '{title}' "
+        "from {first} 09:00 until {last} 18:00.",
+        "Add '{title}' as a leave entry from {first} at 09:00 to {last} at 18:00. Anything of mine that starts between those two "
+        "days (the first and the last day included) has to go: cancel what I organise (reason: '{reason}'), decline other "
+        "meetings, release my room bookings that aren't for a meeting, and delete my focus, personal and training entries.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        actor = ctx.choice(ctx.column(
-            "SELECT p.employee_id FROM meeting_participants p JOIN meetings m ON m.id = p.meeting_id WHERE m.status = 'scheduled' "
-            "AND m.start_at >= ? AND p.response != 'declined' GROUP BY p.employee_id HAVING COUNT(*) >= 2 ORDER BY p.employee_id",
-            f"{FIRST_DAY} 00:00:00"), "busy employee")
-        days = ctx.column(
-            "SELECT substr(m.start_at, 1, 10) FROM meeting_participants p JOIN meetings m ON m.id = p.meeting_id WHERE p.employee_id = ? "
-            "AND m.status = 'scheduled' AND m.start_at >= ? AND p.response != 'declined' ORDER BY m.start_at, m.id",
-            actor, f"{FIRST_DAY} 00:00:00")
-        pairs = [(a, b) for i, a in enumerate(days) for b in days[i + 1:] if (_day(b) - _day(a)).days <= 21]
-        first, last = ctx.choice(pairs, "window")
-        if ctx.rng.random() < 0.4:
-            first = max(FIRST_DAY, _shift(first, -ctx.rng.choice([1, 2])))
-        if ctx.rng.random() < 0.4:
-            last = _shift(last, ctx.rng.choice([1, 2]))
+    @staticmethod
+    def _items(ctx: GenContext) -> dict[int, list[tuple[str, str, int]]]:
+        """Per employee: (start, action, id) of everything ahead that the task could clear."""
+        out: dict[int, list[tuple[str, str, int]]] = {}
         rows = ctx.rows(
-            "SELECT m.id, p.role, p.response FROM meeting_participants p JOIN meetings m ON m.id = p.meeting_id WHERE p.employee_id = ? "
-            "AND m.status = 'scheduled' AND m.start_at >= ? AND m.start_at < ? ORDER BY m.start_at, m.id",
-            actor, f"{first} 00:00:00", f"{_shift(last, 1)} 00:00:00")
-        cancel = [r["id"] for r in rows if r["role"] == "organiser"]
-        decline = [r["id"] for r in rows if r["role"] != "organiser" and r["response"] != "declined"]
-        if len(cancel) + len(decline) < 2:
-            raise NoTarget("too few meetings")
+            "SELECT organizer_id AS emp, start_at, 'cancel' AS act, id FROM meetings WHERE status = 'scheduled' AND start_at > ? "
+            "UNION ALL SELECT p.employee_id, m.start_at, 'decline', m.id FROM meeting_participants p JOIN meetings m ON m.id = p.meeting_id "
+            "WHERE m.status = 'scheduled' AND m.start_at > ? AND p.role != 'organiser' AND p.response != 'declined' "
+            "UNION ALL SELECT booker_id, start_at, 'release', id FROM room_bookings WHERE meeting_id IS NULL AND status = 'active' "
+            "AND start_at > ? UNION ALL SELECT employee_id, start_at, 'delete', id FROM schedule_entries "
+            "WHERE kind IN ('focus', 'personal', 'training') AND start_at > ? ORDER BY 1, 2, 3, 4", NOW, NOW, NOW, NOW)
+        for r in rows:
+            out.setdefault(r["emp"], []).append((r["start_at"], r["act"], r["id"]))
+        return out
+
+    def draft(self, ctx: GenContext) -> Draft:
+        items = self._items(ctx)
+        release = ctx.rng.random() < 0.8  # most of the time, a standalone room booking is among what goes
+        return _pick(ctx, sorted(e for e, its in items.items() if len({i[0][:10] for i in its}) >= 4
+                                 and (not release or any(i[1] == "release" for i in its))),
+                     lambda actor: self._draft(ctx, actor, items[actor], release), "busy employee")
+
+    def _draft(self, ctx: GenContext, actor: int, mine: list[tuple[str, str, int]], release: bool) -> Draft:
+        days = sorted({i[0][:10] for i in mine})
+        windows = [(a, b) for i, a in enumerate(days) for b in days[i + 1:]
+                   if a >= FIRST_DAY and days[0] < a and b < days[-1] and (_day(b) - _day(a)).days <= 21]
+        if release:
+            windows = [(a, b) for a, b in windows if any(i[1] == "release" and a <= i[0][:10] <= b for i in mine)]
+        first, last = ctx.choice(windows, "window")
+        inside = [i for i in mine if first <= i[0][:10] <= last]
+        if len(inside) < 3:
+            raise NoTarget("little to clear")
+        acts = {a: [i[2] for i in inside if i[1] == a] for a in ("cancel", "decline", "release", "delete")}
         title = ctx.rng.choice(["Annual leave", "Family trip", "Vacation", "Out of office"])
-        reason = ctx.rng.choice(["I'm on leave", "Organiser on annual leave", "Cancelled: I'm out of office"])
+        reason = ctx.rng.choice(["Organiser on annual leave", "Organiser out of office", "Away on leave, will reschedule"])
         query = self.phrase(ctx, first=pretty_day(first), last=pretty_day(last), title=title, reason=reason)
-        plan = steps(Step("create_schedule_entry", {"title": title, "start": _at(first, "09:00"), "end": _at(last, "18:00"),
-                                                     "kind": "leave"}),
-                     [Step("cancel_meeting", {"meeting_id": m, "reason": reason}) for m in cancel],
-                     [Step("respond_to_meeting", {"meeting_id": m, "response": "declined"}) for m in decline])
-        return Draft(actor, query, plan, hidden=[len(cancel), len(decline)], params={"first": first, "last": last})
+        steps = ([Step("cancel_meeting", {"meeting_id": m, "reason": reason}) for m in acts["cancel"]]
+                 + [Step("respond_to_meeting", {"meeting_id": m, "response": "declined"}) for m in acts["decline"]]
+                 + [Step("release_room", {"booking_id": b}) for b in acts["release"]]
+                 + [Step("delete_schedule_entry", {"entry_id": e}) for e in acts["delete"]]
+                 + [Step("create_schedule_entry", {"title": title, "start": _at(first, "09:00"), "end": _at(last, "18:00"), "kind": "leave"})])
+        return Draft(actor, query, steps, stated={"first": first, "last": last, "title": title, "reason": reason},
+                     hidden=[len(inside)], targets=(("employee", actor),))
 
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        first, last = stated["first"], stated["last"]
 
-# -- calendar and rooms ------------------------------------------------------------------------
+        def inside(start_at: str) -> bool:
+            return api.compare("from", start_at[:10], ">=", first) and api.compare("to", start_at[:10], "<=", last)
+
+        now = api.now[:16]
+        meetings = api.all_pages("list_my_meetings", status="scheduled", start_from=now)
+        bookings = api.all_pages("list_room_bookings", mine=True, status="active", start=now)
+        entries = api.all_pages("get_schedule", start=now[:10], end=_shift(last, 31))
+        for m in meetings:
+            if not inside(m["start_at"]):
+                continue
+            if m["my_role"] == "organiser":
+                api.call("cancel_meeting", meeting_id=m["meeting_id"], reason=stated["reason"])
+            elif m["my_response"] != "declined":
+                api.call("respond_to_meeting", meeting_id=m["meeting_id"], response="declined")
+        for b in bookings:
+            if b["meeting_id"] is None and inside(b["start_at"]):
+                api.call("release_room", booking_id=b["booking_id"])
+        for e in entries:
+            if e["kind"] in ("focus", "personal", "training") and inside(e["start_at"]):
+                api.call("delete_schedule_entry", entry_id=e["entry_id"])
+        api.call("create_schedule_entry", title=stated["title"], start=_at(first, "09:00"), end=_at(last, "18:00"), kind="leave")
 
 
 class FocusBlocks(Template):
     name = "focus_blocks"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "precise_boundary_judgement")
+    conditions = (Condition("weekday", "filter"), Condition("free", "filter"), Condition("touching", "boundary"))
     phrasings = (
-        "Block {start}-{end} as private focus time titled '{title}' on every weekday from {first} to {last} (both included), "
-        "but only on the days where nothing on my calendar overlaps that slot. Something ending exactly at {start} or starting "
-        "exactly at {end} doesn't overlap.",
-        "I need '{title}' focus blocks, {start} to {end}, on each weekday between {first} and {last} inclusive. Make them private "
-        "focus entries, and skip any day where my calendar already has something overlapping those hours (touching at {start} "
-        "or {end} is fine).",
+        "Block {start}-{end} as private focus time titled '{title}' on every weekday (Monday to Friday) from {first} to {last}, "
+        "both included, but only on the days where nothing on my calendar overlaps that slot. Something ending exactly at {start} "
+        "or starting exactly at {end} doesn't overlap.",
+        "I need '{title}' focus blocks, {start} to {end}, on each weekday between {first} and {last} inclusive, no weekends. Make "
+        "them private focus entries, and skip any day where my calendar already has something overlapping those hours (an entry "
+        "that only touches {start} or {end} is fine).",
+        "Look at my calendar from {first} through {last}. On every Monday-to-Friday day where the {start}-{end} window is completely "
+        "free (entries that end at {start} or begin at {end} don't count as clashes), add a private focus entry '{title}' for "
+        "that window.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        # Anchor the slot on an entry's end, so an entry that merely touches the slot decides a day.
-        anchor = ctx.choice(ctx.rows(
-            "SELECT employee_id, start_at, end_at FROM schedule_entries WHERE start_at >= ? AND start_at < '2026-11-14' "
-            "AND substr(start_at, 1, 10) = substr(end_at, 1, 10) AND substr(end_at, 12, 8) BETWEEN '09:00:00' AND '15:30:00' "
-            "AND substr(end_at, 15, 5) IN ('00:00', '30:00') ORDER BY id", f"{FIRST_DAY} 00:00:00"), "anchor entry")
-        if _day(anchor["start_at"]).weekday() >= 5:
+        return _pick(ctx, ctx.rows(
+            "SELECT s.employee_id, s.start_at, s.end_at FROM schedule_entries s JOIN employees e ON e.id = s.employee_id "
+            "WHERE e.status = 'active' AND s.start_at >= ? AND s.start_at < ? AND substr(s.start_at, 1, 10) = substr(s.end_at, 1, 10) "
+            "AND substr(s.end_at, 12, 8) BETWEEN '09:00:00' AND '16:00:00' AND substr(s.end_at, 15, 5) IN ('00:00', '30:00') "
+            "ORDER BY s.id", _ts(FIRST_DAY, "00:00"), _ts("2026-11-10", "00:00")), lambda anchor: self._draft(ctx, anchor), "anchor entry")
+
+    def _draft(self, ctx: GenContext, anchor: Any) -> Draft:
+        actor, d0 = anchor["employee_id"], anchor["start_at"][:10]
+        if _day(d0).weekday() >= 5:
             raise NoTarget("weekend anchor")
-        actor = anchor["employee_id"]
         start = anchor["end_at"][11:16]
-        end = _hm(_minutes(start) + ctx.rng.choice([60, 90, 120]))
-        day = anchor["start_at"][:10]
-        first = max(FIRST_DAY, _shift(day, -ctx.rng.randint(0, 7)))
-        last = _shift(day, ctx.rng.randint(2, 14))
-        free = [d for d in _weekdays_between(first, last)
-                if not ctx.value("SELECT 1 FROM schedule_entries WHERE employee_id = ? AND start_at < ? AND end_at > ?",
-                                 actor, _stored(d, end), _stored(d, start))]
-        bounded(free, 3, 25, "free days")
-        title = ctx.rng.choice(["Deep work", "Heads-down time", "No meetings please", "Writing time"])
+        end = _hm(min(_minutes(start) + ctx.rng.choice([60, 90, 120]), 18 * 60))
+        cal = _calendars(ctx, [actor])[actor]
+        if _overlaps(cal, _ts(d0, start), _ts(d0, end)):
+            raise NoTarget("the anchor day is busy anyway")
+        first = max(FIRST_DAY, _shift(d0, -ctx.rng.randint(0, 6)))
+        last = min("2026-11-12", _shift(first, ctx.rng.randint(9, 16)))
+        days = _days_between(first, last)
+        weekdays = [d for d in days if _day(d).weekday() < 5]
+        free = [d for d in weekdays if not _overlaps(cal, _ts(d, start), _ts(d, end))]
+        weekend_free = [d for d in days if _day(d).weekday() >= 5 and not _overlaps(cal, _ts(d, start), _ts(d, end))]
+        if len(free) == len(weekdays) or not weekend_free or not 3 <= len(free) <= 14:
+            raise NoTarget("no busy weekday")
+        title = ctx.rng.choice(["Deep work", "Heads-down time", "No meetings please", "Writing time", "Focus block"])
         query = self.phrase(ctx, start=start, end=end, title=title, first=pretty_day(first), last=pretty_day(last))
-        plan = [Step("create_schedule_entry", {"title": title, "start": _at(d, start), "end": _at(d, end), "kind": "focus",
-                                               "is_private": True}) for d in free]
-        return Draft(actor, query, plan, hidden=[len(free)], params={"first": first, "last": last, "slot": [start, end]})
+        steps = [Step("create_schedule_entry", {"title": title, "start": _at(d, start), "end": _at(d, end), "kind": "focus",
+                                                "is_private": True}) for d in free]
+        return Draft(actor, query, steps, stated={"first": first, "last": last, "start": start, "end": end, "title": title},
+                     hidden=[len(free)], targets=(("employee", actor),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        entries = api.all_pages("get_schedule", start=stated["first"], end=stated["last"])
+        for day in _days_between(stated["first"], stated["last"]):
+            if not api.keep("weekday", _day(day).weekday() < 5):
+                continue
+            start, end = _ts(day, stated["start"]), _ts(day, stated["end"])
+            clash = any(api.compare("touching", e["end_at"], ">", start) and api.compare("touching", e["start_at"], "<", end)
+                        for e in entries)
+            if api.keep("free", not clash):
+                api.call("create_schedule_entry", title=stated["title"], start=_at(day, stated["start"]), end=_at(day, stated["end"]),
+                         kind="focus", is_private=True)
 
 
 class WeekOfRoomBookings(Template):
     name = "week_of_room_bookings"
-    capabilities = ("cross_step_dependency", "aggregation_computation", "multi_condition_filtering")
+    conditions = (Condition("smallest", "ranking", tie_break_stated=True),)
     phrasings = (
-        "Book room {room} in {building} for '{purpose}' from {start} to {end} on every weekday (Monday to Friday) of {weeks}. On a day it's already taken, book instead the smallest bookable room in {building} that is free "
-        "then and holds at least as many people as {room} (between equally small ones, the first by name in alphabetical order).",
-        "I need {room} ({building}) {start}-{end}, Monday through Friday, {weeks}, purpose '{purpose}'. If "
-        "{room} is taken on a day, take the smallest other bookable room in the same building with at least its capacity that "
-        "is free at that time; if several are equally small, pick the one whose name comes first alphabetically.",
+        "Book room {room} in {building} for '{purpose}' from {start} to {end} on every weekday (Monday to Friday) of {weeks}. On a "
+        "day it's already taken, book instead the smallest (by capacity) bookable room in "
+        "{building} that is free then and holds at least as "
+        "many people as {room} (between equally small ones, the first by name in alphabetical order).",
+        "I need {room} ({building}) {start}-{end}, Monday through Friday, {weeks}, purpose '{purpose}'. If {room} is taken on a "
+        "day, take the smallest (by capacity) other bookable room in the same building with at "
+        "least its capacity that is free at that time; "
+        "if several are equally small, pick the one whose name comes first alphabetically.",
+        "For {weeks}, every Monday to Friday from {start} to {end}, reserve a room in {building} for '{purpose}': {room} whenever "
+        "it is free, otherwise the smallest (by capacity) free bookable room there seating at least as many as {room} (ties go to the "
+        "alphabetically first name).",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        busy = ctx.choice(ctx.rows(
+        return _pick(ctx, ctx.rows(
             "SELECT k.room_id, k.start_at, k.end_at, r.name, r.capacity, r.building_id, b.name AS building, b.location_id "
             "FROM room_bookings k JOIN rooms r ON r.id = k.room_id JOIN buildings b ON b.id = r.building_id "
             "WHERE k.status = 'active' AND k.start_at >= '2026-10-19 00:00:00' AND r.is_bookable = 1 "
             "AND substr(k.start_at, 1, 10) = substr(k.end_at, 1, 10) AND substr(k.start_at, 15, 5) IN ('00:00', '30:00') "
-            "AND substr(k.end_at, 15, 5) IN ('00:00', '30:00') ORDER BY k.id"), "booking")
-        if _day(busy["start_at"]).weekday() >= 5:
-            raise NoTarget("weekend booking")
-        if ctx.value("SELECT COUNT(*) FROM rooms WHERE building_id = ? AND name = ?", busy["building_id"], busy["name"]) != 1:
-            raise NoTarget("room name not unique")
+            "AND substr(k.end_at, 15, 5) IN ('00:00', '30:00') ORDER BY k.id"), lambda busy: self._draft(ctx, busy), "booking")
+
+    def _draft(self, ctx: GenContext, busy: Any) -> Draft:
         day = busy["start_at"][:10]
+        if _day(day).weekday() >= 5:
+            raise NoTarget("weekend booking")
         monday = _shift(day, -_day(day).weekday())
         two = ctx.rng.random() < 0.5
         if two and ctx.rng.random() < 0.5 and monday >= "2026-10-26":
             monday = _shift(monday, -7)  # the taken day falls in the second week
         days = _weekdays_between(monday, _shift(monday, 11 if two else 4))
-        weeks = (f"the two weeks starting Monday, {pretty_day(monday)}" if two
-                 else f"the week starting Monday, {pretty_day(monday)}")
         start, end = busy["start_at"][11:16], busy["end_at"][11:16]
         others = ctx.rows("SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND capacity >= ? AND id != ? "
-                          "ORDER BY capacity, name, id", busy["building_id"], busy["capacity"], busy["room_id"])
-        plan, rooms = [], []
+                          "ORDER BY capacity, id", busy["building_id"], busy["capacity"], busy["room_id"])
+        rooms = []
         for d in days:
-            s, e = _stored(d, start), _stored(d, end)
-            room = busy["room_id"] if _room_free(ctx, busy["room_id"], s, e) else \
-                _smallest_then_name([r for r in others if _room_free(ctx, r["id"], s, e)])["id"]
-            rooms.append(room)
+            s, e = _ts(d, start), _ts(d, end)
+            if _room_free(ctx, busy["room_id"], s, e):
+                rooms.append(busy["room_id"])
+                continue
+            free = sorted((r for r in others if _room_free(ctx, r["id"], s, e)), key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]))
+            if len(free) < 2:
+                raise NoTarget("no choice of room")
+            rooms.append(free[0]["id"])
         actor = ctx.choice(ctx.column("SELECT id FROM employees WHERE location_id = ? AND status = 'active' ORDER BY id",
                                       busy["location_id"]), "employee")
         purpose = ctx.rng.choice(["Candidate interviews", "Customer calls", "Quiet work", "Training prep", "Vendor demos"])
-        for d, room in zip(days, rooms):
-            plan.append(Step("book_room", {"room_id": room, "start": _at(d, start), "end": _at(d, end), "purpose": purpose}))
+        weeks = (f"the two weeks starting Monday, {pretty_day(monday)}" if two else f"the week starting Monday, {pretty_day(monday)}")
         query = self.phrase(ctx, room=busy["name"], building=busy["building"], purpose=purpose, start=start, end=end, weeks=weeks)
+        steps = [Step("book_room", {"room_id": r, "start": _at(d, start), "end": _at(d, end), "purpose": purpose}) for d, r in zip(days, rooms)]
         names = sorted({r["name"] for r in others if r["id"] in rooms})
-        return Draft(actor, query, plan, hidden=names, params={"room_id": busy["room_id"], "monday": monday, "rooms": rooms})
+        return Draft(actor, query, steps, stated={"room": busy["name"], "building": busy["building"], "purpose": purpose, "start": start,
+                                                  "end": end, "monday": monday, "weeks": 2 if two else 1},
+                     hidden=names, targets=(("room", busy["room_id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        room = _room(api, stated["room"], stated["building"])
+        days = _weekdays_between(stated["monday"], _shift(stated["monday"], 7 * stated["weeks"] - 1))
+        for day in days:
+            start, end = _at(day, stated["start"]), _at(day, stated["end"])
+            if api.call("check_room_availability", room_id=room["room_id"], start=start, end=end)["available"]:
+                chosen = [room]
+            else:
+                free = [r for r in api.all_pages("find_available_rooms", start=start, end=end, min_capacity=room["capacity"],
+                                                 building_id=room["building_id"]) if r["room_id"] != room["room_id"]]
+                ranked = sorted(free, key=lambda r: (r["capacity"], r["name"].casefold()))
+                chosen = api.top("smallest", ranked, 1, lambda r: r["capacity"])
+            for r in chosen:
+                api.call("book_room", room_id=r["room_id"], start=start, end=end, purpose=stated["purpose"])
 
 
-# -- chats -----------------------------------------------------------------------------------
+# -- chats -------------------------------------------------------------------------------------
 
 
 class AttendanceChat(Template):
     name = "attendance_chat"
-    capabilities = ("aggregation_computation", "precise_boundary_judgement", "cross_step_dependency", "complete_data_acquisition")
+    conditions = (Condition("min_attended", "boundary", capability="aggregation_computation"),)
     phrasings = (
-        "Create a project chat '{name}' with everyone (besides me) who actually attended at least {n} of the past '{title}' "
+        "Create a project chat '{name}' with everyone (besides me) who actually attended at least {n} of the completed '{title}' "
         "meetings I organised, then post '{message}' in it.",
-        "Look at the completed '{title}' meetings I ran and count who joined each one. Everyone other than me who attended {n} "
-        "or more of them goes into a new project chat called '{name}'; then send '{message}' there.",
+        "Look at the completed '{title}' meetings I ran and count, per person, how many of them they actually joined. Everyone "
+        "other than me who joined {n} or more goes into a new project chat called '{name}'; then send '{message}' there.",
+        "Post '{message}' in a new project chat '{name}' whose members are the colleagues who attended {n} or more (exactly {n} "
+        "counts) of the past '{title}' meetings I organised that took place.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        series = ctx.choice(ctx.rows(
+        return _pick(ctx, ctx.rows(
             "SELECT organizer_id, title FROM meetings WHERE status = 'completed' GROUP BY organizer_id, title HAVING COUNT(*) >= 3 "
-            "ORDER BY organizer_id, title"), "series")
+            "ORDER BY organizer_id, title"), lambda series: self._draft(ctx, series), "series")
+
+    def _draft(self, ctx: GenContext, series: Any) -> Draft:
         actor = series["organizer_id"]
+        if not _active(ctx, actor):
+            raise NoTarget("organiser on leave")
         counts = ctx.rows(
             "SELECT p.employee_id, SUM(p.attended = 1) AS n FROM meeting_participants p JOIN meetings m ON m.id = p.meeting_id "
             "WHERE m.organizer_id = ? AND m.title = ? AND m.status = 'completed' AND p.employee_id != ? "
             "GROUP BY p.employee_id ORDER BY p.employee_id", actor, series["title"], actor)
-        levels = sorted({r["n"] for r in counts if r["n"] >= 2 and sum(c["n"] >= r["n"] for c in counts) >= 2})
-        if not levels:
-            raise NoTarget("nobody attended twice")
-        n = ctx.rng.choice(levels)  # a real attendance count: "at least" must include it
+        levels = sorted({r["n"] for r in counts if r["n"] >= 2 and any(c["n"] < r["n"] for c in counts)})
+        n = ctx.choice(levels, "attendance level")  # a real attendance count: "at least" must include it
         members = [r["employee_id"] for r in counts if r["n"] >= n]
-        bounded(members, 2, 60, "attendees")
-        name = _free_chat_name(ctx, actor, PROJECT_CHAT_NAMES)
-        message = ctx.rng.choice(["Thanks for showing up every time! Let's keep follow-ups here.",
-                                  "Welcome! This is our space between meetings.", "Hi all, please post action items here."])
-        query = self.phrase(ctx, name=name, n=_words(n), title=series["title"], message=message)
-        plan = [Step("create_chat", {"name": name, "member_ids": members, "chat_type": "project"}),
-                Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message})]
-        return Draft(actor, query, plan, hidden=[len(members)], params={"title": series["title"], "min_attended": n})
+        if not 2 <= len(members) <= 40:
+            raise NoTarget("members")
+        name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
+        message = ctx.rng.choice(MESSAGES)
+        query = self.phrase(ctx, name=name, n=n, title=series["title"], message=message)
+        steps = [Step("create_chat", {"name": name, "member_ids": members, "chat_type": "project"}),
+                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message})]
+        return Draft(actor, query, steps, stated={"name": name, "n": n, "title": series["title"], "message": message},
+                     hidden=[len(members)], targets=(("series", actor, series["title"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _me(api)["employee_id"]
+        attended: dict[int, int] = {}
+        for m in api.all_pages("list_my_meetings", status="completed", role="organiser"):
+            if m["title"].casefold() != stated["title"].casefold():
+                continue
+            for p in api.all_pages("list_meeting_participants", meeting_id=m["meeting_id"]):
+                if p["employee_id"] != me:
+                    attended[p["employee_id"]] = attended.get(p["employee_id"], 0) + (1 if p["attended"] else 0)
+        members = [e for e, n in attended.items() if api.compare("min_attended", n, ">=", stated["n"])]
+        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=members, chat_type="project")
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
 
 class NewcomerChat(Template):
     name = "newcomer_chat"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "precise_boundary_judgement", "cross_step_dependency")
+    conditions = (Condition("hired", "boundary"), Condition("city", "filter"))
     phrasings = (
-        "Create a social chat '{name}' for the newcomers of the {division} division: everyone in it (any department or team below it included) "
-        "who joined the company on or after {date}, leaving out anyone on leave. Then post '{message}' in it.",
-        "Start a social group chat called '{name}' with everyone in the {division} division, at any level below it too, hired on "
-        "{date} or later (that day counts) who isn't on leave, and send '{message}' to it.",
+        "Create a social chat '{name}' for the newcomers of the {division} division in {city}: everyone in the division (any "
+        "department or team below it included) who works out of the {city} office and joined the company on or after {date}. "
+        "Then post '{message}' in it.",
+        "Start a social group chat called '{name}' with every {city}-based colleague in the {division} division, at any level below "
+        "it too, hired on {date} or later (that day counts), and send '{message}' to it.",
+        "Welcome the recent joiners: in the {division} division and all its units, find the people in the {city} office whose "
+        "hire date is {date} or later, put them in a new social chat '{name}', and post '{message}' there.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        division = ctx.choice(ctx.rows("SELECT id, name FROM departments WHERE kind = 'division' ORDER BY id"), "division")
-        units = _subtree_ids(ctx, division["id"])
-        dates = sorted(set(ctx.column(f"SELECT hire_date FROM employees WHERE department_id IN {_in(units)} AND status = 'active'")))
-        cut = ctx.choice(dates[-40:-3], "hire date")  # a real hire date: "on or after" must include that person
-        people = ctx.column(f"SELECT id FROM employees WHERE department_id IN {_in(units)} AND status = 'active' AND hire_date >= ? "
-                            "ORDER BY id", cut)
-        actor = ctx.choice(ctx.column(f"SELECT id FROM employees WHERE department_id IN {_in(units)} AND status = 'active' ORDER BY id"),
-                           "employee")
-        members = [p for p in people if p != actor]
-        bounded(members, 3, 45, "newcomers")
-        name = _free_chat_name(ctx, actor, CHAT_NAMES)
-        message = ctx.rng.choice(["Welcome aboard, everyone!", "Hi all, lunch together this Friday?", "Welcome! Ask anything here."])
-        query = self.phrase(ctx, name=name, division=division["name"], date=pretty_day(cut), message=message)
-        if actor in people:  # the owner is in the chat anyway and cannot be listed as a member
-            query += " I'm one of those newcomers myself; I'm in the chat anyway as its owner."
-        plan = [Step("create_chat", {"name": name, "member_ids": members, "chat_type": "social"}),
-                Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message})]
-        return Draft(actor, query, plan, hidden=[len(members)], params={"division_id": division["id"], "hired_since": cut})
+        return _pick(ctx, ctx.rows("SELECT id, name FROM departments WHERE kind = 'division' ORDER BY id"),
+            lambda division: self._draft(ctx, division), "division")
+
+    def _draft(self, ctx: GenContext, division: Any) -> Draft:
+        people = _people(ctx, _subtree(ctx, division["id"]))
+        actor = ctx.choice([p["id"] for p in people if p["status"] == "active"], "employee")
+        cities = {r["id"]: r["city"] for r in ctx.rows("SELECT id, city FROM locations")}
+        others = [p for p in people if p["id"] != actor]
+        options = []
+        for loc in sorted({p["location_id"] for p in others}):
+            here = [p for p in others if p["location_id"] == loc]
+            for cut in sorted({p["hire_date"] for p in here if p["hire_date"] >= "2024-01-01"}):
+                chosen = [p["id"] for p in here if p["hire_date"] >= cut]
+                if (3 <= len(chosen) <= 30 and any(p["hire_date"] < cut for p in here)
+                        and any(p["location_id"] != loc and p["hire_date"] >= cut for p in others)):
+                    options.append((loc, cut, chosen))
+        loc, cut, chosen = ctx.choice(options, "city and date")
+        name = _chat_name(ctx, actor, SOCIAL_CHAT_NAMES)
+        message = ctx.rng.choice(MESSAGES)
+        query = self.phrase(ctx, name=name, division=division["name"], city=cities[loc], date=pretty_day(cut), message=message)
+        steps = [Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "social"}),
+                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message})]
+        return Draft(actor, query, steps, stated={"name": name, "division": division["name"], "city": cities[loc], "since": cut,
+                                                  "message": message}, hidden=[len(chosen)], targets=(("division", division["id"], loc),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        division = _department(api, stated["division"])
+        me = _me(api)["employee_id"]
+        members = [p["employee_id"] for p in _members(api, division["department_id"], sub=True)
+                   if p["employee_id"] != me and api.keep("city", p["location"].casefold() == stated["city"].casefold())
+                   and api.compare("hired", p["hire_date"], ">=", stated["since"])]
+        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=members, chat_type="social")
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
 
-class PruneQuietChatMembers(Template):
-    name = "prune_quiet_chat_members"
-    capabilities = ("complete_data_acquisition", "aggregation_computation", "precise_boundary_judgement", "multi_condition_filtering")
+class PruneQuietChat(Template):
+    name = "prune_quiet_chat"
+    conditions = (Condition("since", "boundary"),)
     phrasings = (
         "Clean up my chat '{chat}': remove every member (admins included) who hasn't posted anything there on or after {date}, "
-        "including people who never posted at all.",
-        "In '{chat}', which I own, keep only the people who have sent a message there since {date} (that day counts). Remove "
-        "everyone else, admins too.",
+        "including people who never posted at all. Then post '{message}' in it.",
+        "In '{chat}', which I own, keep only the people who have sent a message there since {date} (that day counts) and remove "
+        "everyone else, admins too; afterwards post '{message}' for those who remain.",
+        "Post '{message}' in my '{chat}' chat once you have removed from it all members whose latest message there is older than "
+        "{date} or who never wrote anything there (a message on {date} itself keeps someone in).",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        chat = ctx.choice(ctx.rows(
-            "SELECT c.id, c.name, c.owner_id FROM chats c WHERE c.chat_type IN ('project', 'social') AND c.member_count >= 8 "
-            "AND (SELECT COUNT(*) FROM chats x JOIN chat_members y ON y.chat_id = x.id AND y.employee_id = c.owner_id "
-            "     WHERE x.name = c.name COLLATE NOCASE) = 1 ORDER BY c.id"), "chat")
+        return _pick(ctx, ctx.rows(
+            "SELECT c.id, c.name, c.owner_id FROM chats c WHERE c.chat_type IN ('project', 'social', 'department') AND c.member_count >= 8 "
+            "ORDER BY c.id"), lambda chat: self._draft(ctx, chat), "chat")
+
+    def _draft(self, ctx: GenContext, chat: Any) -> Draft:
+        actor = chat["owner_id"]
+        if not _unique_chat_for(ctx, actor, chat["name"]) or not _active(ctx, actor):
+            raise NoTarget("chat name not unique")
         members = ctx.column("SELECT employee_id FROM chat_members WHERE chat_id = ? AND role != 'owner' ORDER BY employee_id", chat["id"])
         last_any = {r["sender_id"]: r["d"] for r in ctx.rows(
             "SELECT sender_id, MAX(substr(sent_at, 1, 10)) AS d FROM chat_messages WHERE chat_id = ? GROUP BY sender_id", chat["id"])}
@@ -716,65 +1248,708 @@ class PruneQuietChatMembers(Template):
 
         out = quiet(last_any)
         if out != quiet(last_kept):
-            raise NoTarget("a recalled message decides")  # does a recalled message count as posting? avoid the question
-        bounded(out, 2, 40, "quiet members")
-        if len(out) == len(members):
-            raise NoTarget("everyone goes")
-        query = self.phrase(ctx, chat=chat["name"], date=pretty_day(cut))
-        plan = [Step("remove_chat_member", {"chat_id": chat["id"], "employee_id": m}) for m in out]
-        return Draft(chat["owner_id"], query, plan, hidden=[len(out)], params={"chat_id": chat["id"], "since": cut})
+            raise NoTarget("a recalled message decides")
+        if not 2 <= len(out) <= 40 or len(out) == len(members):
+            raise NoTarget("quiet members")
+        message = ctx.rng.choice(MESSAGES)
+        query = self.phrase(ctx, chat=chat["name"], date=pretty_day(cut), message=message)
+        steps = [Step("remove_chat_member", {"chat_id": chat["id"], "employee_id": m}) for m in out]
+        steps.append(Step("send_chat_message", {"chat_id": chat["id"], "content": message}))
+        return Draft(actor, query, steps, stated={"chat": chat["name"], "since": cut, "message": message},
+                     hidden=[len(out)], targets=(("chat", chat["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        chat = _my_chat(api, stated["chat"])
+        last: dict[int, str] = {}
+        for message in api.all_pages("list_chat_messages", chat_id=chat["chat_id"]):
+            last[message["sender_id"]] = max(last.get(message["sender_id"], ""), message["sent_at"][:10])
+        for m in api.all_pages("list_chat_members", chat_id=chat["chat_id"]):
+            if m["role"] != "owner" and not api.compare("since", last.get(m["employee_id"], ""), ">=", stated["since"]):
+                api.call("remove_chat_member", chat_id=chat["chat_id"], employee_id=m["employee_id"])
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
 
-# -- the organisation ------------------------------------------------------------------------
+# -- the organisation ----------------------------------------------------------------------------
 
 
 class TransferSeniorStaff(Template):
     name = "transfer_senior_staff"
-    capabilities = ("multi_condition_filtering", "precise_boundary_judgement", "cross_entity_cascade")
+    conditions = (Condition("family", "filter"), Condition("level", "boundary"))
     phrasings = (
         "Move everyone in the {team_a} team whose job family is {family} and whose level is {level} or higher to the {team_b} "
-        "team (the team lead stays where they are).{post}",
-        "Reorganisation: everyone in the {team_a} team in the {family} job family at level {level} and above (level {level} "
-        "included; not the team head) transfers to {team_b}.{post}",
+        "team. Then post '{message}' in the '{chat}' chat.",
+        "Reorganisation: the {team_a} team's people in the {family} job family at level {level} and above (level {level} "
+        "included) transfer to {team_b}. Announce it afterwards in our '{chat}' chat with the message '{message}'.",
+        "Post '{message}' in '{chat}' after transferring to the {team_b} team every member of {team_a} who is in the {family} job "
+        "family at level {level} or more.",
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        dept = ctx.choice(ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind IN ('department', 'division') AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 2 "
-            "ORDER BY d.id"), "department")
-        units = [u for u in _subtree_ids(ctx, dept["id"]) if u != dept["id"]]
-        teams = ctx.rows(f"SELECT id, name FROM departments WHERE id IN {_in(units)} AND kind = 'team' ORDER BY id")
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
+            "JOIN department_heads h ON h.department_id = d.id JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id "
+            "AND c.chat_type = 'department' WHERE d.kind IN ('department', 'division') ORDER BY d.id"),
+            lambda dept: self._draft(ctx, dept), "department")
+
+    def _draft(self, ctx: GenContext, dept: Any) -> Draft:
+        if not _unique_chat_for(ctx, dept["head"], dept["chat"]):
+            raise NoTarget("chat name")
+        teams = ctx.rows(f"SELECT id, name FROM departments WHERE id IN {_in(_subtree(ctx, dept['id']))} AND kind = 'team' ORDER BY id")
         if len(teams) < 2:
             raise NoTarget("two teams")
         team_a, team_b = ctx.rng.sample(teams, 2)
-        staff = ctx.rows("SELECT id, job_family, level FROM employees WHERE department_id = ? "
-                         "AND id NOT IN (SELECT employee_id FROM department_heads) ORDER BY id", team_a["id"])
+        heads = _heads(ctx)
+        staff = [p for p in _people(ctx, [team_a["id"]]) if p["id"] not in heads]
         options = []
         for family in sorted({s["job_family"] for s in staff}):
-            levels = sorted({s["level"] for s in staff if s["job_family"] == family})
-            for level in levels[1:]:  # a real level, with someone of the family below it
+            for level in sorted({s["level"] for s in staff if s["job_family"] == family}):
                 movers = [s["id"] for s in staff if s["job_family"] == family and s["level"] >= level]
-                if 2 <= len(movers) <= 15:
+                if (2 <= len(movers) <= 12 and any(s["job_family"] == family and s["level"] < level for s in staff)
+                        and any(s["job_family"] != family and s["level"] >= level for s in staff)):
                     options.append((family, level, movers))
         family, level, movers = ctx.choice(options, "family and level")
-        chat = ctx.rows("SELECT id, name FROM chats WHERE chat_type = 'department' AND department_id = ? AND owner_id = ? ORDER BY id",
-                        dept["id"], dept["head"])
         message = ctx.rng.choice([f"Welcome to the {team_b['name']} team, new joiners!", "Heads-up: some team changes took effect today.",
                                   "Org update: a few colleagues changed teams today."])
-        post = ""
-        if len(chat) == 1 and ctx.value("SELECT COUNT(*) FROM chats WHERE owner_id = ? AND name = ?", dept["head"], chat[0]["name"]) == 1:
-            post = ctx.rng.choice([f" Then post '{message}' in the '{chat[0]['name']}' chat.",
-                                   f" Afterwards, announce it in our department chat '{chat[0]['name']}' with the message '{message}'."])
-        query = self.phrase(ctx, team_a=team_a["name"], team_b=team_b["name"], family=family, level=level, post=post)
-        plan = steps([Step("transfer_employee", {"employee_id": m, "department_id": team_b["id"]}) for m in movers],
-                     [Step("send_chat_message", {"chat_id": chat[0]["id"], "content": message})] if post else [])
-        return Draft(dept["head"], query, plan, hidden=[len(movers)],
-                     params={"from": team_a["id"], "to": team_b["id"], "family": family, "min_level": level})
+        query = self.phrase(ctx, team_a=team_a["name"], team_b=team_b["name"], family=family, level=level, chat=dept["chat"], message=message)
+        steps = [Step("transfer_employee", {"employee_id": m, "department_id": team_b["id"]}) for m in movers]
+        steps.append(Step("send_chat_message", {"chat_id": dept["chat_id"], "content": message}))
+        return Draft(dept["head"], query, steps, stated={"team_a": team_a["name"], "team_b": team_b["name"], "family": family,
+                                                         "level": level, "chat": dept["chat"], "message": message},
+                     targets=(("team", team_a["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        team_a, team_b = _department(api, stated["team_a"]), _department(api, stated["team_b"])
+        for person in _members(api, team_a["department_id"]):
+            if person["is_department_head"]:
+                continue  # the product never transfers a head
+            if api.keep("family", person["job_family"].casefold() == stated["family"].casefold()) and \
+                    api.compare("level", person["level"], ">=", stated["level"]):
+                api.call("transfer_employee", employee_id=person["employee_id"], department_id=team_b["department_id"])
+        api.call("send_chat_message", chat_id=_my_chat(api, stated["chat"])["chat_id"], content=stated["message"])
 
 
-TEMPLATES = [
-    WeeklyTeamSeries, OneOnOnes, DepartmentAllHands, TeamReviewsBackToBack, InviteTeamToMeeting, ChatRoleMeeting, HeadsSync,
-    RescheduleMeeting, LeaveCleanup, FocusBlocks, WeekOfRoomBookings, AttendanceChat, NewcomerChat,
-    PruneQuietChatMembers, TransferSeniorStaff,
-]
+class TeamSplitTransfer(Template):
+    name = "team_split_transfer"
+    conditions = (Condition("word", "filter"), Condition("level", "boundary"))
+    phrasings = (
+        "Move every member of my team whose job title contains '{word}' and whose level is {level} or higher to the {team_b} team. "
+        "Take each of them out of our '{chat}' chat, and then post '{message}' there.",
+        "Team change: the people in my team with '{word}' in their job title at level {level} and up (level {level} included) join "
+        "{team_b}. Transfer them, remove them from the '{chat}' chat, and post '{message}' in it afterwards.",
+        "Post '{message}' in '{chat}' once you have transferred to {team_b}, and removed from that chat, each person in my team "
+        "with '{word}' in their job title at level {level} or above.",
+    )
+    words = ("Engineer", "Senior", "Manager", "Analyst", "Specialist", "Designer", "Account", "Research", "Product", "Data", "Marketing")
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, d.parent_id, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
+            "JOIN department_heads h ON h.department_id = d.id JOIN employees e ON e.id = h.employee_id "
+            "JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' "
+            "ORDER BY d.id"), lambda team: self._draft(ctx, team), "team")
+
+    def _draft(self, ctx: GenContext, team: Any) -> Draft:
+        if not _unique_chat_for(ctx, team["head"], team["chat"]):
+            raise NoTarget("chat name")
+        team_b = ctx.choice(ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? AND id != ? ORDER BY id",
+                                     team["parent_id"], team["id"]), "sister team")
+        in_chat = set(ctx.column("SELECT employee_id FROM chat_members WHERE chat_id = ?", team["chat_id"]))
+        staff = [p for p in _people(ctx, [team["id"]]) if p["id"] != team["head"]]
+        options = []
+        for word in self.words:
+            has = [s for s in staff if word.casefold() in s["title"].casefold()]
+            for level in sorted({s["level"] for s in has}):
+                movers = [s["id"] for s in has if s["level"] >= level]
+                if (2 <= len(movers) <= 8 and set(movers) <= in_chat and any(s["level"] < level for s in has)
+                        and any(word.casefold() not in s["title"].casefold() and s["level"] >= level for s in staff)):
+                    options.append((word, level, movers))
+        word, level, movers = ctx.choice(options, "title word and level")
+        message = ctx.rng.choice([f"Please welcome our colleagues to {team_b['name']}, and thanks for everything!",
+                                  "Team update: a few of us moved to a sister team today.", "Org update: the team changes took effect today."])
+        query = self.phrase(ctx, word=word, level=level, team_b=team_b["name"], chat=team["chat"], message=message)
+        steps = ([Step("transfer_employee", {"employee_id": m, "department_id": team_b["id"]}) for m in movers]
+                 + [Step("remove_chat_member", {"chat_id": team["chat_id"], "employee_id": m}) for m in movers]
+                 + [Step("send_chat_message", {"chat_id": team["chat_id"], "content": message})])
+        return Draft(team["head"], query, steps, stated={"word": word, "level": level, "team_b": team_b["name"], "chat": team["chat"],
+                                                         "message": message}, targets=(("team", team["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _me(api)
+        team_b = _department(api, stated["team_b"])
+        moved = []
+        for person in _members(api, me["department_id"]):
+            if person["is_department_head"]:
+                continue  # that is me: nobody transfers themselves
+            if api.keep("word", stated["word"].casefold() in person["title"].casefold()) and \
+                    api.compare("level", person["level"], ">=", stated["level"]):
+                api.call("transfer_employee", employee_id=person["employee_id"], department_id=team_b["department_id"])
+                moved.append(person["employee_id"])
+        chat = _my_chat(api, stated["chat"])
+        for person in moved:
+            api.call("remove_chat_member", chat_id=chat["chat_id"], employee_id=person)
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+
+
+class AddTeamToChat(Template):
+    name = "add_team_to_chat"
+    conditions = (Condition("level", "boundary"), Condition("leave", "filter"))
+    phrasings = (
+        "Add to my '{chat}' chat every member of the {team} team at level {level} or above (level {level} included) who is not in "
+        "it yet, leaving out anyone on leave. Then post '{message}' in the chat.",
+        "Bring the {team} team's people of level {level} or higher into '{chat}' (skip those already there and those on leave), "
+        "and welcome them with the message '{message}'.",
+        "Post '{message}' in '{chat}' after adding the members of the {team} team whose level is at least {level} and who are not "
+        "on leave (people already in the chat stay as they are).",
+    )
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT c.id, c.name, cm.employee_id AS actor FROM chats c JOIN chat_members cm ON cm.chat_id = c.id AND cm.role IN ('owner', 'admin') "
+            "JOIN employees e ON e.id = cm.employee_id WHERE c.chat_type IN ('project', 'social') AND e.status = 'active' "
+            "ORDER BY c.id, cm.employee_id"), lambda chat: self._draft(ctx, chat), "chat")
+
+    def _draft(self, ctx: GenContext, chat: Any) -> Draft:
+        actor = chat["actor"]
+        if not _unique_chat_for(ctx, actor, chat["name"]):
+            raise NoTarget("chat name")
+        in_chat = set(ctx.column("SELECT employee_id FROM chat_members WHERE chat_id = ?", chat["id"]))
+        options = []
+        for team in ctx.rows("SELECT id, name FROM departments WHERE kind = 'team' ORDER BY id"):
+            out = [p for p in _people(ctx, [team["id"]]) if p["id"] not in in_chat and p["id"] != actor]
+            active = [p for p in out if p["status"] == "active"]
+            for level in sorted({p["level"] for p in active}):
+                chosen = [p["id"] for p in active if p["level"] >= level]
+                if (2 <= len(chosen) <= 15 and any(p["level"] < level for p in active)
+                        and any(p["status"] == "on_leave" and p["level"] >= level for p in out)):
+                    options.append((team, level, chosen))
+        team, level, chosen = ctx.choice(options, "team and level")
+        message = ctx.rng.choice(MESSAGES)
+        query = self.phrase(ctx, chat=chat["name"], team=team["name"], level=level, message=message)
+        steps = [Step("add_chat_members", {"chat_id": chat["id"], "employee_ids": chosen}),
+                 Step("send_chat_message", {"chat_id": chat["id"], "content": message})]
+        return Draft(actor, query, steps, stated={"chat": chat["name"], "team": team["name"], "level": level, "message": message},
+                     targets=(("chat", chat["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        chat = _my_chat(api, stated["chat"])
+        already = {m["employee_id"] for m in api.all_pages("list_chat_members", chat_id=chat["chat_id"])}
+        team = _department(api, stated["team"])
+        new = [p["employee_id"] for p in _members(api, team["department_id"])
+               if p["employee_id"] not in already and api.compare("level", p["level"], ">=", stated["level"])
+               and api.keep("leave", p["status"] != "on_leave")]
+        api.call("add_chat_members", chat_id=chat["chat_id"], employee_ids=new)
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+
+
+class CitySocialChat(Template):
+    name = "city_social_chat"
+    conditions = (Condition("city", "filter"), Condition("leave", "filter"))
+    phrasings = (
+        "Create a social chat '{name}' with my colleagues in the {dept} {kind} (all its sub-units included) who are based in "
+        "{city}, leaving out anyone on leave, and post '{message}' in it.",
+        "Start a social group '{name}' for the {city} office people of the {dept} {kind} and everything under it, not those "
+        "currently on leave, then send '{message}' to the group.",
+        "Post '{message}' in a new social chat '{name}' whose members are everyone in the {dept} {kind} or one of its sub-units "
+        "who works out of {city} and is not on leave.",
+    )
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows("SELECT id, name, kind FROM departments WHERE kind IN ('division', 'department') ORDER BY id"),
+            lambda scope: self._draft(ctx, scope), "scope")
+
+    def _draft(self, ctx: GenContext, scope: Any) -> Draft:
+        people = _people(ctx, _subtree(ctx, scope["id"]))
+        actor = ctx.choice([p["id"] for p in people if p["status"] == "active"], "employee")
+        others = [p for p in people if p["id"] != actor]
+        cities = {r["id"]: r["city"] for r in ctx.rows("SELECT id, city FROM locations")}
+        options = []
+        for loc in sorted({p["location_id"] for p in others}):
+            chosen = [p["id"] for p in others if p["location_id"] == loc and p["status"] == "active"]
+            if (3 <= len(chosen) <= 40 and any(p["location_id"] == loc and p["status"] == "on_leave" for p in others)
+                    and any(p["location_id"] != loc and p["status"] == "active" for p in others)):
+                options.append((loc, chosen))
+        loc, chosen = ctx.choice(options, "city")
+        name = _chat_name(ctx, actor, SOCIAL_CHAT_NAMES)
+        message = ctx.rng.choice(MESSAGES)
+        query = self.phrase(ctx, name=name, dept=scope["name"], kind=scope["kind"], city=cities[loc], message=message)
+        steps = [Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "social"}),
+                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message})]
+        return Draft(actor, query, steps, stated={"name": name, "dept": scope["name"], "city": cities[loc], "message": message},
+                     hidden=[len(chosen)], targets=(("scope", scope["id"], loc),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        scope = _department(api, stated["dept"])
+        me = _me(api)["employee_id"]
+        members = [p["employee_id"] for p in _members(api, scope["department_id"], sub=True)
+                   if p["employee_id"] != me and api.keep("city", p["location"].casefold() == stated["city"].casefold())
+                   and api.keep("leave", p["status"] != "on_leave")]
+        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=members, chat_type="social")
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+
+
+class ProjectKickoff(Template):
+    name = "project_kickoff"
+    conditions = (Condition("family", "filter"), Condition("level", "boundary"))
+    phrasings = (
+        "Create a project chat '{name}' with every {family} colleague at level {level} or above (level {level} included) in the "
+        "{dept} department and its teams, post '{message}' in it, and then schedule an online kickoff '{title}' on {day} from "
+        "{start} to {end} with the same people as required participants.",
+        "I'm starting a working group: everyone in {dept} (teams included) whose job family is {family} and whose level is at "
+        "least {level}. Make them a project chat called '{name}', send '{message}' there, and invite them all as required to "
+        "'{title}', online, {day}, {start}-{end}.",
+        "Schedule '{title}' for {day}, {start} to {end} (online), for the {family} people of level {level} or higher in the {dept} "
+        "department or any of its teams, all required; before that, put the same people in a new project chat '{name}' and post "
+        "'{message}' in it.",
+    )
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+            "WHERE d.kind = 'department' ORDER BY d.id"), lambda dept: self._draft(ctx, dept), "department")
+
+    def _draft(self, ctx: GenContext, dept: Any) -> Draft:
+        actor = dept["head"]
+        people = [p for p in _people(ctx, _subtree(ctx, dept["id"])) if p["id"] != actor]
+        options = []
+        for family in sorted({p["job_family"] for p in people}):
+            for level in sorted({p["level"] for p in people if p["job_family"] == family}):
+                chosen = [p["id"] for p in people if p["job_family"] == family and p["level"] >= level]
+                if (3 <= len(chosen) <= 20 and any(p["job_family"] == family and p["level"] < level for p in people)
+                        and any(p["job_family"] != family and p["level"] >= level for p in people)):
+                    options.append((family, level, chosen))
+        family, level, chosen = ctx.choice(options, "family and level")
+        name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
+        message = ctx.rng.choice(MESSAGES)
+        day = ctx.choice(_weekdays_between())
+        start, end = ctx.rng.choice(SLOTS)
+        title = f"{name} kickoff"
+        query = self.phrase(ctx, name=name, family=family, level=level, dept=dept["name"], message=message, title=title,
+                            day=_nice(day), start=start, end=end)
+        steps = [Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "project"}),
+                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
+                 _meeting_step(title, day, start, end, chosen)]
+        return Draft(actor, query, steps, stated={"name": name, "family": family, "level": level, "dept": dept["name"], "message": message,
+                                                  "title": title, "day": day, "start": start, "end": end},
+                     targets=(("department", dept["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        dept = _department(api, stated["dept"])
+        me = _me(api)["employee_id"]
+        people = [p["employee_id"] for p in _members(api, dept["department_id"], sub=True)
+                  if p["employee_id"] != me and api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
+                  and api.compare("level", p["level"], ">=", stated["level"])]
+        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=people, chat_type="project")
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], people)
+
+
+class SabbaticalChats(Template):
+    name = "sabbatical_chats"
+    conditions = (Condition("project", "filter"),)
+    phrasings = (
+        "I'm going on leave from {first} to {last}. Add a leave entry '{title}' for that time (09:00 on {first} to 18:00 on {last}), "
+        "and in every project chat I'm in but don't own, post '{message}' and then leave the chat.",
+        "Before my sabbatical: for each project chat I belong to (not ones I own), say '{message}' in it and leave it; also block my "
+        "calendar with a leave entry '{title}' from {first} 09:00 until {last} 18:00.",
+        "Put '{title}' on my calendar as leave from {first}, 09:00, to {last}, 18:00. Then go through my chats: in the project chats "
+        "owned by someone else, post '{message}' and leave; keep every other chat.",
+    )
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.column(
+            "SELECT cm.employee_id FROM chat_members cm JOIN chats c ON c.id = cm.chat_id JOIN employees e ON e.id = cm.employee_id "
+            "WHERE c.chat_type = 'project' AND cm.role != 'owner' AND e.status = 'active' GROUP BY cm.employee_id ORDER BY cm.employee_id"),
+            lambda actor: self._draft(ctx, actor), "chat member")
+
+    def _draft(self, ctx: GenContext, actor: Any) -> Draft:
+        chats = ctx.rows("SELECT c.id, c.chat_type, cm.role FROM chat_members cm JOIN chats c ON c.id = cm.chat_id WHERE cm.employee_id = ? "
+                         "ORDER BY c.id", actor)
+        leave = [c["id"] for c in chats if c["chat_type"] == "project" and c["role"] != "owner"]
+        if not any(c["chat_type"] != "project" and c["role"] != "owner" for c in chats):
+            raise NoTarget("no other chat")
+        first = ctx.choice(_weekdays_between(FIRST_DAY, "2026-11-20"))
+        last = _shift(first, ctx.rng.choice([4, 7, 11, 14, 21]))
+        title = ctx.rng.choice(["Sabbatical", "Parental leave", "Study leave", "Long vacation"])
+        message = ctx.rng.choice(["I am off for a while; please reach my manager in the meantime. Bye for now!",
+                                  "Leaving this chat before my leave. Thanks all, and good luck with the project!",
+                                  "Signing off from this group for my time away. Take care!"])
+        query = self.phrase(ctx, first=pretty_day(first), last=pretty_day(last), title=title, message=message)
+        steps = [Step("create_schedule_entry", {"title": title, "start": _at(first, "09:00"), "end": _at(last, "18:00"), "kind": "leave"})]
+        for chat in leave:
+            steps += [Step("send_chat_message", {"chat_id": chat, "content": message}), Step("leave_chat", {"chat_id": chat})]
+        return Draft(actor, query, steps, stated={"first": first, "last": last, "title": title, "message": message},
+                     hidden=[len(leave)], targets=(("employee", actor),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        api.call("create_schedule_entry", title=stated["title"], start=_at(stated["first"], "09:00"), end=_at(stated["last"], "18:00"),
+                 kind="leave")
+        for chat in api.all_pages("list_my_chats"):
+            if chat["my_role"] == "owner" or not api.keep("project", chat["chat_type"] == "project"):
+                continue
+            api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+            api.call("leave_chat", chat_id=chat["chat_id"])
+
+
+class SeniorPanel(Template):
+    name = "senior_panel"
+    conditions = (Condition("top", "ranking", tie_break_stated=True), Condition("leave", "filter"), Condition("heads", "filter"))
+    phrasings = (
+        "Set up a 30-minute online '{title}: <full name>' meeting with each of the {k} most senior people of the {dept} department "
+        "(all its teams included) on {day}, back to back from {start}, most senior first. Seniority is level, highest first, ties "
+        "broken by the earlier hire date; department and team heads don't count, and skip anyone on leave.",
+        "Who are the {k} highest-level people in {dept} (teams included) who are not a department or team head and not on leave? "
+        "Break level ties by the earlier hire date. On {day}, starting at {start}, give each of them a 30-minute online meeting "
+        "with me titled '{title}: ' followed by their full name, one after the other in that order.",
+        "On {day} I'd like back-to-back 30-minute online talks, the first at {start}, with the {k} most senior colleagues of the {dept} "
+        "department and its teams, highest level first (equal levels: the one hired first goes first), leaving out the heads of "
+        "departments and teams and anyone on leave. Title each '{title}: <their full name>'.",
+    )
+    titles = ("Calibration", "Career conversation", "Architecture interview", "Mentoring kick-off")
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+            "WHERE d.kind = 'department' ORDER BY d.id"), lambda dept: self._draft(ctx, dept), "department")
+
+    def _draft(self, ctx: GenContext, dept: Any) -> Draft:
+        heads = _heads(ctx)
+        staff = [p for p in _people(ctx, _subtree(ctx, dept["id"])) if p["id"] not in heads]
+
+        def ranked(people: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return sorted(people, key=lambda p: (-p["level"], p["hire_date"], p["id"]))
+
+        active = ranked([p for p in staff if p["status"] == "active"])
+        options = [k for k in (3, 4, 5, 6) if len(active) > k + 1
+                   and len({(p["level"], p["hire_date"]) for p in active[:k + 1]}) == k + 1
+                   and any(p["status"] == "on_leave" for p in ranked(staff)[:k])]
+        k = ctx.choice(options, "k")
+        chosen = active[:k]
+        day = ctx.choice(_weekdays_between())
+        first = ctx.rng.choice(["09:00", "10:00", "13:30", "15:00"])
+        title = ctx.rng.choice(self.titles)
+        query = self.phrase(ctx, k=k, dept=dept["name"], title=title, day=_nice(day), start=first)
+        steps = [_meeting_step(f"{title}: {p['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [p["id"]])
+                 for i, p in enumerate(chosen)]
+        return Draft(dept["head"], query, steps, stated={"k": k, "dept": dept["name"], "title": title, "day": day, "start": first},
+                     targets=(("department", dept["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        dept = _department(api, stated["dept"])
+        me = _me(api)["employee_id"]
+        people = [p for p in _members(api, dept["department_id"], sub=True)
+                  if p["employee_id"] != me and api.keep("heads", not p["is_department_head"]) and api.keep("leave", p["status"] != "on_leave")]
+        ranked = sorted(people, key=lambda p: (-p["level"], p["hire_date"]))
+        first = _minutes(stated["start"])
+        for i, person in enumerate(api.top("top", ranked, stated["k"], lambda p: (p["level"], p["hire_date"]))):
+            _create_meeting(api, f"{stated['title']}: {person['name']}", stated["day"], _hm(first + 30 * i), _hm(first + 30 * (i + 1)),
+                            [person["employee_id"]])
+
+
+class SkipLevelMeetings(Template):
+    name = "skip_level_meetings"
+    conditions = (Condition("top", "ranking", tie_break_stated=True), Condition("leave", "filter"), Condition("alphabetical", "ordering"))
+    phrasings = (
+        "On {day}, starting at {start}, set up back-to-back 30-minute skip-level meetings, one per team of my department, teams "
+        "in alphabetical order of name. For each team invite its highest-level member other than the team lead (ties broken by the "
+        "earlier hire date), skipping anyone on leave. Title each 'Skip-level: <team name>'; all online.",
+        "I want a skip-level chat with one person from each team of my department on {day}: 30 minutes each, back to back from "
+        "{start}, teams taken A to Z. The person is the team's highest-level member who is neither its lead nor on leave "
+        "(equal levels: earliest hire date). Titles 'Skip-level: <team name>', online.",
+        "For each team under me, alphabetically by team name, book a 30-minute online meeting 'Skip-level: <team name>' on {day}, "
+        "the first at {start} and each next one right after, with the team member of the highest level who is not the lead and "
+        "not on leave (if levels tie, the earlier hire date wins).",
+    )
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+            "WHERE d.kind = 'department' AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 2 ORDER BY d.id"),
+            lambda dept: self._draft(ctx, dept), "department")
+
+    def _draft(self, ctx: GenContext, dept: Any) -> Draft:
+        teams = ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? ORDER BY id", dept["id"])
+        ordered = sorted(teams, key=lambda t: (t["name"].casefold(), t["id"]))
+        if ordered == teams:
+            raise NoTarget("alphabetical order is the listing order")
+        heads = _heads(ctx)
+        chosen, leave_bites = [], False
+        for team in ordered:
+            staff = sorted((p for p in _people(ctx, [team["id"]]) if p["id"] not in heads), key=lambda p: (-p["level"], p["hire_date"], p["id"]))
+            active = [p for p in staff if p["status"] == "active"]
+            if (active[0]["level"], active[0]["hire_date"]) == (active[1]["level"], active[1]["hire_date"]):
+                raise NoTarget("a tie the tie-break does not settle")
+            leave_bites |= staff[0]["status"] == "on_leave"
+            chosen.append(active[0]["id"])
+        if not leave_bites:
+            raise NoTarget("nobody on leave at the top")
+        day = ctx.choice(_weekdays_between())
+        first = ctx.rng.choice(["09:00", "10:00", "14:00", "15:30"])
+        steps = [_meeting_step(f"Skip-level: {t['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [c])
+                 for i, (t, c) in enumerate(zip(ordered, chosen))]
+        query = self.phrase(ctx, day=_nice(day), start=first)
+        return Draft(dept["head"], query, steps, stated={"day": day, "start": first}, targets=(("department", dept["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _me(api)
+        teams = api.all_pages("list_sub_departments", department_id=me["heads_department_id"])
+        first = _minutes(stated["start"])
+        for i, team in enumerate(api.order("alphabetical", teams, key=lambda t: t["name"].casefold())):
+            staff = [p for p in _members(api, team["department_id"])
+                     if not p["is_department_head"] and api.keep("leave", p["status"] != "on_leave")]
+            ranked = sorted(staff, key=lambda p: (-p["level"], p["hire_date"]))
+            chosen = api.top("top", ranked, 1, lambda p: (p["level"], p["hire_date"]))
+            _create_meeting(api, f"Skip-level: {team['name']}", stated["day"], _hm(first + 30 * i), _hm(first + 30 * (i + 1)),
+                            [p["employee_id"] for p in chosen])
+
+
+class WeeklyTeamSeries(Template):
+    name = "weekly_team_series"
+    conditions = (Condition("leave", "filter"), Condition("smallest", "ranking", tie_break_stated=True))
+    phrasings = (
+        "Set up a weekly '{title}' for my team: {n} meetings, every {weekday} from {first} on, {start} to {end}, with everyone else "
+        "in my team who is not on leave as required participants. Use the same room for all of "
+        "them: the smallest (by capacity) bookable room in "
+        "{building} that holds all of us (me included) and is free at all {n} times; if two are equally small, the first by name.",
+        "I want {n} weekly team meetings, '{title}', one each {weekday} {start}-{end}, starting {first}. Invite my whole team except "
+        "people on leave, as required. Book the smallest (by capacity) room in {building} that "
+        "can be booked, fits everyone including me, and is "
+        "free every one of those weeks (equal sizes: alphabetical by name); all {n} meetings go in that room.",
+        "Please schedule {n} weekly sessions of '{title}' for my team, {start} to {end} on {weekday}s, the first on {first}. Everyone "
+        "in my team except people on leave is required. Room: in {building}, the smallest (by "
+        "capacity) bookable one big enough for the whole "
+        "group with me and free for every session, ties broken alphabetically by room name.",
+    )
+    titles = ("{team} weekly sync", "{team} planning", "{team} team meeting", "{team} weekly check-in")
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT d.id, d.name FROM departments d WHERE d.kind = 'team' AND d.headcount <= 16 AND EXISTS (SELECT 1 FROM employees e "
+            "WHERE e.department_id = d.id AND e.status = 'on_leave') ORDER BY d.id"), lambda team: self._draft(ctx, team), "team")
+
+    def _draft(self, ctx: GenContext, team: Any) -> Draft:
+        members = _people(ctx, [team["id"]])
+        actor = ctx.choice([m["id"] for m in members if m["status"] == "active"], "member")
+        invitees = [m["id"] for m in members if m["status"] == "active" and m["id"] != actor]
+        need = len(invitees) + 1
+        building = ctx.choice(ctx.rows("SELECT id, name FROM buildings WHERE location_id = ? ORDER BY id", _location(ctx, actor)), "building")
+        n = ctx.rng.choice([3, 4])
+        first = ctx.choice(_weekdays_between(FIRST_DAY, _shift("2026-11-13", -7 * n)))
+        dates = [_shift(first, 7 * i) for i in range(n)]
+        start, end = ctx.rng.choice(SLOTS)
+        rooms = ctx.rows("SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND capacity >= ?",
+                         building["id"], need)
+        free = sorted((r for r in rooms if all(_room_free(ctx, r["id"], _ts(d, start), _ts(d, end)) for d in dates)),
+                      key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]))
+        if len(free) < 2:
+            raise NoTarget("no choice of room")
+        title = ctx.rng.choice(self.titles).format(team=team["name"])
+        query = self.phrase(ctx, title=title, n=n, weekday=_weekday(first), first=pretty_day(first), start=start, end=end,
+                            building=building["name"])
+        steps = [_meeting_step(title, d, start, end, invitees, room=free[0]["id"]) for d in dates]
+        return Draft(actor, query, steps, stated={"title": title, "n": n, "first": first, "start": start, "end": end,
+                                                  "building": building["name"]},
+                     hidden=[free[0]["name"], len(invitees)], targets=(("team", team["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _me(api)
+        invitees = [p["employee_id"] for p in _members(api, me["department_id"])
+                    if p["employee_id"] != me["employee_id"] and api.keep("leave", p["status"] != "on_leave")]
+        building = _building_id(api, stated["building"])
+        dates = [_shift(stated["first"], 7 * i) for i in range(stated["n"])]
+        free: dict[int, dict[str, Any]] | None = None
+        for day in dates:
+            rooms = {r["room_id"]: r for r in api.all_pages("find_available_rooms", start=_at(day, stated["start"]),
+                                                              end=_at(day, stated["end"]), min_capacity=len(invitees) + 1,
+                                                              building_id=building)}
+            free = rooms if free is None else {i: r for i, r in free.items() if i in rooms}
+        ranked = sorted((free or {}).values(), key=lambda r: (r["capacity"], r["name"].casefold()))
+        for room in api.top("smallest", ranked, 1, lambda r: r["capacity"]):
+            for day in dates:
+                _create_meeting(api, stated["title"], day, stated["start"], stated["end"], invitees, room_id=room["room_id"])
+
+
+class FollowupMeeting(Template):
+    name = "followup_meeting"
+    conditions = (Condition("attended", "filter"), Condition("declined", "filter"))
+    phrasings = (
+        "Schedule a follow-up to my meeting '{title}' of {day}: '{new_title}' on {new_day} from {start} to {end}, online. Invite as "
+        "required everyone who attended the original, and as optional those who were invited but did not attend, except anyone "
+        "who had declined it. Also create a project chat '{name}' with just the people who attended, and post '{message}' there.",
+        "'{title}' on {day} is done. Put the people who actually attended it in a new project chat '{name}' and post '{message}' in "
+        "it; then set up '{new_title}' for {new_day}, {start}-{end}, online only, where the attendees are required and the invitees "
+        "who did not show up are optional, unless they had declined.",
+        "For the people of my '{title}' meeting ({day}): whoever actually joined gets a required invitation to '{new_title}' on "
+        "{new_day} at {start}-{end} (online) and goes into a new project chat '{name}', where you post '{message}'; whoever was "
+        "invited but missed it gets an optional invitation only, and those who declined get nothing.",
+    )
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT m.id, m.title, m.organizer_id, m.start_at FROM meetings m JOIN employees e ON e.id = m.organizer_id "
+            "WHERE m.status = 'completed' AND e.status = 'active' AND length(m.title) <= 80 "
+            "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') "
+            "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response != 'declined' AND p.attended = 0) "
+            "ORDER BY m.id"), lambda meeting: self._draft(ctx, meeting), "meeting")
+
+    def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
+        actor, day = meeting["organizer_id"], meeting["start_at"][:10]
+        if not _unique_meeting_for(ctx, actor, meeting["title"], day):
+            raise NoTarget("title not unique that day")
+        parts = ctx.rows("SELECT employee_id, response, attended FROM meeting_participants WHERE meeting_id = ? AND role != 'organiser' "
+                         "ORDER BY employee_id", meeting["id"])
+        required = [p["employee_id"] for p in parts if p["response"] != "declined" and p["attended"]]
+        optional = [p["employee_id"] for p in parts if p["response"] != "declined" and not p["attended"]]
+        if not required:
+            raise NoTarget("nobody attended")
+        new_day = ctx.choice(_weekdays_between())
+        start, end = ctx.rng.choice(SLOTS)
+        new_title = f"{meeting['title']} follow-up"
+        name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
+        message = ctx.rng.choice(MESSAGES)
+        query = self.phrase(ctx, title=meeting["title"], day=_nice(day), new_title=new_title, new_day=_nice(new_day), start=start, end=end,
+                            name=name, message=message)
+        steps = [Step("create_chat", {"name": name, "member_ids": required, "chat_type": "project"}),
+                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
+                 _meeting_step(new_title, new_day, start, end, required, optional)]
+        return Draft(actor, query, steps, stated={"title": meeting["title"], "day": day, "new_title": new_title, "new_day": new_day,
+                                                  "start": start, "end": end, "name": name, "message": message},
+                     hidden=[len(required), len(optional)], targets=(("meeting", meeting["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        meeting = _my_meeting(api, stated["title"], stated["day"])
+        required: list[int] = []
+        optional: list[int] = []
+        for p in api.all_pages("list_meeting_participants", meeting_id=meeting["meeting_id"]):
+            if p["role"] == "organiser" or not api.keep("declined", p["response"] != "declined"):
+                continue
+            (required if api.keep("attended", bool(p["attended"])) else optional).append(p["employee_id"])
+        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=required, chat_type="project")
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+        _create_meeting(api, stated["new_title"], stated["new_day"], stated["start"], stated["end"], required, optional)
+
+
+class ManagerPeersMeeting(Template):
+    name = "manager_peers_meeting"
+    conditions = (Condition("level", "boundary"), Condition("free", "filter"))
+    phrasings = (
+        "Set up '{title}' on {day} from {start} to {end}{where}. Invite {person}'s manager as a required participant, and as "
+        "optional every direct report of that manager ({person} included) who is at level {level} or above (level {level} counts) "
+        "and has nothing on their calendar overlapping that time.",
+        "Find out who {person} reports to. That manager is required at '{title}' ({day}, {start}-{end}{where}); their direct "
+        "reports of level {level} or higher, {person} among them, are optional invitees, but only those free at that time "
+        "according to their calendars.",
+        "I need '{title}' on {day}, {start} to {end}{where}: the manager of {person} as required, plus, as optional, all of that "
+        "manager's direct reports at level {level} and up whose calendars are clear for that slot (touching entries are fine); "
+        "{person} is one of those reports.",
+    )
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT h.employee_id AS id, h.department_id FROM department_heads h JOIN departments d ON d.id = h.department_id "
+            "JOIN employees e ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"),
+            lambda lead: self._draft(ctx, lead), "manager")
+
+    def _draft(self, ctx: GenContext, lead: Any) -> Draft:
+        reports = ctx.rows("SELECT id, name, level, status FROM employees WHERE manager_id = ? ORDER BY id", lead["id"])
+        actor = ctx.choice(ctx.column("SELECT id FROM employees WHERE status = 'active' AND level >= 4 AND department_id != ? "
+                                      "AND location_id = (SELECT location_id FROM employees WHERE id = ?) ORDER BY id",
+                                      lead["department_id"], lead["id"]), "organiser")
+        cal = _calendars(ctx, [r["id"] for r in reports])
+        options = []
+        for day in _weekdays_between():
+            for start, end in SLOTS:
+                s, e = _ts(day, start), _ts(day, end)
+                free = [r for r in reports if not _overlaps(cal[r["id"]], s, e)]
+                for level in sorted({r["level"] for r in free}):
+                    chosen = [r for r in free if r["level"] >= level]
+                    if (2 <= len(chosen) <= 15 and any(r["level"] < level for r in free)
+                            and any(r["level"] >= level and r not in free for r in reports)):
+                        options.append((day, start, end, level, chosen))
+        day, start, end, level, chosen = ctx.choice(options, "slot")
+        person = ctx.choice([r for r in chosen if ctx.value("SELECT COUNT(*) FROM employees WHERE name = ?", r["name"]) == 1], "person")
+        room = None
+        if ctx.rng.random() < 0.5:
+            room = ctx.choice(_free_rooms(ctx, _location(ctx, actor), _ts(day, start), _ts(day, end), len(chosen) + 2)[:4], "room")
+        title = ctx.rng.choice(["Cross-team alignment", "Integration planning", "Dependency review", "Joint roadmap session"])
+        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, where=_where(room, ", online"), person=person["name"],
+                            level=level)
+        step = _meeting_step(title, day, start, end, [lead["id"]], [r["id"] for r in chosen], room["id"] if room else None)
+        return Draft(actor, query, [step], stated={"title": title, "day": day, "start": start, "end": end, "person": person["name"],
+                                                   "level": level, "room": room["name"] if room else None,
+                                                   "building": room["building"] if room else None},
+                     targets=(("manager", lead["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        person = find_one(api.all_pages("search_employees", query=stated["person"]), name=stated["person"])
+        manager = person["manager_id"]
+        start, end = _ts(stated["day"], stated["start"]), _ts(stated["day"], stated["end"])
+        optional = [r["employee_id"] for r in api.all_pages("search_employees", manager_id=manager)
+                    if api.compare("level", r["level"], ">=", stated["level"]) and api.keep("free", not _busy(api, r["employee_id"], start, end))]
+        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], [manager], optional, **_room_arg(api, stated))
+
+
+class OrganiserTeamMeeting(Template):
+    name = "organiser_team_meeting"
+    conditions = (Condition("family", "filter"), Condition("leave", "filter"))
+    phrasings = (
+        "Who organised '{other}' on {other_day} (a meeting I was invited to)? Schedule an online meeting '{title}' on {day} from "
+        "{start} to {end} with everyone in that person's own department or team who is in the {family} job family and not on "
+        "leave, all as required participants. Then create a project chat '{name}' with the same people and post '{message}' in it.",
+        "Set up '{title}' ({day}, {start}-{end}, online) for the {family} people of the department or team that the organiser of my "
+        "meeting '{other}' on {other_day} belongs to, the organiser included if they qualify; skip anyone on leave. Everyone "
+        "invited is required. Put the same people in a new project chat '{name}' and send '{message}' there.",
+        "Look up the organiser of '{other}' ({other_day}). Every member of the organiser's department or team whose job family is "
+        "{family}, except people on leave, goes into a new project chat '{name}' (post '{message}' in it) and gets a required "
+        "invitation to a new online meeting '{title}' on {day}, {start} to {end}.",
+    )
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(
+            "SELECT p.employee_id AS actor, m.title, m.start_at, m.organizer_id, e.department_id FROM meeting_participants p "
+            "JOIN meetings m ON m.id = p.meeting_id JOIN employees e ON e.id = m.organizer_id JOIN employees a ON a.id = p.employee_id "
+            "WHERE p.role != 'organiser' AND a.status = 'active' AND m.start_at >= '2026-09-01' AND m.start_at < ? "
+            "AND length(m.title) <= 80 ORDER BY m.id, p.employee_id", _ts(LAST_DAY, "00:00")), lambda row: self._draft(ctx, row), "meeting")
+
+    def _draft(self, ctx: GenContext, row: Any) -> Draft:
+        actor, other_day = row["actor"], row["start_at"][:10]
+        if not _unique_meeting_for(ctx, actor, row["title"], other_day):
+            raise NoTarget("title not unique that day")
+        people = [p for p in _people(ctx, [row["department_id"]]) if p["id"] != actor]
+        options = []
+        for family in sorted({p["job_family"] for p in people}):
+            chosen = [p["id"] for p in people if p["job_family"] == family and p["status"] == "active"]
+            if (2 <= len(chosen) <= 25 and any(p["job_family"] == family and p["status"] == "on_leave" for p in people)
+                    and any(p["job_family"] != family and p["status"] == "active" for p in people)):
+                options.append((family, chosen))
+        family, chosen = ctx.choice(options, "family")
+        day = ctx.choice(_weekdays_between())
+        start, end = ctx.rng.choice(SLOTS)
+        title = ctx.rng.choice(["Handover session", "Knowledge transfer", "Process walkthrough", "Joint planning"])
+        name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
+        message = ctx.rng.choice(MESSAGES)
+        query = self.phrase(ctx, other=row["title"], other_day=_nice(other_day), title=title, day=_nice(day), start=start, end=end,
+                            family=family, name=name, message=message)
+        steps = [_meeting_step(title, day, start, end, chosen), Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "project"}),
+                 Step("send_chat_message", {"chat_id": ref(1, "chat_id"), "content": message})]
+        return Draft(actor, query, steps,
+                     stated={"other": row["title"], "other_day": other_day, "title": title, "day": day, "start": start, "end": end,
+                             "family": family, "name": name, "message": message},
+                     hidden=[len(chosen)], targets=(("department", row["department_id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        meeting = _my_meeting(api, stated["other"], stated["other_day"])
+        organiser = api.call("get_employee", employee_id=meeting["organizer_id"])
+        me = _me(api)["employee_id"]
+        chosen = [p["employee_id"] for p in _members(api, organiser["department_id"])
+                  if p["employee_id"] != me and api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
+                  and api.keep("leave", p["status"] != "on_leave")]
+        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], chosen)
+        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=chosen, chat_type="project")
+        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+
+
+TEMPLATES = [TeamMeetingFreeMembers, DepartmentFreeMeeting, TeamReviews, CommonFreeSlot, DivisionAllHands, OneOnOnes,
+             InviteTeamToMeeting, ChatTitleMeeting, HeadsSyncRoom, RescheduleMeeting, OutOfOffice, FocusBlocks,
+             WeekOfRoomBookings, AttendanceChat, NewcomerChat, PruneQuietChat, TransferSeniorStaff, TeamSplitTransfer,
+             AddTeamToChat, CitySocialChat, ProjectKickoff, SabbaticalChats, SeniorPanel, SkipLevelMeetings, WeeklyTeamSeries,
+             FollowupMeeting, ManagerPeersMeeting, OrganiserTeamMeeting]

@@ -1,40 +1,55 @@
 """Task templates of the MOBA platform.
 
-Each template inspects the world with SQL, picks a player and targets, and writes the reference
-solution with the public tools. Values a player would type (a room's name, a password, a date, a
-threshold, a note) are the player's and appear in the query; what the data decides (which
-requests, which friends, how many heroes) does not. Every rule the query states can be checked
-with the read tools: friends' intimacy and rank (list_friends), senders' rank and level
-(list_friend_requests), applicants' level and clan (list_team_applications), the ten players of a
-match (get_match), a player's most practised heroes (get_player), the leaderboard (get_rank).
+Each template has two halves (see ebench/tasks/generation.py): `draft` inspects the world with
+SQL, picks a player and targets and writes the expected writes; `solve` reaches the same end
+state through the public tools from what the query states. Values a player would type (a room's
+name, a password, a date, a threshold, a note, a nickname) are the player's and appear in the
+query; what the data decides (which requests, which friends, how many heroes) does not. Wording
+follows docs/wording.md.
+
+Drafts check in SQL that every stated condition excludes something, computing the outcome of
+each way a sloppy solver gets it wrong (`_differs`), and raise NoTarget otherwise, so that
+certification rarely has to reject. A template acts for a player at most once (`_once`), and a
+room, clan or pair of players is never the subject of two tasks of one template.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Iterable
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from ...domains.moba.schema import rank_score, tier_index
 from ...domains.moba.vocabulary import ROLES, TIERS
 from ..generation import Draft, GenContext, NoTarget, Template
+from ..public import Condition, PublicAPI, find_one
 from ..spec import Step
-from .common import bounded, days_ago, no_tie_at, pretty_day, ref, steps
+from .common import pretty_day, ref
 
 ROOM_NAMES = [
     "Friday Night Stack", "Late Lobby", "Duo Queue Crew", "Practice Arena", "Sunday Scrims", "Rank Push",
     "Chill Customs", "No Tilt Zone", "Midnight Brawl", "Team Drills", "Warm-up Games", "Climb Together",
     "Jungle Gym", "Last Hit Club", "Tower Divers", "Weekend Warriors", "Lunch Break Lobby", "Draft Practice",
+    "Gank Squad", "Dragon Pit", "River Control", "Lane Swap Lab", "Base Race", "Full Send",
 ]
-PASSWORDS = ["2468", "7391", "5050", "8642", "3579", "4826", "9317", "60606", "772211"]
-FRIEND_MESSAGES = [
-    "GG! Want to team up again?", "Good games lately, let's queue together.", "Nice plays, add me for ranked?", "Let's duo sometime.",
+PASSWORDS = ["2468", "7391", "5050", "8642", "3579", "4826", "9317", "60606", "772211", "1357", "2580", "90210"]
+FRIEND_MESSAGES = [  # no apostrophes: the query quotes them in single quotes
+    "GG! Want to team up again?", "Good games lately, want to queue together?", "Nice plays, add me for ranked?",
+    "We should duo sometime.", "You were great on my team!", "Add me, we can climb together.",
 ]
-CLAN_MESSAGES = ["Hey clanmate, add me!", "Same clan, let's be friends.", "Clan duo tonight?"]
-MATCH_NOTES = ["highlight", "MVP game", "rewatch this", "best of the season", "clip it", "great teamwork"]
+MATCH_NOTES = [
+    "highlight", "MVP game", "rewatch this", "best of the season", "clip it", "great teamwork", "comeback",
+    "clean win", "study this", "hall of fame",
+]
 MODES = ("ranked", "classic", "brawl")
-ROOM_CAPACITY = {"ranked": 5, "classic": 10, "brawl": 10, "custom": 10}
 
 TIER_P = tier_index("p.tier")
 RANK_P = rank_score("p.tier", "p.stars")
+RIGHT, OFF, IGNORED = "correct", "off_by_one", "ignore"
+
+
+# -- the SQL side ----------------------------------------------------------------------------
 
 
 def _today(ctx: GenContext) -> str:
@@ -45,8 +60,34 @@ def _current_season(ctx: GenContext) -> int:
     return ctx.value("SELECT id FROM seasons WHERE start_date <= ? AND end_date >= ?", _today(ctx), _today(ctx))
 
 
-def _player(ctx: GenContext, sql: str, *params: Any) -> int:
-    return ctx.choice(ctx.column(sql, *params), "player")
+def _once(*targets: Any) -> tuple[Any, ...]:
+    """Targets counted twice: the generator allows two tasks of a template per target, so each
+    target (a player acting, a room, a clan) is the subject of one task of the template only."""
+    return tuple(t for target in targets for t in (target, target))
+
+
+def _hide(values: Iterable[Any], *stated: Any) -> list[Any]:
+    """Derived values the query must not state, minus those equal to a number it states anyway."""
+    said = {s for s in stated if isinstance(s, (int, float)) and not isinstance(s, bool)}
+    return [v for v in values if v not in said]
+
+
+def _bounded(items: list[Any], low: int, high: int, what: str) -> list[Any]:
+    if not low <= len(items) <= high:
+        raise NoTarget(f"{len(items)} {what}, wanted {low}-{high}")
+    return items
+
+
+def _differs(correct: Any, *variants: Any) -> None:
+    """Every way of getting a stated condition wrong must end elsewhere than the correct answer."""
+    if any(v == correct for v in variants):
+        raise NoTarget("a stated condition would exclude nothing")
+
+
+def _weighted(ctx: GenContext, items: list[Any], weights: list[float], what: str) -> Any:
+    if not items:
+        raise NoTarget(f"no {what}")
+    return ctx.rng.choices(items, weights=weights, k=1)[0]
 
 
 def _relation(ctx: GenContext, me: int, other: int) -> str:
@@ -58,585 +99,979 @@ def _relation(ctx: GenContext, me: int, other: int) -> str:
         return "blocked"
     if "friend" in kinds:
         return "friend"
-    pending = ctx.one("SELECT id, sender_id FROM friend_requests WHERE status = 'pending' AND ((sender_id = ? AND receiver_id = ?) "
+    pending = ctx.one("SELECT sender_id FROM friend_requests WHERE status = 'pending' AND ((sender_id = ? AND receiver_id = ?) "
                       "OR (sender_id = ? AND receiver_id = ?))", me, other, other, me)
     if pending is None:
         return "free"
     return "sent" if pending["sender_id"] == me else "received"
 
 
-def _befriend(ctx: GenContext, me: int, others: list[int], message: str) -> tuple[list[Step], list[int], bool]:
-    """Steps that make `others` my friends where possible: accept their pending request, else send one
-    (skipping friends, blocks either way and requests I already sent). Returns (steps, targets, any_accepted)."""
-    out: list[Step] = []
-    targets: list[int] = []
-    accepted = False
+def _blocked_either_way(ctx: GenContext, me: int, other: int) -> bool:
+    return bool(ctx.value("SELECT COUNT(*) FROM relations WHERE kind = 'blocked' AND ((player_id = ? AND other_id = ?) "
+                          "OR (player_id = ? AND other_id = ?))", me, other, other, me))
+
+
+def _befriend_steps(ctx: GenContext, me: int, others: Iterable[int], message: str) -> dict[int, Step]:
+    """What makes each of `others` my friend: accept their pending request, else send one;
+    nothing for friends, blocks either way and requests I already sent (the product refuses)."""
+    out: dict[int, Step] = {}
     for other in others:
         state = _relation(ctx, me, other)
         if state == "free":
-            out.append(Step("send_friend_request", {"player_id": other, "message": message}))
+            out[other] = Step("send_friend_request", {"player_id": other, "message": message})
         elif state == "received":
-            request = ctx.value("SELECT id FROM friend_requests WHERE status = 'pending' AND sender_id = ? AND receiver_id = ?", other, me)
-            out.append(Step("answer_friend_request", {"request_id": request, "accept": True}))
-            accepted = True
-        else:
-            continue
-        targets.append(other)
-    return out, targets, accepted
+            request = ctx.value("SELECT id FROM friend_requests WHERE status = 'pending' AND sender_id = ? AND receiver_id = ?",
+                                other, me)
+            out[other] = Step("answer_friend_request", {"request_id": request, "accept": True})
+    return out
 
 
 def _free_to_host(ctx: GenContext, player: int) -> bool:
-    """Not in a room whose game is running (such a player cannot open another room)."""
+    """Not in a room whose game is running (such a player cannot open or join another room)."""
     return not ctx.value("SELECT COUNT(*) FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE m.player_id = ? "
                          "AND r.status = 'in_game'", player)
 
 
-def _hide(values: list[Any], *stated: Any) -> list[Any]:
-    """Derived values the query must not state, minus those equal to a number the user states anyway
-    (the count of "my top 4 friends" is 4 by definition)."""
-    return [v for v in values if v not in stated]
+def _nickname(ctx: GenContext, player: int) -> str:
+    return ctx.value("SELECT nickname FROM players WHERE id = ?", player)
 
 
 def _room_name(ctx: GenContext) -> str:
     return ctx.rng.choice(ROOM_NAMES)
 
 
-class MobaTemplate(Template):
-    """A template that draws again (same seeded RNG, further along) when a draw finds no target,
-    so that every template contributes even where the world offers few suitable players."""
+def _favourited(ctx: GenContext, player: int) -> set[int]:
+    return set(ctx.column("SELECT match_id FROM favourite_matches WHERE player_id = ?", player))
 
-    tries: ClassVar[int] = 20
-    # Bulk templates draw this many tasks and keep the one with the most steps (bigger, rarer tasks).
-    best_of: ClassVar[int] = 1
+
+def _my_matches(ctx: GenContext, player: int) -> list[dict[str, Any]]:
+    """A player's matches, newest first, with what list_match_history shows."""
+    return ctx.rows(
+        "SELECT m.id, substr(m.started_at, 1, 10) AS day, m.started_at, m.mode, m.season_id, mp.side, mp.result, mp.kills, "
+        "mp.deaths, mp.assists, mp.score, mp.is_mvp, mp.hero_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+        "WHERE mp.player_id = ? ORDER BY m.started_at DESC, m.id DESC", player)
+
+
+def _sides(ctx: GenContext, player: int, result: str | None = None) -> dict[int, list[tuple[int, bool]]]:
+    """For each match of `player` (only its wins or losses when `result` is given): the other nine
+    players, each with whether they were on the player's side."""
+    out: dict[int, list[tuple[int, bool]]] = {}
+    for row in ctx.rows(
+            "SELECT mp.match_id, o.player_id, o.side = mp.side AS same FROM match_players mp JOIN match_players o "
+            "ON o.match_id = mp.match_id AND o.player_id != mp.player_id WHERE mp.player_id = ? "
+            "AND mp.result = coalesce(?, mp.result) ORDER BY mp.match_id, o.player_id", player, result):
+        out.setdefault(row["match_id"], []).append((row["player_id"], bool(row["same"])))
+    return out
+
+
+def _at_or_after(mode: str) -> Callable[[str, str], bool]:
+    """A day boundary "on or after" taken correctly, one day off, or ignored."""
+    return {RIGHT: lambda day, bound: day >= bound, OFF: lambda day, bound: day > bound, IGNORED: lambda day, bound: True}[mode]
+
+
+def _at_least(mode: str) -> Callable[[Any, Any], bool]:
+    return {RIGHT: lambda v, bound: v >= bound, OFF: lambda v, bound: v > bound, IGNORED: lambda v, bound: True}[mode]
+
+
+def _below(mode: str) -> Callable[[Any, Any], bool]:
+    return {RIGHT: lambda v, bound: v < bound, OFF: lambda v, bound: v <= bound, IGNORED: lambda v, bound: True}[mode]
+
+
+def _at_most(mode: str) -> Callable[[Any, Any], bool]:
+    return {RIGHT: lambda v, bound: v <= bound, OFF: lambda v, bound: v < bound, IGNORED: lambda v, bound: True}[mode]
+
+
+# -- the public side -------------------------------------------------------------------------
+
+
+def _profile(api: PublicAPI) -> dict[str, Any]:
+    return api.call("get_my_profile")
+
+
+def _player_id(api: PublicAPI, nickname: str) -> int:
+    """A player, by the exact nickname the query gives."""
+    return find_one(api.all_pages("search_players", query=nickname), nickname=nickname)["player_id"]
+
+
+def _favourite_ids(api: PublicAPI) -> set[int]:
+    return {f["match_id"] for f in api.all_pages("list_favourite_matches")}
+
+
+def _tier(name: str) -> int:
+    return TIERS.index(name)
+
+
+def _befriend(api: PublicAPI, player: int, message: str) -> None:
+    """Accept their pending request, else send one; nothing for friends, blocks and my pending requests."""
+    relation = api.call("get_player", player_id=player)["relation"]
+    if relation["is_friend"] or relation["blocked_by_me"] or relation["has_blocked_me"]:
+        return
+    if relation["pending_request_id"] is not None:
+        if relation["pending_request_from"] == "them":
+            api.call("answer_friend_request", request_id=relation["pending_request_id"], accept=True)
+        return
+    api.call("send_friend_request", player_id=player, message=message)
+
+
+def _season_id(api: PublicAPI, name: str) -> int:
+    return find_one(api.call("get_rank")["seasons"], name=name)["season_id"]
+
+
+class MobaTemplate(Template):
+    """A template that draws again (the same seeded RNG, further along) when a draw finds nothing
+    suitable, so that templates whose targets are rare still contribute their share. It also
+    draws again when a draw's targets were the subject of one of its earlier drafts in this
+    generation run (one run = one privileged connection), instead of handing the generator a
+    draft it must reject: the memory is deterministic, since the generator's draws are."""
+
+    tries: ClassVar[int] = 12
 
     def draft(self, ctx: GenContext) -> Draft:
-        reason: NoTarget | None = None
-        found: list[Draft] = []
+        if getattr(self, "_run", None) is not ctx.conn:
+            self._run, self._drafted = ctx.conn, set()
+        reason = NoTarget("no draw")
         for _ in range(self.tries):
             try:
-                found.append(self.attempt(ctx))
+                draft = self.attempt(ctx)
             except NoTarget as exc:
                 reason = exc
-            if len(found) == self.best_of:
-                break
-        if found:
-            return max(found, key=lambda d: len(d.steps))  # the first of the largest
-        assert reason is not None
+                continue
+            if any(t in self._drafted for t in draft.targets):
+                reason = NoTarget("a target of an earlier draft")
+                continue
+            self._drafted.update(draft.targets)
+            return draft
         raise reason
 
     def attempt(self, ctx: GenContext) -> Draft:
         raise NotImplementedError
 
+    def drafted(self, target: Any) -> bool:
+        """Whether an earlier draft of this run was about `target` (to draw among the others)."""
+        return target in getattr(self, "_drafted", ())
 
-class AnswerFriendRequestsByRank(MobaTemplate):
-    name = "answer_friend_requests_by_rank"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "precise_boundary_judgement")
+
+# -- friend requests and friends -------------------------------------------------------------
+
+
+class AcceptRequestsByRank(MobaTemplate):
+    name = "accept_requests_by_rank"
+    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    conditions = (Condition("tier", "boundary"),)
     phrasings = (
-        "Go through my pending friend requests: accept the ones from players currently ranked {tier} or higher, and reject all the others.",
-        "I only want friends at {tier} rank or above. Accept every pending friend request from someone who is {tier} or higher "
-        "right now ({tier} itself counts) and reject the rest of my pending requests.",
-        "Handle my friend requests that are still pending: senders whose current rank is {tier} and up get accepted, "
-        "everyone below {tier} gets rejected.",
-    )
-    level_phrasings = (
-        "Go through my pending friend requests: accept the ones from players of level {level} or higher, and reject all the others.",
-        "Accept every pending friend request from a player at level {level} or above (exactly {level} counts) and reject the other pending ones.",
-    )
-    block_phrasings = (
-        "I'm getting spammed with friend requests. Accept the pending ones from players ranked {tier} or higher; reject every other "
-        "pending request and block its sender.",
-        "Sort out my pending friend requests: senders currently at {tier} or above ({tier} included) become friends, everyone else gets "
-        "rejected and put on my blacklist.",
+        "Go through my pending friend requests: accept the ones from players currently ranked {tier} or higher ({tier} itself "
+        "counts) and reject the rest. Then open a {mode} room called '{name}' and invite everyone I just accepted.",
+        "I'd like to play with some new friends. Answer my pending friend requests (senders whose current rank is {tier} or above "
+        "get accepted, everyone below {tier} gets rejected), then create a {mode} room named '{name}' and invite each player "
+        "whose request you accepted.",
+        "Two things. First, every friend request waiting for me: yes to senders at {tier} rank or higher right now, no to the "
+        "others. Second, a {mode} room '{name}' with an invitation for each newly accepted friend.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = _player(ctx, "SELECT receiver_id FROM friend_requests WHERE status = 'pending' GROUP BY receiver_id "
-                            "HAVING COUNT(*) >= 2 ORDER BY receiver_id")
+        user = ctx.choice(ctx.column("SELECT receiver_id FROM friend_requests WHERE status = 'pending' GROUP BY receiver_id "
+                                     "HAVING COUNT(*) >= 3 ORDER BY receiver_id"), "receiver")
+        if not _free_to_host(ctx, user):
+            raise NoTarget("in a running game")
         requests = ctx.rows(
-            f"SELECT f.id, f.sender_id, {TIER_P} AS tier, p.level FROM friend_requests f JOIN players p ON p.id = f.sender_id "
-            "WHERE f.receiver_id = ? AND f.status = 'pending' ORDER BY f.sent_at, f.id", user)
-        variant = ctx.rng.choice(["tier", "tier", "level", "block"])
-        by_level = variant == "level"
-        key = "level" if by_level else "tier"
-        values = sorted({r[key] for r in requests})
-        if len(values) < 2:
-            raise NoTarget("senders all alike")
-        cut = ctx.rng.choice(values[1:])  # a sender sits exactly on the cut, and someone is below it
-        accept = [r["id"] for r in requests if r[key] >= cut]
-        answers = [Step("answer_friend_request", {"request_id": r["id"], "accept": r[key] >= cut}) for r in requests]
-        if variant == "block":
-            answers += [Step("block_player", {"player_id": r["sender_id"]}) for r in requests if r[key] < cut]
-            query = ctx.rng.choice(self.block_phrasings).format(tier=TIERS[cut])
-        elif by_level:
-            query = ctx.rng.choice(self.level_phrasings).format(level=cut)
-        else:
-            query = self.phrase(ctx, tier=TIERS[cut])
-        return Draft(user, query, answers, hidden=[len(accept), len(requests)], params={key: cut, "block": variant == "block"})
+            f"SELECT f.id, f.sender_id, {TIER_P} AS tier FROM friend_requests f JOIN players p ON p.id = f.sender_id "
+            "WHERE f.receiver_id = ? AND f.status = 'pending' ORDER BY f.sent_at DESC, f.id DESC", user)
+        if any(_relation(ctx, user, r["sender_id"]) != "received" for r in requests):
+            raise NoTarget("a relation in the way")
+        tiers = sorted({r["tier"] for r in requests})
+        if len(tiers) < 2:
+            raise NoTarget("senders all of one tier")
+        cut = ctx.rng.choice(tiers[1:])  # a sender sits exactly on the cut, and someone is below it
+        accepted = [r["sender_id"] for r in requests if r["tier"] >= cut]
+        mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if len(accepted) <= 4 else []))
+        name = _room_name(ctx)
+        steps = [Step("answer_friend_request", {"request_id": r["id"], "accept": r["tier"] >= cut}) for r in requests]
+        room = len(steps)
+        steps.append(Step("create_room", {"name": name, "mode": mode}))
+        steps += [Step("invite_to_room", {"room_id": ref(room, "room_id"), "player_id": p}) for p in accepted]
+        query = self.phrase(ctx, tier=TIERS[cut], mode=mode, name=name) + _leave_note(ctx, user)
+        return Draft(user, query, steps, stated={"tier": TIERS[cut], "mode": mode, "name": name},
+                     hidden=[len(accepted), len(requests)], targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        accepted = []
+        for request in api.all_pages("list_friend_requests", direction="received", status="pending"):
+            ok = api.compare("tier", _tier(request["other_tier"]), ">=", _tier(stated["tier"]))
+            api.call("answer_friend_request", request_id=request["request_id"], accept=ok)
+            if ok:
+                accepted.append(request["sender_id"])
+        room = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
+        for player in accepted:
+            api.call("invite_to_room", room_id=room["room_id"], player_id=player)
 
 
-class PruneDistantFriends(MobaTemplate):
-    name = "prune_distant_friends"
-    best_of = 2
-    capabilities = ("multi_condition_filtering", "precise_boundary_judgement", "cross_entity_cascade")
+class PruneInactiveFriends(MobaTemplate):
+    name = "prune_inactive_friends"
+    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    conditions = (Condition("intimacy", "boundary"), Condition("last_login", "boundary"))
     phrasings = (
-        "My friend list is too long. Remove every friend whose intimacy with me is below {n}.",
-        "Unfriend everyone on my friends list with an intimacy score under {n} (a friend at exactly {n} stays).",
-        "Clean up my friends: anyone I have less than {n} intimacy with should be removed.",
+        "My friend list is too long. Remove every friend whose intimacy with me is below {n} (exactly {n} stays) and whose "
+        "last login was before {date} ({date} itself does not count).",
+        "Unfriend the people I've drifted apart from: anyone on my friend list who last logged in before {date} (a login on "
+        "{date} is recent enough) and with whom my intimacy is under {n} (a friend at exactly {n} stays).",
+        "Clean up my friends: a friend goes if both hold, intimacy lower than {n} (not {n} itself) and no login on or after "
+        "{date}.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = _player(ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 6 ORDER BY player_id")
-        friends = ctx.rows("SELECT r.other_id, r.intimacy, m.team_id FROM relations r LEFT JOIN team_members m ON m.player_id = r.other_id "
-                           "WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY r.intimacy, r.other_id", user)
-        values = sorted({f["intimacy"] for f in friends})
-        if len(values) < 4:
-            raise NoTarget("few intimacy values")
-        n = ctx.rng.choice(values[max(2, len(values) // 3): -1])  # a friend at exactly n is kept
-        my_team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
-        low = [f for f in friends if f["intimacy"] < n]
-        spare_clan = my_team is not None and any(f["team_id"] == my_team for f in low)
-        targets = [f["other_id"] for f in low if not (spare_clan and f["team_id"] == my_team)]
-        bounded(targets, 2, 20, "friends")
-        query = self.phrase(ctx, n=n)
-        if spare_clan:
-            query += " Keep the ones who are in my clan, though."
-        return Draft(user, query, [Step("remove_friend", {"player_id": p}) for p in targets], hidden=[len(targets)],
-                     params={"below": n, "spare_clan": spare_clan})
+        user = ctx.choice(ctx.column("SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id "
+                                     "HAVING COUNT(*) >= 6 ORDER BY player_id"), "player with friends")
+        friends = ctx.rows("SELECT r.other_id, r.intimacy, substr(p.last_login, 1, 10) AS day FROM relations r "
+                           "JOIN players p ON p.id = r.other_id WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY r.other_id", user)
+
+        def removed(n: int, date: str, by_n: str = RIGHT, by_date: str = RIGHT) -> list[int]:
+            return [f["other_id"] for f in friends if _below(by_n)(f["intimacy"], n) and _below(by_date)(f["day"], date)]
+
+        pairs = sorted({(f1["intimacy"], f2["day"]) for f1 in friends for f2 in friends
+                        if f1["day"] < f2["day"] and f2["intimacy"] < f1["intimacy"]})
+        pairs = [p for p in pairs if 3 <= len(removed(*p)) <= 12]
+        n, date = ctx.choice(pairs, "intimacy and date that both bite")
+        targets = removed(n, date)
+        _differs(targets, removed(n, date, by_n=OFF), removed(n, date, by_n=IGNORED), removed(n, date, by_date=OFF),
+                 removed(n, date, by_date=IGNORED))
+        query = self.phrase(ctx, n=n, date=pretty_day(date))
+        return Draft(user, query, [Step("remove_friend", {"player_id": p}) for p in targets], stated={"intimacy": n, "before": date},
+                     hidden=_hide([len(targets)], n), targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        for friend in api.all_pages("list_friends"):
+            low = api.compare("intimacy", friend["intimacy"], "<", stated["intimacy"])
+            idle = api.compare("last_login", friend["last_login"][:10], "<", stated["before"])
+            if low and idle:
+                api.call("remove_friend", player_id=friend["player_id"])
 
 
 class BlockRepeatOpponents(MobaTemplate):
     name = "block_repeat_opponents"
-    best_of = 2
-    capabilities = ("complete_data_acquisition", "aggregation_computation", "precise_boundary_judgement", "cross_entity_cascade")
+    conditions = (Condition("since", "boundary"), Condition("times", "boundary", capability="aggregation_computation"))
     phrasings = (
-        "I keep losing to the same people. Look at every match I lost since {date} (that day included) and block each player who was "
-        "on the enemy team in at least {k} of those losses.",
-        "Block everyone who beat me {k} or more times in matches starting on or after {date}: go through all my losses from that day on "
-        "and count how often each opponent was on the winning side against me.",
+        "I keep losing to the same people. Look at every match I lost on or after {date} and block each player who was on "
+        "the enemy team in at least {k} of those losses.",
+        "Block everyone who has beaten me {k} or more times since {date} ({date} included): count, over all my losses from that "
+        "day on, how often each player was on the winning side against me.",
+        "Go through my losses starting {date} (that day counts). Anyone who played against me in {k} or more of them goes on "
+        "my blacklist.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        span = ctx.rng.choice([14, 21, 30, 45, 60, 90])
-        start = days_ago(ctx, span)
-        user = _player(ctx, "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.result = 'loss' "
-                            "AND m.started_at >= ? GROUP BY mp.player_id HAVING COUNT(*) >= 10 ORDER BY mp.player_id", start)
+        start = ctx.rng.choice([14, 21, 30, 45, 60])
+        user = ctx.choice(ctx.column(
+            "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.result = 'loss' "
+            "AND m.started_at >= date(?, ?) GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 6 AND 60 ORDER BY mp.player_id",
+            _today(ctx), f"-{start} days"), "player with losses")
+        losses = {m["id"]: m["day"] for m in _my_matches(ctx, user) if m["result"] == "loss"}
+        sides = _sides(ctx, user, "loss")
+        days = sorted({d for d in losses.values() if d >= ctx.value("SELECT date(?, ?)", _today(ctx), f"-{start} days")})
+        since = ctx.choice(days[1:] if len(days) > 1 else [], "loss day")
         k = ctx.rng.choice([2, 2, 3, 3, 4])
-        counts = ctx.rows(
-            "SELECT o.player_id, COUNT(*) AS n FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-            "JOIN match_players o ON o.match_id = mp.match_id AND o.side != mp.side WHERE mp.player_id = ? AND mp.result = 'loss' "
-            "AND m.started_at >= ? GROUP BY o.player_id ORDER BY o.player_id", user, start)
-        if not any(c["n"] == k for c in counts):
-            raise NoTarget("nobody exactly at the threshold")
         blocked = set(ctx.column("SELECT other_id FROM relations WHERE player_id = ? AND kind = 'blocked'", user))
-        targets = [c["player_id"] for c in counts if c["n"] >= k and c["player_id"] not in blocked]
-        bounded(targets, 2, 30, "opponents")
-        query = self.phrase(ctx, date=pretty_day(start), k=k)
-        if any(c["n"] >= k and c["player_id"] in blocked for c in counts):
-            query += " Some may already be on my blacklist; that's fine."
+
+        def chosen(by_day: str = RIGHT, by_k: str = RIGHT) -> list[int]:
+            counts = Counter(p for m, day in losses.items() if _at_or_after(by_day)(day, since) for p, same in sides[m] if not same)
+            return sorted(p for p, n in counts.items() if _at_least(by_k)(n, k) and p not in blocked)
+
+        targets = _bounded(chosen(), 6, 30, "opponents")
+        _differs(targets, chosen(by_day=OFF), chosen(by_day=IGNORED), chosen(by_k=OFF), chosen(by_k=IGNORED))
+        query = self.phrase(ctx, date=pretty_day(since), k=k)
         if any(_relation(ctx, user, p) == "friend" for p in targets):
             query += " Friends are no exception."
-        return Draft(user, query, [Step("block_player", {"player_id": p}) for p in targets], hidden=_hide([len(targets)], k),
-                     params={"since": start, "k": k})
+        return Draft(user, query, [Step("block_player", {"player_id": p}) for p in targets], stated={"since": since, "k": k},
+                     hidden=_hide([len(targets)], k), targets=_once(("player", user)))
 
-
-class FavouriteStandoutMatches(MobaTemplate):
-    name = "favourite_standout_matches"
-    best_of = 2
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "precise_boundary_judgement")
-    mvp_phrasings = (
-        "Save to my favourites every {mode}match I played from {start} through {end} in which I was MVP, with the note '{note}'. "
-        "Leave alone the ones already saved.",
-        "Favourite all my {mode}games between {start} and {end} (both days included) where I got MVP; note '{note}' on each. "
-        "Skip any that are already favourites.",
-    )
-    kills_phrasings = (
-        "Favourite every match I won from {start} through {end} where I had at least {kills} kills, with the note '{note}'. "
-        "Leave alone the ones already saved.",
-        "Save my big games: all wins between {start} and {end} (both days included) with {kills} or more kills go to my favourites "
-        "with the note '{note}', unless they're already there.",
-    )
-
-    def attempt(self, ctx: GenContext) -> Draft:
-        user = _player(ctx, "SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 25 ORDER BY player_id")
-        note = ctx.rng.choice(MATCH_NOTES)
-        saved = set(ctx.column("SELECT match_id FROM favourite_matches WHERE player_id = ?", user))
-        if ctx.rng.random() < 0.5:
-            mode = ctx.rng.choice([*MODES, None])
-            matches = ctx.rows("SELECT m.id, substr(m.started_at, 1, 10) AS day FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-                               "WHERE mp.player_id = ? AND m.mode = coalesce(?, m.mode) AND mp.is_mvp = 1 ORDER BY m.started_at, m.id",
-                               user, mode)
-            values: dict[str, Any] = {"mode": f"{mode} " if mode else ""}
-            phrasings = self.mvp_phrasings
-        else:
-            wins = ctx.rows("SELECT m.id, substr(m.started_at, 1, 10) AS day, mp.kills FROM match_players mp JOIN matches m "
-                            "ON m.id = mp.match_id WHERE mp.player_id = ? AND mp.result = 'win' ORDER BY m.started_at, m.id", user)
-            kills = sorted({w["kills"] for w in wins})
-            if len(kills) < 4:
-                raise NoTarget("few kill counts")
-            cut = ctx.rng.choice(kills[len(kills) // 4: len(kills) // 2 + 1])  # a real kill count: "at least" includes it
-            matches = [w for w in wins if w["kills"] >= cut]
-            values = {"kills": cut}
-            phrasings = self.kills_phrasings
-        fresh = [m for m in matches if m["id"] not in saved]
-        if len(fresh) < 3:
-            raise NoTarget("few matches")
-        # Both ends are days of matches that count, so "through" and "from" matter.
-        if ctx.rng.random() < 0.4:
-            i, j = 0, len(fresh) - 1
-        else:
-            i = ctx.rng.randrange(0, max(1, len(fresh) // 3))
-            j = ctx.rng.randrange(max(i + 2, 2 * len(fresh) // 3), len(fresh))
-        start, end = fresh[i]["day"], fresh[j]["day"]
-        targets = [m["id"] for m in fresh if start <= m["day"] <= end]
-        bounded(targets, 3, 70, "matches")
-        query = ctx.rng.choice(phrasings).format(start=pretty_day(start), end=pretty_day(end), note=note, **values)
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     hidden=_hide([len(targets)], *values.values()), params={"start": start, "end": end, **values})
-
-
-class TidyFavouriteMatches(MobaTemplate):
-    name = "tidy_favourite_matches"
-    capabilities = ("aggregation_computation", "multi_condition_filtering", "complete_data_acquisition")
-    phrasings = (
-        "Tidy my favourite matches: unfavourite every saved match that I lost. Then make sure my {k} highest-scoring wins of the "
-        "current season are all in my favourites; add the missing ones with the note '{note}'.",
-        "I only want wins in my saved matches. Remove the losses from my favourites, and favourite whichever of my top {k} wins this "
-        "season (by my score) aren't saved yet, noting '{note}'.",
-    )
-
-    def attempt(self, ctx: GenContext) -> Draft:
-        season = _current_season(ctx)
-        user = _player(ctx, "SELECT f.player_id FROM favourite_matches f JOIN match_players mp ON mp.match_id = f.match_id "
-                            "AND mp.player_id = f.player_id WHERE mp.result = 'loss' GROUP BY f.player_id ORDER BY f.player_id")
-        k = ctx.rng.choice([4, 5, 6, 8, 10])
-        ranked = [(r["id"], r["score"]) for r in ctx.rows(
-            "SELECT m.id, mp.score FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.player_id = ? "
-            "AND mp.result = 'win' AND m.season_id = ? ORDER BY mp.score DESC, m.id", user, season)]
-        top = no_tie_at(ranked, k)
-        if len(ranked) > k and ranked[0][1] == ranked[-1][1]:
-            raise NoTarget("flat scores")
-        saved = set(ctx.column("SELECT match_id FROM favourite_matches WHERE player_id = ?", user))
-        losses = ctx.column("SELECT f.match_id FROM favourite_matches f JOIN match_players mp ON mp.match_id = f.match_id "
-                            "AND mp.player_id = f.player_id WHERE f.player_id = ? AND mp.result = 'loss' ORDER BY f.match_id", user)
-        add = [m for m in top if m not in saved]
-        if len(losses) + len(add) < 3 or not add:
-            raise NoTarget("little to do")
-        note = ctx.rng.choice(MATCH_NOTES)
-        return Draft(user, self.phrase(ctx, k=k, note=note),
-                     steps([Step("unfavourite_match", {"match_id": m}) for m in losses],
-                           [Step("favourite_match", {"match_id": m, "note": note}) for m in add]),
-                     hidden=_hide([len(losses), len(add)], k), params={"k": k})
-
-
-class BuyHeroesOnBudget(MobaTemplate):
-    name = "buy_heroes_on_budget"
-    best_of = 2
-    capabilities = ("aggregation_computation", "cross_step_dependency", "multi_condition_filtering", "precise_boundary_judgement")
-    phrasings = (
-        "I want to try more {roles}. Buy {role} heroes I don't own yet (main or secondary role; released shop heroes only) "
-        "with {currency}, cheapest first (alphabetically when prices are equal), and stop before the first one that would take my "
-        "{currency} below {reserve}.",
-        "Spend {currency} on {role} heroes (main or secondary role) that I don't have: start with the cheapest released shop hero, "
-        "going by name among equal prices, and keep buying in that order as long as my {unit} balance stays at {reserve} or more.",
-    )
-    all_in_phrasings = (
-        "I want to try more {roles}. Buy {role} heroes I don't own yet (main or secondary role; released shop heroes only) "
-        "with {currency}, cheapest first (alphabetically when prices are equal), until the next one costs more than I have left.",
-        "Spend my {currency} on {role} heroes (main or secondary role) I don't have: cheapest released shop hero first, going by name "
-        "among equal prices, then the next, and stop at the first one I can no longer afford.",
-    )
-
-    def attempt(self, ctx: GenContext) -> Draft:
-        role = ctx.rng.choice(ROLES)
-        currency = ctx.rng.choice(["coins", "coins", "diamonds"])
-        column = "price_coins" if currency == "coins" else "price_diamonds"
-        floor = 25000 if currency == "coins" else 900
-        user = _player(ctx, f"SELECT id FROM players WHERE {currency} >= ? ORDER BY id", floor)
-        balance = ctx.value(f"SELECT {currency} FROM players WHERE id = ?", user)
-        heroes = ctx.rows(
-            f"SELECT id, {column} AS price FROM heroes WHERE availability = 'shop' AND release_date <= ? AND (role = ? OR secondary_role = ?) "
-            "AND id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = ?) ORDER BY price, name COLLATE NOCASE",
-            _today(ctx), role, role, user)
-        steps_: list[int] = []
-        step = 1000 if currency == "coins" else 100
-        reserve = ctx.rng.choice([0, 0, 1, 2, 5, 10]) * step
-        left = balance - reserve
-        if left < 0:
-            raise NoTarget("reserve above balance")
-        spent = 0
-        for hero in heroes:
-            if spent + hero["price"] > left:
-                break
-            spent += hero["price"]
-            steps_.append(hero["id"])
-        bounded(steps_, 2, 14, "heroes")
-        m = len(steps_)
-        phrasings = self.phrasings if reserve else self.all_in_phrasings
-        query = ctx.rng.choice(phrasings).format(role=role, roles="marksmen" if role == "marksman" else f"{role}s", currency=currency,
-                                                 unit=currency[:-1], reserve=reserve)
-        return Draft(user, query, [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in steps_],
-                     hidden=[m, spent, balance], params={"role": role, "currency": currency, "reserve": reserve})
-
-
-class BuyFriendsSignatureHeroes(MobaTemplate):
-    name = "buy_friends_signature_heroes"
-    capabilities = ("cross_entity_cascade", "cross_step_dependency", "complete_data_acquisition", "aggregation_computation")
-    phrasings = (
-        "Take my {k} closest friends (highest intimacy). For each of them, find the hero they've practised most (top of their profile) "
-        "and buy it for me with {currency} if the shop sells it and I don't own it yet.",
-        "I want to play what my best friends play. Look at my top {k} friends by intimacy, and buy me each one's most practised hero "
-        "with {currency}, skipping heroes I already have and ones the shop doesn't sell.",
-    )
-
-    def attempt(self, ctx: GenContext) -> Draft:
-        user = _player(ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 5 ORDER BY player_id")
-        k = ctx.rng.choice([3, 4, 5, 6])
-        ranked = [(r["other_id"], r["intimacy"]) for r in ctx.rows(
-            "SELECT other_id, intimacy FROM relations WHERE player_id = ? AND kind = 'friend' ORDER BY intimacy DESC, other_id", user)]
-        friends = no_tie_at(ranked, k)
-        heroes: list[int] = []
-        for friend in friends:
-            top = ctx.rows("SELECT hero_id, proficiency FROM player_heroes WHERE player_id = ? ORDER BY proficiency DESC, hero_id LIMIT 2", friend)
-            if len(top) == 2 and top[0]["proficiency"] == top[1]["proficiency"]:
-                raise NoTarget("two most practised heroes")
-            if top and top[0]["hero_id"] not in heroes:
-                heroes.append(top[0]["hero_id"])
-        buy = ctx.rows(
-            f"SELECT id, price_coins, price_diamonds FROM heroes WHERE id IN ({','.join('?' * len(heroes))}) AND availability = 'shop' "
-            "AND release_date <= ? AND id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = ?) ORDER BY id",
-            *heroes, _today(ctx), user)
-        bounded(buy, 1, 6, "heroes")
-        wallet = ctx.one("SELECT coins, diamonds FROM players WHERE id = ?", user) or {}
-        affordable = [c for c in ("coins", "diamonds") if sum(h[f"price_{c}"] for h in buy) <= wallet[c]]
-        currency = ctx.choice(affordable, "currency that covers it")
-        order = [h for h in heroes if h in {b["id"] for b in buy}]
-        return Draft(user, self.phrase(ctx, k=k, currency=currency),
-                     [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in order],
-                     hidden=_hide([len(order)], k), params={"k": k, "currency": currency})
-
-
-class HostRoomForFriends(MobaTemplate):
-    name = "host_room_for_friends"
-    capabilities = ("cross_step_dependency", "multi_condition_filtering", "precise_boundary_judgement")
-    phrasings = (
-        "Open a {mode} room called '{name}' and invite every friend of mine who is currently ranked {tier} or higher "
-        "and isn't in a match right now.",
-        "Create a {mode} room named '{name}', then send an invitation to each of my friends at {tier} rank or above ({tier} counts) "
-        "who is not currently in a match.",
-    )
-    ranked_phrasings = (
-        "Open a ranked room called '{name}' and invite my 4 highest-ranked friends (by tier, then stars).",
-        "I want to climb with my strongest friends: create a ranked room '{name}' and invite the 4 friends with the best current rank "
-        "(tier first, then stars).",
-    )
-
-    def attempt(self, ctx: GenContext) -> Draft:
-        user = _player(ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 5 ORDER BY player_id")
-        if not _free_to_host(ctx, user):
-            raise NoTarget("in a running game")
-        name = _room_name(ctx)
-        friends = ctx.rows(f"SELECT p.id, {TIER_P} AS tier, {RANK_P} AS rank, p.status FROM relations r JOIN players p ON p.id = r.other_id "
-                           "WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY rank DESC, p.id", user)
-        mode = ctx.rng.choice(["ranked", "classic", "brawl", "classic"])
-        if mode == "ranked":
-            invitees = no_tie_at([(f["id"], f["rank"]) for f in friends], 4)
-            query = ctx.rng.choice(self.ranked_phrasings).format(name=name)
-            params: dict[str, Any] = {"mode": mode}
-            hidden: list[Any] = []
-        else:
-            free = [f for f in friends if f["status"] != "in_match"]
-            tiers = sorted({f["tier"] for f in free})
-            if len(tiers) < 2:
-                raise NoTarget("friends all alike")
-            cut = ctx.rng.choice(tiers[1:])
-            invitees = [f["id"] for f in free if f["tier"] >= cut]
-            bounded(invitees, 2, 9, "friends")
-            query = self.phrase(ctx, mode=mode, name=name, tier=TIERS[cut])
-            params = {"mode": mode, "tier": TIERS[cut]}
-            hidden = [len(invitees)]
-        if ctx.value("SELECT COUNT(*) FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE m.player_id = ? AND r.status = 'open'", user):
-            query += " It's fine to leave the room I'm in now."
-        return Draft(user, query,
-                     steps(Step("create_room", {"name": name, "mode": mode}),
-                           [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in invitees]),
-                     hidden=hidden, params=params)
-
-
-class ClanPracticeRoom(MobaTemplate):
-    name = "clan_practice_room"
-    capabilities = ("aggregation_computation", "cross_step_dependency", "cross_entity_cascade")
-    phrasings = (
-        "Set up a clan practice: open a custom room '{name}' with password {pw}, exactly big enough for me plus every member of my "
-        "clan who isn't in a match right now, and invite all of those clanmates.",
-        "Create a password-protected custom room called '{name}' (password {pw}). Its capacity should be the number of my clanmates "
-        "who are not currently in a match, plus one for me. Then invite each of them.",
-    )
-
-    def attempt(self, ctx: GenContext) -> Draft:
-        user = _player(ctx, "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 3 "
-                            "ORDER BY m.player_id")
-        if not _free_to_host(ctx, user):
-            raise NoTarget("in a running game")
-        team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
-        mates = ctx.column("SELECT p.id FROM team_members m JOIN players p ON p.id = m.player_id WHERE m.team_id = ? AND p.id != ? "
-                           "AND p.status != 'in_match' ORDER BY p.id", team, user)
-        bounded(mates, 2, 9, "clanmates")
-        if any(_relation(ctx, user, p) == "blocked" for p in mates):
-            raise NoTarget("a block inside the clan")
-        name, pw = _room_name(ctx), ctx.rng.choice(PASSWORDS)
-        query = self.phrase(ctx, name=name, pw=pw)
-        return Draft(user, query,
-                     steps(Step("create_room", {"name": name, "mode": "custom", "capacity": len(mates) + 1, "password": pw}),
-                           [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in mates]),
-                     hidden=[len(mates), len(mates) + 1], params={"team_id": team})
-
-
-class ReviewClanApplications(MobaTemplate):
-    name = "review_clan_applications"
-    best_of = 2
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "precise_boundary_judgement", "cross_entity_cascade")
-    level_phrasings = (
-        "Review the pending applications to my clan, oldest first: approve applicants of level {level} or higher who aren't in another "
-        "clan, as long as we still have free places. Reject every other pending application, including any we can't take.",
-        "Go through my clan's pending applications in the order they came in. Anyone at level {level} or above who is not already in a "
-        "clan gets approved while there is room; everything else that is pending gets rejected.",
-    )
-    tier_phrasings = (
-        "Review the pending applications to my clan, oldest first: approve applicants currently ranked {tier} or higher who aren't in "
-        "another clan, as long as we still have free places. Reject every other pending application, including any we can't take.",
-        "Go through my clan's pending applications in the order they came in. Anyone ranked {tier} or above ({tier} counts) who is not "
-        "already in a clan gets approved while there is room; everything else that is pending gets rejected.",
-    )
-
-    def attempt(self, ctx: GenContext) -> Draft:
-        officer = ctx.choice(ctx.rows(
-            "SELECT m.player_id, m.team_id FROM team_members m WHERE m.role IN ('leader', 'vice_leader') AND "
-            "(SELECT COUNT(*) FROM team_applications a WHERE a.team_id = m.team_id AND a.status = 'pending') >= 2 "
-            "ORDER BY m.player_id"), "clan officer")
-        team = ctx.one("SELECT member_count, capacity FROM teams WHERE id = ?", officer["team_id"]) or {}
-        apps = ctx.rows(
-            f"SELECT a.id, p.level, {TIER_P} AS tier, (SELECT COUNT(*) FROM team_members m WHERE m.player_id = a.player_id) AS in_clan "
-            "FROM team_applications a JOIN players p ON p.id = a.player_id WHERE a.team_id = ? AND a.status = 'pending' "
-            "ORDER BY a.applied_at, a.id", officer["team_id"])
-        key = ctx.rng.choice(["level", "tier"])
-        free = sorted({a[key] for a in apps if not a["in_clan"]})
-        cut = ctx.rng.choice(free[1:] or free) if free else ctx.rng.choice(sorted({a[key] for a in apps}))
-        places = team["capacity"] - team["member_count"]
-        out, approved = [], 0
-        for a in apps:
-            ok = not a["in_clan"] and a[key] >= cut and approved < places
-            approved += ok
-            out.append(Step("approve_team_application" if ok else "reject_team_application", {"application_id": a["id"]}))
-        if not approved:  # a full clan, or nobody qualifies: the filter would never be tested
-            raise NoTarget("nobody to approve")
-        if key == "level":
-            query = ctx.rng.choice(self.level_phrasings).format(level=cut)
-        else:
-            query = ctx.rng.choice(self.tier_phrasings).format(tier=TIERS[cut])
-        return Draft(officer["player_id"], query, out, hidden=[approved, len(apps), places],
-                     params={"team_id": officer["team_id"], key: cut})
-
-
-class BefriendClanmates(MobaTemplate):
-    name = "befriend_clanmates"
-    best_of = 2
-    capabilities = ("cross_entity_cascade", "multi_condition_filtering", "complete_data_acquisition")
-    phrasings = (
-        "Send a friend request saying '{msg}' to everyone in my clan who isn't my friend yet. If one of them has already sent me a "
-        "request, accept it instead. Skip anyone I've already sent a request to and anyone with a block between us.",
-        "I want to be friends with my whole clan. For each clanmate who isn't on my friend list: accept their pending request if "
-        "they sent me one, otherwise send them a request with the message '{msg}' (unless mine is already pending or one of us "
-        "blocked the other).",
-    )
-
-    def attempt(self, ctx: GenContext) -> Draft:
-        user = _player(ctx, "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 "
-                            "ORDER BY m.player_id")
-        team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
-        mates = ctx.column("SELECT player_id FROM team_members WHERE team_id = ? AND player_id != ? ORDER BY joined_at, player_id", team, user)
-        msg = ctx.rng.choice(CLAN_MESSAGES)
-        out, targets, _ = _befriend(ctx, user, mates, msg)
-        bounded(targets, 2, 40, "clanmates")
-        return Draft(user, self.phrase(ctx, msg=msg), out, hidden=[len(targets)], params={"team_id": team})
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        blocked = {p["player_id"] for p in api.all_pages("list_blacklist")}
+        counts: Counter = Counter()
+        for match in api.all_pages("list_match_history", result="loss"):
+            if api.compare("since", match["started_at"][:10], ">=", stated["since"]):
+                for player in api.call("get_match", match_id=match["match_id"])["players"]:
+                    if player["side"] != match["side"]:
+                        counts[player["player_id"]] += 1
+        for player in sorted(counts):
+            if api.compare("times", counts[player], ">=", stated["k"]) and player not in blocked:
+                api.call("block_player", player_id=player)
 
 
 class BefriendFrequentTeammates(MobaTemplate):
     name = "befriend_frequent_teammates"
-    best_of = 2
-    capabilities = ("complete_data_acquisition", "aggregation_computation", "cross_step_dependency", "precise_boundary_judgement")
+    conditions = (Condition("since", "boundary"), Condition("times", "boundary", capability="aggregation_computation"))
     phrasings = (
-        "Find everyone who played on my side in at least {k} of my matches since {date} (that day included) and add them as friends "
-        "with the message '{msg}'. If one of them already sent me a request, accept it; skip my friends, players with a block "
-        "between us, and ones I've already sent a request to.",
-        "Go through all my matches from {date} on and count how often each player was on my team. Everyone who was my teammate "
-        "{k} or more times should become my friend: accept their pending request if there is one, otherwise send a request "
-        "('{msg}'). Leave out existing friends, blocks either way, and requests I already sent.",
+        "Find everyone who played on my side in at least {k} of my matches since {date} (that day included) and add them as "
+        "friends with the message '{msg}'. If one of them already sent me a request, accept it instead; skip my friends, "
+        "players with a block between us, and ones I've already sent a request to.",
+        "Go through all my matches from {date} on ({date} counts) and count how often each player was on my team. Everyone "
+        "who was my teammate {k} or more times should become my friend: accept their pending request if there is one, "
+        "otherwise send a request saying '{msg}'. Existing friends, blocks either way and requests I already sent stay as they are.",
+        "I want to befriend my regular teammates: the players who were on my team in {k} or more of my games played on or after "
+        "{date}. Send each a friend request ('{msg}'), or accept theirs if they asked first, unless we are friends already, "
+        "one of us blocked the other, or my request to them is still pending.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        span = ctx.rng.choice([14, 21, 30, 45, 60])
-        start = days_ago(ctx, span)
-        user = _player(ctx, "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE m.started_at >= ? "
-                            "GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 12 AND 80 ORDER BY mp.player_id", start)
-        k = ctx.rng.choice([2, 2, 3, 4])
-        counts = ctx.rows(
-            "SELECT o.player_id, COUNT(*) AS n FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-            "JOIN match_players o ON o.match_id = mp.match_id AND o.side = mp.side AND o.player_id != mp.player_id "
-            "WHERE mp.player_id = ? AND m.started_at >= ? GROUP BY o.player_id ORDER BY MIN(m.started_at), o.player_id", user, start)
-        if not any(c["n"] == k for c in counts):
-            raise NoTarget("nobody exactly at the threshold")
+        start = ctx.rng.choice([14, 21, 30, 45])
+        user = ctx.choice(ctx.column(
+            "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE m.started_at >= date(?, ?) "
+            "GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 8 AND 70 AND (SELECT COUNT(*) FROM match_players a "
+            "WHERE a.player_id = mp.player_id) <= 300 ORDER BY mp.player_id", _today(ctx), f"-{start} days"), "player")
+        played = {m["id"]: m["day"] for m in _my_matches(ctx, user)}
+        sides = _sides(ctx, user)
+        first = ctx.value("SELECT date(?, ?)", _today(ctx), f"-{start} days")
+        days = sorted({d for d in played.values() if d >= first})
+        since = ctx.choice(days[1:] if len(days) > 1 else [], "match day")
+        k = ctx.rng.choice([2, 2, 3, 3, 4])
         msg = ctx.rng.choice(FRIEND_MESSAGES)
-        out, targets, _ = _befriend(ctx, user, [c["player_id"] for c in counts if c["n"] >= k], msg)
-        bounded(targets, 3, 60, "teammates")
-        return Draft(user, self.phrase(ctx, k=k, date=pretty_day(start), msg=msg), out, hidden=_hide([len(targets)], k),
-                     params={"since": start, "k": k})
+        cache: dict[int, Step | None] = {}
+
+        def action(p: int) -> Step | None:
+            if p not in cache:
+                cache[p] = _befriend_steps(ctx, user, [p], msg).get(p)
+            return cache[p]
+
+        def chosen(by_day: str = RIGHT, by_k: str = RIGHT) -> list[tuple[int, str]]:
+            counts = Counter(p for m, day in played.items() if _at_or_after(by_day)(day, since) for p, same in sides[m] if same)
+            return [(p, action(p).tool) for p in sorted(counts) if _at_least(by_k)(counts[p], k) and action(p) is not None]
+
+        targets = _bounded(chosen(), 10, 40, "teammates")
+        _differs(targets, chosen(by_day=OFF), chosen(by_day=IGNORED), chosen(by_k=OFF), chosen(by_k=IGNORED))
+        query = self.phrase(ctx, k=k, date=pretty_day(since), msg=msg)
+        return Draft(user, query, [action(p) for p, _ in targets], stated={"since": since, "k": k, "message": msg},
+                     hidden=_hide([len(targets)], k), targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        counts: Counter = Counter()
+        me = _profile(api)["player_id"]
+        for match in api.all_pages("list_match_history"):
+            if api.compare("since", match["started_at"][:10], ">=", stated["since"]):
+                for player in api.call("get_match", match_id=match["match_id"])["players"]:
+                    if player["side"] == match["side"] and player["player_id"] != me:
+                        counts[player["player_id"]] += 1
+        for player in sorted(counts):
+            if api.compare("times", counts[player], ">=", stated["k"]):
+                _befriend(api, player, stated["message"])
 
 
-class LeaderboardFriendRequests(MobaTemplate):
-    name = "leaderboard_friend_requests"
-    capabilities = ("aggregation_computation", "multi_condition_filtering", "cross_step_dependency")
+# -- favourite matches -----------------------------------------------------------------------
+
+
+class FavouriteMvpWindow(MobaTemplate):
+    name = "favourite_mvp_window"
+    conditions = (Condition("mode", "filter"), Condition("mvp", "filter"), Condition("start", "boundary"),
+                  Condition("end", "boundary"))
     phrasings = (
-        "I want strong friends from home. On {season}'s leaderboard for my region, send a friend request ('{msg}') to the top {n} players "
-        "I can still add: skip me, my friends, anyone with a block between us and anyone with a request already pending between us.",
-        "Go down my region's leaderboard for {season} from the top and send friend requests with the message '{msg}' until {n} have "
-        "gone out. Don't count players who are already my friends, who have a block with me either way, or with whom a friend request "
-        "is already pending.",
+        "Save to my favourites every {mode} match I played from {start} through {end} (both days included) in which I was MVP, "
+        "with the note '{note}'. Leave alone the ones already saved.",
+        "Favourite all my MVP games in {mode} mode between {start} and {end}, counting both of those days; note '{note}' on "
+        "each. Skip any that are already favourites.",
+        "I was MVP in some {mode} matches starting on {start} or later and no later than {end}. Put each of them in my "
+        "favourites with the note '{note}' (ones already there can stay as they are).",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        current = _current_season(ctx)
-        season, label = ctx.rng.choice([(current, "this season"), (current - 1, "last season")])
-        user = _player(ctx, "SELECT id FROM players ORDER BY id")
-        region = ctx.value("SELECT region FROM players WHERE id = ?", user)
-        board = ctx.column(
-            f"SELECT r.player_id FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE r.season_id = ? AND p.region = ? "
-            f"ORDER BY {rank_score('r.tier', 'r.stars')} DESC, r.ranked_wins DESC, r.player_id", season, region)
-        n = ctx.rng.choice([3, 4, 5, 6, 8, 10])
-        msg = ctx.rng.choice(FRIEND_MESSAGES)
-        targets: list[int] = []
-        skipped = 0
-        for other in board:
-            if len(targets) == n:
+        stars = ctx.rows("SELECT player_id, SUM(is_mvp) AS n FROM match_players GROUP BY player_id HAVING SUM(is_mvp) >= 15 "
+                         "ORDER BY player_id")
+        user = _weighted(ctx, [s["player_id"] for s in stars], [s["n"] for s in stars], "player")
+        saved = _favourited(ctx, user)
+        matches = [m for m in _my_matches(ctx, user) if m["id"] not in saved]
+        by_mode = Counter(m["mode"] for m in matches if m["is_mvp"])
+        modes = sorted(by_mode)
+        mode = _weighted(ctx, modes, [by_mode[m] ** 2 for m in modes], "mode")
+        qualifying = sorted({m["day"] for m in matches if m["mode"] == mode and m["is_mvp"]})
+        if len(qualifying) < 10:
+            raise NoTarget("few MVP days")
+        third = len(qualifying) // 3
+        start = qualifying[ctx.rng.randrange(1, third)]
+        end = qualifying[ctx.rng.randrange(len(qualifying) - third, len(qualifying) - 1)]
+
+        def chosen(by_mode: bool = True, by_mvp: bool = True, by_start: str = RIGHT, by_end: str = RIGHT) -> list[int]:
+            return [m["id"] for m in matches if (m["mode"] == mode or not by_mode) and (m["is_mvp"] or not by_mvp)
+                    and _at_or_after(by_start)(m["day"], start) and _at_most(by_end)(m["day"], end)]
+
+        targets = _bounded(chosen(), 15, 70, "matches")
+        _differs(targets, chosen(by_mode=False), chosen(by_mvp=False), chosen(by_start=OFF), chosen(by_start=IGNORED),
+                 chosen(by_end=OFF), chosen(by_end=IGNORED))
+        note = ctx.rng.choice(MATCH_NOTES)
+        query = self.phrase(ctx, mode=mode, start=pretty_day(start), end=pretty_day(end), note=note)
+        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+                     stated={"mode": mode, "start": start, "end": end, "note": note}, hidden=[len(targets)],
+                     targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        saved = _favourite_ids(api)
+        for match in api.all_pages("list_match_history"):
+            day = match["started_at"][:10]
+            wanted = [api.keep("mode", match["mode"] == stated["mode"]), api.keep("mvp", match["is_mvp"]),
+                      api.compare("start", day, ">=", stated["start"]), api.compare("end", day, "<=", stated["end"])]
+            if all(wanted) and match["match_id"] not in saved:
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+def _kda(kills: int, deaths: int, assists: int) -> Fraction:
+    return Fraction(kills + assists, max(deaths, 1))
+
+
+class FavouriteHighKdaWins(MobaTemplate):
+    name = "favourite_high_kda_wins"
+    conditions = (Condition("season", "filter"), Condition("won", "filter"), Condition("kda", "boundary"))
+    phrasings = (
+        "Favourite every match of the current season that I won with a KDA of at least {kda} (exactly {kda} counts), with the "
+        "note '{note}'. KDA here is (kills + assists) divided by deaths, with deaths counted as 1 when I didn't die. Skip "
+        "matches already in my favourites.",
+        "This season's wins where my (kills + assists) / deaths reached {kda} or more (a game with no deaths divides by 1) "
+        "deserve a place in my favourites: save each with '{note}' as the note, unless it's saved already.",
+        "Note '{note}' on every win of mine in the current season whose KDA, (kills + assists) over deaths with zero deaths "
+        "treated as one, is {kda} or higher: put those matches in my favourites, leaving alone ones already there.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        season = _current_season(ctx)
+        user = ctx.choice(ctx.column("SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+                                     "WHERE m.season_id = ? AND mp.result = 'win' GROUP BY mp.player_id HAVING COUNT(*) >= 15 "
+                                     "ORDER BY mp.player_id", season), "player")
+        saved = _favourited(ctx, user)
+        matches = [{**m, "kda": _kda(m["kills"], m["deaths"], m["assists"])} for m in _my_matches(ctx, user) if m["id"] not in saved]
+        wins = [m for m in matches if m["season_id"] == season and m["result"] == "win"]
+        exact = sorted({m["kda"] for m in wins if (m["kda"] * 10).denominator == 1})
+        cut = ctx.choice(exact[1: max(2, len(exact) // 2)] if len(exact) > 2 else [], "a KDA one decimal long")
+
+        def chosen(by_season: bool = True, by_win: bool = True, by_kda: str = RIGHT) -> list[int]:
+            return [m["id"] for m in matches if (m["season_id"] == season or not by_season) and (m["result"] == "win" or not by_win)
+                    and _at_least(by_kda)(m["kda"], cut)]
+
+        targets = _bounded(chosen(), 15, 80, "matches")
+        _differs(targets, chosen(by_season=False), chosen(by_win=False), chosen(by_kda=OFF), chosen(by_kda=IGNORED))
+        note = ctx.rng.choice(MATCH_NOTES)
+        kda = f"{float(cut):.1f}"
+        query = self.phrase(ctx, kda=kda, note=note)
+        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+                     stated={"kda": kda, "note": note}, hidden=_hide([len(targets)], float(cut)), targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        season = _profile(api)["current_season"]["season_id"]
+        saved = _favourite_ids(api)
+        bound = Fraction(stated["kda"])
+        for match in api.all_pages("list_match_history"):
+            kda = _kda(match["kills"], match["deaths"], match["assists"])
+            wanted = [api.keep("season", match["season_id"] == season), api.keep("won", match["result"] == "win"),
+                      api.compare("kda", kda, ">=", bound)]
+            if all(wanted) and match["match_id"] not in saved:
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+class TidyFavourites(MobaTemplate):
+    name = "tidy_favourites"
+    conditions = (Condition("losses", "filter"), Condition("season", "filter"), Condition("won", "filter"),
+                  Condition("top_k", "ranking", tie_break_stated=True))
+    phrasings = (
+        "Tidy my favourite matches: unfavourite every saved match that I lost. Then make sure my {k} highest-scoring wins of "
+        "the current season (by my score; between equal scores the more recent match ranks higher) are all in my "
+        "favourites, adding the missing ones with the note '{note}'.",
+        "I only want wins among my saved matches, so remove the losses from my favourites. After that, favourite whichever of "
+        "my top {k} wins this season by score aren't saved yet, noting '{note}'; when two wins have the same score, the later "
+        "one comes first.",
+        "Rank my wins of this season by my score, best first and newer first on equal scores, and keep the first {k}: those "
+        "should all end up in my favourites (add any that are missing with the note '{note}'). Also drop every lost match "
+        "from my favourites.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        season = _current_season(ctx)
+        user = ctx.choice(ctx.column(
+            "SELECT f.player_id FROM favourite_matches f JOIN match_players mp ON mp.match_id = f.match_id "
+            "AND mp.player_id = f.player_id GROUP BY f.player_id HAVING SUM(mp.result = 'loss') >= 1 AND SUM(mp.result = 'win') >= 1 "
+            "ORDER BY f.player_id"), "player with saved wins and losses")
+        saved = _favourited(ctx, user)
+        matches = _my_matches(ctx, user)
+        result = {m["id"]: m["result"] for m in matches}
+        losses = sorted(m for m in saved if result[m] == "loss")
+
+        def chosen(k: int, by_losses: bool = True, by_season: bool = True, by_win: bool = True, by_k: str = RIGHT) -> tuple:
+            dropped = sorted(m for m in saved if result[m] == "loss" or not by_losses)
+            ranked = sorted((m for m in matches if (m["season_id"] == season or not by_season) and (m["result"] == "win" or not by_win)),
+                            key=lambda m: (m["score"], m["started_at"], m["id"]), reverse=True)
+            top = ranked if by_k == IGNORED else ranked[:k + 1] if by_k == OFF else ranked[:k]
+            kept = saved - set(dropped)
+            return tuple(dropped), tuple(m["id"] for m in top if m["id"] not in kept)
+
+        wins = [m for m in matches if m["season_id"] == season and m["result"] == "win"]
+        ks = [k for k in range(5, 16) if k < len(wins)]
+        ctx.rng.shuffle(ks)
+        for k in ks:  # the first k at which every condition bites
+            dropped, add = chosen(k)
+            try:
+                _differs((dropped, add), chosen(k, by_losses=False), chosen(k, by_season=False), chosen(k, by_win=False),
+                         chosen(k, by_k=OFF), chosen(k, by_k=IGNORED))
+            except NoTarget:
+                continue
+            if add:
                 break
-            if other != user and _relation(ctx, user, other) == "free":
-                targets.append(other)
-            else:
-                skipped += 1
-        if len(targets) < n or not skipped:
-            raise NoTarget("short board or nothing to skip")
-        return Draft(user, self.phrase(ctx, season=label, n=n, msg=msg),
-                     [Step("send_friend_request", {"player_id": p, "message": msg}) for p in targets],
-                     params={"season_id": season, "n": n})
+        else:
+            raise NoTarget("no k at which every condition bites")
+        note = ctx.rng.choice(MATCH_NOTES)
+        query = self.phrase(ctx, k=k, note=note)
+        return Draft(user, query, [Step("unfavourite_match", {"match_id": m}) for m in dropped]
+                     + [Step("favourite_match", {"match_id": m, "note": note}) for m in add],
+                     stated={"k": k, "note": note}, hidden=_hide([len(losses), len(add)], k), targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        season = _profile(api)["current_season"]["season_id"]
+        for saved in api.all_pages("list_favourite_matches"):
+            if api.keep("losses", saved["result"] == "loss"):
+                api.call("unfavourite_match", match_id=saved["match_id"])
+        kept = _favourite_ids(api)
+        wins = [m for m in api.all_pages("list_match_history")
+                if api.keep("season", m["season_id"] == season) and api.keep("won", m["result"] == "win")]
+        ranked = sorted(wins, key=lambda m: (m["score"], m["started_at"], m["match_id"]), reverse=True)
+        for match in api.top("top_k", ranked, stated["k"], lambda m: m["score"]):
+            if match["match_id"] not in kept:
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+class FavouriteSharedWins(MobaTemplate):
+    name = "favourite_shared_wins"
+    conditions = (Condition("since", "boundary"), Condition("same_team", "filter"), Condition("won", "filter"))
+    phrasings = (
+        "Favourite every match since {date} (that day included) that '{nick}' and I won together on the same team, with the "
+        "note '{note}'. Skip the ones already in my favourites.",
+        "'{nick}' and I have been duoing a lot. Save to my favourites all matches from {date} on ({date} counts) where we were "
+        "teammates (same side) and our side won, noting '{note}', except those I've already saved.",
+        "Look for matches played on or after {date} in which '{nick}' was on my side and we got the win; each one goes into my "
+        "favourites with the note '{note}' unless it is there already.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        pairs = ctx.rows(
+            "SELECT a.player_id AS me, b.player_id AS other, COUNT(*) AS n FROM match_players a JOIN match_players b "
+            "ON b.match_id = a.match_id AND b.player_id != a.player_id AND b.side = a.side WHERE a.result = 'win' "
+            "GROUP BY a.player_id, b.player_id HAVING COUNT(*) >= 12 ORDER BY a.player_id, b.player_id")
+        pair = _weighted(ctx, pairs, [p["n"] for p in pairs], "pair")
+        user, other = pair["me"], pair["other"]
+        saved = _favourited(ctx, user)
+        shared = ctx.rows(
+            "SELECT a.match_id AS id, substr(m.started_at, 1, 10) AS day, a.side = b.side AS same, a.result FROM match_players a "
+            "JOIN match_players b ON b.match_id = a.match_id AND b.player_id = ? JOIN matches m ON m.id = a.match_id "
+            "WHERE a.player_id = ? ORDER BY m.started_at DESC, a.match_id DESC", other, user)
+        shared = [s for s in shared if s["id"] not in saved]
+        days = sorted({s["day"] for s in shared if s["same"] and s["result"] == "win"})
+        if len(days) < 8:
+            raise NoTarget("few shared wins")
+        since = ctx.rng.choice(days[1: len(days) // 2])
+
+        def chosen(by_since: str = RIGHT, by_side: bool = True, by_win: bool = True) -> list[int]:
+            return [s["id"] for s in shared if _at_or_after(by_since)(s["day"], since) and (s["same"] or not by_side)
+                    and (s["result"] == "win" or not by_win)]
+
+        targets = _bounded(chosen(), 15, 80, "matches")
+        _differs(targets, chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_side=False), chosen(by_win=False))
+        note = ctx.rng.choice(MATCH_NOTES)
+        nick = _nickname(ctx, other)
+        query = self.phrase(ctx, nick=nick, note=note, date=pretty_day(since))
+        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+                     stated={"nickname": nick, "since": since, "note": note}, hidden=[len(targets)],
+                     targets=_once(("player", user), ("pair", min(user, other), max(user, other))))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        other = _player_id(api, stated["nickname"])
+        saved = _favourite_ids(api)
+        theirs = {m["match_id"]: m for m in api.all_pages("list_match_history", player_id=other)}
+        for match in api.all_pages("list_match_history"):
+            shared = theirs.get(match["match_id"])
+            if shared is None:
+                continue
+            wanted = [api.compare("since", match["started_at"][:10], ">=", stated["since"]),
+                      api.keep("same_team", shared["side"] == match["side"]), api.keep("won", match["result"] == "win")]
+            if all(wanted) and match["match_id"] not in saved:
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+class FavouriteModeWinsSince(MobaTemplate):
+    name = "favourite_mode_wins_since"
+    conditions = (Condition("mode", "filter"), Condition("won", "filter"), Condition("since", "boundary"))
+    phrasings = (
+        "Save every {mode} match I won since {date} (that day included) to my favourites with the note '{note}'. Matches "
+        "already in my favourites can stay as they are.",
+        "I'm building an archive of my {mode} victories: favourite each {mode} game I won on or after {date}, noting "
+        "'{note}', and skip the ones I saved before.",
+        "Go through my whole match history from {date} onwards ({date} counts) and put every win in {mode} mode into my "
+        "favourites with '{note}' as the note, unless it's already there.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        # The busiest players are drawn far more often: their archives are the suite's largest tasks.
+        heavy = [h for h in ctx.rows("SELECT player_id, COUNT(*) AS n FROM match_players WHERE result = 'win' GROUP BY player_id "
+                                     "HAVING COUNT(*) >= 40 ORDER BY player_id") if not self.drafted(("player", h["player_id"]))]
+        user = _weighted(ctx, [h["player_id"] for h in heavy], [h["n"] ** 6 for h in heavy], "player")
+        saved = _favourited(ctx, user)
+        matches = [m for m in _my_matches(ctx, user) if m["id"] not in saved]
+        by_mode = Counter(m["mode"] for m in matches if m["result"] == "win")
+        mode = max(sorted(by_mode), key=lambda m: by_mode[m])  # the mode they win most in
+        days = sorted({m["day"] for m in matches if m["mode"] == mode and m["result"] == "win"})
+        if len(days) < 8:
+            raise NoTarget("few winning days")
+        since = ctx.rng.choice(days[1: max(2, len(days) // 8)])
+
+        def chosen(by_mode: bool = True, by_win: bool = True, by_since: str = RIGHT) -> list[int]:
+            return [m["id"] for m in matches if (m["mode"] == mode or not by_mode) and (m["result"] == "win" or not by_win)
+                    and _at_or_after(by_since)(m["day"], since)]
+
+        targets = _bounded(chosen(), 30, 200, "matches")
+        _differs(targets, chosen(by_mode=False), chosen(by_win=False), chosen(by_since=OFF), chosen(by_since=IGNORED))
+        note = ctx.rng.choice(MATCH_NOTES)
+        query = self.phrase(ctx, mode=mode, date=pretty_day(since), note=note)
+        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+                     stated={"mode": mode, "since": since, "note": note}, hidden=[len(targets)], targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        saved = _favourite_ids(api)
+        for match in api.all_pages("list_match_history"):
+            wanted = [api.keep("mode", match["mode"] == stated["mode"]), api.keep("won", match["result"] == "win"),
+                      api.compare("since", match["started_at"][:10], ">=", stated["since"])]
+            if all(wanted) and match["match_id"] not in saved:
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+# -- the hero shop ---------------------------------------------------------------------------
+
+
+def _price_column(currency: str) -> str:
+    return "price_coins" if currency == "coins" else "price_diamonds"
+
+
+def _shop(ctx: GenContext, user: int) -> list[dict[str, Any]]:
+    """Released shop heroes the player does not own, in the catalogue's name order."""
+    return ctx.rows(
+        "SELECT id, name, role, secondary_role, price_coins, price_diamonds, owner_count FROM heroes WHERE availability = 'shop' "
+        "AND release_date <= ? AND id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = ?) ORDER BY name COLLATE NOCASE, id",
+        _today(ctx), user)
+
+
+def _plays(hero: dict[str, Any], role: str) -> bool:
+    return role in (hero["role"], hero["secondary_role"])
+
+
+def _role_plural(role: str) -> str:
+    return "marksmen" if role == "marksman" else f"{role}s"
+
+
+class BuyHeroesOnBudget(MobaTemplate):
+    name = "buy_heroes_on_budget"
+    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    conditions = (Condition("role", "filter"), Condition("cheapest_first", "ordering"), Condition("reserve", "boundary"))
+    phrasings = (
+        "I want to try more {roles}. Buy {role} heroes I don't own yet (main or secondary role) with {currency}, cheapest "
+        "first and alphabetically among equal prices, as long as I keep at least {reserve} {currency} after each purchase "
+        "(ending on exactly {reserve} is fine); stop at the first one that would take me below that.",
+        "Spend {currency} on {role} heroes from the shop that I don't have (main or secondary role counts): start with the "
+        "cheapest, go by name among equal prices, and keep buying in that order while my balance stays at {reserve} "
+        "{currency} or more once the hero is paid for.",
+        "Keep {reserve} {currency} in reserve (landing exactly on {reserve} is allowed) and use the rest on {role} heroes "
+        "(main or secondary role) I don't own, buying the cheapest first, alphabetical on ties, until the next one would eat "
+        "into the reserve.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        currency = ctx.rng.choice(["coins", "coins", "diamonds"])
+        floor = 20000 if currency == "coins" else 900
+        user = ctx.choice(ctx.column(f"SELECT id FROM players WHERE {currency} >= ? ORDER BY id", floor), "player with money")
+        role = ctx.rng.choice(ROLES)
+        balance = ctx.value(f"SELECT {currency} FROM players WHERE id = ?", user)
+        column = _price_column(currency)
+        shop = _shop(ctx, user)
+
+        def bought(reserve: int, by_role: bool = True, by_price: bool = True, by_reserve: str = RIGHT) -> list[int]:
+            heroes = [h for h in shop if _plays(h, role) or not by_role]
+            if by_price:
+                heroes = sorted(heroes, key=lambda h: (h[column], h["name"].casefold()))
+            left, out = balance, []
+            for hero in heroes:
+                if by_reserve == IGNORED:
+                    if hero[column] <= left:  # the shop refuses what the balance does not cover; a sloppy buyer goes on
+                        out.append(hero["id"])
+                        left -= hero[column]
+                    continue
+                if not _at_least(by_reserve)(left - hero[column], reserve):
+                    break
+                out.append(hero["id"])
+                left -= hero[column]
+            return out
+
+        ordered = sorted([h for h in shop if _plays(h, role)], key=lambda h: (h[column], h["name"].casefold()))
+        spent, options = 0, []
+        for m, hero in enumerate(ordered, start=1):
+            spent += hero[column]
+            if spent > balance:
+                break
+            if m >= 2:
+                options.append(balance - spent)
+        reserve = ctx.choice(options, "reserve")
+        targets = bought(reserve)
+        _differs(targets, bought(reserve, by_role=False), bought(reserve, by_price=False), bought(reserve, by_reserve=OFF),
+                 bought(reserve, by_reserve=IGNORED))
+        query = self.phrase(ctx, role=role, roles=_role_plural(role), currency=currency, reserve=reserve)
+        return Draft(user, query, [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in targets],
+                     stated={"role": role, "currency": currency, "reserve": reserve},
+                     hidden=_hide([len(targets), balance], reserve), targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        currency, column = stated["currency"], _price_column(stated["currency"])
+        left = _profile(api)["wallet"][currency]
+        heroes = [h for h in api.all_pages("search_heroes", availability="shop", owned=False, sort_by="name")
+                  if h["released"] and api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))]
+        for hero in api.order("cheapest_first", heroes, key=lambda h: (h[column], h["name"].casefold())):
+            if not api.compare("reserve", left - hero[column], ">=", stated["reserve"]):
+                break
+            if api.call("buy_hero", hero_id=hero["hero_id"], currency=currency) is not None:
+                left -= hero[column]
+
+
+def _top_hero(ctx: GenContext, player: int) -> int | None:
+    """The player's hero with the most proficiency; None when two share the top."""
+    top = ctx.rows("SELECT hero_id, proficiency FROM player_heroes WHERE player_id = ? ORDER BY proficiency DESC, hero_id LIMIT 2",
+                   player)
+    if not top or (len(top) == 2 and top[0]["proficiency"] == top[1]["proficiency"]):
+        return None
+    return top[0]["hero_id"]
+
+
+class BuyFriendsTopHeroes(MobaTemplate):
+    name = "buy_friends_top_heroes"
+    conditions = (Condition("closest", "ranking"),)
+    phrasings = (
+        "Take my {k} closest friends (highest intimacy). For each of them, find the hero they have the most proficiency with "
+        "and buy it for me with {currency}, unless I own it already or the shop doesn't sell it. Then open a {mode} room "
+        "called '{name}' and invite those {k} friends.",
+        "I want to play what my best friends play, with them. For each of the {k} friends I have the highest intimacy with, "
+        "buy me the hero with their highest proficiency, paying {currency} (skip heroes I already have and ones the shop "
+        "doesn't sell); afterwards create a {mode} room named '{name}' and invite the same friends.",
+        "Open a {mode} room '{name}' for my {k} most intimate friends and invite them, but first get me, with {currency}, "
+        "each hero that one of them has their top proficiency with, leaving out heroes I own and heroes not for sale in the shop.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        user = _host_candidates(ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 5 "
+                                     "ORDER BY player_id")
+        friends = ctx.rows("SELECT other_id, intimacy FROM relations WHERE player_id = ? AND kind = 'friend' "
+                           "ORDER BY intimacy DESC, other_id", user)
+        shop = {h["id"]: h for h in _shop(ctx, user)}
+        ks = [k for k in range(2, 6) if k < len(friends) and friends[k - 1]["intimacy"] != friends[k]["intimacy"]]
+        k = ctx.choice(ks, "k without a tie")
+        heroes: list[int] = []
+        for friend in friends[: k + 1]:
+            hero = _top_hero(ctx, friend["other_id"])
+            if hero is None:
+                raise NoTarget("a friend with two top heroes")
+            heroes.append(hero)
+        bought: list[int] = []
+        for hero in heroes[:k]:
+            if hero in shop and hero not in bought:
+                bought.append(hero)
+        _bounded(bought, 1, 6, "heroes")
+        wallet = ctx.one("SELECT coins, diamonds FROM players WHERE id = ?", user) or {}
+        currency = ctx.choice([c for c in ("coins", "diamonds") if sum(shop[h][_price_column(c)] for h in bought) <= wallet[c]],
+                              "currency that covers it")
+        mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if k <= 4 else []))
+        name = _room_name(ctx)
+        query = self.phrase(ctx, k=k, currency=currency, mode=mode, name=name) + _leave_note(ctx, user)
+        steps = [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in bought]
+        room = len(steps)
+        steps.append(Step("create_room", {"name": name, "mode": mode}))
+        steps += [Step("invite_to_room", {"room_id": ref(room, "room_id"), "player_id": f["other_id"]}) for f in friends[:k]]
+        return Draft(user, query, steps, stated={"k": k, "currency": currency, "mode": mode, "name": name},
+                     hidden=_hide([len(bought)], k), targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        friends = sorted(api.all_pages("list_friends", sort_by="intimacy"), key=lambda f: (-f["intimacy"], f["player_id"]))
+        closest = api.top("closest", friends, stated["k"], lambda f: f["intimacy"])
+        done: set[int] = set()
+        for friend in closest:
+            top = api.call("get_player", player_id=friend["player_id"])["top_heroes"]
+            if not top or top[0]["hero_id"] in done:
+                continue
+            hero = api.call("get_hero", hero_id=top[0]["hero_id"])
+            if hero["availability"] == "shop" and hero["released"] and not hero["owned_by_me"]:
+                api.call("buy_hero", hero_id=hero["hero_id"], currency=stated["currency"])
+                done.add(hero["hero_id"])
+        room = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
+        for friend in closest:
+            api.call("invite_to_room", room_id=room["room_id"], player_id=friend["player_id"])
+
+
+class BuyPopularHeroes(MobaTemplate):
+    name = "buy_popular_heroes"
+    tries = 4  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    conditions = (Condition("role", "filter"), Condition("not_owned", "filter"),
+                  Condition("most_owned", "ranking", tie_break_stated=True))
+    phrasings = (
+        "Buy me, with {currency}, the {k} most popular {role} heroes in the shop (most owners first, alphabetical on equal "
+        "counts) among those I don't own yet; main or secondary role counts.",
+        "Which {roles} do most players own? Of the shop's {role} heroes (main or secondary role) that I don't have, take the "
+        "{k} with the highest number of owners, breaking ties by name, and buy them with {currency}.",
+        "Pay {currency} for {k} heroes: the shop heroes with {role} as their main or secondary role that I'm missing and that "
+        "the most players own (if owner counts tie, go alphabetically).",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        currency = ctx.rng.choice(["coins", "diamonds"])
+        user = ctx.choice(ctx.column(f"SELECT id FROM players WHERE {currency} >= ? ORDER BY id",
+                                     15000 if currency == "coins" else 700), "player with money")
+        owned = set(ctx.column("SELECT hero_id FROM player_heroes WHERE player_id = ?", user))
+        catalogue = ctx.rows("SELECT id, name, role, secondary_role, owner_count, price_coins, price_diamonds FROM heroes "
+                             "WHERE availability = 'shop' AND release_date <= ? ORDER BY id", _today(ctx))
+        balance = ctx.value(f"SELECT {currency} FROM players WHERE id = ?", user)
+        column = _price_column(currency)
+
+        def bought(role: str, k: int, by_role: bool = True, by_owned: bool = True, by_k: str = RIGHT) -> list[int]:
+            heroes = sorted((h for h in catalogue if (_plays(h, role) or not by_role) and (h["id"] not in owned or not by_owned)),
+                            key=lambda h: (-h["owner_count"], h["name"].casefold()))
+            top = heroes if by_k == IGNORED else heroes[: k + 1] if by_k == OFF else heroes[:k]
+            out, left = [], balance
+            for hero in top:
+                if hero["id"] not in owned and hero[column] <= left:
+                    out.append(hero["id"])
+                    left -= hero[column]
+            return out
+
+        options = [(role, k) for role in ROLES for k in (2, 3, 4, 5, 6)]
+        ctx.rng.shuffle(options)
+        for role, k in options:
+            targets = bought(role, k)
+            if len(targets) < k:
+                continue  # not affordable
+            try:
+                _differs(targets, bought(role, k, by_role=False), bought(role, k, by_owned=False), bought(role, k, by_k=OFF),
+                         bought(role, k, by_k=IGNORED))
+            except NoTarget:
+                continue
+            break
+        else:
+            raise NoTarget("no role and k that bite and are affordable")
+        query = self.phrase(ctx, k=k, role=role, roles=_role_plural(role), currency=currency)
+        return Draft(user, query, [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in targets],
+                     stated={"k": k, "role": role, "currency": currency}, hidden=[balance], targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        heroes = [h for h in api.all_pages("search_heroes", availability="shop", sort_by="popularity")
+                  if h["released"] and api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))
+                  and api.keep("not_owned", not h["owned_by_me"])]
+        ranked = sorted(heroes, key=lambda h: (-h["owner_count"], h["name"].casefold()))
+        for hero in api.top("most_owned", ranked, stated["k"], lambda h: h["owner_count"]):
+            if not hero["owned_by_me"]:
+                api.call("buy_hero", hero_id=hero["hero_id"], currency=stated["currency"])
+
+
+# -- rooms -----------------------------------------------------------------------------------
+
+
+def _leave_note(ctx: GenContext, user: int) -> str:
+    """Opening a room leaves the one the player is in (dissolving it if theirs): the query says so."""
+    if ctx.value("SELECT COUNT(*) FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE m.player_id = ? "
+                 "AND r.status = 'open'", user):
+        return " It's fine to leave the room I'm in now (closing it if it's mine)."
+    return ""
+
+
+def _host_candidates(ctx: GenContext, sql: str, *params: Any) -> int:
+    user = ctx.choice(ctx.column(sql, *params), "host")
+    if not _free_to_host(ctx, user):
+        raise NoTarget("in a running game")
+    return user
+
+
+class HostRoomForFriends(MobaTemplate):
+    name = "host_room_for_friends"
+    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    conditions = (Condition("tier", "boundary"), Condition("not_in_match", "filter"))
+    phrasings = (
+        "Open a {mode} room called '{name}' and invite every friend of mine who is currently ranked {tier} or higher "
+        "({tier} counts) and isn't in a match right now.",
+        "Create a {mode} room named '{name}', then send an invitation to each of my friends at {tier} rank or above who is "
+        "not currently in a match.",
+        "I'm hosting: a {mode} room '{name}'. Invite all friends whose current rank is at least {tier}, leaving out anyone "
+        "who is playing a match at the moment.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        user = _host_candidates(ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id "
+                                     "HAVING COUNT(*) >= 5 ORDER BY player_id")
+        friends = ctx.rows(f"SELECT p.id, {TIER_P} AS tier, p.status FROM relations r JOIN players p ON p.id = r.other_id "
+                           "WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY p.id", user)
+
+        def invited(cut: int, by_tier: str = RIGHT, by_status: bool = True) -> list[int]:
+            return [f["id"] for f in friends if _at_least(by_tier)(f["tier"], cut) and (f["status"] != "in_match" or not by_status)]
+
+        cuts = sorted({f["tier"] for f in friends if f["status"] != "in_match"})
+        cut = ctx.choice(cuts[1: max(2, len(cuts) // 2 + 1)], "tier cut")
+        targets = _bounded(invited(cut), 3, 9, "friends")
+        _differs(targets, invited(cut, by_tier=OFF), invited(cut, by_tier=IGNORED), invited(cut, by_status=False))
+        mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if len(targets) <= 4 else []))
+        name = _room_name(ctx)
+        query = self.phrase(ctx, mode=mode, name=name, tier=TIERS[cut]) + _leave_note(ctx, user)
+        return Draft(user, query, [Step("create_room", {"name": name, "mode": mode})]
+                     + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in targets],
+                     stated={"mode": mode, "name": name, "tier": TIERS[cut]}, hidden=[len(targets)], targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        friends = [f for f in api.all_pages("list_friends")
+                   if api.compare("tier", _tier(f["tier"]), ">=", _tier(stated["tier"])) & api.keep("not_in_match", f["status"] != "in_match")]
+        room = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
+        for friend in friends:
+            api.call("invite_to_room", room_id=room["room_id"], player_id=friend["player_id"])
+
+
+class ClanPracticeRoom(MobaTemplate):
+    name = "clan_practice_room"
+    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    conditions = (Condition("not_in_match", "filter"),)
+    phrasings = (
+        "Set up a clan practice: open a custom room '{name}' with password {pw}, exactly big enough for me plus every member of "
+        "my clan who isn't in a match right now, and invite all of those clanmates.",
+        "Create a password-protected custom room called '{name}' (password {pw}). Its capacity should be the number of my "
+        "clanmates who are not currently in a match, plus one for me. Then invite each of them.",
+        "My clanmates who aren't playing a match at the moment should all get an invitation to a new custom room '{name}' "
+        "(password {pw}) that has room for them and me and not a single place more.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        user = _host_candidates(ctx, "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id "
+                                     "WHERE t.member_count >= 4 ORDER BY m.player_id")
+        team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
+        mates = ctx.rows("SELECT p.id, p.status FROM team_members m JOIN players p ON p.id = m.player_id WHERE m.team_id = ? "
+                         "AND p.id != ? ORDER BY p.id", team, user)
+        free = [m["id"] for m in mates if m["status"] != "in_match"]
+        _bounded(free, 2, 9, "free clanmates")
+        if len(free) == len(mates):
+            raise NoTarget("every clanmate is free: the filter would exclude nothing")
+        if any(_blocked_either_way(ctx, user, m["id"]) for m in mates):
+            raise NoTarget("a block inside the clan")
+        name, pw = _room_name(ctx), ctx.rng.choice(PASSWORDS)
+        query = self.phrase(ctx, name=name, pw=pw) + _leave_note(ctx, user)
+        return Draft(user, query, [Step("create_room", {"name": name, "mode": "custom", "capacity": len(free) + 1, "password": pw})]
+                     + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in free],
+                     stated={"name": name, "password": pw}, hidden=[len(free), len(free) + 1],
+                     targets=_once(("player", user), ("clan", team)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)
+        members = api.call("get_team", team_id=me["clan"]["team_id"])["members"]["items"]
+        mates = [m for m in members if m["player_id"] != me["player_id"] and api.keep("not_in_match", m["status"] != "in_match")]
+        room = api.call("create_room", creates="room_id", name=stated["name"], mode="custom", capacity=len(mates) + 1,
+                        password=stated["password"])
+        for mate in mates:
+            api.call("invite_to_room", room_id=room["room_id"], player_id=mate["player_id"])
 
 
 class ReopenRoom(MobaTemplate):
     name = "reopen_room"
-    capabilities = ("cross_step_dependency", "cross_entity_cascade", "complete_data_acquisition")
     phrasings = (
-        "Close the room I currently own and open a new {mode} room called '{name}' instead. Invite everyone who was in my old room, plus "
-        "everyone who had a pending invitation to it.",
+        "Close the room I currently own and open a new {mode} room called '{name}' instead. Invite everyone who was in my old "
+        "room, plus everyone who had a pending invitation to it.",
         "I want to switch my room to {mode}: dissolve my current room, create a {mode} room named '{name}', and invite all the "
         "people from the old room (members and those still invited) to the new one.",
+        "Move my group to a fresh {mode} room '{name}': everyone in the room I own now and everyone I or others invited to it "
+        "but who hasn't answered yet gets an invitation to the new room, and the old room is dissolved.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -647,58 +1082,889 @@ class ReopenRoom(MobaTemplate):
         invited = ctx.column("SELECT invitee_id FROM room_invitations WHERE room_id = ? AND status = 'pending' ORDER BY sent_at, id",
                              room["id"])
         people = members + [p for p in invited if p not in members and p != user]
-        bounded(people, 2, 15, "people")
-        if any(_relation(ctx, user, p) == "blocked" for p in people):
+        _bounded(people, 2, 15, "people")
+        if any(_blocked_either_way(ctx, user, p) for p in people):
             raise NoTarget("a block in the way")
-        modes = [m for m in ROOM_CAPACITY if m != room["mode"] and ROOM_CAPACITY[m] > len(people)]
-        mode = ctx.choice(modes, "mode")
+        mode = ctx.choice([m for m in ("ranked", "classic", "brawl", "custom") if m != room["mode"]], "mode")
         name = _room_name(ctx)
-        return Draft(user, self.phrase(ctx, mode=mode, name=name),
-                     steps(Step("dissolve_room", {"room_id": room["id"]}), Step("create_room", {"name": name, "mode": mode}),
-                           [Step("invite_to_room", {"room_id": ref(1, "room_id"), "player_id": p}) for p in people]),
-                     hidden=[len(people)], params={"old_room": room["id"], "mode": mode})
+        query = self.phrase(ctx, mode=mode, name=name)
+        return Draft(user, query, [Step("dissolve_room", {"room_id": room["id"]}), Step("create_room", {"name": name, "mode": mode})]
+                     + [Step("invite_to_room", {"room_id": ref(1, "room_id"), "player_id": p}) for p in people],
+                     stated={"mode": mode, "name": name}, hidden=[len(people)],
+                     targets=_once(("player", user), ("room", room["id"])))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        old = _profile(api)["room"]["room_id"]
+        room = api.call("get_room", room_id=old)
+        people = [m["player_id"] for m in room["members"] if not m["is_owner"]]
+        people += [i["invitee_id"] for i in room["pending_invitations"] if i["invitee_id"] not in people]
+        api.call("dissolve_room", room_id=old)
+        new = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
+        for player in people:
+            api.call("invite_to_room", room_id=new["room_id"], player_id=player)
 
 
-class FavouriteSharedMatches(MobaTemplate):
-    name = "favourite_shared_matches"
-    best_of = 2
-    capabilities = ("complete_data_acquisition", "cross_entity_cascade", "multi_condition_filtering")
-    with_phrasings = (
-        "Favourite every match of the current season in which {nick} and I played on the same team, with the note '{note}'. "
-        "Skip the ones already in my favourites.",
-        "{nick} and I have been duoing a lot. Save to my favourites all matches this season where we were teammates (same side), "
-        "noting '{note}', except those I've already saved.",
-    )
-    against_phrasings = (
-        "Favourite every match of the current season that I won with {nick} on the enemy team, with the note '{note}'. "
-        "Skip the ones already in my favourites.",
-        "Revenge collection: save to my favourites all my wins this season where {nick} played against me, noting '{note}' "
-        "(leave the ones already saved alone).",
+class RoomForFrequentTeammates(MobaTemplate):
+    name = "room_for_frequent_teammates"
+    conditions = (Condition("season", "filter"), Condition("most_often", "ranking"))
+    phrasings = (
+        "Open a {mode} room called '{name}' and invite the {k} players who were on my team most often in my matches of the "
+        "current season.",
+        "Count, over my matches this season, how many times each player was on my side; the {k} with the highest counts get "
+        "an invitation to a new {mode} room named '{name}'.",
+        "Who have I teamed up with most this season? Create a {mode} room '{name}' and invite the top {k} of them by number of "
+        "matches played on my team.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        together = ctx.rng.random() < 0.6
-        side = "b.side = a.side" if together else "b.side != a.side AND a.result = 'win'"
-        pair = ctx.choice(ctx.rows(
-            "SELECT a.player_id AS me, b.player_id AS other FROM match_players a JOIN match_players b ON b.match_id = a.match_id "
-            f"AND b.player_id != a.player_id AND {side} JOIN matches m ON m.id = a.match_id WHERE m.season_id = ? "
-            "GROUP BY a.player_id, b.player_id HAVING COUNT(*) >= 6 ORDER BY a.player_id, b.player_id", season), "pair")
-        user, other = pair["me"], pair["other"]
-        targets = ctx.column(
-            "SELECT a.match_id FROM match_players a JOIN match_players b ON b.match_id = a.match_id AND b.player_id = ? "
-            f"AND {side} JOIN matches m ON m.id = a.match_id WHERE a.player_id = ? AND m.season_id = ? AND a.match_id NOT IN "
-            "(SELECT match_id FROM favourite_matches WHERE player_id = ?) ORDER BY m.started_at, a.match_id", other, user, season, user)
-        bounded(targets, 3, 70, "matches")
-        nick = ctx.value("SELECT nickname FROM players WHERE id = ?", other)
+        user = _host_candidates(ctx, "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+                                     "WHERE m.season_id = ? GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 8 AND 120 "
+                                     "ORDER BY mp.player_id", season)
+        played = {m["id"]: m["season_id"] for m in _my_matches(ctx, user)}
+        sides = _sides(ctx, user)
+
+        def ranking(by_season: bool = True) -> list[tuple[int, int]]:
+            counts = Counter(p for m, s in played.items() if s == season or not by_season for p, same in sides[m] if same)
+            return sorted(counts.items(), key=lambda pc: (-pc[1], pc[0]))
+
+        ranked, everyone = ranking(), ranking(by_season=False)
+        ks = [k for k in (3, 4, 5, 6, 7, 8) if k < len(ranked) and ranked[k - 1][1] != ranked[k][1]
+              and (k >= len(everyone) or everyone[k - 1][1] != everyone[k][1])]
+        k = ctx.choice(ks, "k without a tie")
+        if any(_blocked_either_way(ctx, user, p) for p, _ in ranked[: k + 1] + everyone[:k]):
+            raise NoTarget("a block in the way")
+
+        def invited(by_season: bool = True, by_k: str = RIGHT) -> list[int]:
+            pool = ranked if by_season else everyone
+            top = pool if by_k == IGNORED else pool[: k + 1] if by_k == OFF else pool[:k]
+            return sorted(p for p, _ in top)
+
+        targets = invited()
+        _differs(targets, invited(by_season=False), invited(by_k=OFF), invited(by_k=IGNORED))
+        mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if k <= 4 else []))
+        name = _room_name(ctx)
+        query = self.phrase(ctx, k=k, mode=mode, name=name) + _leave_note(ctx, user)
+        return Draft(user, query, [Step("create_room", {"name": name, "mode": mode})]
+                     + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in targets],
+                     stated={"k": k, "mode": mode, "name": name}, hidden=[], targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)
+        season = me["current_season"]["season_id"]
+        counts: Counter = Counter()
+        for match in api.all_pages("list_match_history"):
+            if api.keep("season", match["season_id"] == season):
+                for player in api.call("get_match", match_id=match["match_id"])["players"]:
+                    if player["side"] == match["side"] and player["player_id"] != me["player_id"]:
+                        counts[player["player_id"]] += 1
+        ranked = sorted(counts.items(), key=lambda pc: (-pc[1], pc[0]))
+        chosen = api.top("most_often", ranked, stated["k"], lambda pc: pc[1])
+        room = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
+        for player, _ in chosen:
+            api.call("invite_to_room", room_id=room["room_id"], player_id=player)
+
+
+class JoinRoomAndInvite(MobaTemplate):
+    name = "join_room_and_invite"
+    conditions = (Condition("online", "filter"), Condition("tier", "boundary"))
+    phrasings = (
+        "Accept the pending invitation from '{inviter}' to the room '{room}', then invite to that room every friend of mine whose "
+        "status is online (not offline, not in a match) and who is currently ranked {tier} or higher ({tier} counts).",
+        "I'm joining '{inviter}' in '{room}': accept their invitation. Once I'm in, invite my friends whose status is online and "
+        "whose rank is {tier} or above, unless they are already in the room or invited.",
+        "Say yes to the room invitation '{inviter}' sent me for '{room}'. After that, every friend with the status online (a "
+        "friend in a match doesn't count) at {tier} rank or higher should get an invitation to the same room from me (skip "
+        "those already there or already invited).",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        invitation = ctx.choice(ctx.rows(
+            "SELECT i.id, i.invitee_id, i.room_id, i.inviter_id, r.name FROM room_invitations i JOIN rooms r ON r.id = i.room_id "
+            "WHERE i.status = 'pending' AND r.status = 'open' AND r.member_count + 1 < r.capacity ORDER BY i.id"), "invitation")
+        user, room = invitation["invitee_id"], invitation["room_id"]
+        if not _free_to_host(ctx, user):
+            raise NoTarget("in a running game")
+        same = ctx.value("SELECT COUNT(*) FROM room_invitations i JOIN rooms r ON r.id = i.room_id JOIN players p ON p.id = i.inviter_id "
+                         "JOIN players q ON q.id = ? WHERE i.invitee_id = ? AND r.name = ? AND p.id = q.id", invitation["inviter_id"],
+                         user, invitation["name"])
+        if same != 1 or "'" in invitation["name"]:
+            raise NoTarget("the invitation is not named by room and inviter")
+        taken = set(ctx.column("SELECT player_id FROM room_members WHERE room_id = ? UNION SELECT invitee_id FROM room_invitations "
+                               "WHERE room_id = ? AND status = 'pending'", room, room))
+        friends = ctx.rows(f"SELECT p.id, {TIER_P} AS tier, p.status FROM relations r JOIN players p ON p.id = r.other_id "
+                           "WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY p.id", user)
+        friends = [f for f in friends if f["id"] not in taken]
+        capacity = ctx.value("SELECT capacity - member_count - 1 FROM rooms WHERE id = ?", room)
+
+        def invited(cut: int, by_online: bool = True, by_tier: str = RIGHT) -> list[int]:
+            return [f["id"] for f in friends if (f["status"] == "online" or not by_online) and _at_least(by_tier)(f["tier"], cut)]
+
+        cuts = sorted({f["tier"] for f in friends if f["status"] == "online"})
+        cut = ctx.choice(cuts[1:], "tier cut")
+        targets = _bounded(invited(cut), 1, 9, "friends")
+        _differs(targets, invited(cut, by_online=False), invited(cut, by_tier=OFF), invited(cut, by_tier=IGNORED))
+        if capacity < 1:
+            raise NoTarget("no place to invite to")
+        inviter = _nickname(ctx, invitation["inviter_id"])
+        query = self.phrase(ctx, inviter=inviter, room=invitation["name"], tier=TIERS[cut]) + _leave_note(ctx, user)
+        return Draft(user, query, [Step("answer_room_invitation", {"invitation_id": invitation["id"], "accept": True})]
+                     + [Step("invite_to_room", {"room_id": room, "player_id": p}) for p in targets],
+                     stated={"inviter": inviter, "room": invitation["name"], "tier": TIERS[cut]}, hidden=[len(targets)],
+                     targets=_once(("player", user), ("room", room)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        invitations = api.all_pages("list_room_invitations", direction="received", status="pending")
+        invitation = find_one(invitations, room=stated["room"], inviter=stated["inviter"])
+        api.call("answer_room_invitation", invitation_id=invitation["invitation_id"], accept=True)
+        room = api.call("get_room", room_id=invitation["room_id"])
+        taken = {m["player_id"] for m in room["members"]} | {i["invitee_id"] for i in room["pending_invitations"]}
+        for friend in api.all_pages("list_friends"):
+            online = api.keep("online", friend["status"] == "online")
+            ranked = api.compare("tier", _tier(friend["tier"]), ">=", _tier(stated["tier"]))
+            if online and ranked and friend["player_id"] not in taken:
+                api.call("invite_to_room", room_id=invitation["room_id"], player_id=friend["player_id"])
+
+
+# -- clans -----------------------------------------------------------------------------------
+
+
+class ReviewClanApplications(MobaTemplate):
+    name = "review_clan_applications"
+    conditions = (Condition("bar", "boundary"),)
+    phrasings = (
+        "Review the pending applications to my clan, oldest first: approve applicants {bar} ({exact}) who aren't in another "
+        "clan, as long as we still have free places. Reject every other pending application, including any we can't take.",
+        "Go through my clan's pending applications in the order they came in. Anyone {bar} ({exact}) who is not already in a "
+        "clan gets approved while there is room; everything else that is pending gets rejected.",
+        "Clear the queue of applications to my clan. Approve the applicants {bar} ({exact}) who belong to no clan yet, earliest "
+        "application first, until we run out of free places; reject all the other pending ones.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        officer = ctx.choice(ctx.rows(
+            "SELECT m.player_id, m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.role IN ('leader', 'vice_leader') "
+            "AND t.member_count < t.capacity AND (SELECT COUNT(*) FROM team_applications a WHERE a.team_id = m.team_id "
+            "AND a.status = 'pending' AND a.player_id NOT IN (SELECT player_id FROM team_members)) >= 2 ORDER BY m.player_id"),
+            "clan officer")
+        team = ctx.one("SELECT member_count, capacity FROM teams WHERE id = ?", officer["team_id"]) or {}
+        apps = ctx.rows(
+            f"SELECT a.id, p.level, {TIER_P} AS tier, (SELECT COUNT(*) FROM team_members m WHERE m.player_id = a.player_id) AS in_clan "
+            "FROM team_applications a JOIN players p ON p.id = a.player_id WHERE a.team_id = ? AND a.status = 'pending' "
+            "ORDER BY a.applied_at, a.id", officer["team_id"])
+        places = team["capacity"] - team["member_count"]
+        by = ctx.rng.choice(["level", "tier"])
+
+        def approved(cut: int, mode: str = RIGHT) -> list[int]:
+            out: list[int] = []
+            for a in apps:
+                if not a["in_clan"] and _at_least(mode)(a[by], cut) and len(out) < places:
+                    out.append(a["id"])
+            return out
+
+        cuts = sorted({a[by] for a in apps if not a["in_clan"]})
+        cut = ctx.choice(cuts[1:], f"{by} cut")
+        chosen = approved(cut)
+        _differs(chosen, approved(cut, OFF), approved(cut, IGNORED))
+        steps = [Step("approve_team_application" if a["id"] in chosen else "reject_team_application", {"application_id": a["id"]})
+                 for a in apps]
+        if by == "level":
+            bar, exact, value = f"at level {cut} or higher", f"exactly level {cut} counts", cut
+        else:
+            bar, exact, value = f"currently ranked {TIERS[cut]} or higher", f"{TIERS[cut]} itself counts", TIERS[cut]
+        query = self.phrase(ctx, bar=bar, exact=exact)
+        return Draft(officer["player_id"], query, steps, stated={"by": by, "at_least": value},
+                     hidden=_hide([len(chosen), len(apps), places], cut if by == "level" else None),
+                     targets=_once(("player", officer["player_id"]), ("clan", officer["team_id"])))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        team = api.call("get_team", team_id=_profile(api)["clan"]["team_id"])["team"]
+        places = team["capacity"] - team["member_count"]
+        for application in api.all_pages("list_team_applications", status="pending"):
+            if stated["by"] == "level":
+                ok = api.compare("bar", application["level"], ">=", stated["at_least"])
+            else:
+                ok = api.compare("bar", _tier(application["tier"]), ">=", _tier(stated["at_least"]))
+            if ok and application["applicant_team_id"] is None and places > 0:
+                api.call("approve_team_application", application_id=application["application_id"])
+                places -= 1
+            else:
+                api.call("reject_team_application", application_id=application["application_id"])
+
+
+class ClanTopContributor(MobaTemplate):
+    name = "clan_top_contributor"
+    conditions = (Condition("top_contributor", "ranking"), Condition("since", "boundary"), Condition("same_team", "filter"))
+    phrasings = (
+        "Find the member of my clan with the highest contribution, apart from me. Favourite every match since {date} (that day "
+        "included) in which they played on my team, with the note '{note}', and send them a friend request saying '{msg}' "
+        "unless we're already friends.",
+        "Our clan's top contributor (not counting me) deserves some love: save to my favourites all matches from {date} on "
+        "({date} counts) where we were on the same side, noting '{note}', and if they're not on my friend list yet, send them "
+        "a request with the message '{msg}'.",
+        "Who contributes most to my clan, leaving me out? Add them as a friend ('{msg}') if they aren't one already, then put "
+        "every match played on or after {date} where they were my teammate into my favourites with '{note}' as the note.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        user = ctx.choice(ctx.column("SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 "
+                                     "ORDER BY m.player_id"), "clan member")
+        team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
+        mates = ctx.rows("SELECT player_id, contribution FROM team_members WHERE team_id = ? AND player_id != ? "
+                         "ORDER BY contribution DESC, player_id", team, user)
+        if len(mates) < 3 or mates[0]["contribution"] == mates[1]["contribution"]:
+            raise NoTarget("no single top contributor")
+        top = mates[0]["player_id"]
+        if _relation(ctx, user, top) not in ("free", "friend"):
+            raise NoTarget("a pending request or a block with the top contributor")
+        saved = _favourited(ctx, user)
+        note, msg = ctx.rng.choice(MATCH_NOTES), ctx.rng.choice(FRIEND_MESSAGES)
+        shared = {m["player_id"]: ctx.rows(
+            "SELECT a.match_id AS id, substr(x.started_at, 1, 10) AS day, a.side = b.side AS same FROM match_players a "
+            "JOIN match_players b ON b.match_id = a.match_id AND b.player_id = ? JOIN matches x ON x.id = a.match_id "
+            "WHERE a.player_id = ? ORDER BY a.match_id", m["player_id"], user) for m in mates}
+        days = sorted({s["day"] for s in shared[top] if s["same"] and s["id"] not in saved})
+        if len(days) < 4:
+            raise NoTarget("few matches together")
+        since = ctx.rng.choice(days[1: max(2, len(days) // 2)])
+        befriend = _befriend_steps(ctx, user, [m["player_id"] for m in mates], msg)
+
+        def chosen(n: int | None = 1, by_since: str = RIGHT, by_side: bool = True) -> tuple:
+            who = [m["player_id"] for m in (mates if n is None else mates[:n])]
+            games = sorted({s["id"] for p in who for s in shared[p] if _at_or_after(by_since)(s["day"], since)
+                            and (s["same"] or not by_side) and s["id"] not in saved})
+            return tuple(games), tuple(p for p in who if p in befriend)
+
+        games, asked = chosen()
+        _bounded(list(games), 10, 70, "matches")
+        _differs((games, asked), chosen(2), chosen(None), chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_side=False))
+        steps = [Step("favourite_match", {"match_id": m, "note": note}) for m in games] + [befriend[p] for p in asked]
+        query = self.phrase(ctx, note=note, msg=msg, date=pretty_day(since))
+        return Draft(user, query, steps, stated={"since": since, "note": note, "message": msg}, hidden=[len(games)],
+                     targets=_once(("player", user), ("player", top)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)
+        mates = [m for m in api.all_pages("get_team", within="members", team_id=me["clan"]["team_id"]) if m["player_id"] != me["player_id"]]
+        ranked = sorted(mates, key=lambda m: (-m["contribution"], m["player_id"]))
+        chosen = api.top("top_contributor", ranked, 1, lambda m: m["contribution"])
+        saved = _favourite_ids(api)
+        mine = api.all_pages("list_match_history")
+        for mate in chosen:
+            theirs = {m["match_id"]: m for m in api.all_pages("list_match_history", player_id=mate["player_id"])}
+            for match in mine:
+                shared = theirs.get(match["match_id"])
+                if shared is None or match["match_id"] in saved:
+                    continue
+                recent = api.compare("since", match["started_at"][:10], ">=", stated["since"])
+                if recent & api.keep("same_team", shared["side"] == match["side"]):
+                    api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                    saved.add(match["match_id"])
+        for mate in chosen:
+            _befriend(api, mate["player_id"], stated["message"])
+
+
+# -- leaderboards ----------------------------------------------------------------------------
+
+
+class LeaderboardFriendRequests(MobaTemplate):
+    name = "leaderboard_friend_requests"
+    conditions = (Condition("region", "filter"), Condition("tier", "boundary"))
+    phrasings = (
+        "I want strong friends from home. Send a friend request saying '{msg}' to every player of my region who finished "
+        "{season} ranked {tier} or higher ({tier} counts). If one of them already sent me a request, accept it instead; skip "
+        "my friends, blocks either way and requests I already sent.",
+        "Go through the {season} leaderboard: everyone from my region whose final rank that season was {tier} or above should "
+        "get a friend request from me ('{msg}'), or an acceptance if they asked me first. Leave alone friends, players with a "
+        "block between us and players I already asked.",
+        "Players in my region who ended {season} at {tier} or better: befriend them all (accept a pending request of theirs, "
+        "otherwise send one with the message '{msg}'), apart from existing friends, blocked players either way and pending "
+        "requests of mine.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        current = _current_season(ctx)
+        season = ctx.rng.choice([current - 1, current - 2, current - 3])
+        user = ctx.choice(ctx.column("SELECT id FROM players ORDER BY id"), "player")
+        region = ctx.value("SELECT region FROM players WHERE id = ?", user)
+        msg = ctx.rng.choice(FRIEND_MESSAGES)
+        board = ctx.rows(f"SELECT r.player_id, {tier_index('r.tier')} AS tier, p.region FROM season_ranks r "
+                         "JOIN players p ON p.id = r.player_id WHERE r.season_id = ? AND r.player_id != ? ORDER BY r.player_id",
+                         season, user)
+        cuts = sorted({b["tier"] for b in board if b["region"] == region})
+        cut = ctx.choice(cuts[2:], "tier cut")
+        pool = [b for b in board if b["tier"] >= cut - 1]
+        actions = _befriend_steps(ctx, user, [b["player_id"] for b in pool], msg)
+
+        def chosen(by_region: bool = True, by_tier: str = RIGHT) -> list[int]:
+            return [b["player_id"] for b in board if (b["region"] == region or not by_region) and _at_least(by_tier)(b["tier"], cut)
+                    and (b["player_id"] in actions or b["player_id"] not in {q["player_id"] for q in pool})]
+
+        targets = _bounded(chosen(), 10, 30, "players")
+        _differs(targets, chosen(by_region=False), chosen(by_tier=OFF), chosen(by_tier=IGNORED))
+        name = ctx.value("SELECT name FROM seasons WHERE id = ?", season)
+        query = self.phrase(ctx, season=name, tier=TIERS[cut], msg=msg)
+        return Draft(user, query, [actions[p] for p in targets], stated={"season": name, "tier": TIERS[cut], "message": msg},
+                     hidden=[len(targets)], targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)
+        season = _season_id(api, stated["season"])
+        for row in api.all_pages("get_rank", within="leaderboard", season_id=season):
+            if row["player_id"] == me["player_id"]:
+                continue
+            if api.keep("region", row["region"] == me["region"]) & api.compare("tier", _tier(row["tier"]), ">=", _tier(stated["tier"])):
+                _befriend(api, row["player_id"], stated["message"])
+
+
+class ScoutRegionLeader(MobaTemplate):
+    name = "scout_region_leader"
+    conditions = (Condition("region", "filter"), Condition("against", "filter"))
+    phrasings = (
+        "Look up the player at the top of this season's leaderboard for my region. Send them a friend request saying '{msg}', "
+        "buy the hero they have the most proficiency with (paying {currency}) if I don't own it, and favourite every match "
+        "where they played against me, with the note '{note}'.",
+        "I want to learn from the best player in my region: whoever leads my region's leaderboard this season. Favourite all "
+        "matches in which we were on opposite teams (note '{note}'), get me their highest-proficiency hero with {currency} "
+        "unless I have it, and ask them to be my friend ('{msg}').",
+        "Three things about the current season's number one of my region's leaderboard: a friend request from me with the "
+        "message '{msg}'; their top hero by proficiency, bought with {currency} if it isn't mine yet; and every match of ours "
+        "where they were on the enemy team saved to my favourites as '{note}'.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        season = _current_season(ctx)
+        board = ctx.rows(f"SELECT r.player_id, p.region FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE r.season_id = ? "
+                         f"ORDER BY {rank_score('r.tier', 'r.stars')} DESC, r.ranked_wins DESC, r.player_id", season)
+        # Outside the overall leader's region, so that reading the whole leaderboard's top would be wrong.
+        user = ctx.choice(ctx.column("SELECT id FROM players WHERE region != ? ORDER BY id", board[0]["region"]), "player")
+        region = ctx.value("SELECT region FROM players WHERE id = ?", user)
+        leader = next(b["player_id"] for b in board if b["region"] == region)
+        if leader == user:
+            raise NoTarget("the leader is me")
+        if _relation(ctx, user, leader) != "free":
+            raise NoTarget("not free to befriend")
+        hero = _top_hero(ctx, leader)
+        shop = {h["id"]: h for h in _shop(ctx, user)}
+        if hero is None or hero not in shop:
+            raise NoTarget("no hero to buy")
+        wallet = ctx.one("SELECT coins, diamonds FROM players WHERE id = ?", user) or {}
+        currency = ctx.choice([c for c in ("coins", "diamonds") if shop[hero][_price_column(c)] <= wallet[c]], "currency")
+        saved = _favourited(ctx, user)
+        shared = ctx.rows("SELECT a.match_id AS id, a.side != b.side AS against FROM match_players a JOIN match_players b "
+                          "ON b.match_id = a.match_id AND b.player_id = ? WHERE a.player_id = ? ORDER BY a.match_id", leader, user)
+        games = [s["id"] for s in shared if s["against"] and s["id"] not in saved]
+        _bounded(games, 10, 60, "matches")
+        if all(s["against"] or s["id"] in saved for s in shared):
+            raise NoTarget("never on the same team: the filter would exclude nothing")
+        note, msg = ctx.rng.choice(MATCH_NOTES), ctx.rng.choice(FRIEND_MESSAGES)
+        query = self.phrase(ctx, msg=msg, currency=currency, note=note)
+        steps = [Step("send_friend_request", {"player_id": leader, "message": msg}), Step("buy_hero", {"hero_id": hero, "currency": currency})]
+        steps += [Step("favourite_match", {"match_id": m, "note": note}) for m in games]
+        return Draft(user, query, steps, stated={"message": msg, "currency": currency, "note": note}, hidden=[len(games)],
+                     targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)
+        board = api.all_pages("get_rank", within="leaderboard")
+        leader = next(r for r in board if api.keep("region", r["region"] == me["region"]))["player_id"]
+        relation = api.call("get_player", player_id=leader)
+        if not relation["relation"]["is_friend"]:
+            api.call("send_friend_request", player_id=leader, message=stated["message"])
+        if relation["top_heroes"]:
+            hero = api.call("get_hero", hero_id=relation["top_heroes"][0]["hero_id"])
+            if not hero["owned_by_me"]:
+                api.call("buy_hero", hero_id=hero["hero_id"], currency=stated["currency"])
+        saved = _favourite_ids(api)
+        theirs = {m["match_id"]: m for m in api.all_pages("list_match_history", player_id=leader)}
+        for match in api.all_pages("list_match_history"):
+            shared = theirs.get(match["match_id"])
+            if shared and api.keep("against", shared["side"] != match["side"]) and match["match_id"] not in saved:
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+# -- blocks ----------------------------------------------------------------------------------
+
+
+class UnblockAndReconnect(MobaTemplate):
+    name = "unblock_and_reconnect"
+    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    conditions = (Condition("blocked_before", "boundary"),)
+    phrasings = (
+        "I want to make peace with the players I blocked before {date} ({date} itself does not count): take them off my "
+        "blacklist, send each a friend request saying '{msg}', and invite them all to a new custom room '{name}'.",
+        "Everyone on my blacklist since before {date} (not those blocked on {date}) gets a second chance: unblock them, ask each "
+        "to be my friend with the message '{msg}', then open a custom room named '{name}' and invite them.",
+        "Open a custom room '{name}' for a fresh start with the people I blocked earlier than {date}: unblock each of them, "
+        "send them a friend request ('{msg}') and an invitation to that room. Blocks from {date} on stay.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        user = _host_candidates(ctx, "SELECT player_id FROM relations WHERE kind = 'blocked' GROUP BY player_id "
+                                     "HAVING COUNT(DISTINCT substr(since, 1, 10)) >= 2 ORDER BY player_id")
+        blocked = ctx.rows("SELECT other_id, substr(since, 1, 10) AS day FROM relations WHERE player_id = ? AND kind = 'blocked' "
+                           "ORDER BY other_id", user)
+        date = ctx.choice(sorted({b["day"] for b in blocked})[1:], "block day")
+        freed = [b["other_id"] for b in blocked if b["day"] < date]
+        if any(_relation(ctx, user, p) != "blocked" or ctx.value(
+                "SELECT COUNT(*) FROM relations WHERE player_id = ? AND other_id = ?", p, user) for p in freed):
+            raise NoTarget("they blocked me too")
+        msg, name = ctx.rng.choice(FRIEND_MESSAGES), _room_name(ctx)
+        steps = [s for p in freed for s in (Step("unblock_player", {"player_id": p}),
+                                            Step("send_friend_request", {"player_id": p, "message": msg}))]
+        room = len(steps)
+        steps.append(Step("create_room", {"name": name, "mode": "custom"}))
+        steps += [Step("invite_to_room", {"room_id": ref(room, "room_id"), "player_id": p}) for p in freed]
+        query = self.phrase(ctx, date=pretty_day(date), msg=msg, name=name) + _leave_note(ctx, user)
+        return Draft(user, query, steps, stated={"before": date, "message": msg, "name": name}, hidden=[len(freed)],
+                     targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        freed = [b["player_id"] for b in api.all_pages("list_blacklist")
+                 if api.compare("blocked_before", b["blocked_at"][:10], "<", stated["before"])]
+        for player in freed:
+            api.call("unblock_player", player_id=player)
+            api.call("send_friend_request", player_id=player, message=stated["message"])
+        room = api.call("create_room", creates="room_id", name=stated["name"], mode="custom")
+        for player in freed:
+            api.call("invite_to_room", room_id=room["room_id"], player_id=player)
+
+
+class BlockToxicTeammates(MobaTemplate):
+    name = "block_toxic_teammates"
+    tries = 6  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    conditions = (Condition("since", "boundary"), Condition("deaths", "boundary"), Condition("teammate", "filter"))
+    phrasings = (
+        "Block every player who was on my team in a match I lost on or after {date} and died {d} or more times in that match. "
+        "Friends are no exception.",
+        "My losses since {date} ({date} included) were full of feeders. Anyone who played on my side in one of those losses "
+        "with at least {d} deaths goes on my blacklist, friends too.",
+        "Go through the matches I lost from {date} onwards and find the teammates (my side, not the enemies) who died {d} times "
+        "or more in them; block each of them, even if we're friends.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        start = ctx.rng.choice([14, 21, 30, 45])
+        user = ctx.choice(ctx.column(
+            "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.result = 'loss' "
+            "AND m.started_at >= date(?, ?) GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 4 AND 40 ORDER BY mp.player_id",
+            _today(ctx), f"-{start} days"), "player with losses")
+        rows = ctx.rows(
+            "SELECT substr(m.started_at, 1, 10) AS day, o.player_id, o.side = mp.side AS same, o.deaths FROM match_players mp "
+            "JOIN matches m ON m.id = mp.match_id JOIN match_players o ON o.match_id = mp.match_id AND o.player_id != mp.player_id "
+            "WHERE mp.player_id = ? AND mp.result = 'loss' ORDER BY m.id, o.player_id", user)
+        first = ctx.value("SELECT date(?, ?)", _today(ctx), f"-{start} days")
+        since = ctx.choice(sorted({r["day"] for r in rows if r["day"] >= first})[1:], "loss day")
+        blocked = set(ctx.column("SELECT other_id FROM relations WHERE player_id = ? AND kind = 'blocked'", user))
+        window = [r["deaths"] for r in rows if r["day"] >= since and r["same"]]
+        d = ctx.choice([x for x in sorted(set(window))[len(set(window)) // 2:] if x >= 2], "deaths")
+
+        def chosen(by_day: str = RIGHT, by_deaths: str = RIGHT, by_side: bool = True) -> list[int]:
+            return sorted({r["player_id"] for r in rows if _at_or_after(by_day)(r["day"], since) and _at_least(by_deaths)(r["deaths"], d)
+                           and (r["same"] or not by_side) and r["player_id"] not in blocked})
+
+        targets = _bounded(chosen(), 4, 30, "teammates")
+        _differs(targets, chosen(by_day=OFF), chosen(by_day=IGNORED), chosen(by_deaths=OFF), chosen(by_deaths=IGNORED),
+                 chosen(by_side=False))
+        query = self.phrase(ctx, date=pretty_day(since), d=d)
+        return Draft(user, query, [Step("block_player", {"player_id": p}) for p in targets], stated={"since": since, "deaths": d},
+                     hidden=_hide([len(targets)], d), targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)["player_id"]
+        blocked = {p["player_id"] for p in api.all_pages("list_blacklist")}
+        chosen: set[int] = set()
+        for match in api.all_pages("list_match_history", result="loss"):
+            if not api.compare("since", match["started_at"][:10], ">=", stated["since"]):
+                continue
+            for player in api.call("get_match", match_id=match["match_id"])["players"]:
+                if player["player_id"] == me:
+                    continue
+                if api.keep("teammate", player["side"] == match["side"]) & api.compare("deaths", player["deaths"], ">=", stated["deaths"]):
+                    chosen.add(player["player_id"])
+        for player in sorted(chosen - blocked):
+            api.call("block_player", player_id=player)
+
+
+# -- heroes and matches together -------------------------------------------------------------
+
+
+class FavouriteTopHeroMatches(MobaTemplate):
+    name = "favourite_top_hero_matches"
+    conditions = (Condition("role", "filter"), Condition("top_hero", "ranking"), Condition("since", "boundary"),
+                  Condition("min_score", "boundary"))
+    phrasings = (
+        "Take the {role} hero I have the most proficiency with (main or secondary role). Favourite every match I played with "
+        "it on or after {date} in which my score was at least {score} (exactly {score} counts), with the note '{note}'.",
+        "Among my heroes that play {role} (main or secondary role), find the one with my highest proficiency, then save to my "
+        "favourites each of my games with that hero from {date} on ({date} included) where I scored {score} or more; note "
+        "'{note}'.",
+        "My best {role} by proficiency (main or secondary role counts) deserves a highlight reel: every match with that hero "
+        "since {date}, that day included, with a score of {score} or higher goes into my favourites as '{note}'.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        user = ctx.choice(ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 60 ORDER BY player_id"),
+                          "player")
+        heroes = ctx.rows("SELECT h.id, h.role, h.secondary_role, ph.proficiency FROM player_heroes ph JOIN heroes h ON h.id = ph.hero_id "
+                          "WHERE ph.player_id = ? ORDER BY ph.proficiency DESC, h.id", user)
+        if len(heroes) < 2 or heroes[0]["proficiency"] == heroes[1]["proficiency"]:
+            raise NoTarget("a tie overall")
+        saved = _favourited(ctx, user)
+        matches = [m for m in _my_matches(ctx, user) if m["id"] not in saved]
+        played = Counter(m["hero_id"] for m in matches)
+
+        def single_top(role: str) -> bool:
+            """The role has one hero of highest proficiency, not the overall top one, with matches to save."""
+            pool = [h for h in heroes if _plays(h, role)]
+            return (len(pool) >= 2 and pool[0]["proficiency"] != pool[1]["proficiency"] and pool[0]["id"] != heroes[0]["id"]
+                    and played[pool[0]["id"]] >= 10)
+
+        role = ctx.choice([r for r in ROLES if single_top(r)], "role with a single top hero")
+        mine = [h for h in heroes if _plays(h, role)]
+        own = [m for m in matches if m["hero_id"] == mine[0]["id"]]
+        days = sorted({m["day"] for m in own})
+        since = ctx.rng.choice(days[1: max(2, len(days) // 3)])
+        scores = sorted({m["score"] for m in own if m["day"] >= since})
+        if len(scores) < 3:
+            raise NoTarget("few scores")
+        score = ctx.rng.choice(scores[1: max(2, len(scores) // 3)])
+
+        def chosen(by_role: bool = True, by_top: str = RIGHT, by_since: str = RIGHT, by_score: str = RIGHT) -> list[int]:
+            pool = mine if by_role else heroes
+            picked = pool if by_top == IGNORED else pool[:2] if by_top == OFF else pool[:1]
+            ids = {h["id"] for h in picked}
+            return [m["id"] for m in matches if m["hero_id"] in ids and _at_or_after(by_since)(m["day"], since)
+                    and _at_least(by_score)(m["score"], score)]
+
+        targets = _bounded(chosen(), 15, 70, "matches")
+        _differs(targets, chosen(by_role=False), chosen(by_top=OFF), chosen(by_top=IGNORED), chosen(by_since=OFF),
+                 chosen(by_since=IGNORED), chosen(by_score=OFF), chosen(by_score=IGNORED))
         note = ctx.rng.choice(MATCH_NOTES)
-        query = ctx.rng.choice(self.with_phrasings if together else self.against_phrasings).format(nick=nick, note=note)
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets], hidden=[len(targets)],
-                     params={"other": other, "together": together})
+        query = self.phrase(ctx, role=role, date=pretty_day(since), score=score, note=note)
+        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+                     stated={"role": role, "since": since, "score": score, "note": note}, hidden=_hide([len(targets)], score),
+                     targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        heroes = [h for h in api.all_pages("list_my_heroes", sort_by="proficiency")
+                  if api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))]
+        ranked = sorted(heroes, key=lambda h: (-h["proficiency"], h["hero_id"]))
+        saved = _favourite_ids(api)
+        for hero in api.top("top_hero", ranked, 1, lambda h: h["proficiency"]):
+            for match in api.all_pages("list_match_history", hero_id=hero["hero_id"]):
+                recent = api.compare("since", match["started_at"][:10], ">=", stated["since"])
+                good = api.compare("min_score", match["score"], ">=", stated["score"])
+                if recent and good and match["match_id"] not in saved:
+                    api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+class FavouriteCarryGames(MobaTemplate):
+    name = "favourite_carry_games"
+    conditions = (Condition("since", "boundary"), Condition("won", "filter"),
+                  Condition("top_damage", "filter", capability="aggregation_computation"))
+    phrasings = (
+        "Favourite every match since {date} (that day included) that I won and in which nobody on my team dealt more damage "
+        "than me, with the note '{note}'. Skip matches already in my favourites.",
+        "I carried a few games lately. Find my wins from {date} on ({date} counts) where my damage dealt was the highest on my "
+        "side (no teammate above me) and save each one to my favourites with '{note}' as the note, unless it's saved already.",
+        "Go through the matches I won on or after {date} and open each one: if no teammate out-damaged me, put it in my "
+        "favourites noting '{note}' (ones already there stay as they are).",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        user = ctx.choice(ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING SUM(result = 'win') >= 25 "
+                                     "ORDER BY player_id"), "player")
+        saved = _favourited(ctx, user)
+        rows = ctx.rows(
+            "SELECT m.id, substr(m.started_at, 1, 10) AS day, mp.result, mp.damage_dealt >= (SELECT MAX(o.damage_dealt) "
+            "FROM match_players o WHERE o.match_id = mp.match_id AND o.side = mp.side) AS top FROM match_players mp "
+            "JOIN matches m ON m.id = mp.match_id WHERE mp.player_id = ? ORDER BY m.started_at DESC, m.id DESC", user)
+        rows = [r for r in rows if r["id"] not in saved]
+        carried = sorted({r["day"] for r in rows if r["result"] == "win" and r["top"]}, reverse=True)
+        if len(carried) < 8:
+            raise NoTarget("few carried wins")
+        since = ctx.rng.choice(carried[6: 30])
+        if sum(r["result"] == "win" and r["day"] >= since for r in rows) > 90:
+            raise NoTarget("too many matches to open")
+
+        def chosen(by_since: str = RIGHT, by_win: bool = True, by_top: bool = True) -> list[int]:
+            return [r["id"] for r in rows if _at_or_after(by_since)(r["day"], since) and (r["result"] == "win" or not by_win)
+                    and (r["top"] or not by_top)]
+
+        targets = _bounded(chosen(), 12, 50, "matches")
+        _differs(targets, chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_win=False), chosen(by_top=False))
+        note = ctx.rng.choice(MATCH_NOTES)
+        query = self.phrase(ctx, note=note, date=pretty_day(since))
+        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+                     stated={"since": since, "note": note}, hidden=[len(targets)], targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)["player_id"]
+        saved = _favourite_ids(api)
+        for match in api.all_pages("list_match_history"):
+            recent = api.compare("since", match["started_at"][:10], ">=", stated["since"])
+            if not (recent & api.keep("won", match["result"] == "win")) or match["match_id"] in saved:
+                continue
+            players = api.call("get_match", match_id=match["match_id"])["players"]
+            mine = next(p for p in players if p["player_id"] == me)
+            best = max(p["damage_dealt"] for p in players if p["side"] == match["side"])
+            if api.keep("top_damage", mine["damage_dealt"] >= best):
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+class SeasonMvpRecap(MobaTemplate):
+    name = "season_mvp_recap"
+    conditions = (Condition("season", "filter"), Condition("mvp", "filter"),
+                  Condition("times", "boundary", capability="aggregation_computation"))
+    phrasings = (
+        "Favourite every match of the current season in which I was MVP, with the note '{note}'. Then befriend everyone who "
+        "was on my team in at least {k} of those MVP matches: accept their pending request if they sent one, otherwise send "
+        "a request saying '{msg}'; skip friends, blocks either way and requests I already sent.",
+        "My MVP games this season: save each to my favourites (note '{note}', leaving ones already saved alone), and count "
+        "how often each player was on my side in them. Whoever shows up {k} or more times should become my friend, by "
+        "accepting their request if they asked first, or else by a request from me with the message '{msg}' (not for friends, "
+        "players with a block between us, or players I already asked).",
+        "Go through the current season's matches where I got MVP. Each one goes into my favourites as '{note}', and each "
+        "teammate who shared {k} or more of those games with me gets a friend request ('{msg}'), or an acceptance if they had "
+        "already asked me; friends, blocked players either way and my pending requests are left as they are.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        season = _current_season(ctx)
+        user = ctx.choice(ctx.column("SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+                                     "WHERE m.season_id = ? GROUP BY mp.player_id HAVING SUM(mp.is_mvp) BETWEEN 6 AND 60 "
+                                     "ORDER BY mp.player_id", season), "player with MVPs")
+        matches = _my_matches(ctx, user)
+        saved = _favourited(ctx, user)
+        sides = _sides(ctx, user)
+        msg, note = ctx.rng.choice(FRIEND_MESSAGES), ctx.rng.choice(MATCH_NOTES)
+        cache: dict[int, Step | None] = {}
+
+        def action(p: int) -> Step | None:
+            if p not in cache:
+                cache[p] = _befriend_steps(ctx, user, [p], msg).get(p)
+            return cache[p]
+
+        def chosen(k: int, by_season: bool = True, by_mvp: bool = True, by_k: str = RIGHT) -> tuple:
+            picked = [m["id"] for m in matches if (m["season_id"] == season or not by_season) and (m["is_mvp"] or not by_mvp)]
+            counts = Counter(p for m in picked for p, same in sides[m] if same)
+            friends = tuple((p, action(p).tool) for p in sorted(counts) if _at_least(by_k)(counts[p], k) and action(p) is not None)
+            return tuple(m for m in picked if m not in saved), friends
+
+        for k in ctx.rng.sample([2, 3, 4], 3):
+            games, friends = chosen(k)
+            if len(games) < 12 or len(friends) < 1:
+                continue
+            try:
+                _differs((games, friends), chosen(k, by_season=False), chosen(k, by_mvp=False), chosen(k, by_k=OFF),
+                         chosen(k, by_k=IGNORED))
+            except NoTarget:
+                continue
+            break
+        else:
+            raise NoTarget("no threshold at which every condition bites")
+        query = self.phrase(ctx, note=note, k=k, msg=msg)
+        steps = [Step("favourite_match", {"match_id": m, "note": note}) for m in games] + [action(p) for p, _ in friends]
+        return Draft(user, query, steps, stated={"note": note, "k": k, "message": msg},
+                     hidden=_hide([len(games), len(friends)], k), targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)
+        season = me["current_season"]["season_id"]
+        saved = _favourite_ids(api)
+        counts: Counter = Counter()
+        for match in api.all_pages("list_match_history"):
+            if not (api.keep("season", match["season_id"] == season) & api.keep("mvp", match["is_mvp"])):
+                continue
+            if match["match_id"] not in saved:
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+            for player in api.call("get_match", match_id=match["match_id"])["players"]:
+                if player["side"] == match["side"] and player["player_id"] != me["player_id"]:
+                    counts[player["player_id"]] += 1
+        for player in sorted(counts):
+            if api.compare("times", counts[player], ">=", stated["k"]):
+                _befriend(api, player, stated["message"])
+
+
+class ClanSquadMatches(MobaTemplate):
+    name = "clan_squad_matches"
+    conditions = (Condition("since", "boundary"), Condition("clanmates", "boundary", capability="aggregation_computation"))
+    phrasings = (
+        "Favourite every match since {date} (that day included) in which {who} played on my team, with the note '{note}'. "
+        "Skip matches already in my favourites.",
+        "I want a record of our clan games: each match of mine from {date} on ({date} counts) where {who} played on my side "
+        "goes into my favourites noting '{note}', unless it's saved already.",
+        "Look through the matches I played on or after {date}; whenever {who} played on my team, save the match to my "
+        "favourites with '{note}' as the note (ones already there stay as they are).",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        user = ctx.choice(ctx.column("SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 "
+                                     "ORDER BY m.player_id"), "clan member")
+        team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
+        mates = set(ctx.column("SELECT player_id FROM team_members WHERE team_id = ? AND player_id != ?", team, user))
+        saved = _favourited(ctx, user)
+        played = {m["id"]: m["day"] for m in _my_matches(ctx, user)}
+        sides = _sides(ctx, user)
+        together = {m: sum(1 for p, same in sides[m] if same and p in mates) for m in played}
+        n = ctx.rng.choice([1, 1, 2, 2, 3])
+        days = sorted({played[m] for m in played if together[m] >= n and m not in saved}, reverse=True)
+        if len(days) < 8:
+            raise NoTarget("few clan games")
+        since = ctx.rng.choice(days[5: 40])
+        if sum(day >= since for day in played.values()) > 100:
+            raise NoTarget("too many matches to open")
+
+        def chosen(by_since: str = RIGHT, by_n: str = RIGHT) -> list[int]:
+            return sorted(m for m, day in played.items() if _at_or_after(by_since)(day, since) and _at_least(by_n)(together[m], n)
+                          and m not in saved)
+
+        targets = _bounded(chosen(), 15, 70, "matches")
+        _differs(targets, chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_n=OFF), chosen(by_n=IGNORED))
+        note = ctx.rng.choice(MATCH_NOTES)
+        who = "any of my clanmates" if n == 1 else f"at least {n} of my clanmates"
+        query = self.phrase(ctx, date=pretty_day(since), who=who, note=note)
+        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+                     stated={"since": since, "n": n, "note": note}, hidden=_hide([len(targets)], n),
+                     targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)
+        mates = {m["player_id"] for m in api.all_pages("get_team", within="members", team_id=me["clan"]["team_id"])} - {me["player_id"]}
+        saved = _favourite_ids(api)
+        for match in api.all_pages("list_match_history"):
+            if not api.compare("since", match["started_at"][:10], ">=", stated["since"]) or match["match_id"] in saved:
+                continue
+            players = api.call("get_match", match_id=match["match_id"])["players"]
+            together = sum(1 for p in players if p["side"] == match["side"] and p["player_id"] in mates)
+            if api.compare("clanmates", together, ">=", stated["n"]):
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+class FavouriteBoughtHeroWins(MobaTemplate):
+    name = "favourite_bought_hero_wins"
+    conditions = (Condition("bought", "filter"), Condition("since", "boundary"), Condition("won", "filter"))
+    phrasings = (
+        "Favourite every match I won with a hero that I bought in the shop on or after {date} (that day included; heroes "
+        "I got as a starter, from an event or as a season reward don't count), with the note '{note}'.",
+        "Which of my recent purchases pay off? Take the heroes I paid for in the shop from {date} on ({date} counts) and save to "
+        "my favourites each match I won with one of them, noting '{note}'. Skip matches already saved.",
+        "For each hero I bought with coins or diamonds since {date}, including that day, put every win I had with it into my "
+        "favourites as '{note}', leaving alone matches that are already there. Heroes I didn't buy are left out.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        user = ctx.choice(ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 50 ORDER BY player_id"),
+                          "player")
+        heroes = ctx.rows("SELECT hero_id, acquired_via, substr(acquired_at, 1, 10) AS day FROM player_heroes WHERE player_id = ? "
+                          "ORDER BY hero_id", user)
+        saved = _favourited(ctx, user)
+        matches = [m for m in _my_matches(ctx, user) if m["id"] not in saved]
+        wins = Counter(m["hero_id"] for m in matches if m["result"] == "win")
+        days = sorted({h["day"] for h in heroes if h["acquired_via"] == "purchase" and wins[h["hero_id"]]})
+        if len(days) < 4:
+            raise NoTarget("few bought heroes with wins")
+        since = ctx.rng.choice(days[1: max(2, len(days) * 2 // 3)])
+
+        def chosen(by_bought: bool = True, by_since: str = RIGHT, by_win: bool = True) -> list[int]:
+            picked = {h["hero_id"] for h in heroes if (h["acquired_via"] == "purchase" or not by_bought)
+                      and _at_or_after(by_since)(h["day"], since)}
+            return sorted(m["id"] for m in matches if m["hero_id"] in picked and (m["result"] == "win" or not by_win))
+
+        targets = _bounded(chosen(), 10, 70, "matches")
+        _differs(targets, chosen(by_bought=False), chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_win=False))
+        note = ctx.rng.choice(MATCH_NOTES)
+        query = self.phrase(ctx, date=pretty_day(since), note=note)
+        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+                     stated={"since": since, "note": note}, hidden=[len(targets)], targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        saved = _favourite_ids(api)
+        for hero in api.all_pages("list_my_heroes", sort_by="recent"):
+            bought = api.keep("bought", hero["acquired_via"] == "purchase")
+            recent = api.compare("since", hero["acquired_at"][:10], ">=", stated["since"])
+            if not (bought and recent):
+                continue
+            for match in api.all_pages("list_match_history", hero_id=hero["hero_id"]):
+                if api.keep("won", match["result"] == "win") and match["match_id"] not in saved:
+                    api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                    saved.add(match["match_id"])
+
+
+class FavouriteGamesAgainstLeaders(MobaTemplate):
+    name = "favourite_games_against_leaders"
+    conditions = (Condition("region", "filter"), Condition("top_k", "ranking", tie_break_stated=True),
+                  Condition("season", "filter"), Condition("against", "filter"))
+    phrasings = (
+        "Favourite every match of the current season in which I played against one of the top {k} players of my region's "
+        "leaderboard for this season (in the leaderboard's own order), with the note '{note}'. Skip matches already saved.",
+        "Take the first {k} players from my region on this season's leaderboard, as the leaderboard ranks them. Every match "
+        "this season where at least one of them was on the enemy team goes into my favourites as '{note}', unless it's saved "
+        "already.",
+        "I want to study the best of my region: find the {k} highest-placed players from my region on the current season's "
+        "leaderboard (leaderboard order), then save to my favourites, noting '{note}', each of my current-season matches in "
+        "which any of them played on the other side.",
+    )
+
+    def attempt(self, ctx: GenContext) -> Draft:
+        season = _current_season(ctx)
+        user = ctx.choice(ctx.column("SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+                                     "WHERE m.season_id = ? GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 15 AND 120 "
+                                     "ORDER BY mp.player_id", season), "player")
+        region = ctx.value("SELECT region FROM players WHERE id = ?", user)
+        board = ctx.rows(f"SELECT r.player_id, p.region FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE r.season_id = ? "
+                         f"ORDER BY {rank_score('r.tier', 'r.stars')} DESC, r.ranked_wins DESC, r.player_id", season)
+        saved = _favourited(ctx, user)
+        played = {m["id"]: m["season_id"] for m in _my_matches(ctx, user)}
+        sides = _sides(ctx, user)
+
+        def chosen(k: int, by_region: bool = True, by_k: str = RIGHT, by_season: bool = True, by_side: bool = True) -> list[int]:
+            pool = [b["player_id"] for b in board if (b["region"] == region or not by_region) and b["player_id"] != user]
+            top = set(pool if by_k == IGNORED else pool[: k + 1] if by_k == OFF else pool[:k])
+            return sorted(m for m, s in played.items() if (s == season or not by_season) and m not in saved
+                          and any(p in top and (not same or not by_side) for p, same in sides[m]))
+
+        mine = [b["player_id"] for b in board if b["region"] == region]
+        for k in ctx.rng.sample([3, 4, 5, 6, 8], 5):
+            if user in mine[: k + 2]:
+                continue  # whether "the top k" counts me would change who they are
+            targets = chosen(k)
+            if not 8 <= len(targets) <= 60:
+                continue
+            try:
+                _differs(targets, chosen(k, by_region=False), chosen(k, by_k=OFF), chosen(k, by_k=IGNORED),
+                         chosen(k, by_season=False), chosen(k, by_side=False))
+            except NoTarget:
+                continue
+            break
+        else:
+            raise NoTarget("no k at which every condition bites")
+        note = ctx.rng.choice(MATCH_NOTES)
+        query = self.phrase(ctx, k=k, note=note)
+        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+                     stated={"k": k, "note": note}, hidden=_hide([len(targets)], k), targets=_once(("player", user)))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        me = _profile(api)
+        season = me["current_season"]["season_id"]
+        board = [r for r in api.all_pages("get_rank", within="leaderboard", season_id=season)
+                 if r["player_id"] != me["player_id"] and api.keep("region", r["region"] == me["region"])]
+        leaders = {r["player_id"] for r in api.top("top_k", board, stated["k"], lambda r: r["position"])}
+        saved = _favourite_ids(api)
+        for match in api.all_pages("list_match_history"):
+            if not api.keep("season", match["season_id"] == season) or match["match_id"] in saved:
+                continue
+            players = api.call("get_match", match_id=match["match_id"])["players"]
+            if any(p["player_id"] in leaders and api.keep("against", p["side"] != match["side"]) for p in players):
+                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
 
 
 TEMPLATES = [
-    AnswerFriendRequestsByRank, PruneDistantFriends, BlockRepeatOpponents, FavouriteStandoutMatches, TidyFavouriteMatches,
-    BuyHeroesOnBudget, BuyFriendsSignatureHeroes, HostRoomForFriends, ClanPracticeRoom, ReviewClanApplications,
-    BefriendClanmates, BefriendFrequentTeammates, LeaderboardFriendRequests, ReopenRoom, FavouriteSharedMatches,
+    AcceptRequestsByRank, PruneInactiveFriends, BlockRepeatOpponents, BefriendFrequentTeammates,
+    FavouriteMvpWindow, FavouriteHighKdaWins, TidyFavourites, FavouriteSharedWins, FavouriteModeWinsSince,
+    BuyHeroesOnBudget, BuyFriendsTopHeroes, BuyPopularHeroes, HostRoomForFriends, ClanPracticeRoom,
+    ReopenRoom, RoomForFrequentTeammates, JoinRoomAndInvite, ReviewClanApplications, ClanTopContributor,
+    LeaderboardFriendRequests, ScoutRegionLeader, UnblockAndReconnect, BlockToxicTeammates, FavouriteTopHeroMatches,
+    FavouriteCarryGames, SeasonMvpRecap, ClanSquadMatches, FavouriteBoughtHeroWins, FavouriteGamesAgainstLeaders,
 ]

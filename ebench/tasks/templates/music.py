@@ -1,389 +1,1535 @@
 """Task templates of the music platform.
 
-Each template inspects the world with SQL, picks a listener and targets, and writes the
-reference solution with the public tools. Names a person would type (a new playlist's name, a
-date, a threshold) are the user's and appear in the query; what the data decides (which songs,
-how many) does not.
+Each template has two halves (see ebench/tasks/generation.py): `draft` inspects the world with
+SQL, picks a listener and targets and writes the expected writes; `solve` reaches the same end
+state through the public tools from what the query states. Names a person would type (a new
+playlist's name, a date, a threshold) are the user's and appear in the query; what the data
+decides (which songs, how many) does not. Wording follows docs/wording.md.
+
+Every draft checks, before it is certified, that each condition it states excludes something
+(`_bites`): the selection made with the condition ignored or taken one step off differs from
+the right one. Writes the product refuses anyway (favouriting an expired song, adding a song to
+a playlist twice, following an artist twice) are not conditions: at most a courtesy in the
+wording, never declared.
+
+Playlist positions are volatile (grading ignores them), so no template declares an ordering.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..generation import Draft, GenContext, NoTarget, Template
+from ..generation import Draft, GenContext, NoTarget, Template, leaked
+from ..public import Condition, PublicAPI, find_one
 from ..spec import Step
-from .common import bounded, days_ago, no_tie_at, pretty_day, ref, steps
+from .common import days_ago, pretty_day, ref
 
 PLAYLIST_NAMES = [
     "Late Night Drive", "Sunday Reset", "Focus Mode", "Gym Rotation", "Rainy Window", "Road Trip 2026",
     "Kitchen Disco", "Slow Mornings", "Deep Work", "Throwbacks", "Weekend Warmup", "Commute Mix",
     "Study Session", "Dinner Party", "Summer Leftovers", "Winter Coat", "Quiet Hours", "Party Starters",
     "Heartbreak Hotel", "Fresh Finds", "Long Run", "Sunset Terrace", "Coffee Shop", "Night Shift",
+    "Morning Pages", "Autumn Walks", "Train Window", "Old Flames", "Back Porch", "City Lights",
+    "Slow Burn", "Warm Up", "Cool Down", "Open Road", "Midnight Snack", "Golden Hour",
 ]
-DESCRIPTIONS = ["", "", "made by my assistant", "for the car", "keep this one tidy"]
+COMMENTS = [
+    "On repeat all month.", "This one never gets old!", "Still my favourite track of the year.",
+    "Beautiful production on this one.", "Cannot stop listening to this.", "Pure gold from start to finish.",
+    "The chorus lives in my head now.", "Perfect for a long drive.",
+]
+THANKS = ["Thanks, glad you agree!", "Thank you for the reply!", "Appreciate it, thanks!", "Thanks for sharing that!"]
+DEVICE_WORDS = {
+    "car": "in the car", "mobile": "on my phone", "desktop": "in the desktop app", "web": "in the web player",
+    "smart_speaker": "on my smart speaker",
+}
 
 
-def _name(ctx: GenContext) -> str:
-    taken = set(ctx.column("SELECT name FROM playlists"))
-    free = [n for n in PLAYLIST_NAMES if n not in taken]
-    return ctx.choice(free, "free playlist name")
-
-
-def playlist_with(name: str, song_ids: list[int], *, is_public: bool = True, description: str = "") -> list[Step]:
-    """Create a playlist, then add songs to it (the new id comes from the first step's result)."""
-    args: dict[str, Any] = {"name": name}
-    if not is_public:
-        args["is_public"] = False
-    if description:
-        args["description"] = description
-    return [Step("create_playlist", args)] + [
-        Step("add_song_to_playlist", {"playlist_id": ref(0, "playlist_id"), "song_id": s}) for s in song_ids
-    ]
+# -- helpers of the SQL side ---------------------------------------------------------------
 
 
 def _listener(ctx: GenContext, sql: str, *params: Any) -> int:
     return ctx.choice(ctx.column(sql, *params), "listener")
 
 
-class HistoryNotFavourited(Template):
-    name = "history_not_favourited"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "cross_step_dependency")
-    phrasings = (
-        "Make a playlist called '{name}' with every song I played between {start} and {end} that isn't in my favourites yet.",
-        "I want a new playlist named '{name}': all the songs from my listening history from {start} to {end} (both days included), "
-        "minus anything I've already favourited. Each song only once.",
-        "Go through what I listened to from {start} through {end} and put every song I haven't favourited into a new playlist, '{name}'.",
-    )
+def user_any(ctx: GenContext) -> int:
+    return _listener(ctx, "SELECT id FROM users ORDER BY id")
+
+
+def _new_name(ctx: GenContext, *avoid: str) -> str:
+    """A playlist name nobody uses yet."""
+    taken = set(ctx.column("SELECT name FROM playlists")) | set(avoid)
+    return ctx.choice([n for n in PLAYLIST_NAMES if n not in taken], "playlist name")
+
+
+def _mmss(seconds: int) -> str:
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _bites(right: Any, *wrong: Any) -> None:
+    """Every wrong selection (a condition ignored or one step off) must differ from the right one."""
+    for other in wrong:
+        if other == right:
+            raise NoTarget("a stated condition would exclude nothing")
+
+
+def _in_range(items: Any, low: int, high: int, what: str) -> Any:
+    if not low <= len(items) <= high:
+        raise NoTarget(f"{len(items)} {what}, wanted {low}-{high}")
+    return items
+
+
+def _playlist_steps(name: str, songs: Iterable[int], at: int = 0, **extra: Any) -> list[Step]:
+    """Create a playlist (step `at` of the task) and add songs to it."""
+    return [Step("create_playlist", {"name": name, **extra})] + [
+        Step("add_song_to_playlist", {"playlist_id": ref(at, "playlist_id"), "song_id": s}) for s in songs]
+
+
+def _unique(ids: Iterable[int]) -> list[int]:
+    out: list[int] = []
+    for i in ids:
+        if i not in out:
+            out.append(i)
+    return out
+
+
+# -- helpers of the public side ------------------------------------------------------------
+
+
+def _artist_id(api: PublicAPI, name: str) -> int:
+    """An artist, by the exact name the query gives."""
+    return find_one(api.all_pages("search_artists", query=name), name=name)["artist_id"]
+
+
+def _favourite_ids(api: PublicAPI) -> set[int]:
+    return {f["song_id"] for f in api.all_pages("list_favourite_songs")}
+
+
+def _my_playlist(api: PublicAPI, name: str) -> dict[str, Any]:
+    return find_one(api.all_pages("list_my_playlists"), name=name)
+
+
+def _playlist_tracks(api: PublicAPI, playlist_id: int) -> list[dict[str, Any]]:
+    """Every song of a playlist (get_playlist pages its songs under "songs")."""
+    return api.all_pages("get_playlist", within="songs", playlist_id=playlist_id)
+
+
+def _new_playlist(api: PublicAPI, name: str, songs: Iterable[int], **extra: Any) -> Any:
+    playlist = api.call("create_playlist", creates="playlist_id", name=name, **extra)
+    for song in songs:
+        api.call("add_song_to_playlist", playlist_id=playlist["playlist_id"], song_id=song)
+    return playlist
+
+
+def _by_time(plays: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(plays, key=lambda p: (p["played_at"], p["play_id"]))
+
+
+# == templates ===============================================================================
+
+
+class MusicTemplate(Template):
+    """A template whose `make` draws one candidate; `draft` tries a few draws before giving up, so
+    that a template whose conditions need particular data still yields a task in most attempts."""
+
+    tries = 12
+
+    def make(self, ctx: GenContext) -> Draft:
+        raise NotImplementedError
 
     def draft(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 40")
-        span = ctx.rng.choice([7, 10, 14, 21, 30])
-        end_back = ctx.rng.choice([0, 1, 3, 7, 15])
-        start, end = days_ago(ctx, end_back + span), days_ago(ctx, end_back)
-        songs = ctx.column(
-            "SELECT h.song_id FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? "
-            "AND h.played_at >= ? AND h.played_at < date(?, '+1 day') AND s.copyright_status != 'expired' "
-            "AND h.song_id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) "
-            "GROUP BY h.song_id ORDER BY MAX(h.played_at), h.song_id", user, start, end, user)
-        bounded(songs, 3, 90, "songs")
-        name = _name(ctx)
-        query = self.phrase(ctx, name=name, start=pretty_day(start), end=pretty_day(end))
-        if ctx.value("SELECT COUNT(*) FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? "
-                     "AND s.copyright_status = 'expired' AND h.played_at >= ? AND h.played_at < date(?, '+1 day')", user, start, end):
-            query += " Skip songs that can't be added any more."
-        return Draft(user, query, playlist_with(name, songs), hidden=[len(songs)], params={"start": start, "end": end})
+        reason = NoTarget("no draw")
+        for _ in range(self.tries):
+            try:
+                draft = self.make(ctx)
+            except NoTarget as exc:
+                reason = exc
+                continue
+            if not leaked(draft.query, draft.hidden):  # a count that happens to equal a stated number: draw again
+                return draft
+        raise reason
 
 
-class FavouriteArtistSince(Template):
+class FavouriteArtistSince(MusicTemplate):
     name = "favourite_artist_since"
-    capabilities = ("multi_condition_filtering", "precise_boundary_judgement", "complete_data_acquisition")
+    conditions = (Condition("since", "boundary"),)
     phrasings = (
-        "Favourite every song by {artist} released on or after {date} that I haven't favourited yet (skip the ones whose licence expired).",
-        "I'm into {artist} lately. Add all their songs from {date} onwards (that day included) to my favourites, "
-        "leaving out anything unavailable.",
+        "Favourite every song whose main artist is {artist} and that was released on or after {date}, "
+        "skipping songs I already favourited and songs whose licence has expired.",
+        "I'm into {artist} lately. Add all songs with {artist} as the main artist released from {date} onwards "
+        "(that day included) to my favourites; leave out unavailable ones and ones already there.",
+        "Go through {artist}'s songs (main artist only) and favourite each one released on {date} or later, "
+        "unless it's already a favourite or its licence expired.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
+    def make(self, ctx: GenContext) -> Draft:
         artist = ctx.choice(ctx.rows(
-            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) BETWEEN 8 AND 60 "
-            "AND (SELECT COUNT(*) FROM artists b WHERE b.name = a.name) = 1"), "artist")
-        dates = sorted(set(ctx.column("SELECT release_date FROM songs WHERE artist_id = ?", artist["id"])))
-        if len(dates) < 3:
+            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) BETWEEN 22 AND 80 "
+            "AND (SELECT COUNT(*) FROM artists b WHERE b.name = a.name) = 1 ORDER BY a.id"), "artist")
+        user = user_any(ctx)
+        # The boundary is the release date of a song the task favourites: "on or after" must include it.
+        candidates = ctx.rows(
+            "SELECT id, release_date FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
+            "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY release_date, id", artist["id"], user)
+        dates = sorted({c["release_date"] for c in candidates})
+        if len(dates) < 4:
             raise NoTarget("few release dates")
-        # The boundary is a real release date, so "on or after" matters.
-        cut = ctx.rng.choice(dates[len(dates) // 4: -1] or dates[:1])
-        user = _listener(ctx, "SELECT id FROM users")
-        songs = ctx.column(
-            "SELECT id FROM songs WHERE artist_id = ? AND release_date >= ? AND copyright_status != 'expired' "
-            "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY id", artist["id"], cut, user)
-        bounded(songs, 2, 60, "songs")
+        cut = ctx.rng.choice(dates[1:-2])
+        songs = _in_range([c["id"] for c in candidates if c["release_date"] >= cut], 3, 60, "songs")
         query = self.phrase(ctx, artist=artist["name"], date=pretty_day(cut))
-        return Draft(user, query, [Step("favourite_song", {"song_id": s}) for s in songs], hidden=[len(songs)],
-                     params={"artist_id": artist["id"], "since": cut})
+        return Draft(user, query, [Step("favourite_song", {"song_id": s}) for s in songs],
+                     stated={"artist": artist["name"], "since": cut}, hidden=[len(songs)], targets=(("artist", artist["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        artist = _artist_id(api, stated["artist"])
+        favourites = _favourite_ids(api)
+        for song in api.all_pages("search_songs", artist_id=artist, sort_by="oldest"):
+            if song["copyright_status"] == "expired" or song["song_id"] in favourites:
+                continue  # the product refuses both anyway: not conditions that bite
+            if api.compare("since", song["release_date"], ">=", stated["since"]):
+                api.call("favourite_song", song_id=song["song_id"])
 
 
-class FollowTopPlayedArtists(Template):
+class TopPlayedOfGenre(MusicTemplate):
+    name = "top_played_of_genre"
+    conditions = (Condition("top_k", "ranking"), Condition("language", "filter"), Condition("max_length", "boundary"))
+    phrasings = (
+        "Create a playlist called '{name}' with the {k} most played {genre} songs in {language} (by play count) that are "
+        "at most {length} long (exactly {length} counts). Only songs that can still be played.",
+        "Build me '{name}': of the {genre} tracks in {language} no longer than {length}, take the top {k} by play count, "
+        "leaving out any whose licence has expired.",
+        "I want a new playlist '{name}' holding the {k} {genre} songs in {language} with the most plays, counting only "
+        "songs of {length} or shorter that are still available.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        combo = ctx.choice(ctx.rows(
+            "SELECT g.id AS genre_id, g.name AS genre, s.language FROM songs s JOIN genres g ON g.id = s.genre_id "
+            "WHERE s.copyright_status != 'expired' AND s.language != 'Instrumental' GROUP BY g.id, s.language HAVING COUNT(*) >= 30 "
+            "ORDER BY g.id, s.language"),
+            "genre and language")
+        lengths = sorted(ctx.column("SELECT duration_sec FROM songs WHERE genre_id = ? AND language = ? AND copyright_status != 'expired'",
+                                    combo["genre_id"], combo["language"]))
+        limit = ctx.rng.choice(lengths[len(lengths) // 3: -len(lengths) // 4])
+        k = ctx.rng.choice([5, 6, 8, 10, 12])
+        every = ctx.rows(
+            "SELECT id, play_count, duration_sec, language = ? AS lang FROM songs WHERE genre_id = ? AND copyright_status != 'expired' "
+            "ORDER BY play_count DESC, id", combo["language"], combo["genre_id"])
+
+        def top(length_ok: Callable[[int], bool], any_language: bool = False) -> list[int]:
+            return [r["id"] for r in every if length_ok(r["duration_sec"]) and (any_language or r["lang"])][:k]
+
+        ranked = [r for r in every if r["lang"] and r["duration_sec"] <= limit]
+        if len(ranked) <= k or ranked[k - 1]["play_count"] == ranked[k]["play_count"]:
+            raise NoTarget("no clean cut")
+        songs = [r["id"] for r in ranked[:k]]
+        _bites(set(songs), set(top(lambda d: d < limit)), set(top(lambda d: True)), set(top(lambda d: d <= limit, any_language=True)))
+        name = _new_name(ctx)
+        length = _mmss(limit)
+        query = self.phrase(ctx, name=name, k=k, genre=combo["genre"], language=combo["language"], length=length)
+        return Draft(user_any(ctx), query, _playlist_steps(name, songs),
+                     stated={"name": name, "k": k, "genre": combo["genre"], "language": combo["language"], "max_duration_sec": limit},
+                     targets=(("genre", combo["genre_id"], combo["language"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        candidates = [
+            s for s in api.all_pages("search_songs", genre=stated["genre"], sort_by="most_played")
+            if s["copyright_status"] != "expired"
+            and api.keep("language", s["language"].casefold() == stated["language"].casefold())
+            and api.compare("max_length", s["duration_sec"], "<=", stated["max_duration_sec"])
+        ]
+        ranked = sorted(candidates, key=lambda s: (-s["play_count"], s["song_id"]))
+        chosen = api.top("top_k", ranked, stated["k"], lambda s: s["play_count"])
+        _new_playlist(api, stated["name"], [s["song_id"] for s in chosen])
+
+
+class HistoryNotFavourited(MusicTemplate):
+    name = "history_not_favourited"
+    conditions = (Condition("start", "boundary"), Condition("end", "boundary"), Condition("not_favourite", "filter"))
+    phrasings = (
+        "Make a playlist called '{name}' with every song I played between {start} and {end} (both days included) "
+        "that isn't in my favourites yet. Each song only once.",
+        "Go through my listening history from {start} through {end}, both days counting, and put each song I haven't "
+        "favourited into a new playlist '{name}', once per song.",
+        "I want a new playlist, '{name}'. Fill it with the songs of my plays on {start} up to and including {end}, "
+        "leaving out songs that are already among my favourites; no duplicates.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 40 ORDER BY user_id")
+        plays = ctx.rows(
+            "SELECT h.song_id, substr(h.played_at, 1, 10) AS day, s.copyright_status = 'expired' AS expired, "
+            "h.song_id IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) AS fav "
+            "FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? ORDER BY h.played_at, h.id", user, user)
+        days = sorted({p["day"] for p in plays if not p["fav"] and not p["expired"]})
+        if len(days) < 8:
+            raise NoTarget("few days")
+        end = ctx.rng.choice(days[len(days) // 2: -2])
+        start = ctx.rng.choice([d for d in days if d < end and d >= days_ago(ctx, 75)] or [None])
+        if start is None:
+            raise NoTarget("no start day")
+
+        def pick(start_ok: Callable[[str], bool], end_ok: Callable[[str], bool], fav_ok: bool = False) -> list[int]:
+            return _unique(p["song_id"] for p in plays if start_ok(p["day"]) and end_ok(p["day"]) and (fav_ok or not p["fav"]))
+
+        right = pick(lambda d: d >= start, lambda d: d <= end)
+        if any(p["expired"] for p in plays if p["song_id"] in right):
+            raise NoTarget("an expired song in range")
+        playable = {p["song_id"] for p in plays if not p["expired"]}
+
+        def able(ids: list[int]) -> set[int]:
+            return {i for i in ids if i in playable}
+
+        _bites(set(right), able(pick(lambda d: d > start, lambda d: d <= end)), able(pick(lambda d: d >= start, lambda d: d < end)),
+               able(pick(lambda d: True, lambda d: d <= end)), able(pick(lambda d: d >= start, lambda d: True)),
+               able(pick(lambda d: d >= start, lambda d: d <= end, fav_ok=True)))
+        _in_range(right, 15, 60, "songs")
+        name = _new_name(ctx)
+        query = self.phrase(ctx, name=name, start=pretty_day(start), end=pretty_day(end))
+        return Draft(user, query, _playlist_steps(name, right), stated={"name": name, "start": start, "end": end},
+                     hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        plays = _by_time(api.all_pages("get_listening_history"))
+        favourites = _favourite_ids(api)
+        chosen: list[int] = []
+        for play in plays:
+            day = play["played_at"][:10]
+            if (api.compare("start", day, ">=", stated["start"]) and api.compare("end", day, "<=", stated["end"])
+                    and api.keep("not_favourite", play["song_id"] not in favourites) and play["song_id"] not in chosen):
+                chosen.append(play["song_id"])
+        _new_playlist(api, stated["name"], chosen)
+
+
+class FollowTopPlayedArtists(MusicTemplate):
     name = "follow_top_played_artists"
-    capabilities = ("aggregation_computation", "complete_data_acquisition", "cross_step_dependency")
+    conditions = (Condition("top_k", "ranking"), Condition("not_followed", "filter"))
     phrasings = (
-        "Check my whole listening history and follow the {k} artists I've played the most (by number of plays) among the ones I don't follow yet.",
-        "Count my plays per artist over my entire history. Of the artists I'm not following, follow the top {k}.",
+        "Count my plays per main artist over my whole listening history. Of the artists I don't follow yet, follow the {k} "
+        "I've played the most, and favourite the most played song (by play count) that each of them is main artist of, "
+        "unless that song is already a favourite or unavailable.",
+        "Follow the {k} artists I'm not following yet whom I listen to most, ranked by how many plays their songs (as main "
+        "artist) have in my entire history. Then, for each of them, favourite the single most played song (platform play "
+        "count) with them as main artist, skipping it if it's already a favourite or its licence expired.",
+        "Which artists that I don't follow do I play the most? Take my complete listening history, count plays by main "
+        "artist, follow the top {k}, and add each one's most played song as main artist (by play count) to my favourites "
+        "if it isn't there yet and can still be played.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 60")
-        k = ctx.rng.choice([3, 4, 5, 6])
-        ranked = [(r["artist_id"], r["plays"]) for r in ctx.rows(
-            "SELECT s.artist_id, COUNT(*) AS plays FROM listening_history h JOIN songs s ON s.id = h.song_id "
-            "WHERE h.user_id = ? AND s.artist_id NOT IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) "
-            "GROUP BY s.artist_id ORDER BY plays DESC, s.artist_id", user, user)]
-        artists = no_tie_at(ranked, k)
-        return Draft(user, self.phrase(ctx, k=k), [Step("follow_artist", {"artist_id": a}) for a in artists],
-                     params={"k": k})
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 60 ORDER BY user_id")
+        counts = ctx.rows(
+            "SELECT s.artist_id, COUNT(*) AS plays, s.artist_id IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) AS followed "
+            "FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? GROUP BY s.artist_id "
+            "ORDER BY plays DESC, s.artist_id", user, user)
+        k = ctx.rng.choice([3, 4, 5])
+        ranked = [c for c in counts if not c["followed"]]
+        if len(ranked) <= k + 1 or ranked[k - 1]["plays"] == ranked[k]["plays"]:
+            raise NoTarget("no clean cut")
+        chosen = [c["artist_id"] for c in ranked[:k]]
+        if all(not c["followed"] for c in counts[:k]):
+            raise NoTarget("the follow filter excludes nothing")
+        favourites = set(ctx.column("SELECT song_id FROM favourite_songs WHERE user_id = ?", user))
+        steps: list[Step] = []
+        for artist in chosen:
+            steps.append(Step("follow_artist", {"artist_id": artist}))
+            top = ctx.rows("SELECT id, play_count, copyright_status FROM songs WHERE artist_id = ? "
+                           "ORDER BY play_count DESC, id DESC LIMIT 2", artist)
+            if len(top) > 1 and top[0]["play_count"] == top[1]["play_count"]:
+                raise NoTarget("two most played songs")
+            if top[0]["copyright_status"] != "expired" and top[0]["id"] not in favourites:
+                steps.append(Step("favourite_song", {"song_id": top[0]["id"]}))
+        query = self.phrase(ctx, k=k)
+        return Draft(user, query, steps, stated={"k": k}, targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        plays = Counter(p["artist_id"] for p in api.all_pages("get_listening_history"))
+        followed = {a["artist_id"] for a in api.all_pages("list_followed_artists")}
+        favourites = _favourite_ids(api)
+        candidates = [a for a in sorted(plays) if api.keep("not_followed", a not in followed)]
+        ranked = sorted(candidates, key=lambda a: (-plays[a], a))
+        for artist in api.top("top_k", ranked, stated["k"], lambda a: plays[a]):
+            api.call("follow_artist", artist_id=artist)
+            info = api.call("get_artist", artist_id=artist)
+            top = info["top_songs"][0]
+            if top["copyright_status"] != "expired" and top["song_id"] not in favourites:
+                api.call("favourite_song", song_id=top["song_id"])
 
 
-class CleanExpiredFromPlaylists(Template):
-    name = "clean_expired_from_playlists"
-    capabilities = ("complete_data_acquisition", "cross_entity_cascade")
+class CleanExpired(MusicTemplate):
+    name = "clean_expired"
+    conditions = (Condition("expired", "filter"),)
     phrasings = (
-        "Some songs in my playlists can't be played any more because their licence expired. Remove all of them from every playlist of mine.",
-        "Clean up my playlists: take out every song whose copyright has expired, in all of my playlists.",
+        "Some songs in my library can't be played any more because their licence expired. Take every such song out of all "
+        "of my playlists, and unfavourite the ones among my favourites.",
+        "Clean up my library: in every playlist of mine remove the songs whose copyright has expired, and remove expired "
+        "songs from my favourites as well.",
+        "Expired songs are cluttering things. Unfavourite every favourite of mine whose licence has expired and take the "
+        "expired tracks out of each of my playlists.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT p.owner_id FROM playlist_songs ps JOIN playlists p ON p.id = ps.playlist_id "
-                              "JOIN songs s ON s.id = ps.song_id WHERE s.copyright_status = 'expired' GROUP BY p.owner_id HAVING COUNT(*) >= 2")
-        pairs = ctx.rows("SELECT ps.playlist_id, ps.song_id FROM playlist_songs ps JOIN playlists p ON p.id = ps.playlist_id "
-                         "JOIN songs s ON s.id = ps.song_id WHERE p.owner_id = ? AND s.copyright_status = 'expired' "
-                         "ORDER BY ps.playlist_id, ps.song_id", user)
-        bounded(pairs, 2, 80, "expired songs in playlists")
-        return Draft(user, self.phrase(ctx), [Step("remove_song_from_playlist", p) for p in pairs], hidden=[len(pairs)])
+    def make(self, ctx: GenContext) -> Draft:
+        user = user_any(ctx)
+        pairs = ctx.rows(
+            "SELECT ps.playlist_id, ps.song_id FROM playlist_songs ps JOIN playlists p ON p.id = ps.playlist_id "
+            "JOIN songs s ON s.id = ps.song_id WHERE p.owner_id = ? AND s.copyright_status = 'expired' "
+            "ORDER BY ps.playlist_id, ps.position", user)
+        favourites = ctx.column(
+            "SELECT f.song_id FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? "
+            "AND s.copyright_status = 'expired' ORDER BY f.favourited_at DESC, s.id", user)
+        if not pairs or not favourites:
+            raise NoTarget("nothing expired in one of the two")
+        steps = [Step("remove_song_from_playlist", p) for p in pairs] + [Step("unfavourite_song", {"song_id": s}) for s in favourites]
+        return Draft(user, self.phrase(ctx), steps, hidden=[len(pairs), len(favourites)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        for playlist in api.all_pages("list_my_playlists"):
+            for song in _playlist_tracks(api, playlist["playlist_id"]):
+                if api.keep("expired", song["copyright_status"] == "expired"):
+                    api.call("remove_song_from_playlist", playlist_id=playlist["playlist_id"], song_id=song["song_id"])
+        for song in api.all_pages("list_favourite_songs"):
+            if api.keep("expired", song["copyright_status"] == "expired"):
+                api.call("unfavourite_song", song_id=song["song_id"])
 
 
-class LatestAlbumPlaylist(Template):
+class LatestAlbumPlaylist(MusicTemplate):
     name = "latest_album_playlist"
-    capabilities = ("cross_step_dependency", "aggregation_computation", "cross_entity_cascade")
+    conditions = (Condition("full_album", "filter"), Condition("latest", "ranking"))
     phrasings = (
-        "Find {artist}'s most recent album (a full album, not a single or EP), save it to my library, and make a private playlist "
-        "'{name}' with all of its playable tracks.",
-        "Save the newest full-length album by {artist} and also put its tracks (the available ones) into a new private playlist called '{name}'.",
+        "Find {artist}'s most recent full album (not a single or EP), save it to my library, and make a private playlist "
+        "'{name}' with all of its tracks that can still be played.",
+        "Save the newest full-length album by {artist}, going by release date (EPs and singles don't count), and put its "
+        "playable tracks into a new private playlist called '{name}'.",
+        "I want {artist}'s latest proper album, judged by release date and ignoring singles and EPs: add it to my saved "
+        "albums, then create '{name}' as a private playlist holding its available tracks.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
+    def make(self, ctx: GenContext) -> Draft:
         artist = ctx.choice(ctx.rows(
             "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id AND b.album_type = 'album') >= 2 "
-            "AND (SELECT COUNT(*) FROM artists c WHERE c.name = a.name) = 1"), "artist")
-        albums = ctx.rows("SELECT id, release_date FROM albums WHERE artist_id = ? AND album_type = 'album' "
-                          "ORDER BY release_date DESC, id DESC", artist["id"])
-        if len(albums) > 1 and albums[0]["release_date"] == albums[1]["release_date"]:
+            "ORDER BY a.id"), "artist")
+        releases = ctx.rows("SELECT id, album_type, release_date FROM albums WHERE artist_id = ? ORDER BY release_date DESC, id DESC",
+                            artist["id"])
+        albums = [r for r in releases if r["album_type"] == "album"]
+        if albums[0]["release_date"] == albums[1]["release_date"]:
             raise NoTarget("two latest albums")
+        if releases[0]["album_type"] == "album":
+            raise NoTarget("the newest release is an album: the type filter excludes nothing")
+        if releases[0]["release_date"] == albums[0]["release_date"]:
+            raise NoTarget("a single on the album's day")
         album = albums[0]["id"]
-        user = _listener(ctx, "SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM saved_albums WHERE album_id = ?)", album)
-        tracks = ctx.column("SELECT id FROM songs WHERE album_id = ? AND copyright_status != 'expired' ORDER BY track_number, id", album)
-        bounded(tracks, 3, 40, "tracks")
-        name = _name(ctx)
-        return Draft(user, self.phrase(ctx, artist=artist["name"], name=name),
-                     steps(Step("save_album", {"album_id": album}), [
-                         Step(s.tool, {**s.args, "playlist_id": ref(1, "playlist_id")} if "playlist_id" in s.args else s.args)
-                         for s in playlist_with(name, tracks, is_public=False)]),
-                     hidden=[len(tracks)], params={"album_id": album})
+        user = _listener(ctx, "SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM saved_albums WHERE album_id = ?) ORDER BY id", album)
+        tracks = _in_range(ctx.column("SELECT id FROM songs WHERE album_id = ? AND copyright_status != 'expired' ORDER BY track_number", album),
+                           2, 40, "tracks")
+        name = _new_name(ctx)
+        query = self.phrase(ctx, artist=artist["name"], name=name)
+        steps = [Step("save_album", {"album_id": album})] + _playlist_steps(name, tracks, at=1, is_public=False)
+        return Draft(user, query, steps, stated={"artist": artist["name"], "name": name}, hidden=[len(tracks)],
+                     targets=(("album", album),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        artist = _artist_id(api, stated["artist"])
+        albums = [a for a in api.all_pages("list_artist_albums", artist_id=artist) if api.keep("full_album", a["album_type"] == "album")]
+        ranked = sorted(albums, key=lambda a: (a["release_date"], a["album_id"]), reverse=True)
+        chosen = api.top("latest", ranked, 1, lambda a: a["release_date"])
+        for album in chosen:
+            api.call("save_album", album_id=album["album_id"])
+        tracks: list[int] = []
+        for album in chosen:
+            tracks += [t["song_id"] for t in api.call("get_album", album_id=album["album_id"])["tracks"]
+                       if t["copyright_status"] != "expired"]
+        _new_playlist(api, stated["name"], tracks, is_public=False)
 
 
-class LongSongsOfGenreYear(Template):
+class LongSongsOfGenreYear(MusicTemplate):
     name = "long_songs_of_genre_year"
-    capabilities = ("precise_boundary_judgement", "multi_condition_filtering", "complete_data_acquisition")
+    conditions = (Condition("year", "filter"), Condition("min_length", "boundary"))
     phrasings = (
-        "Favourite every {genre} song released in {year} that runs {length} or longer, unless it's already a favourite or unavailable.",
-        "I like long {genre} tracks. From the ones released in {year}, favourite all that are at least {length} long "
-        "(exactly {length} counts). Skip expired ones and ones I already favourited.",
+        "Favourite every {genre} song released in {year} that runs {length} or longer (exactly {length} counts), unless "
+        "it's already a favourite or unavailable.",
+        "I like long {genre} tracks. From the ones that came out in {year}, favourite all that are at least {length} long, "
+        "a song of exactly {length} included. Skip expired ones and ones I already favourited.",
+        "Add to my favourites the {genre} songs from {year} with a length of {length} or more (a track of exactly {length} "
+        "counts too); songs already favourited or no longer available can be left alone.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        genre = ctx.choice(ctx.rows("SELECT g.id, g.name FROM genres g WHERE (SELECT COUNT(*) FROM songs s WHERE s.genre_id = g.id) >= 60"), "genre")
-        year = ctx.choice(ctx.column("SELECT substr(release_date, 1, 4) AS y FROM songs WHERE genre_id = ? GROUP BY y HAVING COUNT(*) >= 12",
-                                     genre["id"]), "year")
-        durations = sorted(ctx.column("SELECT duration_sec FROM songs WHERE genre_id = ? AND release_date LIKE ?", genre["id"], f"{year}%"))
-        # The threshold is one song's exact length: "at least" must include it.
-        threshold = ctx.rng.choice(durations[len(durations) // 2: -2] or durations)
-        user = _listener(ctx, "SELECT id FROM users")
-        songs = ctx.column(
-            "SELECT id FROM songs WHERE genre_id = ? AND release_date LIKE ? AND duration_sec >= ? AND copyright_status != 'expired' "
-            "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY id", genre["id"], f"{year}%", threshold, user)
-        bounded(songs, 2, 50, "songs")
-        length = f"{threshold // 60}:{threshold % 60:02d}"
-        return Draft(user, self.phrase(ctx, genre=genre["name"], year=year, length=length),
-                     [Step("favourite_song", {"song_id": s}) for s in songs], hidden=[len(songs)],
-                     params={"genre": genre["name"], "year": year, "min_duration_sec": threshold})
+    def make(self, ctx: GenContext) -> Draft:
+        genre = ctx.choice(ctx.rows("SELECT g.id, g.name FROM genres g WHERE (SELECT COUNT(*) FROM songs s WHERE s.genre_id = g.id) "
+                                    "BETWEEN 40 AND 300 ORDER BY g.id"), "genre")
+        user = user_any(ctx)
+        songs = ctx.rows(
+            "SELECT id, substr(release_date, 1, 4) AS year, duration_sec FROM songs WHERE genre_id = ? AND copyright_status != 'expired' "
+            "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY duration_sec DESC, id DESC", genre["id"], user)
+        year = ctx.choice(sorted({s["year"] for s in songs if sum(t["year"] == s["year"] for t in songs) >= 6}), "year")
+        lengths = sorted(s["duration_sec"] for s in songs if s["year"] == year)
+        threshold = ctx.rng.choice(lengths[len(lengths) // 3: -2])
+
+        def pick(year_ok: Callable[[str], bool], length_ok: Callable[[int], bool]) -> list[int]:
+            return [s["id"] for s in songs if year_ok(s["year"]) and length_ok(s["duration_sec"])]
+
+        right = pick(lambda y: y == year, lambda d: d >= threshold)
+        _bites(right, pick(lambda y: True, lambda d: d >= threshold), pick(lambda y: y == year, lambda d: d > threshold),
+               pick(lambda y: y == year, lambda d: True))
+        _in_range(right, 3, 40, "songs")
+        query = self.phrase(ctx, genre=genre["name"], year=year, length=_mmss(threshold))
+        return Draft(user, query, [Step("favourite_song", {"song_id": s}) for s in right],
+                     stated={"genre": genre["name"], "year": year, "min_duration_sec": threshold}, hidden=[len(right)],
+                     targets=(("genre", genre["id"], year),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        favourites = _favourite_ids(api)
+        for song in api.all_pages("search_songs", genre=stated["genre"], sort_by="duration"):
+            if song["copyright_status"] == "expired" or song["song_id"] in favourites:
+                continue
+            if (api.keep("year", song["release_date"][:4] == stated["year"])
+                    and api.compare("min_length", song["duration_sec"], ">=", stated["min_duration_sec"])):
+                api.call("favourite_song", song_id=song["song_id"])
 
 
-class UnfollowUnplayedArtists(Template):
+class UnfollowUnplayedArtists(MusicTemplate):
     name = "unfollow_unplayed_artists"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "cross_entity_cascade")
+    conditions = (Condition("followed_before", "boundary"), Condition("never_played", "filter"))
     phrasings = (
-        "Unfollow every artist I follow but have never actually listened to (no plays of any of their songs in my history).",
-        "Tidy up who I follow: if I've never played a single song by an artist I follow, unfollow them.",
+        "Unfollow every artist I started following before {date} (not on that day) whom I've never listened to: no play "
+        "of any song with them as main artist anywhere in my listening history.",
+        "Tidy up who I follow. If I followed an artist before {date} ({date} itself excluded) and my whole listening history "
+        "has no play of a song whose main artist they are, unfollow them.",
+        "Go through the artists I follow: each one I followed earlier than {date} (that day not included) and whose songs "
+        "(as main artist) I have never played at all gets unfollowed.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM followed_artists GROUP BY user_id HAVING COUNT(*) >= 5")
-        artists = ctx.column(
-            "SELECT artist_id FROM followed_artists WHERE user_id = ? AND artist_id NOT IN "
-            "(SELECT s.artist_id FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ?) ORDER BY artist_id", user, user)
-        bounded(artists, 2, 60, "artists")
-        return Draft(user, self.phrase(ctx), [Step("unfollow_artist", {"artist_id": a}) for a in artists], hidden=[len(artists)])
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM followed_artists GROUP BY user_id HAVING COUNT(*) >= 6 ORDER BY user_id")
+        follows = ctx.rows(
+            "SELECT artist_id, substr(followed_at, 1, 10) AS day, artist_id IN (SELECT s.artist_id FROM listening_history h "
+            "JOIN songs s ON s.id = h.song_id WHERE h.user_id = ?) AS played FROM followed_artists WHERE user_id = ? "
+            "ORDER BY followed_at, artist_id", user, user)
+        date = ctx.choice(sorted({f["day"] for f in follows if not f["played"]}), "follow day")
+
+        def pick(day_ok: Callable[[str], bool], played_ok: bool = False) -> list[int]:
+            return [f["artist_id"] for f in follows if day_ok(f["day"]) and (played_ok or not f["played"])]
+
+        right = pick(lambda d: d < date)
+        _bites(right, pick(lambda d: True), pick(lambda d: d <= date), pick(lambda d: d < date, played_ok=True))
+        _in_range(right, 2, 30, "artists")
+        query = self.phrase(ctx, date=pretty_day(date))
+        return Draft(user, query, [Step("unfollow_artist", {"artist_id": a}) for a in right], stated={"before": date},
+                     hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        followed = api.all_pages("list_followed_artists")
+        played = {p["artist_id"] for p in api.all_pages("get_listening_history")}
+        for artist in sorted(followed, key=lambda a: (a["followed_at"], a["artist_id"])):
+            if (api.compare("followed_before", artist["followed_at"][:10], "<", stated["before"])
+                    and api.keep("never_played", artist["artist_id"] not in played)):
+                api.call("unfollow_artist", artist_id=artist["artist_id"])
 
 
-class MergePlaylists(Template):
+class MergePlaylists(MusicTemplate):
     name = "merge_playlists"
-    capabilities = ("cross_step_dependency", "cross_entity_cascade", "complete_data_acquisition")
     phrasings = (
-        "Merge my playlists '{a}' and '{b}' into one new playlist called '{name}' (every song once, the playable ones), then delete the two old playlists.",
-        "I want '{a}' and '{b}' combined: create '{name}' with all songs from both (no duplicates, skip expired ones) and remove the originals.",
+        "Merge my playlists '{a}' and '{b}' into one new playlist called '{name}' (every song once, leaving out ones that "
+        "can't be played any more), then delete the two old playlists.",
+        "I want '{a}' and '{b}' combined: create '{name}' holding all songs from both without duplicates (expired ones "
+        "left out) and remove the two originals afterwards.",
+        "Replace my playlists '{a}' and '{b}' with a single new one, '{name}': it gets each playable song of either "
+        "playlist once, and the old two get deleted.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT owner_id FROM playlists GROUP BY owner_id HAVING COUNT(*) >= 2")
-        mine = ctx.rows("SELECT id, name FROM playlists WHERE owner_id = ? AND song_count >= 3 ORDER BY id", user)
-        if len(mine) < 2:
-            raise NoTarget("two playlists")
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT owner_id FROM playlists GROUP BY owner_id HAVING COUNT(*) >= 2 ORDER BY owner_id")
+        mine = ctx.rows("SELECT id, name FROM playlists WHERE owner_id = ? ORDER BY id", user)
         a, b = ctx.rng.sample(mine, 2)
         songs = ctx.column(
             "SELECT ps.song_id FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id IN (?, ?) "
             "AND s.copyright_status != 'expired' GROUP BY ps.song_id ORDER BY MIN(ps.playlist_id = ?) DESC, MIN(ps.position), ps.song_id",
             a["id"], b["id"], a["id"])
-        bounded(songs, 3, 200, "songs")
-        name = _name(ctx)
-        return Draft(user, self.phrase(ctx, a=a["name"], b=b["name"], name=name),
-                     steps(playlist_with(name, songs), Step("delete_playlist", {"playlist_id": a["id"]}),
-                           Step("delete_playlist", {"playlist_id": b["id"]})),
-                     hidden=[len(songs)], params={"a": a["id"], "b": b["id"]})
+        _in_range(songs, 34, 200, "songs")
+        name = _new_name(ctx)
+        query = self.phrase(ctx, a=a["name"], b=b["name"], name=name)
+        steps = _playlist_steps(name, songs) + [Step("delete_playlist", {"playlist_id": a["id"]}),
+                                                Step("delete_playlist", {"playlist_id": b["id"]})]
+        return Draft(user, query, steps, stated={"a": a["name"], "b": b["name"], "name": name}, hidden=[len(songs)],
+                     targets=(("playlist", a["id"]), ("playlist", b["id"])))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        a, b = _my_playlist(api, stated["a"]), _my_playlist(api, stated["b"])
+        songs: list[int] = []
+        for playlist in (a, b):
+            for song in _playlist_tracks(api, playlist["playlist_id"]):
+                if song["copyright_status"] != "expired" and song["song_id"] not in songs:
+                    songs.append(song["song_id"])
+        _new_playlist(api, stated["name"], songs)
+        api.call("delete_playlist", playlist_id=a["playlist_id"])
+        api.call("delete_playlist", playlist_id=b["playlist_id"])
 
 
-class LikePopularComments(Template):
-    name = "like_popular_comments"
-    capabilities = ("multi_condition_filtering", "precise_boundary_judgement")
+class LikeArtistComments(MusicTemplate):
+    name = "like_artist_comments"
+    conditions = (Condition("min_likes", "boundary"), Condition("since", "boundary"))
     phrasings = (
-        "On the song '{title}' by {artist}, like every comment (replies too) that already has at least {n} likes, if I haven't liked it.",
-        "Open the comments of {artist}'s '{title}' and like all comments with {n} or more likes that I haven't liked yet.",
+        "Go through the comments on every song whose main artist is {artist} and like each comment posted on or after "
+        "{date} ({date} included) that has {likes}, unless I've liked it already.",
+        "On all songs with {artist} as main artist, like the comments from {date} onwards, that day counting, that "
+        "already have {likes}. Skip any I already liked.",
+        "I want to support the {artist} community: for every song whose main artist is {artist}, like every comment "
+        "with {likes} written on {date} or later (that day too); leave the ones I've liked alone.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        song = ctx.choice(ctx.rows(
-            "SELECT s.id, s.title, a.name AS artist FROM songs s JOIN artists a ON a.id = s.artist_id "
-            "WHERE (SELECT COUNT(*) FROM comments c WHERE c.song_id = s.id) >= 8 "
-            "AND (SELECT COUNT(*) FROM songs t WHERE t.title = s.title AND t.artist_id = s.artist_id) = 1"), "song")
-        likes = sorted(ctx.column("SELECT like_count FROM comments WHERE song_id = ?", song["id"]))
-        n = ctx.rng.choice(likes[len(likes) // 3: -1] or likes)  # a real like count: "at least" includes it
-        if n < 1:
-            raise NoTarget("threshold 0")
-        user = _listener(ctx, "SELECT id FROM users")
-        comments = ctx.column(
-            "SELECT id FROM comments WHERE song_id = ? AND like_count >= ? AND user_id != ? AND id NOT IN "
-            "(SELECT comment_id FROM comment_likes WHERE user_id = ?) ORDER BY id", song["id"], n, user, user)
-        bounded(comments, 2, 40, "comments")
-        query = self.phrase(ctx, title=song["title"], artist=song["artist"], n=n)
-        if ctx.value("SELECT COUNT(*) FROM comments WHERE song_id = ? AND user_id = ? AND like_count >= ?", song["id"], user, n):
-            query += " Leave my own comments alone."
-        return Draft(user, query, [Step("like_comment", {"comment_id": c}) for c in comments], hidden=[len(comments)],
-                     params={"song_id": song["id"], "min_likes": n})
+    def make(self, ctx: GenContext) -> Draft:
+        artist = ctx.choice(ctx.rows(
+            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) >= 30 "
+            "AND (SELECT COUNT(*) FROM comments c JOIN songs s ON s.id = c.song_id WHERE s.artist_id = a.id) >= 10 ORDER BY a.id"),
+            "artist")
+        user = _listener(ctx, "SELECT id FROM users WHERE id NOT IN (SELECT c.user_id FROM comments c JOIN songs s ON s.id = c.song_id "
+                              "WHERE s.artist_id = ?) ORDER BY id", artist["id"])
+        comments = ctx.rows(
+            "SELECT c.id, c.like_count AS likes, substr(c.created_at, 1, 10) AS day FROM comments c JOIN songs s ON s.id = c.song_id "
+            "WHERE s.artist_id = ? AND c.id NOT IN (SELECT comment_id FROM comment_likes WHERE user_id = ?) ORDER BY c.id",
+            artist["id"], user)
+        n = ctx.rng.choice([1, 2])
+        date = ctx.choice(sorted({c["day"] for c in comments if c["likes"] >= n}), "comment day")
+
+        def pick(likes_ok: Callable[[int], bool], day_ok: Callable[[str], bool]) -> list[int]:
+            return [c["id"] for c in comments if likes_ok(c["likes"]) and day_ok(c["day"])]
+
+        right = pick(lambda x: x >= n, lambda d: d >= date)
+        _bites(right, pick(lambda x: x > n, lambda d: d >= date), pick(lambda x: True, lambda d: d >= date),
+               pick(lambda x: x >= n, lambda d: d > date), pick(lambda x: x >= n, lambda d: True))
+        _in_range(right, 2, 40, "comments")
+        likes = "any likes" if n == 1 else f"{n} or more likes"
+        query = self.phrase(ctx, artist=artist["name"], likes=likes, date=pretty_day(date))
+        return Draft(user, query, [Step("like_comment", {"comment_id": c}) for c in right],
+                     stated={"artist": artist["name"], "min_likes": n, "since": date}, hidden=[len(right)],
+                     targets=(("artist", artist["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        artist = _artist_id(api, stated["artist"])
+        for song in api.all_pages("search_songs", artist_id=artist, sort_by="oldest"):
+            comments = api.all_pages("list_song_comments", song_id=song["song_id"], sort_by="oldest")
+            for comment in sorted(comments, key=lambda c: c["comment_id"]):
+                if comment["liked_by_me"]:
+                    continue
+                if (api.compare("min_likes", comment["like_count"], ">=", stated["min_likes"])
+                        and api.compare("since", comment["created_at"][:10], ">=", stated["since"])):
+                    api.call("like_comment", comment_id=comment["comment_id"])
 
 
-class SaveAlbumsOfFavourites(Template):
+class SaveAlbumsOfFavourites(MusicTemplate):
     name = "save_albums_of_favourites"
-    capabilities = ("aggregation_computation", "complete_data_acquisition", "multi_condition_filtering")
+    conditions = (Condition("min_favourites", "boundary", capability="aggregation_computation"), Condition("full_album", "filter"),
+                  Condition("since_year", "boundary"))
     phrasings = (
-        "Save every release (album, EP or single) that has at least {k} of my favourite songs on it, unless it's already in my saved albums.",
-        "Look through my favourites and save to my library each release (album, EP or single alike) from which I've favourited {k} or more songs.",
+        "Save to my library every full album (not an EP or single) released in {year} or later from which I've favourited "
+        "at least {k} songs, unless it's saved already.",
+        "Look through my favourite songs and count them per release. Each full-length album (EPs and singles don't count) "
+        "from {year} onwards ({year} included) with {k} or more of my favourites should be in my saved albums.",
+        "Which recent albums do I love most? Every album-type release (no EPs, no singles) that came out in {year} or later "
+        "and holds at least {k} of my favourite songs: save it to my library if it isn't there yet.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 40")
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 25 ORDER BY user_id")
+        albums = ctx.rows(
+            "SELECT s.album_id, COUNT(*) AS n, a.album_type = 'album' AS full, substr(a.release_date, 1, 4) AS year "
+            "FROM favourite_songs f JOIN songs s ON s.id = f.song_id JOIN albums a ON a.id = s.album_id WHERE f.user_id = ? "
+            "AND s.album_id NOT IN (SELECT album_id FROM saved_albums WHERE user_id = ?) GROUP BY s.album_id ORDER BY s.album_id",
+            user, user)
         k = ctx.rng.choice([2, 2, 3])
-        albums = ctx.column(
-            "SELECT s.album_id FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? "
-            "AND s.album_id NOT IN (SELECT album_id FROM saved_albums WHERE user_id = ?) GROUP BY s.album_id "
-            "HAVING COUNT(*) >= ? ORDER BY s.album_id", user, user, k)
-        bounded(albums, 2, 60, "albums")
-        return Draft(user, self.phrase(ctx, k=k), [Step("save_album", {"album_id": a}) for a in albums],
-                     hidden=[len(albums)], params={"k": k})
+        year = ctx.choice(sorted({a["year"] for a in albums if a["full"] and a["n"] >= k}), "year")
+
+        def pick(count_ok: Callable[[int], bool], year_ok: Callable[[str], bool], type_ok: bool = False) -> list[int]:
+            return [a["album_id"] for a in albums if count_ok(a["n"]) and year_ok(a["year"]) and (type_ok or a["full"])]
+
+        right = pick(lambda n: n >= k, lambda y: y >= year)
+        _bites(right, pick(lambda n: n > k, lambda y: y >= year), pick(lambda n: True, lambda y: y >= year),
+               pick(lambda n: n >= k, lambda y: y > year), pick(lambda n: n >= k, lambda y: True),
+               pick(lambda n: n >= k, lambda y: y >= year, type_ok=True))
+        _in_range(right, 3, 30, "albums")
+        query = self.phrase(ctx, k=k, year=year)
+        return Draft(user, query, [Step("save_album", {"album_id": a}) for a in right], stated={"k": k, "year": year},
+                     hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        counts = Counter(f["album_id"] for f in api.all_pages("list_favourite_songs"))
+        saved = {a["album_id"] for a in api.all_pages("list_saved_albums")}
+        for album in sorted(counts):
+            if album in saved or not api.compare("min_favourites", counts[album], ">=", stated["k"]):
+                continue
+            info = api.call("get_album", album_id=album)
+            if (api.keep("full_album", info["album_type"] == "album")
+                    and api.compare("since_year", info["release_date"][:4], ">=", stated["year"])):
+                api.call("save_album", album_id=album)
 
 
-class TopTaggedSongs(Template):
+class TopTaggedSongs(MusicTemplate):
     name = "top_tagged_songs"
-    capabilities = ("aggregation_computation", "multi_condition_filtering", "cross_step_dependency")
+    conditions = (Condition("top_k", "ranking"), Condition("language", "filter"), Condition("no_vip", "filter"))
     phrasings = (
-        "Create a public playlist '{name}' with the {n} most played songs in {language} tagged '{tag}', counting only songs that can "
-        "still be played (licence not expired).",
-        "Build me '{name}': among the {language} songs with the '{tag}' tag whose licence hasn't expired, the top {n} by play count.",
+        "Create a playlist '{name}' with the {k} most played songs (by play count) in {language} tagged '{tag}', leaving "
+        "out VIP-only songs and ones whose licence expired.",
+        "Build me '{name}': among the {language} songs carrying the '{tag}' tag that are free to play (not VIP-only, not "
+        "expired), the top {k} by play count.",
+        "I'd like a new playlist called '{name}'. Put in it the {k} {language} songs with the '{tag}' tag that have the "
+        "highest play counts, counting only songs anyone can play, so no VIP-only and no expired tracks.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
+    def make(self, ctx: GenContext) -> Draft:
         combo = ctx.choice(ctx.rows(
             "SELECT t.id AS tag_id, t.name AS tag, s.language FROM song_tags st JOIN tags t ON t.id = st.tag_id "
-            "JOIN songs s ON s.id = st.song_id WHERE s.copyright_status != 'expired' GROUP BY t.id, s.language HAVING COUNT(*) >= 25"), "tag")
-        n = ctx.rng.choice([10, 12, 15, 20, 25])
-        ranked = [(r["id"], r["play_count"]) for r in ctx.rows(
-            "SELECT s.id, s.play_count FROM songs s JOIN song_tags st ON st.song_id = s.id WHERE st.tag_id = ? AND s.language = ? "
-            "AND s.copyright_status != 'expired' ORDER BY s.play_count DESC, s.id", combo["tag_id"], combo["language"])]
-        songs = no_tie_at(ranked, n)
-        user = _listener(ctx, "SELECT id FROM users")
-        name = _name(ctx)
-        return Draft(user, self.phrase(ctx, name=name, n=n, tag=combo["tag"], language=combo["language"]),
-                     playlist_with(name, songs), params={"tag": combo["tag"], "language": combo["language"], "n": n})
+            "JOIN songs s ON s.id = st.song_id WHERE s.copyright_status = 'licensed' AND s.language != 'Instrumental' GROUP BY t.id, s.language "
+            "HAVING COUNT(*) >= 15 ORDER BY t.id, s.language"), "tag and language")
+        k = ctx.rng.choice([5, 6, 8, 10, 12])
+        songs = ctx.rows(
+            "SELECT s.id, s.play_count, s.language = ? AS lang, s.copyright_status = 'vip_only' AS vip FROM songs s "
+            "JOIN song_tags st ON st.song_id = s.id WHERE st.tag_id = ? AND s.copyright_status != 'expired' "
+            "ORDER BY s.play_count DESC, s.id", combo["language"], combo["tag_id"])
+
+        def pick(lang_ok: bool = False, vip_ok: bool = False) -> list[dict[str, Any]]:
+            return [s for s in songs if (lang_ok or s["lang"]) and (vip_ok or not s["vip"])]
+
+        ranked = pick()
+        if len(ranked) <= k or ranked[k - 1]["play_count"] == ranked[k]["play_count"]:
+            raise NoTarget("no clean cut")
+        right = [s["id"] for s in ranked[:k]]
+        _bites(set(right), {s["id"] for s in pick(lang_ok=True)[:k]}, {s["id"] for s in pick(vip_ok=True)[:k]})
+        name = _new_name(ctx)
+        query = self.phrase(ctx, name=name, k=k, tag=combo["tag"], language=combo["language"])
+        return Draft(user_any(ctx), query, _playlist_steps(name, right),
+                     stated={"name": name, "k": k, "tag": combo["tag"], "language": combo["language"]},
+                     targets=(("tag", combo["tag_id"], combo["language"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        candidates = [
+            s for s in api.all_pages("search_songs", tag=stated["tag"], sort_by="most_played")
+            if s["copyright_status"] != "expired"
+            and api.keep("language", s["language"].casefold() == stated["language"].casefold())
+            and api.keep("no_vip", s["copyright_status"] != "vip_only")
+        ]
+        ranked = sorted(candidates, key=lambda s: (-s["play_count"], s["song_id"]))
+        chosen = api.top("top_k", ranked, stated["k"], lambda s: s["play_count"])
+        _new_playlist(api, stated["name"], [s["song_id"] for s in chosen])
 
 
-class FavouritesBeforeYear(Template):
+class FavouritesBeforeYear(MusicTemplate):
     name = "favourites_before_year"
-    capabilities = ("complete_data_acquisition", "multi_condition_filtering", "precise_boundary_judgement")
+    conditions = (Condition("before_year", "boundary"), Condition("language", "filter"))
     phrasings = (
-        "Put all of my favourite songs released before {year} into a new playlist called '{name}' (so {year} itself is not included). Skip unplayable ones.",
-        "Make '{name}', a playlist of my favourites that came out before January 1, {year}, leaving out songs with an expired licence.",
+        "Put my favourite {language} songs released before {year} ({year} itself not included) into a new playlist called "
+        "'{name}'. Skip unplayable ones.",
+        "Make '{name}', a playlist of the songs among my favourites that are in {language} and came out before January 1, "
+        "{year}; leave out songs with an expired licence.",
+        "From my favourites, collect every {language} track released earlier than {year} (a {year} release doesn't count) "
+        "into a new playlist named '{name}', except ones that can no longer be played.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 30")
-        years = sorted(set(ctx.column("SELECT substr(s.release_date, 1, 4) FROM favourite_songs f JOIN songs s ON s.id = f.song_id "
-                                      "WHERE f.user_id = ?", user)))
-        year = ctx.rng.choice(years[len(years) // 3:] or years)
-        songs = ctx.column(
-            "SELECT s.id FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? AND s.release_date < ? "
-            "AND s.copyright_status != 'expired' ORDER BY f.favourited_at, s.id", user, f"{year}-01-01")
-        bounded(songs, 3, 200, "songs")
-        name = _name(ctx)
-        return Draft(user, self.phrase(ctx, year=year, name=name), playlist_with(name, songs), hidden=[len(songs)],
-                     params={"year": year})
+    def make(self, ctx: GenContext) -> Draft:
+        combo = ctx.choice(ctx.rows(
+            "SELECT f.user_id, s.language FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE s.copyright_status != 'expired' "
+            "AND s.language != 'Instrumental' "
+            "GROUP BY f.user_id, s.language HAVING COUNT(*) >= 4 ORDER BY f.user_id, s.language"), "listener and language")
+        user, language = combo["user_id"], combo["language"]
+        favourites = ctx.rows(
+            "SELECT s.id, substr(s.release_date, 1, 4) AS year, s.language = ? AS lang FROM favourite_songs f "
+            "JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? AND s.copyright_status != 'expired' "
+            "ORDER BY f.favourited_at DESC, s.id", language, user)
+        year = ctx.choice(sorted({f["year"] for f in favourites if f["lang"]})[1:], "year")
+
+        def pick(year_ok: Callable[[str], bool], lang_ok: bool = False) -> list[int]:
+            return [f["id"] for f in favourites if year_ok(f["year"]) and (lang_ok or f["lang"])]
+
+        right = pick(lambda y: y < year)
+        _bites(right, pick(lambda y: y <= year), pick(lambda y: True), pick(lambda y: y < year, lang_ok=True))
+        _in_range(right, 2, 40, "songs")
+        name = _new_name(ctx)
+        query = self.phrase(ctx, language=language, year=year, name=name)
+        return Draft(user, query, _playlist_steps(name, right), stated={"language": language, "year": year, "name": name},
+                     hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        chosen = [
+            f["song_id"] for f in api.all_pages("list_favourite_songs")
+            if f["copyright_status"] != "expired"
+            and api.compare("before_year", f["release_date"][:4], "<", stated["year"])
+            and api.keep("language", f["language"].casefold() == stated["language"].casefold())
+        ]
+        _new_playlist(api, stated["name"], chosen)
 
 
-class FollowArtistsOfPlaylist(Template):
+class FollowArtistsOfPlaylist(MusicTemplate):
     name = "follow_artists_of_playlist"
-    capabilities = ("cross_entity_cascade", "cross_step_dependency", "complete_data_acquisition")
+    conditions = (Condition("min_songs", "boundary", capability="aggregation_computation"),)
     phrasings = (
-        "For my playlist '{playlist}': follow every artist (main artist of each song) I don't follow yet, then make the playlist private.",
-        "Follow all the main artists of the songs in my playlist '{playlist}' that I'm not already following, and switch that playlist to private.",
+        "In my playlist '{playlist}', find every main artist with at least {k} songs on it and follow them (if I don't "
+        "already); then make the playlist private.",
+        "Follow each artist who is the main artist of {k} or more songs in my playlist '{playlist}', skipping ones I follow "
+        "already, and switch '{playlist}' to private afterwards.",
+        "Count the songs per main artist in my playlist '{playlist}'. Anyone with at least {k} there gets a follow from me "
+        "(unless I follow them already), and then the playlist should no longer be public.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
+    def make(self, ctx: GenContext) -> Draft:
         playlist = ctx.choice(ctx.rows(
-            "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE p.is_public = 1 AND p.song_count BETWEEN 4 AND 80 "
-            "AND (SELECT COUNT(*) FROM playlists q WHERE q.owner_id = p.owner_id AND q.name = p.name) = 1"), "playlist")
+            "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE p.is_public = 1 AND p.song_count >= 6 ORDER BY p.id"), "playlist")
         user = playlist["owner_id"]
-        artists = ctx.column(
-            "SELECT DISTINCT s.artist_id FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
-            "AND s.artist_id NOT IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) ORDER BY s.artist_id", playlist["id"], user)
-        bounded(artists, 2, 60, "artists")
-        return Draft(user, self.phrase(ctx, playlist=playlist["name"]),
-                     steps([Step("follow_artist", {"artist_id": a}) for a in artists],
-                           Step("update_playlist", {"playlist_id": playlist["id"], "is_public": False})),
-                     hidden=[len(artists)], params={"playlist_id": playlist["id"]})
+        artists = ctx.rows(
+            "SELECT s.artist_id, COUNT(*) AS n FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
+            "AND s.artist_id NOT IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) GROUP BY s.artist_id "
+            "ORDER BY s.artist_id", playlist["id"], user)
+        k = ctx.rng.choice([2, 2, 3])
+
+        def pick(ok: Callable[[int], bool]) -> list[int]:
+            return [a["artist_id"] for a in artists if ok(a["n"])]
+
+        right = pick(lambda n: n >= k)
+        _bites(right, pick(lambda n: n > k), pick(lambda n: True))
+        _in_range(right, 1, 20, "artists")
+        query = self.phrase(ctx, playlist=playlist["name"], k=k)
+        steps = [Step("follow_artist", {"artist_id": a}) for a in right] + [
+            Step("update_playlist", {"playlist_id": playlist["id"], "is_public": False})]
+        return Draft(user, query, steps, stated={"playlist": playlist["name"], "k": k}, hidden=[len(right)],
+                     targets=(("playlist", playlist["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        playlist = _my_playlist(api, stated["playlist"])
+        counts = Counter(s["artist_id"] for s in _playlist_tracks(api, playlist["playlist_id"]))
+        followed = {a["artist_id"] for a in api.all_pages("list_followed_artists")}
+        for artist in sorted(counts):
+            if artist not in followed and api.compare("min_songs", counts[artist], ">=", stated["k"]):
+                api.call("follow_artist", artist_id=artist)
+        api.call("update_playlist", playlist_id=playlist["playlist_id"], is_public=False)
 
 
-class ArchiveOldFavourites(Template):
+class ArchiveOldFavourites(MusicTemplate):
     name = "archive_old_favourites"
-    capabilities = ("cross_step_dependency", "cross_entity_cascade", "precise_boundary_judgement", "complete_data_acquisition")
+    conditions = (Condition("before", "boundary"),)
     phrasings = (
-        "My favourites are a mess. Move every song I favourited before {date} into a new private playlist called '{name}' "
-        "and unfavourite those songs. Songs that can't be added to a playlist any more just get unfavourited.",
-        "Archive my old favourites: everything I favourited before {date} (not on that day) goes into a new private playlist "
-        "'{name}' and comes out of my favourites. Unplayable songs are only unfavourited.",
+        "My favourites are a mess. Move every song I favourited before {date} (not on that day) into a new private playlist "
+        "called '{name}' and unfavourite those songs. Songs that can't be added to a playlist any more just get unfavourited.",
+        "Archive my old favourites: everything I favourited earlier than {date} ({date} itself excluded) goes into a new "
+        "private playlist '{name}' and comes out of my favourites. Unplayable songs are only unfavourited.",
+        "Create a private playlist '{name}' with the favourites I added before {date} (favourites from {date} stay), then "
+        "remove those songs from my favourites; any that have expired skip the playlist but still get unfavourited.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 30")
-        days = sorted(set(ctx.column("SELECT substr(favourited_at, 1, 10) FROM favourite_songs WHERE user_id = ?", user)))
-        cut = ctx.rng.choice(days[len(days) // 4: -3] or days)
-        old = ctx.rows("SELECT f.song_id, s.copyright_status FROM favourite_songs f JOIN songs s ON s.id = f.song_id "
-                       "WHERE f.user_id = ? AND f.favourited_at < ? ORDER BY f.favourited_at, f.song_id", user, cut)
-        bounded(old, 3, 120, "favourites")
-        name = _name(ctx)
-        playable = [r["song_id"] for r in old if r["copyright_status"] != "expired"]
-        return Draft(user, self.phrase(ctx, date=pretty_day(cut), name=name),
-                     steps(playlist_with(name, playable, is_public=False),
-                           [Step("unfavourite_song", {"song_id": r["song_id"]}) for r in old]),
-                     hidden=[len(old)], params={"before": cut})
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 58 ORDER BY user_id")
+        favourites = ctx.rows(
+            "SELECT f.song_id, substr(f.favourited_at, 1, 10) AS day, s.copyright_status = 'expired' AS expired "
+            "FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? ORDER BY f.favourited_at, f.song_id", user)
+        # A big clean-up: most of the favourites move, so the cut is a late favourite day.
+        cut = ctx.choice(sorted({f["day"] for f in favourites[52:-3]}), "cut day")
+        old = [f for f in favourites if f["day"] < cut]
+        _bites(old, [f for f in favourites if f["day"] <= cut])
+        _in_range(old, 52, 80, "favourites")
+        name = _new_name(ctx)
+        steps = _playlist_steps(name, [f["song_id"] for f in old if not f["expired"]], is_public=False) + [
+            Step("unfavourite_song", {"song_id": f["song_id"]}) for f in old]
+        query = self.phrase(ctx, date=pretty_day(cut), name=name)
+        return Draft(user, query, steps, stated={"before": cut, "name": name}, hidden=[len(old)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        favourites = api.all_pages("list_favourite_songs", sort_by="oldest")
+        old = [f for f in favourites if api.compare("before", f["favourited_at"][:10], "<", stated["before"])]
+        _new_playlist(api, stated["name"], [f["song_id"] for f in old if f["copyright_status"] != "expired"], is_public=False)
+        for song in old:
+            api.call("unfavourite_song", song_id=song["song_id"])
+
+
+class DeleteOldComments(MusicTemplate):
+    name = "delete_old_comments"
+    conditions = (Condition("before", "boundary"), Condition("max_likes", "boundary"))
+    phrasings = (
+        "Delete every comment I posted before {date} ({date} itself excluded) that has fewer than {n} likes.",
+        "Clean up my old comments: anything I wrote earlier than {date} with under {n} likes should go. Comments from "
+        "{date} on stay, and so do ones with {n} likes or more.",
+        "Remove my comments posted before {date} (not on that day) that got less than {n} likes; leave the rest alone.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = user_any(ctx)
+        mine = ctx.rows("SELECT id, parent_id, substr(created_at, 1, 10) AS day, like_count AS likes FROM comments "
+                        "WHERE user_id = ? ORDER BY created_at, id", user)
+        n = ctx.rng.choice([2, 2, 3])
+        date = ctx.choice(sorted({c["day"] for c in mine if c["likes"] < n})[2:], "comment day")
+
+        def pick(day_ok: Callable[[str], bool], likes_ok: Callable[[int], bool]) -> list[int]:
+            return [c["id"] for c in mine if day_ok(c["day"]) and likes_ok(c["likes"])]
+
+        right = pick(lambda d: d < date, lambda x: x < n)
+        _bites(right, pick(lambda d: d <= date, lambda x: x < n), pick(lambda d: True, lambda x: x < n),
+               pick(lambda d: d < date, lambda x: x <= n), pick(lambda d: d < date, lambda x: True))
+        _in_range(right, 2, 30, "comments")
+        # A comment deleted with its thread cannot be deleted again: no chosen comment inside another's thread.
+        for cid in right:
+            ancestors = ctx.column("WITH RECURSIVE up(id, parent) AS (SELECT id, parent_id FROM comments WHERE id = ? "
+                                   "UNION ALL SELECT c.id, c.parent_id FROM comments c JOIN up ON c.id = up.parent) SELECT id FROM up", cid)
+            if any(a in right for a in ancestors[1:]):
+                raise NoTarget("nested comments")
+        if not ctx.value(f"SELECT COUNT(*) FROM comment_likes WHERE comment_id IN ({','.join('?' * len(right))})", *right):
+            raise NoTarget("no like goes with the comments")
+        query = self.phrase(ctx, date=pretty_day(date), n=n)
+        return Draft(user, query, [Step("delete_comment", {"comment_id": c}) for c in right],
+                     stated={"before": date, "max_likes": n}, hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        mine = sorted(api.all_pages("list_my_comments"), key=lambda c: (c["created_at"], c["comment_id"]))
+        for comment in mine:
+            if (api.compare("before", comment["created_at"][:10], "<", stated["before"])
+                    and api.compare("max_likes", comment["like_count"], "<", stated["max_likes"])):
+                api.call("delete_comment", comment_id=comment["comment_id"])
+
+
+class ConsolidateSmallPlaylists(MusicTemplate):
+    name = "consolidate_small_playlists"
+    conditions = (Condition("max_size", "boundary"),)
+    phrasings = (
+        "Fold my small playlists into '{target}': every other playlist of mine with fewer than {n} songs gets its songs "
+        "added to '{target}' (skipping songs already there and expired ones) and is then deleted.",
+        "Any playlist of mine holding under {n} songs (apart from '{target}' itself) should be merged into '{target}': add "
+        "its playable songs that aren't in '{target}' yet, then delete it. Playlists with {n} songs or more stay.",
+        "Clean up my playlists: for each one with less than {n} songs, other than '{target}', move its songs over to "
+        "'{target}' (no duplicates, nothing expired) and remove the small playlist.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT owner_id FROM playlists GROUP BY owner_id HAVING COUNT(*) >= 4 ORDER BY owner_id")
+        mine = ctx.rows("SELECT id, name, song_count FROM playlists WHERE owner_id = ? ORDER BY id", user)
+        target = ctx.choice(mine, "target playlist")
+        others = [p for p in mine if p["id"] != target["id"]]
+        n = ctx.choice(sorted({p["song_count"] for p in others})[1:], "size")
+
+        def pick(ok: Callable[[int], bool]) -> list[int]:
+            return [p["id"] for p in others if ok(p["song_count"])]
+
+        right = pick(lambda c: c < n)
+        _bites(right, pick(lambda c: c <= n), pick(lambda c: True))
+        present = set(ctx.column("SELECT song_id FROM playlist_songs WHERE playlist_id = ?", target["id"]))
+        steps: list[Step] = []
+        for pid in right:
+            for song in ctx.column("SELECT ps.song_id FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
+                                   "AND s.copyright_status != 'expired' ORDER BY ps.position", pid):
+                if song not in present:
+                    present.add(song)
+                    steps.append(Step("add_song_to_playlist", {"playlist_id": target["id"], "song_id": song}))
+            steps.append(Step("delete_playlist", {"playlist_id": pid}))
+        if len(present) > 500:
+            raise NoTarget("too many songs")
+        query = self.phrase(ctx, target=target["name"], n=n)
+        return Draft(user, query, steps, stated={"target": target["name"], "max_size": n}, hidden=[len(right)],
+                     targets=(("playlist", target["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        playlists = api.all_pages("list_my_playlists")
+        target = find_one(playlists, name=stated["target"])
+        present = {s["song_id"] for s in _playlist_tracks(api, target["playlist_id"])}
+        for playlist in sorted(playlists, key=lambda p: p["playlist_id"]):
+            if playlist["playlist_id"] == target["playlist_id"]:
+                continue
+            if not api.compare("max_size", playlist["song_count"], "<", stated["max_size"]):
+                continue
+            for song in _playlist_tracks(api, playlist["playlist_id"]):
+                if song["copyright_status"] != "expired" and song["song_id"] not in present:
+                    present.add(song["song_id"])
+                    api.call("add_song_to_playlist", playlist_id=target["playlist_id"], song_id=song["song_id"])
+            api.call("delete_playlist", playlist_id=playlist["playlist_id"])
+
+
+class RenameAndTrim(MusicTemplate):
+    name = "rename_and_trim"
+    conditions = (Condition("min_length", "boundary"),)
+    phrasings = (
+        "Rename my playlist '{old}' to '{new}', then remove every song from it that is shorter than {length} (a song of "
+        "exactly {length} stays).",
+        "Two changes to '{old}': it should be called '{new}' from now on, and the songs in it under {length} should go "
+        "(exactly {length} is fine).",
+        "Take the songs shorter than {length} out of my playlist '{old}' (keep any that are exactly {length}) and give the "
+        "playlist the new name '{new}'.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        playlist = ctx.choice(ctx.rows("SELECT id, name, owner_id FROM playlists WHERE song_count >= 6 ORDER BY id"), "playlist")
+        songs = ctx.rows("SELECT s.id, s.duration_sec FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
+                         "WHERE ps.playlist_id = ? ORDER BY ps.position", playlist["id"])
+        lengths = sorted({s["duration_sec"] for s in songs})
+        limit = ctx.rng.choice(lengths[2:-1] or [0])
+
+        def pick(ok: Callable[[int], bool]) -> list[int]:
+            return [s["id"] for s in songs if ok(s["duration_sec"])]
+
+        right = pick(lambda d: d < limit)
+        _bites(right, pick(lambda d: d <= limit), pick(lambda d: True))
+        _in_range(right, 2, 40, "songs")
+        mine = ctx.column("SELECT name FROM playlists WHERE owner_id = ?", playlist["owner_id"])
+        new = _new_name(ctx, *mine)
+        query = self.phrase(ctx, old=playlist["name"], new=new, length=_mmss(limit))
+        steps = [Step("update_playlist", {"playlist_id": playlist["id"], "name": new})] + [
+            Step("remove_song_from_playlist", {"playlist_id": playlist["id"], "song_id": s}) for s in right]
+        return Draft(playlist["owner_id"], query, steps, stated={"old": playlist["name"], "new": new, "min_duration_sec": limit},
+                     hidden=[len(right)], targets=(("playlist", playlist["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        playlist = _my_playlist(api, stated["old"])
+        api.call("update_playlist", playlist_id=playlist["playlist_id"], name=stated["new"])
+        for song in _playlist_tracks(api, playlist["playlist_id"]):
+            if api.compare("min_length", song["duration_sec"], "<", stated["min_duration_sec"]):
+                api.call("remove_song_from_playlist", playlist_id=playlist["playlist_id"], song_id=song["song_id"])
+
+
+def _play_ranking(plays: Iterable[dict[str, Any]], key: str = "song_id") -> list[tuple[int, int, str]]:
+    """(song, plays, last played) best first: most plays, then the most recent play, then the higher id."""
+    count: Counter = Counter()
+    last: dict[int, str] = {}
+    for p in plays:
+        count[p[key]] += 1
+        last[p[key]] = max(last.get(p[key], ""), p["played_at"])
+    return sorted(((s, count[s], last[s]) for s in count), key=lambda r: (r[1], r[2], r[0]), reverse=True)
+
+
+class MostPlayedSinceCompose(MusicTemplate):
+    name = "most_played_since_compose"
+    conditions = (Condition("since", "boundary"), Condition("most_played", "ranking", tie_break_stated=True))
+    phrasings = (
+        "Find the song I've played the most times since {date} ({date} included; count plays in my listening history, ties "
+        "going to the one I played most recently). Favourite it, follow its main artist, save its album to my library (each "
+        "only if not done already), and comment '{text}' on it.",
+        "Since {date} (that day counting), which song have I played most often? If two are level, take the one I played "
+        "last. For that song, whatever isn't done yet: add it to my favourites, follow its main artist, save the album it's "
+        "on. And post the comment '{text}' on it.",
+        "Look at my plays from {date} onwards, that day included, and pick the song with the most plays (on a tie, the most "
+        "recently played of them). I want it favourited, its main artist followed and its album saved, where that isn't "
+        "the case yet, plus a comment '{text}' posted on it.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 40 ORDER BY user_id")
+        plays = ctx.rows("SELECT song_id, played_at, substr(played_at, 1, 10) AS day FROM listening_history WHERE user_id = ? "
+                         "ORDER BY played_at, id", user)
+
+        def top(ok: Callable[[str], bool]) -> int:
+            return _play_ranking(p for p in plays if ok(p["day"]))[0][0]
+
+        # A day where the winner changes if that day is left out, and again if the whole history counts.
+        def changes(day: str) -> bool:
+            return top(lambda x: x >= day) not in (top(lambda x: x > day), top(lambda x: True))
+
+        days = [d for d in sorted({p["day"] for p in plays})[-60:-1] if changes(d)]
+        date = ctx.choice(days, "day")
+        song = top(lambda d: d >= date)
+        info = ctx.rows(
+            "SELECT s.artist_id, s.album_id, s.copyright_status, "
+            "EXISTS (SELECT 1 FROM favourite_songs WHERE user_id = ?1 AND song_id = s.id) AS fav, "
+            "EXISTS (SELECT 1 FROM followed_artists WHERE user_id = ?1 AND artist_id = s.artist_id) AS followed, "
+            "EXISTS (SELECT 1 FROM saved_albums WHERE user_id = ?1 AND album_id = s.album_id) AS saved FROM songs s WHERE s.id = ?2",
+            user, song)[0]
+        if info["copyright_status"] == "expired":
+            raise NoTarget("an expired song")
+        text = ctx.rng.choice(COMMENTS)
+        query = self.phrase(ctx, date=pretty_day(date), text=text)
+        steps = ([] if info["fav"] else [Step("favourite_song", {"song_id": song})]) + (
+            [] if info["followed"] else [Step("follow_artist", {"artist_id": info["artist_id"]})]) + (
+            [] if info["saved"] else [Step("save_album", {"album_id": info["album_id"]})]) + [
+            Step("post_comment", {"song_id": song, "content": text})]
+        if len(steps) < 3:
+            raise NoTarget("too small a change")
+        return Draft(user, query, steps, stated={"since": date, "text": text}, targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        plays = api.all_pages("get_listening_history")
+        recent = [p for p in plays if api.compare("since", p["played_at"][:10], ">=", stated["since"])]
+        ranked = _play_ranking(recent)
+        for song_id, _, _ in api.top("most_played", ranked, 1, lambda r: r[1]):
+            song = api.call("get_song", song_id=song_id)
+            if not song["favourited_by_me"]:
+                api.call("favourite_song", song_id=song_id)
+            if not api.call("get_artist", artist_id=song["artist_id"])["followed_by_me"]:
+                api.call("follow_artist", artist_id=song["artist_id"])
+            if not api.call("get_album", album_id=song["album_id"])["saved_by_me"]:
+                api.call("save_album", album_id=song["album_id"])
+            api.call("post_comment", song_id=song_id, content=stated["text"])
+
+
+class ThankRepliers(MusicTemplate):
+    name = "thank_repliers"
+    conditions = (Condition("since", "boundary"),)
+    phrasings = (
+        "People replied to my comments. For every such reply that was posted on or after {date} (that day included), "
+        "like it unless I already did, and answer it with '{text}'.",
+        "Go through the replies to my comments. Each one written since {date} ({date} counts) gets a like from me (if it "
+        "doesn't have mine yet) and my reply '{text}'.",
+        "I want to thank everyone who, from {date} onwards (that day included), replied to one of my comments: like each "
+        "of those replies (unless I liked it already) and answer it with '{text}'.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = user_any(ctx)
+        replies = ctx.rows(
+            "SELECT c.id, c.song_id, c.user_id, substr(c.created_at, 1, 10) AS day, "
+            "c.id IN (SELECT comment_id FROM comment_likes WHERE user_id = ?) AS liked FROM comments c JOIN comments p "
+            "ON p.id = c.parent_id WHERE p.user_id = ? ORDER BY c.song_id, c.created_at, c.id", user, user)
+        if any(r["user_id"] == user for r in replies):
+            raise NoTarget("a reply to myself")
+        date = ctx.choice(sorted({r["day"] for r in replies})[1:], "reply day")
+        right = [r for r in replies if r["day"] >= date]
+        _bites(right, [r for r in replies if r["day"] > date], replies)
+        _in_range(right, 3, 20, "replies")
+        text = ctx.rng.choice(THANKS)
+        # The solver walks the songs of my comments in id order, each song's comments oldest first.
+        steps: list[Step] = []
+        for r in right:
+            if not r["liked"]:
+                steps.append(Step("like_comment", {"comment_id": r["id"]}))
+            steps.append(Step("post_comment", {"song_id": r["song_id"], "content": text, "reply_to_comment_id": r["id"]}))
+        query = self.phrase(ctx, date=pretty_day(date), text=text)
+        return Draft(user, query, steps, stated={"since": date, "text": text}, hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        mine = api.all_pages("list_my_comments")
+        my_ids = {c["comment_id"] for c in mine}
+        for song in sorted({c["song_id"] for c in mine}):
+            for comment in api.all_pages("list_song_comments", song_id=song, sort_by="oldest"):
+                if comment["reply_to_comment_id"] not in my_ids:
+                    continue
+                if api.compare("since", comment["created_at"][:10], ">=", stated["since"]):
+                    if not comment["liked_by_me"]:
+                        api.call("like_comment", comment_id=comment["comment_id"])
+                    api.call("post_comment", song_id=song, content=stated["text"], reply_to_comment_id=comment["comment_id"])
+
+
+class FollowArtistsOfFavourites(MusicTemplate):
+    name = "follow_artists_of_favourites"
+    conditions = (Condition("min_favourites", "boundary", capability="aggregation_computation"), Condition("verified", "filter"))
+    phrasings = (
+        "Follow every verified artist who is the main artist of at least {k} of my favourite songs, if I don't follow them yet.",
+        "Count my favourite songs per main artist. Each artist with {k} or more of them whose profile is verified should be "
+        "among the artists I follow.",
+        "I'd like to follow the artists behind my favourites: any verified artist that is main artist on {k} or more of my "
+        "favourite songs (skip the ones I already follow).",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 25 ORDER BY user_id")
+        artists = ctx.rows(
+            "SELECT s.artist_id, COUNT(*) AS n, a.is_verified AS verified FROM favourite_songs f JOIN songs s ON s.id = f.song_id "
+            "JOIN artists a ON a.id = s.artist_id WHERE f.user_id = ? AND s.artist_id NOT IN (SELECT artist_id FROM followed_artists "
+            "WHERE user_id = ?) GROUP BY s.artist_id ORDER BY s.artist_id", user, user)
+        k = ctx.rng.choice([2, 2, 3])
+
+        def pick(ok: Callable[[int], bool], any_artist: bool = False) -> list[int]:
+            return [a["artist_id"] for a in artists if ok(a["n"]) and (any_artist or a["verified"])]
+
+        right = pick(lambda n: n >= k)
+        _bites(right, pick(lambda n: n > k), pick(lambda n: True), pick(lambda n: n >= k, any_artist=True))
+        _in_range(right, 2, 25, "artists")
+        query = self.phrase(ctx, k=k)
+        return Draft(user, query, [Step("follow_artist", {"artist_id": a}) for a in right], stated={"k": k},
+                     hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        counts = Counter(f["artist_id"] for f in api.all_pages("list_favourite_songs"))
+        for artist in sorted(counts):
+            if not api.compare("min_favourites", counts[artist], ">=", stated["k"]):
+                continue
+            info = api.call("get_artist", artist_id=artist)
+            if api.keep("verified", info["is_verified"]) and not info["followed_by_me"]:
+                api.call("follow_artist", artist_id=artist)
+
+
+class NewAlbumsOfFollowed(MusicTemplate):
+    name = "new_albums_of_followed"
+    conditions = (Condition("since", "boundary"), Condition("full_album", "filter"))
+    phrasings = (
+        "Save every full album (not EPs or singles) released on or after {date} by the artists I follow, skipping ones "
+        "already saved.",
+        "For each artist I follow, add their full-length albums that came out on {date} or later (that day included) to my "
+        "saved albums; singles and EPs don't count.",
+        "Catch me up on the artists I follow: any album-type release of theirs (no EPs, no singles) from {date} onwards, "
+        "{date} itself included, goes into my library unless it's there already.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = user_any(ctx)
+        releases = ctx.rows(
+            "SELECT a.id, a.release_date AS day, a.album_type = 'album' AS full FROM albums a JOIN followed_artists f "
+            "ON f.artist_id = a.artist_id WHERE f.user_id = ? AND a.id NOT IN (SELECT album_id FROM saved_albums WHERE user_id = ?) "
+            "ORDER BY a.release_date, a.id", user, user)
+        date = ctx.choice(sorted({r["day"] for r in releases if r["full"]})[-12:-2], "release day")
+
+        def pick(day_ok: Callable[[str], bool], any_type: bool = False) -> set[int]:
+            return {r["id"] for r in releases if day_ok(r["day"]) and (any_type or r["full"])}
+
+        right = pick(lambda d: d >= date)
+        _bites(right, pick(lambda d: d > date), pick(lambda d: True), pick(lambda d: d >= date, any_type=True))
+        _in_range(right, 3, 20, "albums")
+        query = self.phrase(ctx, date=pretty_day(date))
+        return Draft(user, query, [Step("save_album", {"album_id": a}) for a in sorted(right)], stated={"since": date},
+                     hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        saved = {a["album_id"] for a in api.all_pages("list_saved_albums")}
+        for artist in api.all_pages("list_followed_artists"):
+            for album in api.all_pages("list_artist_albums", artist_id=artist["artist_id"]):
+                if album["album_id"] in saved:
+                    continue
+                if (api.keep("full_album", album["album_type"] == "album")
+                        and api.compare("since", album["release_date"], ">=", stated["since"])):
+                    api.call("save_album", album_id=album["album_id"])
+
+
+class DevicePlaysPlaylist(MusicTemplate):
+    name = "device_plays_playlist"
+    conditions = (Condition("device", "filter"), Condition("min_listen", "boundary"))
+    phrasings = (
+        "Make a playlist '{name}' of every song I've listened to {where} for at least {length} in a single play (exactly "
+        "{length} counts), over my whole listening history. Each song once.",
+        "Going through all of my listening history: whenever I played a song {where} and listened {length} or longer in "
+        "that play (exactly {length} counts), that song belongs in a new playlist called '{name}', once.",
+        "Create '{name}' from my listening {where}: each song with at least one play there lasting {length} or more "
+        "(exactly {length} included), anywhere in my history, added once.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        combo = ctx.choice(ctx.rows("SELECT user_id, device FROM listening_history GROUP BY user_id, device HAVING COUNT(*) >= 8 "
+                                    "ORDER BY user_id, device"), "listener and device")
+        user, device = combo["user_id"], combo["device"]
+        plays = ctx.rows(
+            "SELECT h.song_id, h.device = ? AS here, h.seconds_played AS secs, s.copyright_status = 'expired' AS expired "
+            "FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? ORDER BY h.played_at, h.id", device, user)
+        limit = ctx.choice(sorted({p["secs"] for p in plays if p["here"] and p["secs"] >= 60})[1:-2], "length")
+
+        def pick(ok: Callable[[int], bool], anywhere: bool = False) -> set[int]:
+            return {p["song_id"] for p in plays if ok(p["secs"]) and (anywhere or p["here"]) and not p["expired"]}
+
+        right = _unique(p["song_id"] for p in plays if p["here"] and p["secs"] >= limit)
+        if any(p["expired"] for p in plays if p["song_id"] in right):
+            raise NoTarget("an expired song")
+        _bites(set(right), pick(lambda s: s > limit), pick(lambda s: True), pick(lambda s: s >= limit, anywhere=True))
+        _in_range(right, 3, 60, "songs")
+        name = _new_name(ctx)
+        query = self.phrase(ctx, name=name, where=DEVICE_WORDS[device], length=_mmss(limit))
+        return Draft(user, query, _playlist_steps(name, right), stated={"name": name, "device": device, "min_seconds": limit},
+                     hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        chosen: list[int] = []
+        for play in _by_time(api.all_pages("get_listening_history")):
+            if (api.keep("device", play["device"] == stated["device"])
+                    and api.compare("min_listen", play["seconds_played"], ">=", stated["min_seconds"])
+                    and play["song_id"] not in chosen):
+                chosen.append(play["song_id"])
+        _new_playlist(api, stated["name"], chosen)
+
+
+class TopListenTimePlaylist(MusicTemplate):
+    name = "top_listen_time_playlist"
+    conditions = (Condition("since", "boundary"), Condition("top_k", "ranking"))
+    phrasings = (
+        "Create a playlist '{name}' with the {k} songs I've spent the most time on since {date} ({date} included): add up "
+        "the seconds played per song in my listening history.",
+        "Since {date}, that day counting, which {k} songs have I listened to longest in total (sum of seconds played over "
+        "my plays)? Put them in a new playlist '{name}'.",
+        "Rank the songs in my listening history from {date} onwards (including {date}) by total listening time, adding up "
+        "seconds played across plays, and make a playlist called '{name}' from the top {k}.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 40 ORDER BY user_id")
+        plays = ctx.rows("SELECT h.song_id, substr(h.played_at, 1, 10) AS day, h.seconds_played AS secs, "
+                         "s.copyright_status = 'expired' AS expired FROM listening_history h JOIN songs s ON s.id = h.song_id "
+                         "WHERE h.user_id = ? ORDER BY h.played_at, h.id", user)
+        date = ctx.choice(sorted({p["day"] for p in plays})[-40:-8], "day")
+        k = ctx.rng.choice([5, 6, 8, 10])
+
+        def ranked(ok: Callable[[str], bool]) -> list[tuple[int, int]]:
+            total: Counter = Counter()
+            for p in plays:
+                if ok(p["day"]):
+                    total[p["song_id"]] += p["secs"]
+            return sorted(total.items(), key=lambda t: (-t[1], t[0]))
+
+        best = ranked(lambda d: d >= date)
+        if len(best) <= k + 1 or best[k - 1][1] == best[k][1]:
+            raise NoTarget("no clean cut")
+        right = [s for s, _ in best[:k]]
+        if any(p["expired"] for p in plays if p["song_id"] in right):
+            raise NoTarget("an expired song in the top")
+        _bites(set(right), {s for s, _ in ranked(lambda d: d > date)[:k]}, {s for s, _ in ranked(lambda d: True)[:k]})
+        name = _new_name(ctx)
+        query = self.phrase(ctx, name=name, k=k, date=pretty_day(date))
+        return Draft(user, query, _playlist_steps(name, right), stated={"name": name, "k": k, "since": date},
+                     targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        total: Counter = Counter()
+        for play in api.all_pages("get_listening_history"):
+            if api.compare("since", play["played_at"][:10], ">=", stated["since"]):
+                total[play["song_id"]] += play["seconds_played"]
+        ranked = sorted(total.items(), key=lambda t: (-t[1], t[0]))
+        chosen = api.top("top_k", ranked, stated["k"], lambda t: t[1])
+        _new_playlist(api, stated["name"], [s for s, _ in chosen])
+
+
+class PromotePlayedFromPlaylist(MusicTemplate):
+    name = "promote_played_from_playlist"
+    conditions = (Condition("min_plays", "boundary", capability="aggregation_computation"),)
+    phrasings = (
+        "In my playlist '{playlist}', every song I've played at least {n} times (count plays over my whole listening "
+        "history) should become a favourite, if it isn't one already, and leave the playlist.",
+        "Move the songs I keep coming back to out of '{playlist}': each one with {n} or more plays in my listening history "
+        "is removed from the playlist and goes to my favourites (unless it's there already).",
+        "Check my whole listening history against my playlist '{playlist}'. For songs on it with at least {n} plays by me: "
+        "favourite them if they aren't favourites yet, and remove them from '{playlist}' either way.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        playlist = ctx.choice(ctx.rows("SELECT id, name, owner_id FROM playlists WHERE song_count >= 5 ORDER BY id"), "playlist")
+        user = playlist["owner_id"]
+        songs = ctx.rows(
+            "SELECT ps.song_id AS id, (SELECT COUNT(*) FROM listening_history h WHERE h.user_id = ? AND h.song_id = ps.song_id) AS plays, "
+            "ps.song_id IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) AS fav, s.copyright_status = 'expired' AS expired "
+            "FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? ORDER BY ps.position",
+            user, user, playlist["id"])
+        n = ctx.choice(sorted({s["plays"] for s in songs if s["plays"] >= 2}), "play count")
+        right = [s for s in songs if s["plays"] >= n]
+        _bites([s["id"] for s in right], [s["id"] for s in songs if s["plays"] > n], [s["id"] for s in songs])
+        _in_range(right, 1, 30, "songs")
+        if any(s["expired"] for s in right):
+            raise NoTarget("a chosen song is expired")
+        steps: list[Step] = []
+        for s in right:
+            if not s["fav"]:
+                steps.append(Step("favourite_song", {"song_id": s["id"]}))
+            steps.append(Step("remove_song_from_playlist", {"playlist_id": playlist["id"], "song_id": s["id"]}))
+        if len(steps) < 2:
+            raise NoTarget("too small a change")
+        query = self.phrase(ctx, playlist=playlist["name"], n=n)
+        return Draft(user, query, steps, stated={"playlist": playlist["name"], "n": n}, hidden=[len(right)],
+                     targets=(("playlist", playlist["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        playlist = _my_playlist(api, stated["playlist"])
+        tracks = _playlist_tracks(api, playlist["playlist_id"])
+        plays = Counter(p["song_id"] for p in api.all_pages("get_listening_history"))
+        favourites = _favourite_ids(api)
+        for song in tracks:
+            if api.compare("min_plays", plays[song["song_id"]], ">=", stated["n"]):
+                if song["song_id"] not in favourites:
+                    api.call("favourite_song", song_id=song["song_id"])
+                api.call("remove_song_from_playlist", playlist_id=playlist["playlist_id"], song_id=song["song_id"])
+
+
+class VipSwap(MusicTemplate):
+    name = "vip_swap"
+    conditions = (Condition("vip_only", "filter"), Condition("licensed", "filter"), Condition("replacement", "ranking"))
+    phrasings = (
+        "My VIP is ending. In my playlist '{playlist}', replace every VIP-only song: remove it and add instead the most "
+        "played song (by play count) of the same main artist that is licensed (free to play) and not in the playlist yet.",
+        "Swap out the VIP-only tracks of '{playlist}'. For each one, take its main artist's song with the highest play count "
+        "among their licensed songs (VIP-only and expired ones don't qualify) that the playlist doesn't hold yet, add it, "
+        "and remove the VIP-only track.",
+        "I'm dropping VIP, so '{playlist}' needs fixing: every song in it that is VIP-only goes, and for each one the same "
+        "main artist's most played licensed song (play count) not already on the playlist comes in.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        playlist = ctx.choice(ctx.rows(
+            "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE EXISTS (SELECT 1 FROM playlist_songs ps JOIN songs s "
+            "ON s.id = ps.song_id WHERE ps.playlist_id = p.id AND s.copyright_status = 'vip_only') ORDER BY p.id"), "playlist")
+        songs = ctx.rows("SELECT s.id, s.artist_id, s.copyright_status AS status FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
+                         "WHERE ps.playlist_id = ? ORDER BY ps.position", playlist["id"])
+        present = {s["id"] for s in songs}
+        vip = [s for s in songs if s["status"] == "vip_only"]
+        if len({s["artist_id"] for s in vip}) != len(vip):
+            raise NoTarget("two VIP-only songs of one artist")
+        steps: list[Step] = []
+        licensed_bites = False
+        for s in vip:
+            options = ctx.rows("SELECT id, play_count, copyright_status AS status FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
+                               "ORDER BY play_count DESC, id DESC", s["artist_id"])
+            options = [o for o in options if o["id"] not in present]
+            free = [o for o in options if o["status"] == "licensed"]
+            if len(free) < 2 or free[0]["play_count"] == free[1]["play_count"]:
+                raise NoTarget("no clear replacement")
+            licensed_bites |= options[0]["id"] != free[0]["id"]
+            present.add(free[0]["id"])
+            steps += [Step("remove_song_from_playlist", {"playlist_id": playlist["id"], "song_id": s["id"]}),
+                      Step("add_song_to_playlist", {"playlist_id": playlist["id"], "song_id": free[0]["id"]})]
+        if not licensed_bites:
+            raise NoTarget("the licensed filter excludes nothing")
+        query = self.phrase(ctx, playlist=playlist["name"])
+        return Draft(playlist["owner_id"], query, steps, stated={"playlist": playlist["name"]}, hidden=[len(vip)],
+                     targets=(("playlist", playlist["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        playlist = _my_playlist(api, stated["playlist"])
+        tracks = _playlist_tracks(api, playlist["playlist_id"])
+        present = {t["song_id"] for t in tracks}
+        for track in tracks:
+            if not api.keep("vip_only", track["copyright_status"] == "vip_only"):
+                continue
+            options = [
+                s for s in api.all_pages("search_songs", artist_id=track["artist_id"], sort_by="most_played")
+                if s["copyright_status"] != "expired" and s["song_id"] not in present
+                and api.keep("licensed", s["copyright_status"] == "licensed")
+            ]
+            ranked = sorted(options, key=lambda s: (-s["play_count"], -s["song_id"]))
+            chosen = api.top("replacement", ranked, 1, lambda s: s["play_count"])
+            api.call("remove_song_from_playlist", playlist_id=playlist["playlist_id"], song_id=track["song_id"])
+            for song in chosen:
+                present.add(song["song_id"])
+                api.call("add_song_to_playlist", playlist_id=playlist["playlist_id"], song_id=song["song_id"])
+
+
+class ArtistCollect(MusicTemplate):
+    name = "artist_collect"
+    conditions = (Condition("since_year", "boundary"), Condition("min_length", "boundary"))
+    phrasings = (
+        "Follow {artist} and save every release of theirs (album, EP or single) that came out in {year} or later; then "
+        "favourite each track on those releases that is at least {length} long (exactly {length} counts), unless it's "
+        "unavailable or already a favourite.",
+        "I'm getting into {artist}. Follow them, add to my saved albums all their releases of any type from {year} onwards "
+        "({year} included), and on those releases favourite the tracks of {length} or longer, a track of exactly {length} "
+        "included (skip expired tracks and ones I already favourited).",
+        "Three things for {artist}: a follow from me, every release of theirs since the start of {year} saved to my library "
+        "(singles and EPs too), and a favourite on each track of those releases lasting at least {length} (exactly {length} "
+        "counts; leave out unplayable ones and existing favourites).",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        artist = ctx.choice(ctx.rows("SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id) >= 3 "
+                                     "ORDER BY a.id"), "artist")
+        user = _listener(ctx, "SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM followed_artists WHERE artist_id = ?) "
+                              "AND id NOT IN (SELECT s.user_id FROM saved_albums s JOIN albums a ON a.id = s.album_id WHERE a.artist_id = ?) "
+                              "ORDER BY id", artist["id"], artist["id"])
+        releases = ctx.rows("SELECT id, substr(release_date, 1, 4) AS year FROM albums WHERE artist_id = ? ORDER BY release_date DESC, id",
+                            artist["id"])
+        years = sorted({r["year"] for r in releases})
+        if len(years) < 2:
+            raise NoTarget("one release year")
+        year = ctx.rng.choice(years[1:])
+        tracks = ctx.rows(
+            "SELECT s.id, s.album_id, substr(a.release_date, 1, 4) AS year, s.duration_sec AS secs FROM songs s JOIN albums a "
+            "ON a.id = s.album_id WHERE a.artist_id = ? AND s.copyright_status != 'expired' AND s.id NOT IN "
+            "(SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY a.release_date DESC, a.id, s.track_number", artist["id"], user)
+        lengths = sorted({t["secs"] for t in tracks if t["year"] >= year})
+        if len(lengths) < 4:
+            raise NoTarget("few tracks")
+        limit = ctx.rng.choice(lengths[1:-1])
+
+        def pick(year_ok: Callable[[str], bool], length_ok: Callable[[int], bool]) -> list[int]:
+            return [t["id"] for t in tracks if year_ok(t["year"]) and length_ok(t["secs"])]
+
+        right = pick(lambda y: y >= year, lambda s: s >= limit)
+        _bites(right, pick(lambda y: y > year, lambda s: s >= limit), pick(lambda y: True, lambda s: s >= limit),
+               pick(lambda y: y >= year, lambda s: s > limit), pick(lambda y: y >= year, lambda s: True))
+        albums = [r["id"] for r in releases if r["year"] >= year]
+        _in_range(albums, 1, 8, "releases")
+        steps = [Step("follow_artist", {"artist_id": artist["id"]})]
+        for album in albums:
+            steps.append(Step("save_album", {"album_id": album}))
+            steps += [Step("favourite_song", {"song_id": t["id"]}) for t in tracks if t["album_id"] == album and t["id"] in right]
+        query = self.phrase(ctx, artist=artist["name"], year=year, length=_mmss(limit))
+        return Draft(user, query, steps, stated={"artist": artist["name"], "year": year, "min_duration_sec": limit},
+                     hidden=[len(right), len(albums)], targets=(("artist", artist["id"]),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        artist = _artist_id(api, stated["artist"])
+        favourites = _favourite_ids(api)
+        api.call("follow_artist", artist_id=artist)
+        for album in api.all_pages("list_artist_albums", artist_id=artist):
+            if not api.compare("since_year", album["release_date"][:4], ">=", stated["year"]):
+                continue
+            api.call("save_album", album_id=album["album_id"])
+            for track in api.call("get_album", album_id=album["album_id"])["tracks"]:
+                if track["copyright_status"] == "expired" or track["song_id"] in favourites:
+                    continue
+                if api.compare("min_length", track["duration_sec"], ">=", stated["min_duration_sec"]):
+                    api.call("favourite_song", song_id=track["song_id"])
+
+
+class CommentRecentFavourites(MusicTemplate):
+    name = "comment_recent_favourites"
+    conditions = (Condition("since", "boundary"), Condition("followed", "filter"))
+    phrasings = (
+        "Post the comment '{text}' on each song I favourited on or after {date} ({date} included) whose main artist I follow.",
+        "For my favourites added since {date}, that day counting: if I follow the song's main artist, leave the comment "
+        "'{text}' on the song.",
+        "Leave '{text}' as a comment on every favourite of mine from {date} onwards (that day included), but only on songs "
+        "whose main artist is among the artists I follow.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 20 ORDER BY user_id")
+        favourites = ctx.rows(
+            "SELECT f.song_id, substr(f.favourited_at, 1, 10) AS day, s.artist_id IN (SELECT artist_id FROM followed_artists "
+            "WHERE user_id = ?) AS followed FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? "
+            "ORDER BY f.favourited_at DESC, s.id", user, user)
+        date = ctx.choice(sorted({f["day"] for f in favourites if f["followed"]})[1:-2], "favourite day")
+
+        def pick(day_ok: Callable[[str], bool], any_artist: bool = False) -> list[int]:
+            return [f["song_id"] for f in favourites if day_ok(f["day"]) and (any_artist or f["followed"])]
+
+        right = pick(lambda d: d >= date)
+        _bites(right, pick(lambda d: d > date), pick(lambda d: True), pick(lambda d: d >= date, any_artist=True))
+        _in_range(right, 3, 25, "songs")
+        text = ctx.rng.choice(COMMENTS)
+        query = self.phrase(ctx, date=pretty_day(date), text=text)
+        return Draft(user, query, [Step("post_comment", {"song_id": s, "content": text}) for s in right],
+                     stated={"since": date, "text": text}, hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        followed = {a["artist_id"] for a in api.all_pages("list_followed_artists")}
+        for song in api.all_pages("list_favourite_songs"):
+            if (api.compare("since", song["favourited_at"][:10], ">=", stated["since"])
+                    and api.keep("followed", song["artist_id"] in followed)):
+                api.call("post_comment", song_id=song["song_id"], content=stated["text"])
+
+
+class UnsaveUnplayedAlbums(MusicTemplate):
+    name = "unsave_unplayed_albums"
+    conditions = (Condition("released_before", "boundary"), Condition("never_played", "filter"))
+    phrasings = (
+        "Remove from my saved albums every release that came out before {year} ({year} itself not included) and that I "
+        "have never played a track of (over my whole listening history).",
+        "Unsave the albums in my library released earlier than {year}, a {year} release excluded, if my listening history "
+        "has no play of any of their tracks.",
+        "Tidy my library: for each saved album from before {year} (not {year} itself), check my entire listening history; "
+        "if none of its tracks was ever played, unsave it.",
+    )
+
+    def make(self, ctx: GenContext) -> Draft:
+        user = _listener(ctx, "SELECT user_id FROM saved_albums GROUP BY user_id HAVING COUNT(*) >= 6 ORDER BY user_id")
+        saved = ctx.rows(
+            "SELECT a.id, substr(a.release_date, 1, 4) AS year, a.id IN (SELECT s.album_id FROM listening_history h JOIN songs s "
+            "ON s.id = h.song_id WHERE h.user_id = ?) AS played FROM saved_albums v JOIN albums a ON a.id = v.album_id "
+            "WHERE v.user_id = ? ORDER BY v.saved_at DESC, a.id", user, user)
+        year = ctx.choice(sorted({s["year"] for s in saved if not s["played"]})[1:], "year")
+
+        def pick(year_ok: Callable[[str], bool], played_ok: bool = False) -> list[int]:
+            return [s["id"] for s in saved if year_ok(s["year"]) and (played_ok or not s["played"])]
+
+        right = pick(lambda y: y < year)
+        _bites(right, pick(lambda y: y <= year), pick(lambda y: True), pick(lambda y: y < year, played_ok=True))
+        _in_range(right, 3, 20, "albums")
+        query = self.phrase(ctx, year=year)
+        return Draft(user, query, [Step("unsave_album", {"album_id": a}) for a in right], stated={"year": year},
+                     hidden=[len(right)], targets=(("user", user),))
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        saved = api.all_pages("list_saved_albums")
+        played = {p["album_id"] for p in api.all_pages("get_listening_history")}
+        for album in saved:
+            if (api.compare("released_before", album["release_date"][:4], "<", stated["year"])
+                    and api.keep("never_played", album["album_id"] not in played)):
+                api.call("unsave_album", album_id=album["album_id"])
 
 
 TEMPLATES = [
-    ArchiveOldFavourites, HistoryNotFavourited, FavouriteArtistSince, FollowTopPlayedArtists, CleanExpiredFromPlaylists, LatestAlbumPlaylist,
-    LongSongsOfGenreYear, UnfollowUnplayedArtists, MergePlaylists, LikePopularComments, SaveAlbumsOfFavourites,
-    TopTaggedSongs, FavouritesBeforeYear, FollowArtistsOfPlaylist,
+    FavouriteArtistSince, TopPlayedOfGenre, HistoryNotFavourited, FollowTopPlayedArtists, CleanExpired, LatestAlbumPlaylist,
+    LongSongsOfGenreYear, UnfollowUnplayedArtists, MergePlaylists, LikeArtistComments, SaveAlbumsOfFavourites,
+    TopTaggedSongs, FavouritesBeforeYear, FollowArtistsOfPlaylist, ArchiveOldFavourites, DeleteOldComments,
+    ConsolidateSmallPlaylists, RenameAndTrim, MostPlayedSinceCompose, ThankRepliers, FollowArtistsOfFavourites,
+    NewAlbumsOfFollowed, DevicePlaysPlaylist, TopListenTimePlaylist, PromotePlayedFromPlaylist, VipSwap, ArtistCollect,
+    CommentRecentFavourites, UnsaveUnplayedAlbums,
 ]

@@ -1,0 +1,141 @@
+"""`ebench tasks audit`: shortcut solvers, scored over a suite.
+
+Each shortcut is a solver a careless agent could be: the task's public solver with one stated
+condition got wrong (ignored, or a boundary one step off), reading only the first page of every
+listing, the reference solution without its last write, the reference as another actor, and
+doing nothing. A certified suite is passed by none of them: every condition changes the answer,
+every listing that needs reading in full is longer than a page, and the task is about the actor.
+The generator rejects drafts with the same checks (certify.py, generation.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..domains import get_domain
+from ..domains.engine.tools import WRITE
+from ..domains.engine.world import open_world_readonly
+from .certify import run_public
+from .diff import Diff
+from .grading import grade
+from .public import FIRST_PAGE, Lazy
+from .reference import run_steps
+from .spec import Step, Task
+
+if TYPE_CHECKING:
+    from .generation import Template
+
+# Shortcut families, in the order the report lists them.
+FAMILIES = {
+    "filter:ignore": "a stated filter ignored",
+    "boundary:ignore": "a stated boundary ignored",
+    "boundary:off_by_one": "a boundary one step off",
+    "ranking:ignore": "a ranking's cut ignored",
+    "ranking:off_by_one": "a top k taken as k + 1",
+    "ordering:ignore": "a stated order ignored",
+    "scope:ignore": "a stated scope ignored",
+    FIRST_PAGE: "first page of every listing only (tasks that claim complete data acquisition)",
+    "no_last_write": "the reference without its last write",
+    "wrong_actor": "the reference as another actor",
+    "no_op": "doing nothing",
+}
+
+
+def without_last_write(domain_name: str, steps: list[Step]) -> list[Step]:
+    tools = get_domain(domain_name).tools
+    writes = [i for i, s in enumerate(steps) if tools.get(s.tool).kind == WRITE]
+    if not writes:
+        return list(steps)
+    last = writes[-1]
+    return steps[:last] + steps[last + 1:]
+
+
+def wrong_actor(domain_name: str, world: Path, actor: int) -> int | None:
+    """Another actor of the same world (the next id up, else down), deterministically."""
+    domain = get_domain(domain_name)
+    table = domain.actor_table
+    key = domain.schema.table(table).key[0]
+    conn = open_world_readonly(world)
+    try:
+        row = conn.execute(f"SELECT {key} FROM {table} WHERE {key} > ? ORDER BY {key} LIMIT 1", (actor,)).fetchone()
+        if row is None:
+            row = conn.execute(f"SELECT {key} FROM {table} WHERE {key} < ? ORDER BY {key} DESC LIMIT 1", (actor,)).fetchone()
+    finally:
+        conn.close()
+    return None if row is None else int(row[0])
+
+
+@dataclass
+class TaskAudit:
+    task_id: str
+    certified: bool  # the task names a template with a public solver (older tasks do not)
+    passed: dict[str, list[str]] = field(default_factory=dict)  # family -> the variants that passed
+    tried: dict[str, int] = field(default_factory=dict)         # family -> variants run
+
+
+def audit_task(task: Task, world: Path, template: Template | None = None) -> TaskAudit:
+    """Run every shortcut that applies to `task` and say which pass it. The task's template is
+    looked up by the name it records, unless given."""
+    from .generation import template_named
+
+    schema = get_domain(task.domain).schema
+    result = TaskAudit(task.id, certified=False)
+
+    def tally(family: str, label: str, diff: Diff) -> None:
+        result.tried[family] = result.tried.get(family, 0) + 1
+        if grade(task.expected_diff, diff, schema).passed:
+            result.passed.setdefault(family, []).append(label)
+
+    template = template or template_named(task.domain, str(task.generator.get("template", "")))
+    stated = task.generator.get("stated")
+    if template is not None and isinstance(stated, dict):
+        result.certified = True
+        kinds = {c.name: c.kind for c in template.conditions}
+        for condition in template.conditions:
+            for mode in condition.modes:
+                run = run_public(template, task.domain, world, task.actor, stated, Lazy(condition.name, mode))
+                tally(f"{kinds[condition.name]}:{mode}", f"{condition.name}:{mode}", run.diff)
+        # Reading only the first page is a shortcut only where the task needs more: where it
+        # claims complete data acquisition (elsewhere the first page holds all there is to read).
+        if "complete_data_acquisition" in task.capabilities:
+            run = run_public(template, task.domain, world, task.actor, stated, Lazy(FIRST_PAGE))
+            tally(FIRST_PAGE, FIRST_PAGE, run.diff)
+    tally("no_last_write", "no_last_write",
+          run_steps(task.domain, task.actor, without_last_write(task.domain, task.reference_solution),
+                    world=world, tolerant=True).diff)
+    other = wrong_actor(task.domain, world, task.actor)
+    if other is not None:
+        tally("wrong_actor", f"actor {other}",
+              run_steps(task.domain, other, task.reference_solution, world=world, tolerant=True).diff)
+    tally("no_op", "no_op", Diff())
+    return result
+
+
+@dataclass
+class AuditReport:
+    tasks: list[TaskAudit]
+
+    def summary(self) -> dict[str, Any]:
+        """Per shortcut family: tasks it was tried on, tasks it passes (with their ids)."""
+        families: dict[str, Any] = {}
+        for family, title in FAMILIES.items():
+            tried = [a for a in self.tasks if family in a.tried]
+            passed = sorted(a.task_id for a in tried if a.passed.get(family))
+            families[family] = {"title": title, "tasks": len(tried), "passed": len(passed), "passed_ids": passed}
+        uncertified = sorted(a.task_id for a in self.tasks if not a.certified)
+        return {"tasks": len(self.tasks), "uncertified": uncertified, "shortcuts": families,
+                "clean": not uncertified and all(f["passed"] == 0 for f in families.values())}
+
+
+def audit(tasks: Iterable[Task], world_for: Callable[[Task], Path],
+          on_task: Callable[[TaskAudit], None] | None = None) -> AuditReport:
+    out = []
+    for task in tasks:
+        entry = audit_task(task, world_for(task))
+        out.append(entry)
+        if on_task:
+            on_task(entry)
+    return AuditReport(out)
