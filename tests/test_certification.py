@@ -181,6 +181,28 @@ def test_complete_acquisition_is_claimed_only_when_the_first_page_is_not_enough(
     assert len(lazy.diff) < len(task.expected_diff)
 
 
+class NewestFirstSince(Since):
+    """The same task, read newest first: the songs to favourite are all on the first page."""
+
+    name = "test_since_newest_first"
+
+    def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        favourites = {f["song_id"] for f in api.all_pages("list_favourite_songs")}
+        for song in api.all_pages("search_songs", artist_id=stated["artist_id"], sort_by="newest"):
+            if song["copyright_status"] == "expired" or song["song_id"] in favourites:
+                continue
+            if api.compare("since", song["release_date"], ">=", stated["since"]):
+                api.call("favourite_song", song_id=song["song_id"])
+
+
+def test_a_task_the_first_page_answers_does_not_claim_complete_acquisition(world):
+    # the artist's listing spans pages, but the newest songs (the ones wanted) all come first
+    tasks, rejected = _one(NewestFirstSince(lambda dates: dates[-2]))
+    assert len(tasks) == 1, rejected
+    assert FIRST_PAGE not in tasks[0].generator["bites"]
+    assert "complete_data_acquisition" not in tasks[0].capabilities
+
+
 def test_the_audit_passes_a_lazy_solvable_task_and_no_shortcut_passes_a_certified_one(world):
     template = Since(lambda dates: dates[len(dates) // 2])
     certified, _ = _one(template)
