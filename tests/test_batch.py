@@ -199,8 +199,8 @@ def test_ebench_run_of_one_task_prints_the_trace_and_records_a_session(ebench_ho
     (["run", "--batch", "--solver", "replay"], "needs --replay-from"),
     (["run", "--batch", "--solver", "llm", "--model", "m", "--model-arg", "temperature"], "expected key=value"),
     (["run", "--batch", "--model", "nonsense-model", "--task", "music-0005"], "model 'nonsense-model': BadRequestError: LLM Provider NOT provided"),
-    (["report", "/nonexistent/run"], "not a run directory"),
-    (["regrade", "/nonexistent/run"], "not a run directory"),
+    (["report", "/nonexistent/run"], "no such file or folder"),
+    (["regrade", "/nonexistent/run"], "no such file or folder"),
 ])
 def test_bad_invocations_are_one_line_errors(args, message):
     result = runner.invoke(app, args)

@@ -251,7 +251,7 @@ def _one_line_error(result, exit_code: int = 2) -> str:
 
 
 def test_unknown_run_directory_is_a_one_line_error(tmp_path, run_a):
-    assert "not a run directory" in _one_line_error(invoke(run_a, tmp_path / "missing", via=wide))
+    assert "no such file or folder" in _one_line_error(invoke(run_a, tmp_path / "missing", via=wide))
 
 
 def test_malformed_manifest_is_a_one_line_error(tmp_path):

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
+import os
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,12 +18,14 @@ from ebench.domains.engine.world import (
     META_TABLE,
     build_world,
     content_hash,
+    digest_path,
     ensure_world,
     fingerprint,
     is_current,
     read_meta,
     scratch_copy,
     world_path,
+    world_state,
     world_stats,
 )
 
@@ -100,6 +107,34 @@ def test_a_corrupt_world_file_is_rebuilt(music, tmp_path, monkeypatch):
     assert read_meta(path) == {}
     assert ensure_world(music) == path
     assert read_meta(path)["fingerprint"] == fingerprint(music, music.default_seed)
+
+
+def test_a_world_damaged_inside_is_detected_and_rebuilt_never_used(music, music_world, tmp_path):
+    """4 KB overwritten in the middle of the file: the build fingerprint still matches, the digest
+    taken at build time does not."""
+    home = tmp_path / "home"
+    (home / "worlds").mkdir(parents=True)
+    path = home / "worlds" / music_world.name
+    shutil.copy(music_world, path)
+    shutil.copy(digest_path(music_world), digest_path(path))
+    assert world_state(music, path=path) == "current"
+    intact = path.read_bytes()
+    with path.open("r+b") as handle:
+        handle.seek(len(intact) // 2)
+        handle.write(b"\xa5" * 4096)
+    assert read_meta(path)["fingerprint"] == fingerprint(music, music.default_seed)  # the old check passes
+    assert world_state(music, path=path) == "damaged"
+    env = {**os.environ, "EBENCH_HOME": str(home)}
+    listed = subprocess.run([sys.executable, "-m", "ebench", "domains", "list", "--json"], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert next(r for r in json.loads(listed.stdout) if r["name"] == "music")["state"] == "damaged"
+    # a batch in a fresh process rebuilds it before the first trial, and every trial passes
+    ran = subprocess.run([sys.executable, "-m", "ebench", "run", "--batch", "--solver", "oracle", "--domain", "music",
+                          "--out", str(tmp_path / "run"), "--json"], env=env, capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0, ran.stderr
+    summary = json.loads(ran.stdout)
+    assert summary["passed"] == summary["scored"] > 0 and summary["infra_errors"] == 0
+    assert world_state(music, path=path) == "current" and path.read_bytes() == intact
 
 
 def test_scratch_copy_is_private(music_world):

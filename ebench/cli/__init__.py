@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import typer
 
+from . import common
 from .domains import domains_app
 from .mcp import mcp_app
 from .play import play_command, replay_command
@@ -26,7 +27,24 @@ app = typer.Typer(
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
+    cls=common.OneLineErrors,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"ebench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="Print ebench's version and exit.")) -> None:
+    """E-Bench: synthetic product worlds, multi-step tool-use tasks graded by database diff."""
+
+
 app.add_typer(domains_app, name="domains")
 app.add_typer(tools_app, name="tools")
 app.add_typer(tasks_app, name="tasks")
@@ -39,7 +57,7 @@ app.command("report")(report_command)
 
 
 def main() -> None:
-    app()
+    app(prog_name="ebench")  # the same name in messages whether run as `ebench` or `python -m ebench`
 
 
 if __name__ == "__main__":

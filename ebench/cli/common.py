@@ -10,8 +10,15 @@ import sys
 from typing import Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables.")
+
+# Exit codes (README, "Commands"): 0 done; 1 done, and something failed (a task, a check);
+# 2 bad input (usage, an unknown id, a malformed file); 74 the environment failed (a full disk, a
+# read-only or unwritable folder); 130 interrupted.
+EXIT_ENVIRONMENT = 74
+EXIT_INTERRUPTED = 130
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -50,9 +57,13 @@ def domains(name: str | None) -> list:
 def world(domain, quiet: bool = False, seed: int | None = None):
     """The path of the domain's world for `seed` (default: the domain's own), building it first
     (with progress) when missing or stale. Each seed is its own file."""
-    from ..domains.engine.world import is_current, world_path
+    from ..domains.engine.world import world_path, world_state
 
-    if not is_current(domain, seed):
+    state = world_state(domain, seed)
+    if state == "damaged":  # never used: said, then rebuilt
+        sys.stderr.write(f"note: the {domain.name} world at {world_path(domain, seed)} is damaged (its bytes changed "
+                         "since it was built); rebuilding it\n")
+    if state != "current":
         build_with_progress([domain], seed, quiet=quiet)
     return world_path(domain, seed)
 
@@ -116,3 +127,69 @@ def actor_env(domain, actor: int):
     except ToolError as exc:
         conn.close()
         fail(exc.message, 2)
+
+
+class OneLineErrors(TyperGroup):
+    """The root command: usage errors and environment failures are one line on stderr (click's and
+    typer's own rendering is a multi-line box), never a traceback."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except typer.TyperException as exc:  # click's exceptions (typer vendors click) derive from it
+            ctx = getattr(exc, "ctx", None)
+            if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:  # `ebench tools`: the help
+                sys.stdout.write(ctx.get_help() + "\n")
+                sys.exit(0)
+            where = ctx.command_path if ctx is not None else "ebench"
+            _one_line(f"{exc.format_message()} (see '{where} --help')")
+            sys.exit(getattr(exc, "exit_code", 2))
+        except typer.Abort:
+            _one_line("interrupted")
+            sys.exit(EXIT_INTERRUPTED)
+        except OSError as exc:  # a full disk, a read-only data directory: said, not a traceback
+            _one_line(environment_message(exc))
+            sys.exit(EXIT_ENVIRONMENT)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def environment_message(exc: OSError) -> str:
+    """One line for an environment failure: what failed, where, and that nothing recorded is lost."""
+    import errno
+
+    what = {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
+            errno.EACCES: "permission denied", errno.EDQUOT: "the disk quota is exceeded"}.get(exc.errno or 0)
+    where = f" ({exc.filename})" if exc.filename else ""
+    reason = what or (exc.strerror or str(exc))
+    return f"{reason}{where}: nothing already recorded was lost; free the space or fix the folder and run the same command again"
+
+
+def _one_line(message: str) -> None:
+    sys.stderr.write(f"error: {' '.join(message.split())}\n")
+
+
+def capability(name: str | None) -> str | None:
+    """A --capability value (its id or short name), or a usage error listing both."""
+    from ..tasks.spec import CAPABILITIES, CAPABILITY_SHORT, capability_named
+
+    if name is None:
+        return None
+    found = capability_named(name)
+    if found is None:
+        known = ", ".join(f"{CAPABILITY_SHORT[c]} ({c})" for c in CAPABILITIES)
+        fail(f"unknown capability {name!r}; known: {known}", 2)
+    return found
+
+
+def warn(lines: list[str], label: str = "warning:") -> None:
+    """Warnings on stderr, one line each however long (stdout may hold --json)."""
+    if lines:
+        from rich.console import Console
+        from rich.markup import escape
+
+        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        for line in lines:
+            err.print(f"[yellow]{label}[/] {escape(line)}")

@@ -13,7 +13,7 @@ domains_app = typer.Typer(help="Build, inspect and measure the domain worlds.", 
 def domains_list(as_json: bool = common.JSON_OPTION) -> None:
     """List the domains and whether their worlds are built."""
     from ..domains import domain_names
-    from ..domains.engine.world import built_seeds, is_current, world_path
+    from ..domains.engine.world import built_seeds, world_path, world_state
 
     rows = []
     for name in domain_names():
@@ -21,9 +21,10 @@ def domains_list(as_json: bool = common.JSON_OPTION) -> None:
         # The default world always has a row; worlds of other seeds are listed when present.
         for seed in dict.fromkeys([domain.default_seed, *built_seeds(domain)]):
             path = world_path(domain, seed)
+            state = world_state(domain, seed)
             rows.append({
                 "name": name, "title": domain.title, "tables": len(domain.schema.tables), "tools": len(domain.tools),
-                "now": domain.now, "built": path.exists(), "current": is_current(domain, seed), "seed": seed,
+                "now": domain.now, "built": path.exists(), "current": state == "current", "state": state, "seed": seed,
                 "default": seed == domain.default_seed, "path": str(path),
             })
     if as_json:
@@ -35,7 +36,7 @@ def domains_list(as_json: bool = common.JSON_OPTION) -> None:
     for col in ("name", "title", "tables", "tools", "now", "world", "seed"):
         table.add_column(col)
     for r in rows:
-        state = "[green]built[/]" if r["current"] else ("[yellow]stale[/]" if r["built"] else "[dim]not built[/]")
+        state = {"current": "[green]built[/]", "stale": "[yellow]stale[/]", "damaged": "[red]damaged[/]"}.get(r["state"], "[dim]not built[/]")
         table.add_row(r["name"], r["title"], str(r["tables"]), str(r["tools"]), r["now"], state, str(r["seed"]))
     common.console().print(table)
 

@@ -21,6 +21,18 @@ def launch(start, theme: str | None) -> None:
     EBenchApp(start, theme=theme, home=data_dir()).run()
 
 
+def check_theme(theme: str | None) -> None:
+    """An unknown --theme is a usage error listing the themes (before any world is built)."""
+    if theme is None:
+        return
+    from ..app.app import EBenchApp
+    from ..paths import data_dir
+
+    available = EBenchApp(None, home=data_dir()).available_themes
+    if theme not in available:
+        common.fail(f"unknown theme {theme!r}; available: {', '.join(sorted(available))}", 2)
+
+
 def play_command(
     task_id: str | None = typer.Option(None, "--task", help="Open this task's solve screen directly."),
     code: bool = typer.Option(False, "--code", help="Code mode: an exec_code editor runs Python that calls the tools."),
@@ -37,6 +49,7 @@ def play_command(
     """The app: browse the tasks, solve one yourself, or watch a model or the oracle solve it.
 
     Trials work on a private copy of the world, never the world itself. No API key is needed unless a model is watched."""
+    check_theme(theme)
     if (model or oracle or blind or code) and not task_id:
         common.fail("--code, --blind, --model and --oracle apply to one task: add --task ID", 2)
     if model and oracle:
@@ -73,6 +86,7 @@ def replay_command(
     theme: str | None = THEME_OPTION,
 ) -> None:
     """The replay debugger: step through recorded trials with the database rebuilt at every step."""
+    check_theme(theme)
     from ..sessions.record import SessionFileError, read_session
     from ..sessions.runs import RunError, load_runs
 
@@ -89,6 +103,7 @@ def replay_command(
             runs = load_runs(source)
         except RunError as exc:
             common.fail(str(exc), 2)
+        common.warn([w for run in runs for w in run.warnings])
     from ..app.screens.replay import ReplayScreen
 
     launch(lambda: ReplayScreen(source, runs=runs, failed=failed), theme)

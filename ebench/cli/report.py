@@ -40,6 +40,7 @@ def report_command(
             loaded.extend(load_runs(path))
         except RunError as exc:
             common.fail(str(exc), 2)
+    common.warn([w for run in loaded for w in run.warnings])
     try:
         reports = build_reports(loaded)
     except MetricsError as exc:
@@ -47,7 +48,9 @@ def report_command(
     if app:
         if as_json:
             common.fail("--app and --json do not combine", 2)
-        from .play import report_app
+        from .play import check_theme, report_app
+
+        check_theme(theme)
 
         report_app(list(runs), theme)
         return

@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from . import common
 from .common import JSON_OPTION, console, fail, print_json
 
 SOLVERS = ("llm", "oracle", "noop", "replay")
@@ -69,16 +70,13 @@ def make_solver(name: str, model: str | None, api_base: str | None, model_args: 
 
 
 def select_tasks(domain: str | None, task_ids: list[str], capability: str | None, tasks_dir: Path | None):
-    from ..tasks.spec import CAPABILITIES
     from ..tasks.suite import load_suite
 
-    if capability is not None and capability not in CAPABILITIES:
-        fail(f"unknown capability {capability!r}; choose one of: {', '.join(CAPABILITIES)}", 2)
+    capability = common.capability(capability)
     if tasks_dir is not None and not tasks_dir.is_dir():
         fail(f"--tasks-dir {tasks_dir}: not a directory", 2)
     report = load_suite(tasks_dir, domain, capability, task_ids)
-    for error in report.errors:
-        console().print(f"[yellow]skipped[/] {error}")
+    common.warn([str(error) for error in report.errors], "skipped")
     missing = sorted(set(task_ids) - {t.id for t in report.tasks})
     if missing:
         fail(f"unknown task id(s): {', '.join(missing[:10])}" + (" (or filtered out by --domain/--capability)" if domain or capability else ""), 2)
@@ -168,6 +166,7 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
         batch.prepare()
     except RunError as exc:
         fail(str(exc), 2)
+    common.warn(batch.warnings)
     err = console() if not as_json else None
     progress = Progress(total=len(batch.todo))
     if err and batch.kept:
@@ -184,6 +183,12 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
         batch.finish(status)
         fail(f"{exc}\nThe run stopped; {progress.done} trial(s) were kept. Fix the configuration and run the "
              f"same command again to resume.", 1)
+    except OSError as exc:  # a full disk or a folder that became unwritable: what is recorded stays
+        try:
+            batch.finish("failed")
+        except OSError:
+            batch.lock.release()
+        fail(f"{common.environment_message(exc)} ({progress.done} trial(s) of this session were kept)", common.EXIT_ENVIRONMENT)
     batch.finish(status)
     seconds = time.perf_counter() - started
     summary = {"run": str(out), "status": status, "trials_run": progress.done, "trials_kept": batch.kept,
@@ -195,7 +200,10 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
     else:
         _print_summary(summary, out)
     if status == "interrupted":
-        raise typer.Exit(130)
+        raise typer.Exit(common.EXIT_INTERRUPTED)
+    if progress.done and progress.infra == progress.done:
+        fail(f"every trial that ran ({progress.done}) ended in an infrastructure error, so nothing was scored; "
+             f"the sessions in {out} say why, and running the same command again retries them", 1)
 
 
 def _print_summary(summary: dict[str, Any], out: Path) -> None:
@@ -295,10 +303,12 @@ def _echo_writer(path: Path, secrets: list[str], quiet: bool):
 def _echo(event: str, data: dict[str, Any]) -> None:
     from rich.markup import escape
 
+    from ..sessions.timeline import shown_args
+
     if event == "tool_call":
         mark = "[green]ok[/]" if data.get("ok") else f"[red]{data.get('error_code')}[/]"
         indent = "    " if data.get("parent") else ""
-        args = json.dumps(data.get("args"), ensure_ascii=False)[:160]
+        args = json.dumps(shown_args(data.get("args")), ensure_ascii=False)[:160]
         console().print(f"{indent}[cyan]{escape(str(data.get('tool')))}[/] {escape(args)} {mark}")
     elif event == "message" and data.get("role") == "assistant" and data.get("content"):
         console().print(f"[bold]model:[/] {escape(str(data['content'])[:400])}")

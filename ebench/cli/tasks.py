@@ -14,26 +14,18 @@ DIR_OPTION = typer.Option(None, "--dir", help="A folder of task files (<domain>/
 
 
 def _load(root: Path | None, domain: str | None = None, capability: str | None = None, ids: list[str] | None = None):
-    from ..tasks.spec import CAPABILITIES
     from ..tasks.suite import load_suite
 
     if domain:
         common.domain(domain)  # an unknown domain is a usage error
-    if capability and capability not in CAPABILITIES:
-        common.fail(f"unknown capability {capability!r}; known: {', '.join(CAPABILITIES)}", 2)
+    capability = common.capability(capability)
     if root is not None and not root.is_dir():
         common.fail(f"no such folder: {root}", 2)
     return load_suite(root, domain, capability, ids)
 
 
 def _warn_errors(errors) -> None:
-    if errors:
-        from rich.console import Console
-        from rich.markup import escape
-
-        err = Console(stderr=True, highlight=False)
-        for e in errors:
-            err.print(f"[yellow]skipped[/] {escape(str(e))}")
+    common.warn([str(e) for e in errors], "skipped")
 
 
 @tasks_app.command("list")
@@ -106,8 +98,9 @@ def _actor_label(domain, actor: int) -> str:
 
 
 @tasks_app.command("schema")
-def tasks_schema() -> None:
-    """Print the JSON Schema of the task format (ebench-task/1), for editors and other tools."""
+def tasks_schema(as_json: bool = common.JSON_OPTION) -> None:
+    """Print the JSON Schema of the task format (ebench-task/1), for editors and other tools
+    (always JSON; --json is accepted like everywhere)."""
     from ..tasks.spec import task_json_schema
 
     common.print_json(task_json_schema())

@@ -78,8 +78,10 @@ def tools_call(
     args: str = typer.Argument("{}", help="The arguments as a JSON object, e.g. '{\"song_id\": 12}'."),
     domain: str = typer.Option(..., "--domain", "-d", help="The domain."),
     actor: int = typer.Option(..., "--actor", "-a", help="Id of the user the tool acts for."),
+    as_json: bool = common.JSON_OPTION,
 ) -> None:
-    """Call one tool on a scratch copy of the world and print its result as JSON.
+    """Call one tool on a scratch copy of the world and print its result as JSON (always; --json
+    is accepted like everywhere).
 
     The world itself is never modified. Exit code 1 when the tool returns an error.
     """

@@ -22,7 +22,19 @@ from typing import Any
 from .. import __version__
 from ..tasks.spec import Task
 from .record import SessionWriter, secret_values
-from .runs import MANIFEST, RESULTS, RUN_FORMAT, SESSIONS, RunError, read_results, write_json_atomic
+from .runs import (
+    LOCK,
+    MANIFEST,
+    RESULTS,
+    RUN_FORMAT,
+    SESSIONS,
+    RunError,
+    RunLock,
+    read_manifest,
+    read_results,
+    repair_results,
+    write_json_atomic,
+)
 from .solvers.base import FatalSolverError, Solver
 from .trial import INFRA_ERROR, Trial, TrialLimits, TrialSummary, session_path
 
@@ -84,22 +96,34 @@ class Batch:
         self.secrets = secret_values(self.config)
         self.todo: list[tuple[Task, int]] = []
         self.kept = 0
+        self.lock = RunLock(self.out)
+        self.warnings: list[str] = []  # damaged results lines skipped, a torn line repaired
 
     # -- the run directory -----------------------------------------------------------------
     def prepare(self) -> None:
         """Create the run directory, or check that an existing one has the same configuration;
-        list the trials still to run."""
-        self.out.mkdir(parents=True, exist_ok=True)
+        take its lock (one writer per run); list the trials still to run."""
+        if self.out.exists() and not self.out.is_dir():
+            raise RunError(f"--out {self.out} is a file, not a folder")
         manifest_path = self.out / MANIFEST
+        if self.out.is_dir() and not manifest_path.exists() and any(p.name != LOCK for p in self.out.iterdir()):
+            raise RunError(f"--out {self.out} is a folder with other things in it, not a run directory; use an empty or new folder")
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.lock.acquire()
+        try:
+            self._prepare(manifest_path)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def _prepare(self, manifest_path: Path) -> None:
         digest = config_hash(self.config)
         ids = [t.id for t in self.tasks]
         if manifest_path.exists():
             try:
-                manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError) as exc:
-                raise RunError(f"{manifest_path}: unreadable manifest ({exc}); use another --out") from None
-            if manifest.get("format") != RUN_FORMAT:
-                raise RunError(f"{self.out} holds something that is not an ebench run; use another --out")
+                manifest = read_manifest(manifest_path)
+            except RunError as exc:
+                raise RunError(f"{exc}; use another --out") from None
             if manifest.get("config_hash") != digest and not self.force:
                 raise RunError(f"{self.out} was run with another configuration ({_changed(manifest.get('config', {}), self.config)}); "
                                "use another --out, or --force to continue it with the new one")
@@ -118,7 +142,10 @@ class Batch:
         manifest["suite"] = suite
         self.manifest = manifest
         write_json_atomic(manifest_path, manifest)
-        finished = {(r["task"], r["trial"]) for r in read_results(self.out / RESULTS) if not r.get("infra_error")}
+        repaired = repair_results(self.out / RESULTS)
+        if repaired:
+            self.warnings.append(repaired)
+        finished = {(r["task"], r["trial"]) for r in read_results(self.out / RESULTS, self.warnings) if not r.get("infra_error")}
         self.todo = [(task, k) for task in self.tasks for k in range(1, self.trials + 1) if (task.id, k) not in finished]
         self.kept = len(self.tasks) * self.trials - len(self.todo)
 
@@ -135,8 +162,11 @@ class Batch:
         return {"version": suite_version(Path(folder) if folder else None), "worlds": dict(sorted(worlds.items()))}
 
     def finish(self, status: str) -> None:
-        self.manifest.update(status=status, ended=_now() if status == "finished" else None)
-        write_json_atomic(self.out / MANIFEST, self.manifest)
+        try:
+            self.manifest.update(status=status, ended=_now() if status == "finished" else None)
+            write_json_atomic(self.out / MANIFEST, self.manifest)
+        finally:
+            self.lock.release()
 
     # -- running ---------------------------------------------------------------------------
     async def run(self, concurrency: int, on_trial: Callable[[TrialSummary], None] | None = None) -> list[TrialSummary]:

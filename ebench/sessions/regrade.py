@@ -20,7 +20,7 @@ from ..tasks.grading import grade
 from ..tasks.spec import Task
 from ..tasks.suite import FIRST_SUITE_VERSION, load_suite, suite_version
 from .record import SessionFileError, read_session
-from .runs import MANIFEST, RESULTS, RunError, load_run, write_json_atomic
+from .runs import MANIFEST, RESULTS, RunData, RunError, RunLock, load_run, write_json_atomic
 from .trial import grade_counts
 
 
@@ -50,9 +50,21 @@ def regrade_run(path: str | Path) -> dict[str, Any]:
         run = load_run(path)
     except RunError as exc:
         raise RegradeError(str(exc)) from None
+    lock = RunLock(run.path)
+    try:
+        lock.acquire()  # never under a batch that is writing the same run
+    except RunError as exc:
+        raise RegradeError(str(exc)) from None
+    try:
+        return _regrade(run)
+    finally:
+        lock.release()
+
+
+def _regrade(run: RunData) -> dict[str, Any]:
     tasks = run_tasks(run.manifest)
     changes: list[dict[str, Any]] = []
-    problems: list[str] = []
+    problems: list[str] = list(run.warnings)
     regraded = skipped = 0
     updated: list[dict[str, Any]] = []
     for result in sorted(run.results, key=lambda r: (r["task"], r["trial"])):
@@ -66,17 +78,21 @@ def regrade_run(path: str | Path) -> dict[str, Any]:
             skipped += 1
             continue
         try:
-            session = read_session(run.path / result["session"])
+            session = read_session(run.path / str(result.get("session") or ""))
         except SessionFileError as exc:
             problems.append(str(exc))
             skipped += 1
             continue
         end = session.end
-        if end is None or not isinstance(end.get("diff"), list):
-            problems.append(f"{result['session']}: the session has no final diff")
+        try:
+            final = Diff.from_list(end["diff"]) if end is not None and isinstance(end.get("diff"), list) else None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            final = None
+        if final is None:
+            problems.append(f"{result.get('session')}: the session has no readable final diff")
             skipped += 1
             continue
-        verdict = grade(task.expected_diff, Diff.from_list(end["diff"]), get_domain(task.domain).schema)
+        verdict = grade(task.expected_diff, final, get_domain(task.domain).schema)
         regraded += 1
         if verdict.passed != result.get("passed"):
             changes.append({"task": result["task"], "trial": result["trial"], "was": result.get("passed"),

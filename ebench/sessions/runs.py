@@ -23,6 +23,7 @@ MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 SESSIONS = "sessions"
 RUN_FORMAT = "ebench-run/1"
+LOCK = ".lock"
 
 
 class RunError(ValueError):
@@ -34,27 +35,65 @@ class RunData:
     path: Path
     manifest: dict[str, Any]
     results: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # damaged lines skipped, "file:line: why"
 
     @property
     def label(self) -> str:
         return str(self.manifest.get("label") or self.path.name)
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """The finished trials; a torn last line (a crash while writing it) is ignored. A trial that
-    appears twice (re-run after an infrastructure error) counts with its latest result."""
+def read_results(path: Path, warnings: list[str] | None = None) -> list[dict[str, Any]]:
+    """The finished trials, read line by line: a line that is torn (a crash while writing it), not
+    UTF-8, not JSON or not a results line is skipped, with a warning naming file and line; the
+    rest is used. A trial that appears twice (re-run after an infrastructure error) counts with
+    its latest result."""
     latest: dict[tuple[str, int], dict[str, Any]] = {}
     if not path.exists():
         return []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+    notes = warnings if warnings is not None else []
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.endswith(b"\n"):
+                notes.append(f"{path}:{number}: a torn last line (written when the run was stopped) was skipped")
                 continue
-            if isinstance(record, dict) and "task" in record and "trial" in record:
-                latest[(record["task"], record["trial"])] = record
+            try:
+                record = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                notes.append(f"{path}:{number}: not UTF-8 text, skipped")
+                continue
+            except ValueError:
+                notes.append(f"{path}:{number}: not a JSON line, skipped")
+                continue
+            if not _is_result(record):
+                notes.append(f"{path}:{number}: not a results line (task, trial, passed), skipped")
+                continue
+            latest[(record["task"], record["trial"])] = record
     return list(latest.values())
+
+
+def _is_result(record: Any) -> bool:
+    return (isinstance(record, dict) and isinstance(record.get("task"), str) and isinstance(record.get("trial"), int)
+            and not isinstance(record.get("trial"), bool) and isinstance(record.get("passed"), bool))
+
+
+def repair_results(path: Path) -> str | None:
+    """Cut a torn last line (a kill while it was written) so the next result starts on a line of its
+    own; that trial runs again. Returns a warning when something was cut."""
+    if not path.exists():
+        return None
+    with path.open("r+b") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size == 0:
+            return None
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return None
+        handle.seek(max(0, size - (1 << 20)))
+        tail = handle.read()
+        cut = tail.rfind(b"\n")
+        keep = size - len(tail) + cut + 1 if cut >= 0 else 0
+        handle.truncate(keep)
+    return f"{path}: a torn last line ({size - keep} bytes, from a run that was killed) was removed; its trial runs again"
 
 
 def load_runs(path: str | Path) -> list[RunData]:
@@ -97,15 +136,64 @@ def load_sessions(root: Path) -> list[RunData]:
 def load_run(path: str | Path) -> RunData:
     root = Path(path)
     manifest_path = root / MANIFEST
+    if not root.exists():
+        raise RunError(f"{root}: no such file or folder")
     if not manifest_path.is_file():
         raise RunError(f"{root}: not a run directory (no {MANIFEST})")
+    manifest = read_manifest(manifest_path)
+    warnings: list[str] = []
+    results = read_results(root / RESULTS, warnings)
+    return RunData(root, manifest, results, warnings)
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A run's manifest, or RunError saying in one line what is wrong with it."""
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise RunError(f"{manifest_path}: unreadable manifest: {exc}") from None
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise RunError(f"{path}: unreadable manifest: not UTF-8 text") from None
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{path}: unreadable manifest: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != RUN_FORMAT:
-        raise RunError(f"{manifest_path}: not an {RUN_FORMAT} manifest")
-    return RunData(root, manifest, read_results(root / RESULTS))
+        raise RunError(f"{path}: not an {RUN_FORMAT} manifest")
+    shapes = {"config": dict, "tasks": dict, "suite": dict, "label": str, "trials": int}
+    for key, kind in shapes.items():
+        value = manifest.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise RunError(f"{path}: the manifest's {key!r} must be a JSON {kind.__name__.replace('dict', 'object')}")
+    return manifest
+
+
+class RunLock:
+    """One writer per run directory. A lock file (`RUN/.lock`, flock) is held while a batch writes
+    the run; the kernel releases it when the holder exits, however it exits, so the lock of a
+    killed batch is recovered by the next one without any clean-up. The file names its holder."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / LOCK
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        import fcntl
+        import socket
+        import time
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.read(fd, 400).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            raise RunError(f"{self.path.parent} is being written by {holder}; wait for it to finish, or use another --out") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"ebench batch pid {os.getpid()} on {socket.gethostname()} since "
+                     f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor releases the flock
+            self._fd = None
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -47,6 +47,18 @@ def _comparable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=repr))
 
 
+def shown_args(args: Any) -> Any:
+    """A call's arguments as a person should read them: a model sends them as a JSON string, which
+    is shown decoded when it holds an object (an undecodable string stays as it was sent)."""
+    if isinstance(args, str):
+        try:
+            decoded = json.loads(args)
+        except ValueError:
+            return args
+        return decoded if isinstance(decoded, dict) else args
+    return args
+
+
 def _preview(value: Any, width: int = 60) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
     text = " ".join(str(text).split())
@@ -93,7 +105,7 @@ class Step:
             if self.role == BLOCK:
                 code = (e.get("args") or {}).get("code") if isinstance(e.get("args"), dict) else None
                 return f"{mark} exec_code {_preview(code or '', 50)}"
-            return f"{indent}{mark} {e.get('tool')} {_preview(e.get('args'), 50)}"
+            return f"{indent}{mark} {e.get('tool')} {_preview(shown_args(e.get('args')), 50)}"
         if self.kind == "api_error":
             return f"api error: {_preview(e.get('error') or e.get('kind') or '')}"
         if self.kind == "end":
@@ -156,7 +168,7 @@ class ReferenceStep:
 
     @property
     def label(self) -> str:
-        return f"{'✓' if self.ok else '✗'} {self.tool} {_preview(self.args, 50)}"
+        return f"{'✓' if self.ok else '✗'} {self.tool} {_preview(shown_args(self.args), 50)}"
 
 
 def _errors(grade: Grade | None) -> frozenset[str]:

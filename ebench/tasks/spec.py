@@ -47,6 +47,15 @@ CAPABILITY_SHORT = {
 }
 _ID = re.compile(r"^[a-z][a-z0-9_-]{2,80}$")
 
+
+def capability_named(name: str) -> str | None:
+    """The capability a user means by `name`: its id or its short display name ("aggregation")."""
+    wanted = name.strip().lower().replace("-", "_").replace(" ", "_")
+    for cap in CAPABILITIES:
+        if wanted in (cap, CAPABILITY_SHORT[cap]):
+            return cap
+    return None
+
 # field -> (JSON type, required, description): the validator and `task_json_schema()` share it.
 FIELDS: dict[str, tuple[str, bool, str]] = {
     "format": ("string", True, f"always {FORMAT!r}"),
@@ -219,6 +228,9 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
         key = item.get("key")
         if not isinstance(key, dict) or set(key) != set(table.key):
             raise fail(f"{where}.key", f"must give exactly the key columns {list(table.key)} of {table.name}")
+        for column, value in key.items():
+            if not isinstance(value, (int, str)) or isinstance(value, bool) or _bad_value(value):
+                raise fail(f"{where}.key.{column}", "a key value is an integer (64-bit) or a string")
         needs = {"insert": ("new",), "delete": ("old",), "update": ("old", "new")}[op]
         for part in ("old", "new"):
             value = item.get(part)
@@ -230,6 +242,10 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
                 unknown_cols = sorted(set(value) - set(table.column_names))
                 if unknown_cols:
                     raise fail(f"{where}.{part}.{unknown_cols[0]}", f"{table.name} has no such column")
+                for column, cell in value.items():
+                    if _bad_value(cell):
+                        raise fail(f"{where}.{part}.{column}", "a value is null, a boolean, a 64-bit integer, a finite "
+                                                                f"number or a string, got {type(cell).__name__}")
                 if op != "update" and set(value) != set(table.column_names):
                     raise fail(f"{where}.{part}", f"a whole {table.name} row is needed: {table.column_names}")
         changes.append(RowChange(table.name, op, key, item.get("old"), item.get("new")))
@@ -242,8 +258,8 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
         for name in ("changed_rows", "inserts", "updates", "deletes"):
             if name in stats and stats[name] != expected_stats[name]:
                 raise fail(f"stats.{name}", f"says {stats[name]} but expected_diff has {expected_stats[name]}")
-    if not isinstance(data["actor"], int) or data["actor"] < 1:
-        raise fail("actor", "must be a positive integer id")
+    if not isinstance(data["actor"], int) or not 1 <= data["actor"] <= INT64_MAX:
+        raise fail("actor", "must be a positive integer id (64-bit)")
     world = dict(data.get("world") or {})
     if world:
         if set(world) != {"seed", "fingerprint"}:
@@ -260,6 +276,20 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
             raise fail(f"budget.{name}", "must be a positive integer")
     return Task(data["id"], domain.name, data["actor"], data["query"], list(caps), diff, steps,
                 dict(data.get("generator") or {}), dict(stats) or diff_stats(diff), world, budget, source)
+
+
+INT64_MAX = 2**63 - 1
+
+
+def _bad_value(value: Any) -> bool:
+    """Not a value a SQLite cell holds (a list, an object, an integer beyond 64 bits, NaN)."""
+    if value is None or isinstance(value, (bool, str)):
+        return False
+    if isinstance(value, int):
+        return not -INT64_MAX - 1 <= value <= INT64_MAX
+    if isinstance(value, float):
+        return value != value or value in (float("inf"), float("-inf"))
+    return True
 
 
 def _check_references(args: Any, step: int, where: str, fail) -> None:
@@ -288,7 +318,12 @@ def load_task(path: str | Path) -> Task:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TaskFileError(str(path), "(json)", f"line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    return parse_task(data, str(path))
+    except RecursionError:
+        raise TaskFileError(str(path), "(json)", "nested too deeply") from None
+    try:
+        return parse_task(data, str(path))
+    except RecursionError:  # a reference solution's arguments nested thousands deep
+        raise TaskFileError(str(path), "reference_solution", "nested too deeply") from None
 
 
 @dataclass

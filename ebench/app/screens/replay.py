@@ -35,6 +35,7 @@ from ...sessions.timeline import (
     Timeline,
     TrialRow,
     filter_rows,
+    shown_args,
     trial_rows,
 )
 from ..render import duration, json_text
@@ -122,7 +123,7 @@ def step_detail(step: Step, *, dark: bool = True) -> Text:
         else:
             text.append(f"✗ error {event.get('error_code')}", style="bold red")
         text.append(f"  {duration(event.get('seconds'))}\n\n", style="dim")
-        args = event.get("args")
+        args = shown_args(event.get("args"))
         if step.role == BLOCK and isinstance(args, dict) and isinstance(args.get("code"), str):
             text.append("code\n", style="bold")
             text.append(f"{args['code']}\n\n")

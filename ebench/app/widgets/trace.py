@@ -22,7 +22,8 @@ from textual.reactive import reactive
 from textual.theme import Theme
 from textual.widget import Widget
 
-from ..render import code_text, duration, json_text, short_json, muted_style, theme_style
+from ...sessions.timeline import shown_args
+from ..render import code_text, duration, json_text, muted_style, short_json, theme_style
 
 FOLD_LINES = 12  # a collapsed call shows this many lines of its result (or its block's code)
 PREVIEW_WIDTH = 60  # the arguments' one-line preview
@@ -127,7 +128,7 @@ class CallView(Widget, can_focus=True):
         muted = muted_style()
         ok = bool(entry.get("ok"))
         tool = str(entry.get("tool"))
-        args = entry.get("args")
+        args = shown_args(entry.get("args"))
         block = tool == "exec_code"
         text = Text(no_wrap=False)
         text.append("▾ " if self.expanded else "▸ ", muted)

@@ -140,13 +140,46 @@ def build_world(
         tmp.unlink(missing_ok=True)
         raise
     conn.close()
+    digest_tmp = digest_path(tmp)
+    digest_tmp.write_text(file_digest(tmp) + "\n", encoding="ascii")
     os.replace(tmp, path)
+    os.replace(digest_tmp, digest_path(path))
     return BuildReport(domain.name, seed, str(path), fp, time.perf_counter() - started, tables, checks)
 
 
-def is_current(domain: Domain, seed: int | None = None, path: Path | None = None) -> bool:
+def digest_path(path: Path) -> Path:
+    """The world's content check: the SHA-256 of its bytes, written beside it at build time."""
+    return path.with_name(path.name + ".sha256")
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def world_state(domain: Domain, seed: int | None = None, path: Path | None = None) -> str:
+    """"current", "missing", "stale" (built by other code, another seed, or before worlds carried a
+    digest) or "damaged" (its bytes
+    no longer match the digest taken at build time: a damaged world is never used). The check
+    hashes the file, a few milliseconds for these worlds."""
     seed = domain.default_seed if seed is None else seed
-    return read_meta(path or world_path(domain, seed)).get("fingerprint") == fingerprint(domain, seed)
+    path = path or world_path(domain, seed)
+    if not path.exists():
+        return "missing"
+    if read_meta(path).get("fingerprint") != fingerprint(domain, seed):
+        return "stale"
+    try:
+        recorded = digest_path(path).read_text(encoding="ascii").strip()
+    except OSError:
+        return "stale"  # built before worlds carried a digest: rebuilt, like other old worlds
+    return "current" if recorded == file_digest(path) else "damaged"
+
+
+def is_current(domain: Domain, seed: int | None = None, path: Path | None = None) -> bool:
+    return world_state(domain, seed, path) == "current"
 
 
 def ensure_world(domain: Domain, seed: int | None = None, force: bool = False) -> Path:
