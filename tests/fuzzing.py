@@ -3,8 +3,10 @@
 A model can send anything. For every tool, hypothesis draws argument objects that are mostly
 plausible (ids from pools chosen to make the product rules bite, dates, enum members, long and
 odd strings) and sometimes garbage (wrong JSON types, unknown keys, out-of-range numbers, not
-an object at all). Each call must succeed or return an error with a known, non-internal code;
-a refused write, and any read, must leave the database exactly as it was.
+an object at all) or hostile (NUL characters, lone surrogates, megabytes of text, JSON nested
+thousands deep, integers of thousands of digits), as objects or as the JSON text a model sends.
+Each call must succeed or return an error with a known, non-internal code; a refused write, and
+any read, must leave the database exactly as it was.
 
 Changes are seen through temporary triggers that log every row change into a temp table. The
 log lives in the same transaction: a tool's rolled-back savepoint erases its entries too, so
@@ -17,6 +19,8 @@ A domain's test module binds the suite's fixture and tests to its own names:
 
 from __future__ import annotations
 
+import contextlib
+import json
 import sqlite3
 import types
 import typing
@@ -27,17 +31,43 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ebench.domains import get_domain
-from ebench.domains.engine.tools import INT64_MAX, INT64_MIN, WRITE
+from ebench.domains.engine.tools import INT64_MAX, INT64_MIN, MAX_TEXT, WRITE
 
 KNOWN_ERRORS = {"invalid_arguments", "invalid_value", "not_found", "forbidden", "conflict"}
 COMMON_ODD_TEXTS = ["", " ", "%", "_", "'", '"', "\\", "NULL", "' OR 1=1 --", "🎵", "Ω≈ç√", "\n", "0", "-1"]
+
+
+def nested(depth: int, kind: str = "list") -> typing.Any:
+    """A value nested `depth` levels deep, built without recursion."""
+    value: typing.Any = 1
+    for _ in range(depth):
+        value = [value] if kind == "list" else {"a": value}
+    return value
+
+
+# What a hostile or broken model sends: each must be refused as bad arguments, never crash the engine.
+HOSTILE_TEXTS = [
+    "\x00", "rock\x00", "\x00' OR 1=1 --", "\ud800", "love \udfff", "\ud83c", "\udc80\x00",
+    "x" * 1_000_000, "%" * 100_000, "_\\" * 20_000, "🎵" * 300_000, '"' * 60_000, "x" * (MAX_TEXT + 1),
+]
+# The longest texts the engine lets through, as hard as they get for SQL (LIKE escapes, 4-byte
+# characters, FTS phrases): tools must answer them, never fail inside SQLite.
+LONGEST_TEXTS = ["%" * MAX_TEXT, "🎵" * MAX_TEXT, "_\\" * (MAX_TEXT // 2), '"' * MAX_TEXT, "a\u2028b" * (MAX_TEXT // 3)]
+HOSTILE_VALUES = [nested(50), nested(5000), nested(50, "dict"), nested(5000, "dict"), 10**5000, -(10**5000),
+                  {"\ud800": 1}, {"\x00": "\x00"}, {"k" * 100_000: 1}, list(range(100_000)), ["\ud800"] * 3]
+# Arguments as JSON text, the form a model's tool call carries them in.
+HOSTILE_JSON = [
+    "[" * 100_000, "{\"a\":" * 100_000, "[" * 100_000 + "]" * 100_000, '{"x": ' + "9" * 5000 + "}",
+    '{"x": "\\ud800"}', '{"\\u0000": 1}', "\x00", '{"x": NaN}', '{"x": Infinity}', '{"x": 1e999}',
+    '{"x": "' + "y" * 2_000_000 + '"}', "\ud800",
+]
 
 json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(INT64_MIN * 2, INT64_MAX * 2), st.floats(allow_nan=False), st.text(max_size=30),
 )
 garbage = st.recursive(
     json_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6
-)
+) | st.sampled_from(HOSTILE_VALUES + HOSTILE_TEXTS)
 
 # derandomize: CI runs the same examples every time, so a failure is reproducible.
 FUZZ = {"deadline": None, "derandomize": True, "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]}
@@ -104,7 +134,7 @@ def fuzz_suite(
     reads = [t.name for t in domain.tools if t.kind != WRITE]
     writes = [t.name for t in domain.tools if t.kind == WRITE]
     texts = _pick_branch({
-        "odd": st.sampled_from(COMMON_ODD_TEXTS + list(odd_texts)),
+        "odd": st.sampled_from(COMMON_ODD_TEXTS + list(odd_texts) + HOSTILE_TEXTS + LONGEST_TEXTS),
         "boundary": st.sampled_from(list(boundary_lengths) or [1, 100, 1000]).map(lambda n: "x" * n),
         "free": st.text(max_size=40),
     })
@@ -130,6 +160,14 @@ def fuzz_suite(
             args[data.draw(st.text(min_size=1, max_size=8))] = data.draw(garbage)
         if data.draw(st.integers(0, 19)) == 0:
             args = data.draw(garbage)  # not even an object
+        form = data.draw(st.integers(0, 19))  # not 0: hypothesis draws the smallest value too often
+        if form == 7:
+            args = data.draw(st.sampled_from(HOSTILE_JSON))  # broken JSON text
+        elif form == 13:
+            ascii_only = data.draw(st.booleans())
+            # The same arguments as the JSON text a model sends (when JSON can express them).
+            with contextlib.suppress(ValueError, RecursionError):
+                args = json.dumps(args, ensure_ascii=ascii_only)
         env = domain.env(conn, actor)
         conn.execute("SAVEPOINT fuzz")
         try:

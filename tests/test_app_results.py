@@ -224,7 +224,7 @@ async def test_no_readable_run_is_a_message_not_a_crash(tmp_path):
     app = results_app([tmp_path / "missing"])
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
-        assert "not a run directory" in errors_text(screen) and "No run to show" in errors_text(screen)
+        assert "no such file or folder" in errors_text(screen) and "No run to show" in errors_text(screen)
         assert screen.query_one(Leaderboard).row_count == 0
         await pilot.press("enter", "s")
         assert app.screen is screen

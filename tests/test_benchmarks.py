@@ -23,6 +23,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("batch_throughput.py", ["--trials", "3", "--delay", "0.01", "--oracle-tasks", "4"], "speed_up"),
         ("live_diff.py", ["--repeat", "1"], "results"),
         ("app_startup.py", ["--repeat", "1"], "results"),
+        pytest.param("faults.py", ["--tasks", "2", "--trials", "1"], "faults", marks=pytest.mark.slow),
     ],
 )
 def test_benchmark_prints_json_figures(script, args, key, music_world):
@@ -56,6 +57,15 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
     elif script == "live_diff.py":
         for result in data[key]:  # tasks with about 200 changed rows, all explained and painted
             assert result["expected_rows"] >= 150 and result["lines"] >= 150 and result["total_ms"] > 0
+    elif script == "faults.py":
+        from ebench.testing.fake_openai import FAULTS
+
+        rows = {r["fault"]: r for r in data[key]}
+        assert set(FAULTS) | {"(none)", "missing_key"} <= set(rows)
+        assert data["all_ok"], [r for r in data[key] if not r["ok"]]
+        assert rows["500"]["infra_errors"] == rows["500"]["affected"] == 1 and rows["500"]["scores_equal"]
+        assert rows["missing_key"]["stopped"] and rows["missing_key"]["requests"] == 0
+        assert rows["unknown_tool"]["tool_errors"] == {"unknown_tool": 1} and rows["unknown_tool"]["infra_errors"] == 0
     elif script == "app_startup.py":
         assert [r["screen"] for r in data[key]] == ["browser", "solve"]
         for result in data[key]:  # the real app painted, then showed its data, in a pseudo-terminal

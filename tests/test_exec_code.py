@@ -220,3 +220,18 @@ def test_cli_tools_exec(tmp_path, music_world):
     assert result.exit_code == 1
     data = json.loads(result.stdout)
     assert data["ok"] is False and data["calls"][0]["error_code"] == "not_found"
+
+
+def test_the_protocol_refuses_frames_too_deep_for_json_and_escapes_lone_surrogates():
+    from ebench.sessions.sandbox.protocol import FrameReader, ProtocolError, clean_text, decode
+
+    for raw in (b"[" * 100_000, b'{"t": "out", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                b'{"t": "call", "id": ' + b"9" * 5000 + b', "tool": "x", "args": {}}', b"\xff\xfe"):
+        with pytest.raises(ProtocolError):
+            decode(raw)
+    with pytest.raises(ProtocolError, match="nested too deeply"):
+        FrameReader(4_000_000).feed(len(b"[" * 100_000).to_bytes(4, "big") + b"[" * 100_000)
+    # a lone surrogate arrives through the pipe (surrogatepass) and leaves as its escape
+    frame = '{"t": "out", "data": "a\ud800"}'.encode("utf-8", "surrogatepass")  # as the worker sends it
+    assert decode(frame)["data"] == "a\ud800"
+    assert clean_text("a\ud800b\udfff") == "a\\ud800b\\udfff" and clean_text("🎵 ok") == "🎵 ok"

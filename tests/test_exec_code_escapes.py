@@ -172,6 +172,30 @@ def test_tamper_with_the_proxy(sandbox):
     denied(attempt(sandbox, "import gc\ngc.get_objects()"))
 
 
+FORGE = ("import os, json\n"
+         "def forge(frame):\n"
+         "    for fd in range(3, 64):\n"
+         "        try:\n"
+         "            os.write(fd, len(frame).to_bytes(4, 'big') + frame)\n"
+         "        except OSError:\n"
+         "            pass\n")
+
+
+def test_forge_protocol_frames(sandbox):
+    # JSON nested deeper than the parent's json can read: the block is stopped, the parent carries on
+    result = attempt(sandbox, FORGE + "forge(b'[' * 3_000_000)\nimport time\ntime.sleep(2)")
+    assert result.limit == "protocol" and "nested too deeply" in result.error
+    # a forged end message, then the block goes on (and its real end follows)
+    result = attempt(sandbox, FORGE + "forge(json.dumps({'t': 'done', 'ok': True, 'value': \"'forged'\", "
+                                      "'error': None, 'limit': None}).encode())\nimport time\ntime.sleep(0.5)\n'real'")
+    assert result.limit == "protocol" and "end message" in result.error and result.value is None
+    # a forged end message of the wrong shape, and one with lone surrogates
+    result = attempt(sandbox, FORGE + "forge(json.dumps({'t': 'done', 'ok': 'yes'}).encode())\nimport time\ntime.sleep(2)")
+    assert result.limit == "protocol"
+    result = attempt(sandbox, FORGE + "forge(json.dumps({'t': 'out', 'data': '\\ud800'}).encode())\nprint('after')")
+    assert result.ok and result.stdout == "\\ud800after\n"
+
+
 def test_remove_or_bypass_the_audit_hook(sandbox):
     # a new hook is refused (CPython then returns silently): it never runs
     result = attempt(sandbox, "import sys\nseen = []\nsys.addaudithook(lambda e, a: seen.append(e))\n"

@@ -35,7 +35,12 @@ def run_batch(out: Path, tasks, server: FakeOpenAI, *, trials: int = 1, limits: 
     solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, **settings))
     batch = Batch(out, list(tasks), solver, trials, code=code, limits=limits or TrialLimits())
     batch.prepare()
-    asyncio.run(batch.run(concurrency=4))
+    status = "failed"
+    try:
+        asyncio.run(batch.run(concurrency=4))
+        status = "finished"
+    finally:
+        batch.finish(status)  # as the command does: the run directory is free again
     return sorted(load_run(out).results, key=lambda r: (r["task"], r["trial"]))
 
 
@@ -166,10 +171,22 @@ def test_turn_and_tool_call_limits(tmp_path, tasks):
     assert result["termination"] == "max_tool_calls" and result["tool_calls"] == 3
 
 
-def test_time_limit(tmp_path, tasks):
-    with FakeOpenAI(Script([completion("late")]), delay=1.0) as server:
-        [result] = run_batch(tmp_path, [tasks[TASK]], server, limits=TrialLimits(timeout=0.3))
-    assert result["termination"] == "time_limit" and result["seconds"] < 1.0
+def test_the_time_limit_counts_the_trials_own_time(tmp_path, tasks):
+    # the block sleeps past the limit: at the next turn the trial is out of time
+    block = "import time\ntime.sleep(1.0)"
+    script = Script([completion(None, [("exec_code", {"code": block})]), completion("late")])
+    with FakeOpenAI(script) as server:
+        [result] = run_batch(tmp_path, [tasks[TASK]], server, code=True, limits=TrialLimits(timeout=0.5))
+    assert result["termination"] == "time_limit" and result["turns"] == 1 and not result["infra_error"]
+    assert len(server.requests) == 1
+
+
+def test_waiting_on_the_api_does_not_count_against_the_time_limit(tmp_path, tasks):
+    # each answer takes twice the trial's limit; the one tool call between them is local work
+    script = Script([completion(None, [("get_my_profile", {})]), completion("Done.")])
+    with FakeOpenAI(script, delay=1.0) as server:
+        [result] = run_batch(tmp_path, [tasks[TASK]], server, limits=TrialLimits(timeout=0.5))
+    assert result["termination"] == "agent_stopped" and result["turns"] == 2 and result["seconds"] >= 2.0
 
 
 def test_cost_from_given_prices(tmp_path, tasks):

@@ -85,7 +85,9 @@ def test_calls_answer_like_the_registry_and_errors_are_structured(music, music_w
     for result, code in ((wrong_type, "invalid_arguments"), (unknown_arg, "invalid_arguments"),
                          (missing, "invalid_arguments"), (refused, "not_found")):
         assert result.is_error and _payload(result)["error"]["code"] == code, result
-    assert unknown_tool.is_error and "drop_everything" in unknown_tool.content[0].text
+    # an unknown tool is answered by the registry too: the same structured error, not the SDK's plain text
+    assert unknown_tool.is_error and _payload(unknown_tool)["error"]["code"] == "unknown_tool"
+    assert unknown_tool.structured_content == _payload(unknown_tool) and "drop_everything" in unknown_tool.content[0].text
 
 
 def test_writes_stay_on_the_servers_private_copy(music, music_world, ebench_home):

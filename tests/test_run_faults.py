@@ -222,3 +222,28 @@ def test_a_read_only_data_directory_or_out_folder_is_one_line(tmp_path, worlds):
     for name in ("build", "run"):
         assert (tmp_path / f"{name}.code").read_text().strip() == "74", name
         assert "read-only" in one_line((tmp_path / f"{name}.err").read_text())
+
+
+def test_a_damaged_session_file_is_read_line_by_line(tmp_path, whole):
+    from ebench.sessions.record import read_session
+    from ebench.sessions.timeline import Timeline
+
+    out = tmp_path / "run"
+    shutil.copytree(whole, out)
+    path = out / "sessions" / "music-0005" / "1.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    # a cut UTF-8 sequence, a line that is not JSON, one that is not an event, and a torn end
+    damaged = [lines[0], "caf\u00e9".encode()[:-1], lines[1], b"{oops", b"[1, 2]", *lines[2:-1]]
+    path.write_bytes(b"\n".join(damaged) + b"\n" + lines[-2][:20])
+    session = read_session(path)
+    assert [w.split("1.jsonl:")[1].split(":")[0] for w in session.warnings] == ["2", "4", "5", str(len(damaged) + 1)]
+    assert len(session.events) == len(lines) - 1  # every event kept (split leaves a last empty piece; the torn copy is skipped)
+    timeline = Timeline(session)
+    try:
+        assert timeline.leaves  # the recorded calls still step
+    finally:
+        timeline.close()
+    regraded = cli("regrade", str(out), "--json")
+    assert regraded.returncode == 0, regraded.stderr
+    problems = json.loads(regraded.stdout)["problems"]
+    assert sum("1.jsonl:" in p for p in problems) == 4

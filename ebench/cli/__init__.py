@@ -57,6 +57,12 @@ app.command("report")(report_command)
 
 
 def main() -> None:
+    import sys
+
+    # A solver's text may hold lone surrogates (recorded escaped); echoing one must not crash.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     app(prog_name="ebench")  # the same name in messages whether run as `ebench` or `python -m ebench`
 
 

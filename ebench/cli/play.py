@@ -94,7 +94,7 @@ def replay_command(
         common.fail(f"{source}: no such file or folder", 2)
     if source.is_file():
         try:
-            read_session(source)
+            common.warn(read_session(source).warnings)
         except SessionFileError as exc:
             common.fail(str(exc), 2)
         runs = None

@@ -123,7 +123,8 @@ def run_command(
     force: bool = typer.Option(False, "--force", help="Continue a run directory whose configuration differs."),
     max_turns: int = typer.Option(30, "--max-turns", min=1, help="Model turns per trial."),
     max_tool_calls: int = typer.Option(100, "--max-tool-calls", min=1, help="Top-level tool calls per trial."),
-    trial_timeout: float = typer.Option(600.0, "--trial-timeout", min=1, help="Seconds of wall time per trial."),
+    trial_timeout: float = typer.Option(600.0, "--trial-timeout", min=1, help="Seconds of wall time per trial, "
+                                        "not counting waits on the model's API."),
     retries: int = typer.Option(6, "--retries", min=0, help="Retries of a transient API error (rate limit, 5xx, timeout)."),
     backoff: float = typer.Option(1.0, "--backoff", min=0, help="First retry delay in seconds, doubled each retry."),
     as_json: bool = JSON_OPTION,
@@ -181,8 +182,8 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
     except FatalSolverError as exc:
         status = "failed"
         batch.finish(status)
-        fail(f"{exc}\nThe run stopped; {progress.done} trial(s) were kept. Fix the configuration and run the "
-             f"same command again to resume.", 1)
+        fail(f"{exc}; the run stopped with {progress.done} trial(s) kept: fix the configuration and run the "
+             f"same command again to resume", 1)
     except OSError as exc:  # a full disk or a folder that became unwritable: what is recorded stays
         try:
             batch.finish("failed")

@@ -176,9 +176,17 @@ class Batch:
         summaries: list[TrialSummary] = []
         with results_path.open("a", encoding="utf-8") as results:
 
+            stopping = asyncio.Event()  # a fatal error: trials still queued are not started
+
             async def one(task: Task, number: int) -> None:
                 async with semaphore:
-                    summary = await self.run_trial(task, number)
+                    if stopping.is_set():
+                        return
+                    try:
+                        summary = await self.run_trial(task, number)
+                    except FatalSolverError:
+                        stopping.set()
+                        raise
                 results.write(json.dumps(summary.to_dict(), ensure_ascii=False) + "\n")
                 results.flush()
                 summaries.append(summary)

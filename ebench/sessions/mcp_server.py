@@ -8,15 +8,22 @@ chosen actor at the world's frozen time. The world file itself is never written.
 The domain description is an MCP prompt and a resource; with a task, so is the task's request
 (never its expected diff). With a task the server runs a trial: every call is recorded in a
 session (in the data directory's sessions folder, the solver named after the MCP client), and
-when the client disconnects the trial is graded, so it shows in `ebench report` like any other.
+when the client disconnects, or the server gets SIGTERM or SIGINT, the trial is graded, so it
+shows in `ebench report` like any other. A connection that made no tool call was no attempt:
+its session ends "abandoned", without a result, and no score counts it.
 
 Nothing here writes to stdout: stdout is the protocol. Logging goes to stderr.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import os
+import signal
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +37,7 @@ from mcp.types import CallToolResult, TextContent
 
 from .. import __version__
 from ..domains import get_domain
+from ..domains.engine.tools import ToolResult
 from ..paths import sessions_dir
 from ..tasks.spec import Task
 from .prompts import solver_context
@@ -37,6 +45,11 @@ from .record import SessionWriter, new_session_file, secret_values
 from .trial import AGENT_STOPPED, Trial, TrialSummary
 
 log = logging.getLogger("ebench.mcp")
+
+# The end of a --task connection that made no tool call. Its end event has no summary (the
+# results line), so it is no trial of any solver: `ebench report` leaves it out.
+ABANDONED = "abandoned"
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def _no_arguments():  # no return annotation: no output schema for clients to enforce
@@ -65,28 +78,67 @@ def _result(payload: Any, is_error: bool) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured, is_error=is_error)
 
 
-def build_server(trial: Trial, code: bool = False) -> MCPServer:
+class Calls:
+    """Runs the solver's top-level calls one at a time, and none once the trial is finished, so
+    the end event stays the session's last line whatever the client sends meanwhile; ending the
+    trial takes the same lock, so a call in flight is finished and recorded first."""
+
+    def __init__(self, trial: Trial) -> None:
+        self.trial = trial
+        self.lock = threading.Lock()
+
+    def run(self, request: Any, act: Callable[[], ToolResult]) -> ToolResult:
+        with self.lock:
+            if self.trial.finished:
+                return ToolResult("", False, None, "internal_error", "The trial is over: the server is stopping.")
+            note_client(self.trial, request)
+            return act()
+
+
+class TrialServer(MCPServer):
+    """An MCPServer that hands a call to a tool it does not serve to the registry too: the solver
+    gets the same structured error as for every other mistake (`unknown_tool`, with close names),
+    and the call is recorded, instead of the SDK's plain-text "Unknown tool"."""
+
+    def __init__(self, *args: Any, unknown: Callable[[str, dict[str, Any], Any], Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unknown = unknown
+        self._served = {tool.name for tool in kwargs.get("tools") or ()}
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if name not in self._served:
+            return await self._unknown(name, arguments, context)
+        return await super().call_tool(name, arguments, context)
+
+
+def build_server(trial: Trial, code: bool = False, calls: Calls | None = None) -> MCPServer:
     """An MCPServer exposing the trial's tools, prompts and resources."""
     domain = trial.domain
     label = domain.actor_label(trial.conn, trial.actor)
     context = solver_context(domain, label)
+    calls = calls or Calls(trial)
     tools: list[MCPTool] = []
 
     def handler(name: str) -> Callable[[dict[str, Any], Any], Any]:
         async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
-            note_client(trial, request)
-            result = await anyio.to_thread.run_sync(trial.call, name, arguments)
+            result = await anyio.to_thread.run_sync(calls.run, request, lambda: trial.call(name, arguments))
             return _result(result.payload(), not result.ok)
         return handle
 
     for tool in domain.tools:
         tools.append(registry_tool(handler(tool.name), tool.name, tool.description, tool.parameters))
+    exec_code = _exec_code_handler(trial, calls)
     if code:
-        tools.append(_exec_code_tool(trial))
+        spec = trial.sandbox().tool_schema()["function"]  # lists the tool functions with their signatures
+        tools.append(registry_tool(exec_code, spec["name"], spec["description"], spec["parameters"]))
 
-    server: MCPServer = MCPServer(
+    async def unknown(name: str, arguments: dict[str, Any], request: Any) -> CallToolResult:
+        # exec_code outside code mode says so; any other name gets the registry's unknown_tool.
+        return await (exec_code if name == "exec_code" else handler(name))(arguments, request)
+
+    server: MCPServer = TrialServer(
         name=f"ebench-{domain.name}", title=f"ebench: {domain.title}", instructions=context, tools=tools,
-        version=__version__,
+        version=__version__, unknown=unknown,
     )
     server.add_resource(TextResource(
         uri=f"ebench://{domain.name}/description", name="domain_description", title=f"The {domain.name} product",
@@ -115,15 +167,13 @@ def build_server(trial: Trial, code: bool = False) -> MCPServer:
     return server
 
 
-def _exec_code_tool(trial: Trial) -> MCPTool:
+def _exec_code_handler(trial: Trial, calls: Calls) -> Callable[[dict[str, Any], Any], Any]:
     async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
-        note_client(trial, request)
         code = arguments.get("code") if isinstance(arguments, dict) and set(arguments) == {"code"} else None
-        result = await anyio.to_thread.run_sync(trial.exec_code, code)
+        result = await anyio.to_thread.run_sync(calls.run, request, lambda: trial.exec_code(code))
         return _result(result.value if result.value is not None else result.payload(), not result.ok)
 
-    spec = trial.sandbox().tool_schema()["function"]  # lists the tool functions with their signatures
-    return registry_tool(handle, spec["name"], spec["description"], spec["parameters"])
+    return handle
 
 
 def note_client(trial: Trial, request: Any) -> None:
@@ -142,28 +192,140 @@ def note_client(trial: Trial, request: Any) -> None:
     trial.note("client", name=name, version=version)
 
 
-def serve(domain_name: str, actor: int | None, task: Task | None = None, code: bool = False,
-          on_finish: Callable[[Trial, TrialSummary], None] | None = None) -> None:
-    """Serve over stdio until the client disconnects. With a task, the trial is recorded as a
-    session in the data directory's sessions folder, and graded at the end."""
-    domain = get_domain(domain_name)
-    writer = None
-    if task is not None:
-        writer = SessionWriter(new_session_file(sessions_dir(), task.id, "mcp"), secret_values())
+class StopSignals:
+    """SIGTERM and SIGINT while serving: the first is noted and wakes the serving loop, so that the
+    trial is graded and recorded before the process ends; a second one ends the process at once.
+    Noting is all a handler does: a Python-level handler can interrupt the main thread anywhere,
+    even inside the session writer's lock, so the recording is done elsewhere."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.wake: Callable[[], None] | None = None
+        self.active = threading.current_thread() is threading.main_thread()  # signal handlers work only there
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> StopSignals:
+        if self.active:
+            self._previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+            self.install()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    def install(self) -> None:
+        """Python-level handlers: outside the serving loop (before it, and while the trial ends)."""
+        if self.active:
+            for sig in STOP_SIGNALS:
+                signal.signal(sig, self._handler)
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        self.note(signum)
+
+    def note(self, signum: int) -> None:
+        if self.signum is not None:
+            die(signum)
+        self.signum = signum
+        if self.wake is not None:
+            self.wake()
+
+
+def die(signum: int) -> None:
+    """End the process by `signum` itself, as without a handler: the parent sees the signal."""
+    sys.stderr.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    os._exit(128 + signum)  # not reached: the default action of both signals ends the process
+
+
+async def _serve_stdio(server: MCPServer, stop: StopSignals, on_stop: Callable[[], None]) -> None:
+    """Serve until the client disconnects. On a stop signal, `on_stop()` and then the process
+    ends by that signal, from inside the loop: leaving the loop would wait for the stdin reader,
+    a thread blocked until the client writes or closes the pipe."""
+    stopped = anyio.Event()
+    loop = asyncio.get_running_loop()  # MCPServer.run uses anyio's asyncio backend too
+    if stop.active:
+        # The loop's own handlers: they wake it whichever thread the kernel hands the signal to.
+        for sig in STOP_SIGNALS:
+            loop.add_signal_handler(sig, stop.note, sig)
+    stop.wake = stopped.set  # called from the loop's signal callbacks only
     try:
-        trial = Trial(task, domain=domain, actor=actor, writer=writer, solver={"name": "mcp"}, code=code,
-                      session_name=str(writer.path) if writer else "")
-    except BaseException:  # an unknown actor: no trial, so no session file either
-        if writer is not None:
-            writer.close()
-            writer.path.unlink(missing_ok=True)
-        raise
-    try:
-        server = build_server(trial, code=code)
-        server.run("stdio")
-        if task is not None:
-            summary = trial.finish(AGENT_STOPPED)
-            if on_finish:
-                on_finish(trial, summary)
+        async with anyio.create_task_group() as tasks:
+            async def until_disconnect() -> None:
+                await server.run_stdio_async()
+                tasks.cancel_scope.cancel()
+
+            tasks.start_soon(until_disconnect)
+            if stop.signum is None:  # a signal noted before the loop watched is seen here
+                await stopped.wait()
+            assert stop.signum is not None
+            try:
+                await anyio.to_thread.run_sync(on_stop)
+            except Exception:  # the process must end all the same
+                log.exception("could not record the end of the trial")
+            finally:
+                die(stop.signum)
     finally:
-        trial.close()
+        stop.wake = None
+        if stop.active:
+            for sig in STOP_SIGNALS:
+                loop.remove_signal_handler(sig)
+            stop.install()
+
+
+def serve(domain_name: str, actor: int | None, task: Task | None = None, code: bool = False,
+          on_finish: Callable[[Trial, TrialSummary | None], None] | None = None) -> None:
+    """Serve over stdio until the client disconnects or the server gets SIGTERM or SIGINT (then
+    the process ends by that signal). With a task, the trial is recorded as a session in the data
+    directory's sessions folder and graded at the end; `on_finish` gets its summary, or None when
+    the client made no tool call (the session ends "abandoned", without a result)."""
+    domain = get_domain(domain_name)
+    with StopSignals() as stop:
+        writer = None
+        if task is not None:
+            writer = SessionWriter(new_session_file(sessions_dir(), task.id, "mcp"), secret_values())
+        try:
+            trial = Trial(task, domain=domain, actor=actor, writer=writer, solver={"name": "mcp"}, code=code,
+                          session_name=str(writer.path) if writer else "")
+        except BaseException:  # an unknown actor: no trial, so no session file either
+            if writer is not None:
+                writer.close()
+                writer.path.unlink(missing_ok=True)
+            raise
+        calls = Calls(trial)
+
+        def end() -> None:
+            end_trial(trial, calls, stop.signum, on_finish)
+
+        try:
+            server = build_server(trial, code=code, calls=calls)
+            if stop.signum is None:
+                anyio.run(_serve_stdio, server, stop, end)
+                stop.install()  # closing the loop may have reset them
+            end()  # the client disconnected (or a signal came before serving began)
+        finally:
+            trial.close()
+        if stop.signum is not None:  # a signal while the trial was being ended: it is recorded, now obey
+            die(stop.signum)
+
+
+def end_trial(trial: Trial, calls: Calls, signum: int | None,
+              on_finish: Callable[[Trial, TrialSummary | None], None] | None) -> None:
+    """Grade and record the end of a --task trial, once: after the call in flight, before any other."""
+    with calls.lock:
+        if trial.task is None or trial.finished:
+            return
+        if signum is not None:
+            trial.note("signal", signal=signal.Signals(signum).name)
+        summary = None
+        if trial.tool_calls == 0:
+            # No call, no attempt: nothing to grade (the copy is untouched) and no result to score.
+            trial.note("end", termination=ABANDONED, error="the client made no tool call", diff=[], grade=None,
+                       summary=None)
+            trial.finished = True
+            trial.close()
+        else:
+            summary = trial.finish(AGENT_STOPPED)
+    if on_finish:
+        on_finish(trial, summary)

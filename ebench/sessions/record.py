@@ -101,11 +101,10 @@ class SessionWriter:
         return time.perf_counter() - self._started
 
     def write(self, event: str, **data: Any) -> None:
+        """Append one event. Never fails for what the event holds (whatever a solver sent: lone
+        surrogates, NULs, values nested too deeply for json, integers too long to print)."""
         record = {"event": event, "t": round(self.elapsed(), 4), **data}
-        line = json.dumps(record, ensure_ascii=False, default=_jsonable)
-        for secret in self._secrets:
-            if secret in line:
-                line = line.replace(secret, REDACTED)
+        line = session_line(record, self._secrets)
         with self._lock:
             if self._handle.closed:
                 return
@@ -117,14 +116,71 @@ class SessionWriter:
             self._handle.close()
 
 
+# Characters a session line never holds raw: lone surrogates (UTF-8 cannot encode them, so
+# writing the line would fail) and the line breaks str.splitlines() knows besides "\n" (json
+# escapes the control characters, not these). Outside strings a JSON line is ASCII, so they only
+# occur inside strings, where their \\uXXXX escape reads back as the very same character.
+_RAW_UNSAFE = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
+RECORDED_DEPTH = 100  # levels of a value kept when json cannot write it whole
+
+
+def session_line(record: dict[str, Any], secrets: Iterable[str] = ()) -> str:
+    """One event as a line of JSON that is valid UTF-8 and reads back as the same values; parts
+    json cannot write (nested too deeply, integers too long, cycles) are replaced by a note, and
+    `secrets` by REDACTED."""
+    try:
+        line = json.dumps(record, ensure_ascii=False, default=_jsonable)
+    except (RecursionError, ValueError, TypeError):
+        try:
+            line = json.dumps(_recordable(record), ensure_ascii=False, default=_jsonable)
+        except (RecursionError, ValueError, TypeError) as exc:  # the stack is nearly spent already
+            line = json.dumps({"event": record.get("event"), "t": record.get("t"),
+                               "unrecorded": f"the event could not be written: {type(exc).__name__}"}, default=repr)
+    for secret in secrets:  # before escaping: a secret may hold what gets escaped
+        if secret in line:
+            line = line.replace(secret, REDACTED)
+    if line.isascii():
+        return line
+    return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+
+
+def _recordable(value: Any, depth: int = 0) -> Any:
+    """`value` with what json cannot write replaced by a note."""
+    if value is None or isinstance(value, (str, bool, float)):
+        return value
+    if isinstance(value, int):
+        try:
+            int.__repr__(value)
+        except ValueError:  # more digits than Python converts
+            return f"[an integer of {value.bit_length()} bits, too long to record]"
+        return value
+    if depth >= RECORDED_DEPTH:
+        return f"[nested more than {RECORDED_DEPTH} levels deep: not recorded]"
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else _key(k): _recordable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_recordable(v, depth + 1) for v in value]
+    return _recordable(_jsonable(value), depth + 1)
+
+
+def _key(key: Any) -> str:
+    try:
+        return repr(key)
+    except Exception:
+        return f"<{type(key).__name__}>"
+
+
 def _jsonable(value: Any) -> Any:
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    if isinstance(value, (set, tuple)):
-        return list(value)
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return repr(value)
+    try:
+        if hasattr(value, "to_dict"):
+            return value.to_dict()
+        if isinstance(value, (set, tuple)):
+            return list(value)
+        if isinstance(value, bytes):
+            return value.decode("utf-8", "replace")
+        return repr(value)
+    except Exception:  # a value that cannot even describe itself
+        return f"<{type(value).__name__}>"
 
 
 @dataclass
@@ -133,6 +189,7 @@ class Session:
 
     path: Path
     events: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # damaged lines skipped, "file:line: why"
 
     @property
     def start(self) -> dict[str, Any]:
@@ -149,7 +206,8 @@ class Session:
 
     @property
     def task_id(self) -> str:
-        return str(self.start.get("task", {}).get("id", ""))
+        task = self.start.get("task")
+        return str(task.get("id", "")) if isinstance(task, dict) else ""
 
     def tool_calls(self, leaves: bool = True) -> Iterator[dict[str, Any]]:
         """Tool-call events in execution order. With `leaves`, the domain calls (top level and inside
@@ -169,22 +227,34 @@ class SessionFileError(ValueError):
 
 
 def read_session(path: str | Path) -> Session:
+    """A session file, read line by line: a line that is not UTF-8, not JSON or not an event is
+    skipped with a warning (`Session.warnings`, naming file and line), and so is a torn last line
+    (a trial that crashed while writing it). Only a file without its start event is refused."""
     path = Path(path)
     events: list[dict[str, Any]] = []
+    warnings: list[str] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        data = path.read_bytes()
     except OSError as exc:
         raise SessionFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    for number, line in enumerate(lines, 1):
+    lines = data.split(b"\n")  # not splitlines(): U+2028 and friends may stand inside an older line
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for number, raw in enumerate(lines, 1):
         try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):  # torn last line: the trial crashed while writing it
-                break
-            raise SessionFileError(f"{path}:{number}: not a JSON line") from None
-        if not isinstance(event, dict) or "event" not in event:
-            raise SessionFileError(f"{path}:{number}: not a session event")
+            event = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            warnings.append(f"{path}:{number}: not UTF-8 text, skipped")
+            continue
+        except (ValueError, RecursionError):
+            torn = number == len(lines) and not data.endswith(b"\n")
+            warnings.append(f"{path}:{number}: " + ("a torn last line (the trial stopped while writing it), skipped"
+                                                     if torn else "not a JSON line, skipped"))
+            continue
+        if not isinstance(event, dict) or not isinstance(event.get("event"), str):
+            warnings.append(f"{path}:{number}: not a session event, skipped")
+            continue
         events.append(event)
     if not events or events[0].get("event") != "start" or events[0].get("format") != SESSION_FORMAT:
         raise SessionFileError(f"{path}: not an {SESSION_FORMAT} session (no start event)")
-    return Session(path, events)
+    return Session(path, events, warnings)

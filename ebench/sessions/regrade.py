@@ -83,6 +83,7 @@ def _regrade(run: RunData) -> dict[str, Any]:
             problems.append(str(exc))
             skipped += 1
             continue
+        problems.extend(session.warnings)
         end = session.end
         try:
             final = Diff.from_list(end["diff"]) if end is not None and isinstance(end.get("diff"), list) else None

@@ -317,7 +317,7 @@ class Timeline:
         name = event.get("tool")
         assert self._env is not None
         try:
-            result = self.domain.tools.call(self._env, name if isinstance(name, str) else repr(name), event.get("args"))
+            result = self.domain.tools.call(self._env, name, event.get("args"))  # as recorded: the registry names any name
             replayed = _comparable(result.payload())
         except Exception as exc:  # a call that no longer runs is a mismatch, not a crash of the debugger
             replayed = {"error": {"code": "replay_error", "message": f"{type(exc).__name__}: {exc}"}}

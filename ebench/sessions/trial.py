@@ -20,7 +20,7 @@ from typing import Any
 from .. import __version__
 from ..domains import get_domain
 from ..domains.engine.domain import Domain
-from ..domains.engine.tools import ToolResult
+from ..domains.engine.tools import ToolResult, tool_name_text
 from ..domains.engine.world import ensure_world, fingerprint, scratch_copy
 from ..tasks.diff import ChangeTracker, Diff, tracker_script
 from ..tasks.grading import Grade, grade
@@ -43,7 +43,7 @@ TERMINATIONS = (AGENT_STOPPED, MAX_TURNS, MAX_TOOL_CALLS, TIME_LIMIT, CONTEXT_LI
 class TrialLimits:
     max_turns: int = DEFAULT_LIMITS["max_turns"]
     max_tool_calls: int = DEFAULT_LIMITS["max_tool_calls"]
-    timeout: float = 600.0  # seconds of wall time for the whole trial
+    timeout: float = 600.0  # seconds of wall time for the whole trial, waits on the model's API not counted
 
     def for_task(self, task: Task | None) -> TrialLimits:
         """The larger of these limits and the task's budget (3x its public solution), so a correct
@@ -245,7 +245,9 @@ class Trial:
         call_id = call_id or self.new_call_id()
         if self.before_call is not None:
             self.before_call()
-        result = self._execute(name if isinstance(name, str) else repr(name), args)
+        # Whatever the name and arguments hold (a list as the name, lone surrogates, JSON nested
+        # thousands deep), the registry answers with an error result and the writer records it.
+        result = self._execute(tool_name_text(name), args)
         self.tool_calls += 1
         self._after(result, call_id, name, args, turn, None)
         return result

@@ -5,19 +5,29 @@ is decided by a responder, a function of the request body:
 
 - `Script`: a fixed list of replies, one per request (an error status, a text, tool calls);
 - `ReferencePlayer`: plays each task's reference solution as tool calls, one step per turn or
-  every independent step at once (parallel calls), reading earlier results from the conversation.
+  every independent step at once (parallel calls), reading earlier results from the conversation;
+- `Faulty`: another responder with a fault injected into the requests a test chooses (an API that
+  hangs, fails, rejects the key, cuts or drops its answer; a model that answers with megabytes,
+  lone surrogates, an unknown tool or wrong-typed arguments). See FAULTS.
 
     with FakeOpenAI(ReferencePlayer(tasks), delay=0.2) as server:
         ... litellm model "openai/fake", api_base=server.base_url, api_key="fake" ...
 
+`FakeOpenAI(..., api_key="sk-...")` checks the key like the real API: a request without one, or
+with another, gets a 401. (A client with no key at all never reaches the server: litellm refuses
+before sending, which is the "missing key" fault: run the client without OPENAI_API_KEY.)
+
 `python -m ebench.testing.fake_openai --delay 0.2` serves a ReferencePlayer over the shipped
-suite in its own process and prints its base URL (benchmarks/batch_throughput.py uses it).
+suite in its own process and prints its base URL (benchmarks/batch_throughput.py uses it);
+`--fault hang` (or any of FAULTS) injects a fault from each conversation's second turn, to try
+the command line against it by hand. benchmarks/faults.py runs every fault over a small batch.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import itertools
 import json
 import socket
@@ -32,8 +42,25 @@ from typing import Any
 
 @dataclass
 class Reply:
+    """An answer, and how it is sent: `json` (the status and body), `hang` (nothing, until the
+    server stops), `truncated` (the head and half the body, then the connection is closed),
+    `dropped` (the connection is closed without an answer)."""
+
     status: int
-    body: dict[str, Any]
+    body: Any = None
+    send: str = "json"
+
+
+def hang() -> Reply:
+    return Reply(0, None, "hang")
+
+
+def dropped() -> Reply:
+    return Reply(0, None, "dropped")
+
+
+def truncated(reply: Reply) -> Reply:
+    return Reply(reply.status, reply.body, "truncated")
 
 
 def completion(content: str | None = None, tool_calls: Iterable[tuple[str, Any]] = (), tokens: tuple[int, int] = (100, 20),
@@ -58,6 +85,16 @@ def error(status: int, message: str = "fake error") -> Reply:
     return Reply(status, {"error": {"message": message, "type": kinds.get(status, "server_error"), "code": None}})
 
 
+def turn_of(body: dict[str, Any]) -> int:
+    """Which model turn a request asks for: 1 + the assistant messages already in the conversation."""
+    return 1 + sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+
+
+def on_turn(number: int) -> Callable[[dict[str, Any]], bool]:
+    """A `when` for Faulty: the request for that turn of each conversation."""
+    return lambda body: turn_of(body) == number
+
+
 _ids = itertools.count(1)
 
 
@@ -80,21 +117,61 @@ class ReferencePlayer:
     """A 'model' that solves each task with its reference solution, through the conversation alone:
     it recognises the task by the user's request and resolves `$from` references from the tool
     results in the messages. `parallel` sends every step whose inputs are known in one turn;
-    `skip_last` leaves out the last N steps (a trial that stops short)."""
+    `skip_last` leaves out the last N steps (a trial that stops short).
+
+    Tasks that share a request text are told apart by what else the request carries: the system
+    prompt names the product (the domain) and the current user (the task's actor, by the label the
+    harness shows). Tasks that still look the same (same request, domain and actor label) get an
+    answer saying so, never another task's solution."""
 
     def __init__(self, tasks: Iterable[Any], parallel: bool = False, skip_last: int = 0) -> None:
-        self.by_query = {task.query: task for task in tasks}
+        self.by_query: dict[str, list[Any]] = {}
+        for task in tasks:
+            self.by_query.setdefault(task.query, []).append(task)
         self.parallel = parallel
         self.skip_last = skip_last
+        self._contexts: dict[int, str] = {}  # id(task) -> the system prompt's product, user and time
+        self._lock = threading.Lock()
+
+    def task_for(self, body: dict[str, Any]) -> Any:
+        """The task a request is about, or None (unknown, or ambiguous)."""
+        messages = body.get("messages") or []
+        query = next((m.get("content") for m in messages if m.get("role") == "user"), None)
+        candidates = self.by_query.get(query, []) if isinstance(query, str) else []
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else None
+        system = next((m.get("content") for m in messages if m.get("role") == "system"), None) or ""
+        matching = [task for task in candidates if self._who(task) in system]
+        return matching[0] if len(matching) == 1 else None
+
+    def _who(self, task: Any) -> str:
+        """The part of the system prompt that names the domain's product, the task's actor and the
+        time (the actor's label read from the task's world once; only for tasks that share their
+        request text)."""
+        with self._lock:
+            if id(task) not in self._contexts:
+                from ..domains import get_domain
+                from ..domains.engine.world import open_world_readonly
+                from ..sessions.prompts import solver_context
+                from ..tasks.worlds import task_world
+
+                domain = get_domain(task.domain)
+                conn = open_world_readonly(task_world(task))
+                try:
+                    label = domain.actor_label(conn, task.actor)
+                finally:
+                    conn.close()
+                self._contexts[id(task)] = solver_context(domain, label)
+            return self._contexts[id(task)]
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         from ..tasks.spec import resolve_args
 
         messages = body.get("messages") or []
-        query = next((m.get("content") for m in messages if m.get("role") == "user"), None)
-        task = self.by_query.get(query)
+        task = self.task_for(body)
         if task is None:
-            return completion("I do not know this task.")
+            return completion("I do not know this task." if not self._shared(messages) else
+                              "I cannot tell which of several tasks with this request this is.")
         steps = task.reference_solution[:len(task.reference_solution) - self.skip_last]
         results = []
         for message in messages:
@@ -115,6 +192,10 @@ class ReferencePlayer:
         calls = [(step.tool, resolve_args(step.args, results)) for step in batch]
         return completion(None, calls)
 
+    def _shared(self, messages: list[dict[str, Any]]) -> bool:
+        query = next((m.get("content") for m in messages if m.get("role") == "user"), None)
+        return isinstance(query, str) and len(self.by_query.get(query, [])) > 1
+
 
 def _depends_on_pending(args: Any, last_pending: int, first_pending: int) -> bool:
     if isinstance(args, dict):
@@ -126,23 +207,183 @@ def _depends_on_pending(args: Any, last_pending: int, first_pending: int) -> boo
     return False
 
 
+# What each fault does; the first five are the API's (the model did not cause them), the others
+# the model's (odd answers the harness must record and score like any other).
+FAULTS = {
+    "hang": "the API never answers (the request waits until the server stops)",
+    "500": "the API answers 500 Internal Server Error",
+    "401": "the API rejects the key (401)",
+    "truncated": "the answer is cut short: half the body, then the connection is closed",
+    "dropped": "the connection is closed without an answer",
+    "huge_content": "the model's message carries megabytes of text besides its tool calls",
+    "surrogates": "the model's text holds lone surrogates (\\ud800), which UTF-8 cannot encode",
+    "unknown_tool": "the model calls a tool that does not exist (one extra turn)",
+    "wrong_types": "the model calls a real tool with arguments of the wrong types (one extra turn)",
+}
+API_FAULTS = ("hang", "500", "401", "truncated", "dropped")
+MODEL_FAULTS = ("huge_content", "surrogates", "unknown_tool", "wrong_types")
+_EXTRA_TURN = ("unknown_tool", "wrong_types")
+
+
+class Faulty:
+    """`inner` with one of FAULTS injected into the requests `when` selects (default: all).
+
+    The API's faults replace the answer to each selected request. huge_content and surrogates add
+    text to the answer `inner` gives to each selected request (its tool calls kept). unknown_tool
+    and wrong_types answer the first selected request of a conversation with one bad call instead,
+    and that extra exchange is taken out of the conversation `inner` sees next, so a
+    ReferencePlayer carries on with its solution as if it had not happened.
+
+    A fault that passes (the retry gets the real answer): `times` stops injecting after that many
+    faults in all; `each_once` injects once per conversation, told apart by the id of their first
+    tool call (so from the second turn on; first requests are told apart by their text only).
+    `affected` counts the requests a fault was injected into."""
+
+    def __init__(self, inner: Callable[[dict[str, Any]], Reply], fault: str,
+                 when: Callable[[dict[str, Any]], bool] | None = None, times: int | None = None,
+                 each_once: bool = False, huge: int = 2_000_000) -> None:
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; choose one of: {', '.join(FAULTS)}")
+        self.inner = inner
+        self.fault = fault
+        self.when = when or (lambda body: True)
+        self.times = times
+        self.each_once = each_once
+        self.huge = huge
+        self._seen: set[str] = set()  # conversations already given the fault (each_once)
+        self.affected = 0
+        self._injected: set[str] = set()  # ids of the bad calls of extra turns
+        self._lock = threading.Lock()
+
+    def _take(self, body: dict[str, Any]) -> bool:
+        """Whether this request gets the fault (counted)."""
+        if not self.when(body):
+            return False
+        with self._lock:
+            if self.times is not None and self.affected >= self.times:
+                return False
+            if self.each_once:
+                key = _conversation(body)
+                if key in self._seen:
+                    return False
+                self._seen.add(key)
+            self.affected += 1
+            return True
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        if self.fault in _EXTRA_TURN:
+            return self._extra_turn(body)
+        if not self._take(body):
+            return self.inner(body)
+        if self.fault == "hang":
+            return hang()
+        if self.fault == "500":
+            return error(500, "The server had an error while processing your request.")
+        if self.fault == "401":
+            return error(401, "Incorrect API key provided: sk-fake***. You can find your API key at https://platform.openai.com/account/api-keys.")
+        if self.fault == "dropped":
+            return dropped()
+        reply = self.inner(body)
+        if self.fault == "truncated":
+            return truncated(reply)
+        if reply.status != 200 or reply.send != "json":
+            return reply
+        body = copy.deepcopy(reply.body)  # a Script repeats its replies: never change them
+        message = body["choices"][0]["message"]
+        text = "\ud800 lone \udfff surrogates \udc00" if self.fault == "surrogates" else "x" * self.huge
+        message["content"] = (message.get("content") or "") + text
+        return Reply(200, body)
+
+    def _extra_turn(self, body: dict[str, Any]) -> Reply:
+        messages = body.get("messages") or []
+        clean: list[dict[str, Any]] = []
+        for message in messages:  # the conversation without the extra exchanges
+            calls = message.get("tool_calls") or []
+            if message.get("role") == "assistant" and calls and all(c.get("id") in self._injected for c in calls):
+                continue
+            if message.get("role") == "tool" and message.get("tool_call_id") in self._injected:
+                continue
+            clean.append(message)
+        body = {**body, "messages": clean}
+        if len(clean) < len(messages) or not self._take(body):
+            return self.inner(body)  # once per conversation
+        answer = self.inner(body)
+        calls = []
+        if answer.status == 200 and answer.send == "json":
+            calls = answer.body["choices"][0]["message"].get("tool_calls") or []
+        if self.fault == "unknown_tool":
+            bad = completion(None, [("teleport_to_headquarters", {"urgent": True})])
+        elif calls and isinstance(args := json.loads(calls[0]["function"]["arguments"] or "{}"), dict) and args:
+            bad = completion(None, [(calls[0]["function"]["name"], {k: _wrong_type(v) for k, v in args.items()})])
+        else:  # a tool without arguments: the arguments are an array, not an object
+            tools = [t["function"]["name"] for t in body.get("tools") or []]
+            name = calls[0]["function"]["name"] if calls else (tools[0] if tools else "search")
+            bad = completion(None, [(name, "[1, 2, 3]")])
+        with self._lock:
+            self._injected.update(c["id"] for c in bad.body["choices"][0]["message"]["tool_calls"])
+        return bad
+
+
+def _conversation(body: dict[str, Any]) -> str:
+    """What tells one conversation from another: the id of its first tool call (ids are unique),
+    or before any call, its system prompt and request."""
+    messages = body.get("messages") or []
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            return str(call.get("id"))
+    return json.dumps([m.get("content") for m in messages[:2]])
+
+
+def _wrong_type(value: Any) -> Any:
+    """A value no tool parameter of that value's type accepts."""
+    return ["not", "an", "object"] if isinstance(value, dict) else {"not": "a " + type(value).__name__}
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 512  # many trials connect at once
+
+    def __init__(self, *args: Any) -> None:
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(*args)
 
     def server_bind(self) -> None:
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().server_bind()
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.connections_lock:
+            self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.connections_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        """End the kept-alive connections: their handler threads stop waiting for a next request."""
+        with self.connections_lock:
+            for connection in list(self.connections):
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+
 
 class FakeOpenAI:
-    """The server; `requests` keeps every request body received, `headers` their headers (lower-case names)."""
+    """The server; `requests` keeps every request body received, `headers` their headers (lower-case
+    names). With `api_key`, a request must carry it (`Authorization: Bearer <key>`) or get a 401."""
 
-    def __init__(self, responder: Callable[[dict[str, Any]], Reply], delay: float = 0.0, port: int = 0) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], Reply], delay: float = 0.0, port: int = 0,
+                 api_key: str | None = None) -> None:
         self.responder = responder
         self.delay = delay
+        self.api_key = api_key
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.stopping = threading.Event()  # hanging answers end when it is set
+        self.handlers = 0  # handler threads still running (a connection open, an answer under way or hanging)
+        self._idle = threading.Condition()
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -151,7 +392,23 @@ class FakeOpenAI:
             def log_message(self, *args: Any) -> None:  # quiet: stdout may be a protocol
                 pass
 
+            def handle(self) -> None:
+                with owner._idle:
+                    owner.handlers += 1
+                try:
+                    super().handle()
+                finally:
+                    with owner._idle:
+                        owner.handlers -= 1
+                        owner._idle.notify_all()
+
             def do_POST(self) -> None:
+                try:
+                    self._answer()
+                except OSError:  # the client gave up (its timeout): nobody to answer
+                    self.close_connection = True
+
+            def _answer(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
                 try:
@@ -160,7 +417,12 @@ class FakeOpenAI:
                     self._send(error(400, "request body is not JSON"))
                     return
                 owner.requests.append(body)
-                owner.headers.append({k.lower(): v for k, v in self.headers.items()})
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                owner.headers.append(headers)
+                refusal = owner._check_key(headers.get("authorization"))
+                if refusal is not None:
+                    self._send(refusal)
+                    return
                 if owner.delay:
                     time.sleep(owner.delay)
                 try:
@@ -170,14 +432,33 @@ class FakeOpenAI:
                 self._send(reply)
 
             def _send(self, reply: Reply) -> None:
+                if reply.send in ("hang", "dropped"):
+                    if reply.send == "hang":
+                        owner.stopping.wait()
+                    self.close_connection = True  # closed without a byte of answer
+                    return
                 data = json.dumps(reply.body).encode()
                 head = (f"HTTP/1.1 {reply.status} X\r\ncontent-type: application/json\r\n"
                         f"content-length: {len(data)}\r\n\r\n").encode()
+                if reply.send == "truncated":
+                    data = data[:len(data) // 2]
+                    self.close_connection = True
                 self.wfile.write(head + data)  # one write: no Nagle/delayed-ACK stall
                 self.wfile.flush()
 
         self.server = _Server(("127.0.0.1", port), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def _check_key(self, authorization: str | None) -> Reply | None:
+        if self.api_key is None:
+            return None
+        given = (authorization or "").removeprefix("Bearer ").strip()
+        if not given:
+            return error(401, "You didn't provide an API key. You need to provide your API key in an Authorization header "
+                              "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).")
+        if given != self.api_key:
+            return error(401, "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.")
+        return None
 
     @property
     def base_url(self) -> str:
@@ -187,9 +468,15 @@ class FakeOpenAI:
         self.thread.start()
         return self
 
-    def stop(self) -> None:
+    def stop(self, wait: float = 30.0) -> None:
+        """Stop serving: hanging answers end, open connections are closed, and their handler
+        threads are waited for (up to `wait` seconds; `handlers` tells whether they all ended)."""
+        self.stopping.set()
         self.server.shutdown()
         self.server.server_close()
+        self.server.close_connections()
+        with self._idle:
+            self._idle.wait_for(lambda: self.handlers == 0, timeout=wait)
 
     def __enter__(self) -> FakeOpenAI:
         return self.start()
@@ -203,13 +490,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--delay", type=float, default=0.2, help="seconds before each answer")
     parser.add_argument("--parallel", action="store_true", help="send independent steps as parallel calls")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--fault", choices=list(FAULTS), help="inject this fault, from each conversation's second turn")
+    parser.add_argument("--once", action="store_true", help="with --fault: once per conversation (a retry gets the answer)")
+    parser.add_argument("--api-key", help="answer 401 to requests without this key")
     args = parser.parse_args(argv)
     from ..tasks.suite import load_suite
 
-    server = FakeOpenAI(ReferencePlayer(load_suite().tasks, parallel=args.parallel), delay=args.delay, port=args.port)
+    responder: Callable[[dict[str, Any]], Reply] = ReferencePlayer(load_suite().tasks, parallel=args.parallel)
+    if args.fault:
+        responder = Faulty(responder, args.fault, when=on_turn(2), each_once=args.once)
+    server = FakeOpenAI(responder, delay=args.delay, port=args.port, api_key=args.api_key)
     print(server.base_url, flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.server.serve_forever()
+    server.stopping.set()  # hanging answers end
 
 
 if __name__ == "__main__":

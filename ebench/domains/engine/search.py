@@ -12,8 +12,10 @@ import sqlite3
 from dataclasses import dataclass
 
 from .schema import INTERNAL_PREFIX
+from .tools import ToolError
 
 MIN_TRIGRAM_QUERY = 3  # a trigram index cannot answer shorter strings
+LIKE_PATTERN_LIMIT = 50_000  # SQLITE_MAX_LIKE_PATTERN_LENGTH, the default of every build
 
 
 @dataclass(frozen=True)
@@ -33,9 +35,17 @@ class SearchIndex:
 
 
 def like_pattern(text: str) -> str:
-    """A LIKE pattern matching `text` anywhere, with LIKE's wildcards escaped (ESCAPE '\\')."""
+    """A LIKE pattern matching `text` anywhere, with LIKE's wildcards escaped (ESCAPE '\\').
+
+    SQLite refuses a longer pattern than LIKE_PATTERN_LIMIT bytes as an error of the query ("LIKE
+    or GLOB pattern too complex"); the search text is the solver's, so it is refused as theirs.
+    (The engine's MAX_TEXT keeps every argument well below it: 10,000 characters escape to at most
+    40,002 bytes.)"""
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+    pattern = f"%{escaped}%"
+    if len(pattern) > LIKE_PATTERN_LIMIT // 4 and len(pattern.encode("utf-8", "surrogatepass")) > LIKE_PATTERN_LIMIT:
+        raise ToolError("invalid_arguments", f"The search text is too long ({len(text)} characters).")
+    return pattern
 
 
 def candidates(index: SearchIndex, key_expr: str, text: str) -> tuple[str, list[str]]:

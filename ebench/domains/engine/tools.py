@@ -5,6 +5,10 @@ paragraph describes it and whose `Args:` section documents each argument. The re
 OpenAI-style schemas (for litellm), MCP tool definitions and plain callables from the same
 declaration. `call` validates arguments against the schema, runs a write tool inside a savepoint
 so that a failing call changes nothing, and turns every failure into a structured error result.
+
+Whatever a model sends is input, never a crash: before any tool runs, the arguments are checked
+for what no tool can take (text that is not valid Unicode or holds NUL, megabytes of text, JSON
+nested deeper than any argument, numbers JSON cannot carry), each refused as invalid_arguments.
 """
 
 from __future__ import annotations
@@ -23,6 +27,12 @@ from typing import Any, Literal
 READ = "read"
 WRITE = "write"
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# Bounds on what a call may carry, far above any product limit (the longest text a tool takes is
+# 2,000 characters, the longest list 500 ids, arguments are at most an array in an object).
+# MAX_TEXT also keeps every LIKE pattern under SQLite's 50,000-byte limit (see search.py).
+MAX_TEXT = 10_000   # characters in one string
+MAX_ITEMS = 1_000   # elements of one array, or members of one object
+MAX_DEPTH = 32      # levels of arrays and objects
 
 
 class ToolError(Exception):
@@ -185,9 +195,11 @@ class ToolRegistry:
         return call
 
     # -- calling ---------------------------------------------------------------------------
-    def call(self, env: ToolEnv, name: str, args: dict[str, Any] | str | None = None) -> ToolResult:
-        """Run one tool call; never raises for the solver's mistakes, returns an error result."""
+    def call(self, env: ToolEnv, name: Any, args: dict[str, Any] | str | None = None) -> ToolResult:
+        """Run one tool call; never raises for the solver's mistakes, returns an error result.
+        `name` is what the solver sent: a string, or anything else (an unknown tool)."""
         started = time.perf_counter()
+        name = tool_name_text(name)
         try:
             tool = self.get(name)
             kwargs = validate_arguments(tool, parse_arguments(args))
@@ -212,12 +224,40 @@ class ToolRegistry:
         return ToolResult(name, True, value, None, None, time.perf_counter() - started)
 
 
+def tool_name_text(name: Any) -> str:
+    """The text a tool name stands for: a model may send a list or an object as the name (its
+    repr then), even one nested too deeply to print."""
+    if isinstance(name, str):
+        return name
+    stack = [(name, 0)]
+    while stack:  # iterative: how deep repr could go must not depend on the caller's stack
+        value, depth = stack.pop()
+        if isinstance(value, (list, tuple, dict)):
+            if depth >= MAX_DEPTH:
+                return f"<{_json_type(name)} nested more than {MAX_DEPTH} levels deep>"
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    try:
+        return repr(name)
+    except Exception:  # a value that cannot describe itself
+        return f"<{_json_type(name)}>"
+
+
 def _unknown_tool_message(name: str, known: list[str]) -> str:
     import difflib
 
-    close = difflib.get_close_matches(str(name), known, n=3)
+    name = str(name)
+    # No tool name is long; a long one is not close to any (and difflib on megabytes is slow).
+    close = difflib.get_close_matches(name, known, n=3) if len(name) <= 100 else []
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
-    return f"Unknown tool {name!r}.{hint}"
+    return f"Unknown tool {_shown(name)}.{hint}"
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """A string quoted for a message: escaped (no NUL, surrogate or line break reaches the
+    message) and cut to `limit` characters."""
+    if len(text) > limit:
+        return repr(text[:limit]) + f"... ({len(text)} characters)"
+    return repr(text)
 
 
 # -- schema from signature -----------------------------------------------------------------
@@ -336,19 +376,80 @@ def parse_arguments(args: dict[str, Any] | str | None) -> dict[str, Any]:
             args = json.loads(args)
         except json.JSONDecodeError as exc:
             raise ToolError("invalid_arguments", f"Arguments are not valid JSON: {exc.msg} at position {exc.pos}.") from None
+        except RecursionError:
+            raise ToolError("invalid_arguments", _too_deep()) from None
+        except ValueError:  # an integer of more than 4,300 digits (Python's conversion limit)
+            raise ToolError("invalid_arguments", "Arguments are not valid JSON: a number has too many digits.") from None
     if not isinstance(args, dict):
         raise ToolError("invalid_arguments", f"Arguments must be a JSON object, got {_json_type(args)}.")
+    check_input(args)
     return args
+
+
+def _too_deep() -> str:
+    return f"Arguments are nested too deeply: at most {MAX_DEPTH} levels of arrays and objects."
+
+
+def check_input(args: dict[str, Any]) -> None:
+    """Refuse what no tool can take, wherever it sits in the arguments: text that is not valid
+    Unicode (lone surrogates) or holds NUL (SQLite's text functions stop at it), text longer than
+    MAX_TEXT, arrays or objects larger than MAX_ITEMS, nesting deeper than MAX_DEPTH, numbers that
+    are not finite. Iterative (a deep value must not exhaust the stack); the messages name the
+    argument and never repeat the bad text itself."""
+    stack: list[tuple[str, Any, int]] = []
+    if len(args) > MAX_ITEMS:
+        raise ToolError("invalid_arguments", f"Arguments have {len(args)} names; no tool takes more than a few.")
+    for key, value in args.items():
+        problem = _text_problem(key, 100) if isinstance(key, str) else None
+        if problem:
+            raise ToolError("invalid_arguments", f"An argument name {problem}.")
+        stack.append((str(key), value, 1))
+    while stack:
+        name, value, depth = stack.pop()
+        if isinstance(value, str):
+            problem = _text_problem(value, MAX_TEXT)
+            if problem:
+                raise ToolError("invalid_arguments", f"Argument {_shown(name)} {problem}.")
+        elif isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ToolError("invalid_arguments", f"Argument {_shown(name)} is not a finite number.")
+        elif isinstance(value, (list, dict)):
+            if depth >= MAX_DEPTH:
+                raise ToolError("invalid_arguments", _too_deep())
+            if len(value) > MAX_ITEMS:
+                what = "items" if isinstance(value, list) else "members"
+                raise ToolError("invalid_arguments", f"Argument {_shown(name)} has {len(value)} {what}; at most {MAX_ITEMS}.")
+            if isinstance(value, dict):
+                for key in value:
+                    if isinstance(key, str):
+                        problem = _text_problem(key, 100)
+                        if problem:
+                            raise ToolError("invalid_arguments", f"Argument {_shown(name)} has a member name that {problem}.")
+            stack.extend((name, v, depth + 1) for v in (value if isinstance(value, list) else value.values()))
+
+
+def _text_problem(text: str, longest: int) -> str | None:
+    if len(text) > longest:
+        return f"is too long: {len(text)} characters, at most {longest}"
+    if "\x00" in text:
+        return "contains a NUL character (U+0000), which no text may hold"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return (f"contains a lone surrogate (U+{ord(text[exc.start]):04X}) at position {exc.start}: "
+                    "it is not valid Unicode text")
+    return None
 
 
 def validate_arguments(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
     known = {p.name: p for p in tool.params}
     unknown = [k for k in args if k not in known]
     if unknown:
+        names = ", ".join(_shown(str(u), 40) for u in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise ToolError(
             "invalid_arguments",
-            f"{tool.name} does not take {', '.join(repr(u) for u in unknown)}; "
-            f"it takes: {', '.join(known) or 'no arguments'}.",
+            f"{tool.name} does not take {names}; it takes: {', '.join(known) or 'no arguments'}.",
         )
     missing = [p.name for p in tool.params if p.required and p.name not in args]
     if missing:
@@ -392,6 +493,14 @@ def _json_type(value: Any) -> str:
     return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), type(value).__name__)
 
 
+def _preview(value: Any, limit: int = 40) -> str:
+    """The start of a value's JSON, for a message (ASCII: escapes, not the characters)."""
+    try:
+        return json.dumps(value)[:limit]
+    except (TypeError, ValueError, RecursionError):  # not JSON, or an integer too long to print
+        return f"<{_json_type(value)}>"
+
+
 def _check_value(annotation: Any, value: Any) -> str | None:
     """None when `value` fits `annotation`, else what is wrong, phrased for the solver."""
     origin = typing.get_origin(annotation)
@@ -407,11 +516,11 @@ def _check_value(annotation: Any, value: Any) -> str | None:
         if isinstance(value, int) and not isinstance(value, bool):
             # SQLite integers are 64-bit; a larger number cannot name anything.
             return None if INT64_MIN <= value <= INT64_MAX else "is out of range for an integer"
-        return f"must be an integer, got {_json_type(value)} {json.dumps(value)[:40]}"
+        return f"must be an integer, got {_json_type(value)} {_preview(value)}"
     if annotation is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return None
-        return f"must be a number, got {_json_type(value)} {json.dumps(value)[:40]}"
+        return f"must be a number, got {_json_type(value)} {_preview(value)}"
     if annotation is str:
         return None if isinstance(value, str) else f"must be a string, got {_json_type(value)}"
     if annotation is bool:
@@ -420,7 +529,7 @@ def _check_value(annotation: Any, value: Any) -> str | None:
         choices = typing.get_args(annotation)
         if value in choices and type(value) in {type(c) for c in choices}:
             return None
-        return f"must be one of {', '.join(json.dumps(c) for c in choices)}, got {json.dumps(value)[:40]}"
+        return f"must be one of {', '.join(json.dumps(c) for c in choices)}, got {_preview(value)}"
     if origin is list:
         if not isinstance(value, list):
             return f"must be an array, got {_json_type(value)}"

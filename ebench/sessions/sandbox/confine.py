@@ -183,8 +183,24 @@ def seccomp(ctypes, libc):
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
 
 
+def low_descriptors(fds):
+    """The pipes moved to the lowest free descriptors (3 and 4, usually): the parent's numbers can be
+    anything (a process with many sockets open), and the worker's own limit on open files applies
+    to new descriptors only, so the pipes always sit where a block can find them."""
+    moved = []
+    for fd in fds:
+        low = os.dup(fd)
+        os.set_inheritable(low, True)
+        moved.append(low)
+    for fd in fds:
+        if fd not in moved:
+            os.close(fd)
+    return moved
+
+
 def main():
     cfg = json.loads(sys.argv[1])
+    cfg["fds"] = low_descriptors(cfg["fds"])
     applied = {}
 
     def layer(name, func, *args):

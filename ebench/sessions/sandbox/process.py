@@ -87,6 +87,28 @@ class WorkerProcess:
             self.queue.extend(self.reader.feed(data))
         return self.queue.pop(0)
 
+    def expect_end(self, deadline: float) -> None:
+        """After `done`: nothing more may come, and the pipe closes (the worker exits right after
+        sending it). More, or a worker that goes on running, means the block forged the end
+        message (it can reach the pipe): a ProtocolError."""
+        if self.queue or self.reader.buffer:
+            raise ProtocolError("a message came after the block's end message")
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ProtocolError("the block went on running after its end message")
+            if not _wait(self.from_worker, select.POLLIN, remaining):
+                continue
+            try:
+                data = os.read(self.from_worker, 1 << 16)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            raise ProtocolError("a message came after the block's end message")
+
     # -- ending ----------------------------------------------------------------------------
     def exit_description(self) -> str:
         try:

@@ -3,6 +3,8 @@
 A frame is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON. The worker is
 hostile: every frame is size-checked, decoded with json only (nothing is ever evaluated), and
 checked against the shape its type allows. Anything else is a ProtocolError and the worker dies.
+The text it sends may hold lone surrogates (the block printed them); `clean_text` escapes them
+before they reach the solver or the session.
 """
 
 from __future__ import annotations
@@ -22,6 +24,18 @@ def encode(msg: dict[str, Any]) -> bytes:
 
 def _unjsonable(value: Any) -> Any:
     return repr(value)
+
+
+def clean_text(text: str) -> str:
+    """Text from the worker as valid Unicode: a lone surrogate becomes its escape (\\ud800), as
+    the block would see it printed with backslashreplace."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 class FrameReader:
@@ -49,8 +63,10 @@ class FrameReader:
 def decode(raw: bytes) -> dict[str, Any]:
     try:
         msg = json.loads(raw.decode("utf-8", "surrogatepass"))
+    except RecursionError:  # the worker never nests this deep (it refuses such tool arguments)
+        raise ProtocolError("a message is nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as exc:
-        raise ProtocolError(f"a message is not valid JSON: {exc}") from None
+        raise ProtocolError(f"a message is not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(msg, dict) or not isinstance(msg.get("t"), str):
         raise ProtocolError("a message is not an object with a type")
     check = _CHECKS.get(msg["t"])

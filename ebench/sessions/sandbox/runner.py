@@ -16,6 +16,7 @@ from typing import Any
 from .isolation import LAYERS
 from .limits import Limits, output_marker, time_message, tool_calls_message
 from .process import ProtocolError, Timeout, WorkerDied, WorkerProcess
+from .protocol import clean_text
 from .result import CallRecord, ExecResult
 from .specs import tool_specs
 
@@ -202,7 +203,12 @@ class _Block:
                 elif kind == "call":
                     self._call(msg, deadline)
                 elif kind == "done":
-                    return self._done(msg)
+                    result = self._done(msg)
+                    # The worker exits right after its end message; the allowance only matters
+                    # when the block's own time is already spent.
+                    self.worker.expect_end(max(deadline, time.monotonic() + limits.startup_seconds))
+                    self.worker.finish()
+                    return result
                 else:
                     raise ProtocolError(f"unexpected {kind} message during a block")
         except Timeout:
@@ -227,7 +233,7 @@ class _Block:
         room = self.limits.output_chars - self.stdout_chars
         if room > 0:
             piece = data[:room]
-            self.stdout.append(piece)
+            self.stdout.append(clean_text(piece))
             self.stdout_chars += len(piece)
         if self.printed > self.limits.output_chars:
             self.limit = "output"
@@ -265,7 +271,6 @@ class _Block:
         self.worker.send({"t": "result", "id": record.index, "ok": ok, "value": value, "error": error}, deadline)
 
     def _done(self, msg: dict[str, Any]) -> ExecResult:
-        self.worker.finish()
         if msg["limit"] == "output":
             self.limit = self.limit or "output"
         limit = self.limit or msg["limit"]
@@ -274,7 +279,8 @@ class _Block:
         value = msg["value"]
         if value is not None and len(value) > self.limits.output_chars + 200:
             value = value[: self.limits.output_chars] + "... [value truncated]"
-        error = msg["error"]
+        value = None if value is None else clean_text(value)
+        error = None if msg["error"] is None else clean_text(msg["error"])
         if self.limit == "tool_calls":
             error = tool_calls_message(self.limits)
         elif self.limit == "output" and not error:

@@ -59,6 +59,7 @@ code.__reduce__ sys.getrecursionlimit
 """.split())
 
 DENIED_MESSAGE = "exec_code sandbox: {} is not allowed (only the tools reach the world)"
+MAX_ARG_DEPTH = 100  # levels of lists and dicts in a tool call's arguments (the tools take 2)
 
 
 def make_hook(roots, denied_roots, blocked, allowed, message):
@@ -240,9 +241,17 @@ def main():
     def call(tool, args):
         try:
             dumps(args)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise TypeError("%s: arguments must be JSON values (str, int, float, bool, None, "
                             "list, dict): %s" % (tool, exc)) from None
+        # The parent refuses a message nested deeper than its json can read: say so here.
+        stack = [(args, 0)]
+        while stack:
+            value, depth = stack.pop()
+            if isinstance(value, (list, dict)):
+                if depth >= MAX_ARG_DEPTH:
+                    raise TypeError("%s: arguments are nested more than %d levels deep" % (tool, MAX_ARG_DEPTH))
+                stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
         out.flush()
         state["calls"] += 1
         send({"t": "call", "id": state["calls"], "tool": tool, "args": args})

@@ -15,8 +15,9 @@ class Outcome:
 
 
 class FatalSolverError(RuntimeError):
-    """A configuration problem that every trial would hit (a rejected API key, an unknown model):
-    a batch stops at once instead of recording hundreds of identical failures."""
+    """A configuration problem that every trial would hit (a rejected or missing API key, an
+    unknown model): a batch stops at once instead of recording hundreds of identical failures.
+    The message is one line, fit to show the user as it is."""
 
 
 class Solver(Protocol):

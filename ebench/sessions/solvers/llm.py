@@ -3,9 +3,25 @@
 The loop: system prompt (product, actor, time) and the task's request; each model turn may ask for
 tool calls, all of which are executed in order (parallel calls included) and answered with their
 results, errors included; the trial ends when the model answers without a tool call or a limit is
-hit. Transient API errors (rate limits, 5xx, timeouts, dropped connections) are retried with
-exponential backoff; when retries run out the trial ends as an infrastructure error, which the
-scores leave out. litellm is imported here only, with its network lookups turned off.
+hit. litellm is imported here only, with its network lookups turned off.
+
+What is the model's doing and what is not (a failure the model did not cause is never scored):
+- Transient API errors (rate limits, 5xx, timeouts, truncated or dropped answers) are retried with
+  exponential backoff; when the retries run out the trial ends as an infrastructure error, which
+  the scores leave out (and a resumed run runs again).
+- An API that never answers: each request is given up after `request_timeout` seconds, which is a
+  transient error like the others, so after the retries the trial is an infrastructure error.
+- Time spent waiting on the API (requests, retries and their backoff) does not count against the
+  trial's time limit: `time_limit` is the wall time of the trial less its API waits, i.e. the
+  time its tool calls, code blocks and the harness took. The API's own waits are bounded by
+  `request_timeout` x (retries + 1) plus the backoff, per turn.
+- Configuration that every trial would hit is fatal (FatalSolverError: the batch stops at once):
+  a rejected key (401/403), an unknown model or provider, and missing credentials (no API key:
+  litellm reports the client's refusal as a 500 "Missing credentials", never sent anywhere).
+- What the model sends is its own: an unknown tool, wrong-typed arguments, megabytes of text are
+  recorded as sent and answered like any tool error. Text UTF-8 cannot encode (lone surrogates)
+  is recorded and executed as sent, and made encodable only in the conversation sent back to the
+  API (which would otherwise refuse every later request: an infrastructure error the model caused).
 """
 
 from __future__ import annotations
@@ -15,6 +31,7 @@ import json
 import logging
 import os
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -101,13 +118,21 @@ def _status(exc: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
+# litellm's words when the API answered but the response (the model's output) cannot be read,
+# e.g. tool-call arguments holding a number of thousands of digits.
+_UNREADABLE = re.compile(r"invalid response object", re.IGNORECASE)
+
+
 def classify(exc: BaseException) -> str:
-    """transient (retry), context (the conversation is too long), fatal (configuration), other."""
+    """transient (retry), context (the conversation is too long), fatal (configuration),
+    unreadable (the model's own output cannot be read: retried, then the model's failure), other."""
     litellm = load_litellm()
     if isinstance(exc, litellm.ContextWindowExceededError):
         return "context"
+    if _UNREADABLE.search(str(exc)):
+        return "unreadable"
     if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError,
-                        litellm.LiteLLMUnknownProvider)):
+                        litellm.LiteLLMUnknownProvider)) or missing_credentials(exc) or _client_refused(exc):
         return "fatal"
     if isinstance(exc, (litellm.RateLimitError, litellm.APIConnectionError, litellm.Timeout,
                         litellm.InternalServerError, litellm.ServiceUnavailableError, asyncio.TimeoutError)):
@@ -118,11 +143,64 @@ def classify(exc: BaseException) -> str:
     return "other"
 
 
-def _describe(exc: BaseException) -> str:
+# How providers' clients say there is no key (litellm wraps them as a 500 or a connection error):
+# openai "Missing credentials. Please pass an `api_key`..." (older: "The api_key client option must
+# be set"), "Missing Anthropic API Key", "Missing Gemini API key".
+_NO_KEY = re.compile(r"missing credentials|missing [\w ]{0,40}api[ _-]?key|api_key client option must be set", re.IGNORECASE)
+
+
+def missing_credentials(exc: BaseException) -> bool:
+    """The client refused to send the request for want of an API key."""
+    return bool(_NO_KEY.search(str(exc)))
+
+
+def _client_refused(exc: BaseException) -> bool:
+    """A bare openai.OpenAIError in the cause chain: the openai client raises it (not one of its
+    APIError subclasses, which carry a request or a response) for its own configuration only
+    (credentials, endpoint), before anything is sent; litellm reports it as a 500."""
+    try:
+        import openai
+    except ImportError:  # pragma: no cover - litellm depends on it
+        return False
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if type(cause) is openai.OpenAIError:
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _describe(exc: BaseException, with_type: bool = True) -> str:
     text = str(exc).replace("\n", " ").strip()
-    for prefix in ("litellm.", "LiteLLM ", f"{type(exc).__name__}: "):  # litellm repeats the type
-        text = text.removeprefix(prefix)
+    text = text.split(" Traceback (most recent call last):")[0]  # some providers' messages carry one
+    prefixes = ("litellm.", "LiteLLM ", f"{type(exc).__name__}: ")
+    while text.startswith(prefixes):  # litellm repeats the type, sometimes twice
+        for prefix in prefixes:
+            text = text.removeprefix(prefix)
+    if not with_type:
+        return text[:300] or type(exc).__name__
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def _fatal_message(model: str, exc: BaseException) -> str:
+    # litellm calls the client's refusals an InternalServerError: they are not the server's
+    if missing_credentials(exc):
+        return f"model {model!r}: missing credentials (no API key): {_describe(exc, with_type=False)}"
+    if _client_refused(exc):
+        return f"model {model!r}: the client refused to send the request: {_describe(exc, with_type=False)}"
+    return f"model {model!r}: {_describe(exc)}"
+
+
+# A surrogate code point in a str is a lone one (JSON decoding joins the pairs): UTF-8 cannot
+# encode it, so a request holding one fails in the client before it is sent.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _sendable_json(text: str) -> str:
+    """JSON text with its lone surrogates written as \\uXXXX escapes: the same values, in UTF-8."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class LLMSolver:
@@ -155,20 +233,24 @@ class LLMSolver:
         if cfg.api_base:
             kwargs["api_base"] = cfg.api_base
         kwargs.update(cfg.model_args)
+        # litellm's own timeout may not cover every provider's path: a request that outlives it by
+        # far is given up here too (a TimeoutError, transient like litellm's).
+        timeout = kwargs["timeout"]
+        backstop = timeout * 1.5 + 5 if isinstance(timeout, (int, float)) else None
         attempt = 0
         while True:
             started = time.perf_counter()
             try:
-                return await litellm.acompletion(**kwargs)
+                return await asyncio.wait_for(litellm.acompletion(**kwargs), backstop)
             except Exception as exc:  # classified below; nothing escapes unrecorded
                 kind = classify(exc)
-                final = kind != "transient" or attempt >= cfg.retries
+                final = kind not in ("transient", "unreadable") or attempt >= cfg.retries
                 delay = 0.0 if final else min(cfg.max_backoff, cfg.backoff * 2 ** attempt) * random.uniform(0.75, 1.0)
                 trial.note("api_error", turn=trial.turns + 1, attempt=attempt + 1, kind=kind, error=_describe(exc),
                            status=_status(exc), seconds=round(time.perf_counter() - started, 4),
                            retry_in=None if final else round(delay, 3))
                 if kind == "fatal":
-                    raise FatalSolverError(_describe(exc)) from None
+                    raise FatalSolverError(_fatal_message(cfg.model, exc)) from None
                 if final:
                     raise
                 attempt += 1
@@ -202,6 +284,8 @@ class LLMSolver:
             from ..sandbox.schema import exec_code_tool
 
             tools = [*tools, exec_code_tool()]
+        # The time limit counts the trial's wall time less its waits on the API (and on a pause):
+        # each wait moves the deadline. A dead API ends the turn by its own timeouts and retries.
         deadline = time.perf_counter() + limits.timeout
         while True:
             if trial.turns >= limits.max_turns:
@@ -210,27 +294,28 @@ class LLMSolver:
                 paused = time.perf_counter()
                 await self.before_turn(trial)
                 deadline += time.perf_counter() - paused  # time spent paused is not the model's
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
+            if deadline - time.perf_counter() <= 0:
                 return Outcome(TIME_LIMIT)
             started = time.perf_counter()
             try:
-                response = await asyncio.wait_for(self._complete(trial, messages, tools), remaining)
-            except TimeoutError:
-                return Outcome(TIME_LIMIT)
+                response = await self._complete(trial, messages, tools)
             except FatalSolverError:
                 raise
             except Exception as exc:
                 kind = classify(exc)
                 if kind == "context":
                     return Outcome(CONTEXT_LIMIT, _describe(exc))
+                if kind == "unreadable":  # garbage from the model, not a fault of the API or the harness
+                    return Outcome(AGENT_ERROR, f"the model's response could not be read: {_describe(exc)}")
                 return Outcome(INFRA_ERROR, _describe(exc))
+            finally:
+                deadline += time.perf_counter() - started
             trial.turns += 1
-            outcome = self._take_turn(trial, response, messages, time.perf_counter() - started)
+            outcome, tool_calls = self._take_turn(trial, response, messages, time.perf_counter() - started)
             if outcome is not None:
                 return outcome
-            tool_calls = messages[-1].get("tool_calls") or []
-            for call in tool_calls:
+            sent = messages[-1].get("tool_calls") or []
+            for call, sent_call in zip(tool_calls, sent):  # executed as the model sent them
                 if trial.tool_calls >= limits.max_tool_calls:
                     return Outcome(MAX_TOOL_CALLS)
                 function = call["function"]
@@ -240,17 +325,22 @@ class LLMSolver:
                 else:
                     result = trial.call(function["name"], function["arguments"], call_id=call["id"], turn=trial.turns)
                 payload = result.value if function["name"] == "exec_code" and result.value is not None else result.payload()
-                messages.append({"role": "tool", "tool_call_id": call["id"],
-                                 "content": json.dumps(payload, ensure_ascii=False)})
+                messages.append({"role": "tool", "tool_call_id": sent_call["id"],
+                                 "content": _sendable_json(json.dumps(payload, ensure_ascii=False))})
 
-    def _take_turn(self, trial: Trial, response: Any, messages: list[dict[str, Any]], seconds: float) -> Outcome | None:
-        """Record the model's message and append it to the conversation; an Outcome ends the trial."""
+    def _take_turn(self, trial: Trial, response: Any, messages: list[dict[str, Any]],
+                   seconds: float) -> tuple[Outcome | None, list[dict[str, Any]]]:
+        """Record the model's message and append it to the conversation: an Outcome ends the trial,
+        else the tool calls to make, as the model sent them. The conversation gets them in a form
+        the API can take back: text UTF-8 cannot encode (lone surrogates) becomes U+FFFD, and in
+        JSON (the arguments) a \\uXXXX escape; the session keeps them as sent, and the message event
+        names the fields that were changed (`repaired`)."""
         try:
             choice = response.choices[0]
             message = choice.message
         except (AttributeError, IndexError, TypeError):
             trial.note("bad_response", turn=trial.turns, response=str(response)[:2000])
-            return Outcome(AGENT_ERROR, "the model's response has no message")
+            return Outcome(AGENT_ERROR, "the model's response has no message"), []
         usage = getattr(response, "usage", None)
         tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
         tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -267,16 +357,29 @@ class LLMSolver:
             calls.append({"id": call_id, "type": "function",
                           "function": {"name": name if isinstance(name, str) else str(name),
                                        "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}})
+        repaired: list[str] = []
+
+        def sendable(value: Any, where: str, json_text: bool = False) -> Any:
+            if isinstance(value, str) and _SURROGATE.search(value):
+                repaired.append(where)
+                return _sendable_json(value) if json_text else _SURROGATE.sub("\ufffd", value)
+            return value
+
+        sent = [{"id": sendable(c["id"], f"tool_calls[{i}].id"), "type": "function",
+                 "function": {"name": sendable(c["function"]["name"], f"tool_calls[{i}].name"),
+                              "arguments": sendable(c["function"]["arguments"], f"tool_calls[{i}].arguments", True)}}
+                for i, c in enumerate(calls)]
+        entry: dict[str, Any] = {"role": "assistant", "content": sendable(content, "content")}
+        extra = {"repaired": repaired} if repaired else {}
         trial.message("assistant", content, reasoning=reasoning, tool_calls=calls,
                       finish_reason=getattr(choice, "finish_reason", None), turn=trial.turns,
-                      usage={"input": tokens_in, "output": tokens_out}, cost=cost, seconds=round(seconds, 4))
-        entry: dict[str, Any] = {"role": "assistant", "content": content}
-        if calls:
-            entry["tool_calls"] = calls
+                      usage={"input": tokens_in, "output": tokens_out}, cost=cost, seconds=round(seconds, 4), **extra)
+        if sent:
+            entry["tool_calls"] = sent
         messages.append(entry)
         if not calls:
-            return Outcome(AGENT_STOPPED)
-        return None
+            return Outcome(AGENT_STOPPED), []
+        return None, calls
 
 
 def _code_argument(arguments: str) -> Any:
