@@ -1,4 +1,4 @@
-"""Grading a trial's diff against the expected one: the rules of DESIGN.md, and property tests.
+"""Grading a trial's diff against the expected one: the rules in the README (Tasks, "Grading"), and property tests.
 
 The property tests replay a reference solution on the real music world in another valid order
 and with other id allocation: it must still pass. Dropping one change or adding one must fail.

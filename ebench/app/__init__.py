@@ -1,1 +1,1 @@
-"""ebench.app (see DESIGN.md)."""
+"""ebench.app: the Textual playground and debugger (see the README's "The app" section)."""

@@ -1,1 +1,2 @@
-"""ebench.sessions (see DESIGN.md)."""
+"""ebench.sessions: trials recorded as sessions, solvers, batch runs, metrics and reports
+(see the README's "Scoring models" section)."""

@@ -25,8 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..tasks.spec import CAPABILITIES
-
-INFRA = "infra_error"
+from .trial import INFRA_ERROR
 # tool_errors codes the failure breakdown names; every other code counts as "other".
 NAMED_TOOL_ERRORS = ("unknown_tool", "invalid_arguments")
 
@@ -165,7 +164,7 @@ class RunMetrics:
 
 
 def is_infra(record: dict[str, Any]) -> bool:
-    return bool(record.get("infra_error")) or record.get("termination") == INFRA
+    return bool(record.get("infra_error")) or record.get("termination") == INFRA_ERROR
 
 
 def _where(record: dict[str, Any]) -> str:
