@@ -121,17 +121,15 @@ def tasks_stats(
     report = _load(root, domain)
     _warn_errors(report.errors)
     stats = suite_stats(report.tasks)
+    info = suite_info(root)
     if run_audit:
-        from ..tasks.audit import audit
-        from ..tasks.worlds import task_world
+        from ..tasks.audit import audit, audit_brief
 
-        audit_summary = audit(report.tasks, task_world).summary()
-        stats["audit"] = {"recorded": False, **_audit_brief(audit_summary)}
-    elif root is None and suite_info().get("audit"):
-        stats["audit"] = {"recorded": True, **suite_info()["audit"]}
+        stats["audit"] = {"recorded": False, **audit_brief(audit(report.tasks, _world_for).summary())}
+    elif info.get("audit"):
+        stats["audit"] = {"recorded": True, **info["audit"]}
     else:
         stats["audit"] = None
-    info = suite_info(root)
     stats["suite_version"] = info.get("version")
     if as_json:
         common.print_json(stats)
@@ -172,10 +170,14 @@ def tasks_stats(
         console.print(f"shortcut audit ({how}, {audit_info['tasks']} tasks): {verdict}")
 
 
-def _audit_brief(summary) -> dict:
-    """The audit's result in brief: per shortcut, how many tasks it passes."""
-    return {"tasks": summary["tasks"], "clean": summary["clean"], "uncertified": len(summary["uncertified"]),
-            "passed": {name: family["passed"] for name, family in summary["shortcuts"].items()}}
+def _world_for(task):
+    """The task's world, or the one-line refusal when it was made on another."""
+    from ..tasks.worlds import WorldMismatch, task_world
+
+    try:
+        return task_world(task)
+    except WorldMismatch as exc:
+        common.fail(str(exc), 2)
 
 
 @tasks_app.command("generate")
@@ -297,23 +299,15 @@ def tasks_audit(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..tasks.audit import audit
-    from ..tasks.worlds import WorldMismatch, task_world
 
     report = _load(root, domain)
     _warn_errors(report.errors)
     for name in sorted({t.domain for t in report.tasks}):
         common.world(common.domain(name), quiet=as_json)
-
-    def world_for(task):
-        try:
-            return task_world(task)
-        except WorldMismatch as exc:
-            common.fail(str(exc), 2)
-
     with Progress(TextColumn("[bold]auditing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   disable=as_json, transient=True, console=common.console()) as progress:
         bar = progress.add_task("tasks", total=len(report.tasks))
-        result = audit(report.tasks, world_for, on_task=lambda _: progress.advance(bar))
+        result = audit(report.tasks, _world_for, on_task=lambda _: progress.advance(bar))
     summary = result.summary()
     if record:
         _record_audit(root, domain, summary)
@@ -328,6 +322,7 @@ def tasks_audit(
 def _record_audit(root: Path | None, domain: str | None, summary) -> None:
     import json
 
+    from ..tasks.audit import audit_brief
     from ..tasks.suite import tasks_root
 
     if domain:
@@ -335,7 +330,7 @@ def _record_audit(root: Path | None, domain: str | None, summary) -> None:
     path = tasks_root(root) / "suite.json"
     try:
         info = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        info["audit"] = _audit_brief(summary)
+        info["audit"] = audit_brief(summary)
         path.write_text(json.dumps(info, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     except (OSError, ValueError) as exc:
         common.fail(f"cannot record the audit in {path}: {exc}")

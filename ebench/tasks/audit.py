@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..domains import get_domain
 from ..domains.engine.tools import WRITE
 from ..domains.engine.world import open_world_readonly
-from .certify import run_public
+from .certify import lazy_variants, run_public
 from .diff import Diff
 from .grading import grade
 from .public import FIRST_PAGE, Lazy
@@ -94,24 +94,29 @@ def audit_task(task: Task, world: Path, template: Template | None = None) -> Tas
     if template is not None and isinstance(stated, dict):
         result.certified = True
         kinds = {c.name: c.kind for c in template.conditions}
-        for condition in template.conditions:
-            for mode in condition.modes:
-                run = run_public(template, task.domain, world, task.actor, stated, Lazy(condition.name, mode))
-                tally(f"{kinds[condition.name]}:{mode}", f"{condition.name}:{mode}", run.diff)
+        for lazy in lazy_variants(template):
+            run = run_public(template, task.domain, world, task.actor, stated, lazy)
+            tally(f"{kinds[lazy.condition]}:{lazy.mode}", lazy.label, run.diff)
         # Reading only the first page is a shortcut only where the task needs more: where it
         # claims complete data acquisition (elsewhere the first page holds all there is to read).
         if "complete_data_acquisition" in task.capabilities:
             run = run_public(template, task.domain, world, task.actor, stated, Lazy(FIRST_PAGE))
             tally(FIRST_PAGE, FIRST_PAGE, run.diff)
-    tally("no_last_write", "no_last_write",
-          run_steps(task.domain, task.actor, without_last_write(task.domain, task.reference_solution),
-                    world=world, tolerant=True).diff)
-    other = wrong_actor(task.domain, world, task.actor)
-    if other is not None:
-        tally("wrong_actor", f"actor {other}",
-              run_steps(task.domain, other, task.reference_solution, world=world, tolerant=True).diff)
+    for family, label, diff in reference_shortcuts(task.domain, world, task.actor, task.reference_solution):
+        tally(family, label, diff)
     tally("no_op", "no_op", Diff())
     return result
+
+
+def reference_shortcuts(domain_name: str, world: Path, actor: int, reference: list[Step]) -> list[tuple[str, str, Diff]]:
+    """(family, label, end state) of the shortcuts built from a reference solution: without its
+    last write, and as another actor. The generator rejects drafts that either passes."""
+    out = [("no_last_write", "no_last_write",
+            run_steps(domain_name, actor, without_last_write(domain_name, reference), world=world, tolerant=True).diff)]
+    other = wrong_actor(domain_name, world, actor)
+    if other is not None:
+        out.append(("wrong_actor", f"actor {other}", run_steps(domain_name, other, reference, world=world, tolerant=True).diff))
+    return out
 
 
 @dataclass
@@ -128,6 +133,13 @@ class AuditReport:
         uncertified = sorted(a.task_id for a in self.tasks if not a.certified)
         return {"tasks": len(self.tasks), "uncertified": uncertified, "shortcuts": families,
                 "clean": not uncertified and all(f["passed"] == 0 for f in families.values())}
+
+
+def audit_brief(summary: dict[str, Any]) -> dict[str, Any]:
+    """An audit summary in brief (what suite.json records and `tasks stats` shows): per shortcut,
+    how many tasks it passes."""
+    return {"tasks": summary["tasks"], "clean": summary["clean"], "uncertified": len(summary["uncertified"]),
+            "passed": {name: family["passed"] for name, family in summary["shortcuts"].items()}}
 
 
 def audit(tasks: Iterable[Task], world_for: Callable[[Task], Path],

@@ -69,12 +69,9 @@ def run_public(template: Template, domain_name: str, world: Path, actor: int, st
         conn.close()
 
 
-def lazy_variants(template: Template, paged: bool) -> list[Lazy]:
+def lazy_variants(template: Template) -> list[Lazy]:
     """Every way a sloppy solver gets this template's stated conditions wrong."""
-    out = [Lazy(c.name, mode) for c in template.conditions for mode in c.modes]
-    if paged:
-        out.append(Lazy(FIRST_PAGE))
-    return out
+    return [Lazy(c.name, mode) for c in template.conditions for mode in c.modes]
 
 
 @dataclass
@@ -102,7 +99,7 @@ def certify(template: Template, domain_name: str, world: Path, draft: Draft, sql
     if not grade(sql_diff, correct.diff, schema).passed:
         raise Rejected("public solver disagrees with the SQL generator")
     bites: list[str] = []
-    for lazy in lazy_variants(template, paged=False):
+    for lazy in lazy_variants(template):
         run = run_public(template, domain_name, world, draft.actor, draft.stated, lazy)
         if grade(correct.diff, run.diff, schema).passed:
             raise Rejected(f"condition excludes nothing: {lazy.label}")
@@ -140,8 +137,6 @@ def capabilities_from(template: Template, first_page_bites: bool, steps: list[St
         caps.update(condition.exercises)
     if len([c for c in template.conditions if c.kind in ("filter", "boundary")]) >= 2:
         caps.add("multi_condition_filtering")
-    else:
-        caps.discard("multi_condition_filtering")
     if first_page_bites:
         caps.add("complete_data_acquisition")
     if any(_has_reference(s.args) for s in steps):

@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 
 from ..domains import get_domain
 from ..domains.engine.world import ensure_world, fingerprint, scratch_copy
+from .audit import reference_shortcuts
 from .certify import Certificate, Rejected, certify
-from .diff import Diff
 from .grading import grade, signature
 from .public import Condition, PublicAPI
 from .reference import DEFAULT_LIMITS, ReferenceFailed, run_steps
@@ -312,20 +312,7 @@ def _vet(domain_name: str, world: Path, template: Template, draft: Draft, seen: 
         raise Rejected("public solution does not replay") from None
     if not grade(cert.diff, again.diff, schema).passed:
         raise Rejected("public solution does not reproduce its diff")
-    for name, diff in shortcut_diffs(domain_name, world, draft.actor, cert.reference):
+    for family, _, diff in reference_shortcuts(domain_name, world, draft.actor, cert.reference):
         if grade(cert.diff, diff, schema).passed:
-            raise Rejected(f"a shortcut passes: {name}")
+            raise Rejected(f"a shortcut passes: {family}")
     return cert
-
-
-def shortcut_diffs(domain_name: str, world: Path, actor: int, reference: list[Step]) -> list[tuple[str, Diff]]:
-    """The end states of the audit's reference-based shortcuts: without the last write, and as
-    another actor."""
-    from .audit import without_last_write, wrong_actor
-
-    out = [("no_last_write", run_steps(domain_name, actor, without_last_write(domain_name, reference),
-                                       world=world, tolerant=True).diff)]
-    other = wrong_actor(domain_name, world, actor)
-    if other is not None:
-        out.append(("wrong_actor", run_steps(domain_name, other, reference, world=world, tolerant=True).diff))
-    return out

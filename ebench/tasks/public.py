@@ -35,9 +35,10 @@ MODES: dict[str, tuple[str, ...]] = {
     "ordering": ("ignore",),
     "scope": ("ignore",),
 }
-# The capability a condition exercises when it bites (a condition may name another).
+# The capability a condition exercises when it bites (a condition may name another). Filters
+# count towards multi-condition filtering only two at a time (certify.capabilities_from).
 KIND_CAPABILITY = {
-    "filter": "multi_condition_filtering",
+    "filter": None,
     "boundary": "precise_boundary_judgement",
     "ranking": "aggregation_computation",
     "ordering": None,
@@ -46,11 +47,9 @@ KIND_CAPABILITY = {
 FIRST_PAGE = "first_page"  # the lazy variant that reads only page 1 of every listing
 READING = "reading"  # the other reading of a point the wording leaves open
 
-_OPS: dict[str, Callable[[Any, Any], bool]] = {
-    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq,
-}
-_ONE_STEP_OFF = {">=": ">", ">": ">=", "<=": "<", "<": "<=", "==": "!="}
-_OPS["!="] = operator.ne
+# A boundary is an inequality; one step off is the other inclusivity.
+_OPS: dict[str, Callable[[Any, Any], bool]] = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
+_ONE_STEP_OFF = {">=": ">", ">": ">=", "<=": "<", "<": "<="}
 
 
 @dataclass(frozen=True)
@@ -116,24 +115,23 @@ class CreatedId(int):
         return obj
 
 
-def _plain(value: Any) -> Any:
+def _ids(value: Any, created: Callable[[CreatedId], Any]) -> Any:
+    """`value` with every CreatedId in it replaced by `created(it)`."""
     if isinstance(value, CreatedId):
-        return int(value)
+        return created(value)
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: _ids(v, created) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [_ids(v, created) for v in value]
     return value
+
+
+def _plain(value: Any) -> Any:
+    return _ids(value, int)
 
 
 def _recorded(value: Any) -> Any:
-    if isinstance(value, CreatedId):
-        return {"$from": value.step, "path": value.path}
-    if isinstance(value, dict):
-        return {k: _recorded(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_recorded(v) for v in value]
-    return value
+    return _ids(value, lambda created: {"$from": created.step, "path": created.path})
 
 
 @dataclass
