@@ -93,25 +93,39 @@ def main() -> None:
         runs = [timed_start(args, first, loaded) for _ in range(options.repeat)]
         firsts = [r["first_paint_s"] for r in runs if r["first_paint_s"] is not None]
         loads = [r["loaded_s"] for r in runs if r["loaded_s"] is not None]
-        results.append({
-            "screen": name, "command": "ebench " + " ".join(args), "runs": len(runs),
-            "first_paint_median_s": round(statistics.median(firsts), 3) if firsts else None,
-            "first_paint_max_s": round(max(firsts), 3) if firsts else None,
-            "loaded_median_s": round(statistics.median(loads), 3) if loads else None,
-            "missed": len(runs) - len(loads),
-        })
+        results.append(
+            {
+                "screen": name,
+                "command": "ebench " + " ".join(args),
+                "runs": len(runs),
+                "first_paint_median_s": round(statistics.median(firsts), 3) if firsts else None,
+                "first_paint_max_s": round(max(firsts), 3) if firsts else None,
+                "loaded_median_s": round(statistics.median(loads), 3) if loads else None,
+                "missed": len(runs) - len(loads),
+            }
+        )
     # litellm stays out of the app unless a model is watched
-    probe = subprocess.run([sys.executable, "-c", "import sys, ebench.app.app, ebench.app.screens.browser, "
-                            "ebench.app.screens.solve; print(sorted(m for m in ('litellm', 'mcp') if m in sys.modules))"],
-                           capture_output=True, text=True, check=True).stdout.strip()
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, ebench.app.app, ebench.app.screens.browser, "
+            "ebench.app.screens.solve; print(sorted(m for m in ('litellm', 'mcp') if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     data = {"goal_first_paint_s": GOAL_S, "results": results, "heavy_modules_imported": json.loads(probe.replace("'", '"'))}
     if options.json:
         print(json.dumps(data, indent=2))
         return
     print(f"{'screen':8} {'first paint (median / max)':>28} {'data shown (median)':>22}  command")
     for r in results:
-        print(f"{r['screen']:8} {r['first_paint_median_s']!s:>13} s / {r['first_paint_max_s']!s:>6} s "
-              f"{r['loaded_median_s']!s:>20} s  {r['command']}" + (f"  ({r['missed']} runs missed)" if r["missed"] else ""))
+        print(
+            f"{r['screen']:8} {r['first_paint_median_s']!s:>13} s / {r['first_paint_max_s']!s:>6} s "
+            f"{r['loaded_median_s']!s:>20} s  {r['command']}" + (f"  ({r['missed']} runs missed)" if r["missed"] else "")
+        )
     print(f"goal: first paint < {GOAL_S} s; litellm/mcp imported by the app: {data['heavy_modules_imported'] or 'none'}")
 
 

@@ -42,8 +42,9 @@ def run(out: Path, tasks, solver, trials: int, concurrency: int) -> tuple[float,
 
 
 def start_server(delay: float) -> tuple[subprocess.Popen, str]:
-    server = subprocess.Popen([sys.executable, "-m", "ebench.testing.fake_openai", "--delay", str(delay), "--parallel"],
-                              stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ebench.testing.fake_openai", "--delay", str(delay), "--parallel"], stdout=subprocess.PIPE, text=True
+    )
     assert server.stdout is not None
     return server, server.stdout.readline().strip()
 
@@ -53,8 +54,11 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=64, help="model trials at each concurrency")
     parser.add_argument("--delay", type=float, default=0.2, help="the fake model's answer time, seconds")
     parser.add_argument("--oracle-tasks", type=int, default=0, help="only the first N tasks for the oracle (0: all)")
-    parser.add_argument("--model", default="openai/gpt-4o-mini",
-                        help="the model name litellm is given (a priced one, as real runs use; the fake server answers any)")
+    parser.add_argument(
+        "--model",
+        default="openai/gpt-4o-mini",
+        help="the model name litellm is given (a priced one, as real runs use; the fake server answers any)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     say = (lambda text: None) if args.json else print
@@ -66,16 +70,23 @@ def main() -> None:
     figures: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        oracle_tasks = suite[:args.oracle_tasks] if args.oracle_tasks else suite
+        oracle_tasks = suite[: args.oracle_tasks] if args.oracle_tasks else suite
         wall, _, results = run(root / "oracle", oracle_tasks, OracleSolver(), 3, 8)
         passed = sum(r["passed"] for r in results)
-        figures["oracle"] = {"trials": len(results), "seconds": round(wall, 3), "trials_per_second": round(len(results) / wall, 1),
-                             "ms_per_trial": round(1000 * wall / len(results), 2), "passed": passed}
-        say(f"oracle, {len(oracle_tasks)} tasks x 3: {len(results)} trials in {wall:.1f} s = {len(results) / wall:.1f} trials/s "
-            f"({1000 * wall / len(results):.1f} ms per trial; {passed}/{len(results)} passed)")
+        figures["oracle"] = {
+            "trials": len(results),
+            "seconds": round(wall, 3),
+            "trials_per_second": round(len(results) / wall, 1),
+            "ms_per_trial": round(1000 * wall / len(results), 2),
+            "passed": passed,
+        }
+        say(
+            f"oracle, {len(oracle_tasks)} tasks x 3: {len(results)} trials in {wall:.1f} s = {len(results) / wall:.1f} trials/s "
+            f"({1000 * wall / len(results):.1f} ms per trial; {passed}/{len(results)} passed)"
+        )
 
         # the model solver: short tasks first, so the concurrency-1 leg stays under a minute
-        chosen = sorted(suite, key=lambda t: (len(t.reference_solution), t.id))[:args.trials]
+        chosen = sorted(suite, key=lambda t: (len(t.reference_solution), t.id))[: args.trials]
         server, base = start_server(args.delay)
         try:
             load_litellm()
@@ -87,10 +98,17 @@ def main() -> None:
                 passed = sum(r["passed"] for r in results)
                 legs[concurrency] = (wall, cpu, turns)
                 figures[f"model_concurrency_{concurrency}"] = {
-                    "trials": len(results), "turns": turns, "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),
-                    "trials_per_second": round(len(results) / wall, 2), "passed": passed}
-                say(f"model solver, concurrency {concurrency:>2}: {len(results)} trials, {turns} model turns in {wall:.2f} s "
-                    f"= {len(results) / wall:.2f} trials/s; CPU {cpu:.2f} s; {passed}/{len(results)} passed")
+                    "trials": len(results),
+                    "turns": turns,
+                    "seconds": round(wall, 3),
+                    "cpu_seconds": round(cpu, 3),
+                    "trials_per_second": round(len(results) / wall, 2),
+                    "passed": passed,
+                }
+                say(
+                    f"model solver, concurrency {concurrency:>2}: {len(results)} trials, {turns} model turns in {wall:.2f} s "
+                    f"= {len(results) / wall:.2f} trials/s; CPU {cpu:.2f} s; {passed}/{len(results)} passed"
+                )
         finally:
             server.terminate()
             server.wait()
@@ -104,11 +122,14 @@ def main() -> None:
     if args.json:
         print(json.dumps(figures, indent=2))
         return
-    print(f"speed-up at concurrency 64: {figures['speed_up']:.1f}x (goal: at least 40x: "
-          f"{'ok' if figures['goal_speed_up_40x'] else 'MISSED'})")
-    print(f"CPU per model turn at concurrency 64: {figures['cpu_ms_per_turn']:.1f} ms, of which the harness "
-          f"(copy, tools, diff, grade, records; the oracle's time per trial) is {harness_ms:.1f} ms per trial "
-          f"and the model client (litellm) about {figures['client_ms_per_turn']:.1f} ms per turn")
+    print(
+        f"speed-up at concurrency 64: {figures['speed_up']:.1f}x (goal: at least 40x: {'ok' if figures['goal_speed_up_40x'] else 'MISSED'})"
+    )
+    print(
+        f"CPU per model turn at concurrency 64: {figures['cpu_ms_per_turn']:.1f} ms, of which the harness "
+        f"(copy, tools, diff, grade, records; the oracle's time per trial) is {harness_ms:.1f} ms per trial "
+        f"and the model client (litellm) about {figures['client_ms_per_turn']:.1f} ms per turn"
+    )
     print(f"bound from CPU alone on one core: {turns * args.delay / max(c64, 1e-9):.1f}x")
 
 

@@ -36,17 +36,26 @@ def main() -> None:
             seconds = statistics.median(r.seconds for r in reports)
             phases = {t.table: round(t.seconds, 3) for t in reports[-1].tables}
             goal = GOAL_EACH_S
-            results.append({
-                "domain": name, "rows": reports[0].rows, "seconds": round(seconds, 3),
-                "rows_per_second": round(reports[0].rows / seconds), "repaired": reports[0].repaired,
-                "goal_s": goal, "meets_goal": goal is None or seconds < goal,
-                "fill_seconds_by_table": phases,
-            })
+            results.append(
+                {
+                    "domain": name,
+                    "rows": reports[0].rows,
+                    "seconds": round(seconds, 3),
+                    "rows_per_second": round(reports[0].rows / seconds),
+                    "repaired": reports[0].repaired,
+                    "goal_s": goal,
+                    "meets_goal": goal is None or seconds < goal,
+                    "fill_seconds_by_table": phases,
+                }
+            )
     total_seconds = sum(r["seconds"] for r in results)
     every_domain = not args.domain
-    total = {"total_seconds": round(total_seconds, 3), "total_rows": sum(r["rows"] for r in results),
-             "goal_all_s": GOAL_ALL_S if every_domain else None,
-             "meets_goal_all": total_seconds < GOAL_ALL_S if every_domain else None}
+    total = {
+        "total_seconds": round(total_seconds, 3),
+        "total_rows": sum(r["rows"] for r in results),
+        "goal_all_s": GOAL_ALL_S if every_domain else None,
+        "meets_goal_all": total_seconds < GOAL_ALL_S if every_domain else None,
+    }
     if args.json:
         print(json.dumps({"domains": results, **total}, indent=2))
         return

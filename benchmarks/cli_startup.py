@@ -38,7 +38,7 @@ def main() -> None:
         samples.append(time.perf_counter() - started)
     probe = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY)], check=True, capture_output=True, text=True)
     marker = next(line for line in probe.stdout.splitlines() if line.startswith("HEAVY:"))
-    imported = [m for m in marker[len("HEAVY:"):].split(",") if m]
+    imported = [m for m in marker[len("HEAVY:") :].split(",") if m]
     result = {
         "median_s": round(statistics.median(samples), 3),
         "max_s": round(max(samples), 3),

@@ -44,9 +44,11 @@ def measure(domain_name: str, blocks: int, calls: int) -> dict:
             runner.run("None")
             back_to_back.append((time.perf_counter() - started) * 1000)
         runner.wait_ready()
-        code = ("import time\ntimes = []\n"
-                f"for _ in range({calls}):\n    t = time.perf_counter()\n    {tool}()\n"
-                "    times.append(time.perf_counter() - t)\ntimes.sort()\ntimes[len(times) // 2] * 1000")
+        code = (
+            "import time\ntimes = []\n"
+            f"for _ in range({calls}):\n    t = time.perf_counter()\n    {tool}()\n"
+            "    times.append(time.perf_counter() - t)\ntimes.sort()\ntimes[len(times) // 2] * 1000"
+        )
         result = runner.run(code)
         assert result.ok, result.error
         proxied = float(result.value)
@@ -57,15 +59,19 @@ def measure(domain_name: str, blocks: int, calls: int) -> dict:
         direct.append((time.perf_counter() - started) * 1000)
     direct_ms = statistics.median(direct)
     figures = {
-        "domain": domain_name, "tool": tool, "isolation": isolation,
+        "domain": domain_name,
+        "tool": tool,
+        "isolation": isolation,
         "block_start_warm_ms": round(statistics.median(warm), 2),
         "block_start_back_to_back_ms": round(statistics.median(back_to_back), 2),
-        "proxied_call_ms": round(proxied, 4), "direct_call_ms": round(direct_ms, 4),
+        "proxied_call_ms": round(proxied, 4),
+        "direct_call_ms": round(direct_ms, 4),
         "proxy_overhead_ms": round(proxied - direct_ms, 4),
         "goals_ms": GOALS_MS,
     }
-    figures["meets_goals"] = (figures["block_start_warm_ms"] < GOALS_MS["block_start_warm"]
-                              and figures["proxied_call_ms"] < GOALS_MS["proxied_call"])
+    figures["meets_goals"] = (
+        figures["block_start_warm_ms"] < GOALS_MS["block_start_warm"] and figures["proxied_call_ms"] < GOALS_MS["proxied_call"]
+    )
     return figures
 
 

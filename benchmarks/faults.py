@@ -51,7 +51,7 @@ warnings.filterwarnings("ignore", message="coroutine .* was never awaited", cate
 class Case:
     name: str
     fault: str | None  # a Faulty fault, or None (no fault; or missing_key, which is the client's)
-    cause: str         # api | configuration | model | -
+    cause: str  # api | configuration | model | -
     once: bool = False
     no_key: bool = False
 
@@ -84,6 +84,7 @@ def run_case(case: Case, out: Path, tasks, faulted: set[str], args) -> dict:
     player = ReferencePlayer(tasks)
     responder = player
     if case.fault is not None:
+
         def when(body: dict) -> bool:
             task = player.task_for(body)
             return task is not None and task.id in faulted and on_turn(2)(body)
@@ -94,8 +95,11 @@ def run_case(case: Case, out: Path, tasks, faulted: set[str], args) -> dict:
     started = time.perf_counter()
     try:
         with FakeOpenAI(responder) as server:
-            solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, retries=args.retries,
-                                         backoff=0.01, request_timeout=args.request_timeout))
+            solver = LLMSolver(
+                LLMConfig(
+                    model="openai/fake", api_base=server.base_url, retries=args.retries, backoff=0.01, request_timeout=args.request_timeout
+                )
+            )
             batch = Batch(out, list(tasks), solver, args.trials)
             batch.prepare()
             try:
@@ -109,8 +113,14 @@ def run_case(case: Case, out: Path, tasks, faulted: set[str], args) -> dict:
     seconds = time.perf_counter() - started
     results = load_run(out).results
     sessions = sorted((out / "sessions").rglob("*.jsonl"))
-    return {"results": results, "affected": sum(affected(p) for p in sessions), "stopped": stopped,
-            "requests": len(server.requests), "seconds": seconds, "handlers_left": server.handlers}
+    return {
+        "results": results,
+        "affected": sum(affected(p) for p in sessions),
+        "stopped": stopped,
+        "requests": len(server.requests),
+        "seconds": seconds,
+        "handlers_left": server.handlers,
+    }
 
 
 def main() -> None:
@@ -124,7 +134,7 @@ def main() -> None:
     args = parser.parse_args()
     from ebench.domains import get_domain
 
-    tasks = sorted(load_suite().tasks, key=lambda t: (len(t.reference_solution), t.id))[:args.tasks]
+    tasks = sorted(load_suite().tasks, key=lambda t: (len(t.reference_solution), t.id))[: args.tasks]
     faulted = {t.id for t in tasks[::2]}  # every other task
     faulted_trials = len(faulted) * args.trials
     for name in sorted({t.domain for t in tasks}):
@@ -156,13 +166,30 @@ def main() -> None:
             else:  # passing API faults and the model's: all scored, as without the fault
                 ok = infra == 0 and run["affected"] == faulted_trials and len(scored) == len(tasks) * args.trials and equal
             ok = ok and run["handlers_left"] == 0
-            rows.append({"fault": case.name, "caused_by": case.cause, "trials": len(tasks) * args.trials,
-                         "affected": run["affected"], "infra_errors": infra, "scored": len(scored),
-                         "passed": sum(r["passed"] for r in scored), "tool_errors": tool_errors,
-                         "scores_equal": equal, "stopped": run["stopped"], "requests": run["requests"],
-                         "seconds": round(run["seconds"], 2), "ok": ok})
-    figures = {"tasks": [t.id for t in tasks], "faulted_tasks": sorted(faulted), "trials_per_task": args.trials,
-               "faults": rows, "all_ok": all(r["ok"] for r in rows)}
+            rows.append(
+                {
+                    "fault": case.name,
+                    "caused_by": case.cause,
+                    "trials": len(tasks) * args.trials,
+                    "affected": run["affected"],
+                    "infra_errors": infra,
+                    "scored": len(scored),
+                    "passed": sum(r["passed"] for r in scored),
+                    "tool_errors": tool_errors,
+                    "scores_equal": equal,
+                    "stopped": run["stopped"],
+                    "requests": run["requests"],
+                    "seconds": round(run["seconds"], 2),
+                    "ok": ok,
+                }
+            )
+    figures = {
+        "tasks": [t.id for t in tasks],
+        "faulted_tasks": sorted(faulted),
+        "trials_per_task": args.trials,
+        "faults": rows,
+        "all_ok": all(r["ok"] for r in rows),
+    }
     if args.json:
         print(json.dumps(figures, indent=2))
         return
@@ -173,8 +200,10 @@ def main() -> None:
     for r in rows:
         same = "-" if r["fault"] == "(none)" or not r["scored"] else ("yes" if r["scores_equal"] else "NO")
         note = f"  stopped: {r['stopped'][:70]}" if r["stopped"] else (f"  tool errors {r['tool_errors']}" if r["tool_errors"] else "")
-        print(f"{r['fault']:<16} {r['caused_by']:<14} {r['affected']:>8} {r['infra_errors']:>6} {r['scored']:>7} "
-              f"{r['passed']:>7}  {same:<20} {r['seconds']:>6.1f}  {'ok' if r['ok'] else 'WRONG'}{note}")
+        print(
+            f"{r['fault']:<16} {r['caused_by']:<14} {r['affected']:>8} {r['infra_errors']:>6} {r['scored']:>7} "
+            f"{r['passed']:>7}  {same:<20} {r['seconds']:>6.1f}  {'ok' if r['ok'] else 'WRONG'}{note}"
+        )
     print(f"\nevery fault handled as promised: {'yes' if figures['all_ok'] else 'NO'}")
 
 

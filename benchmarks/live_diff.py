@@ -104,12 +104,22 @@ def measure(task_id: str, repeat: int) -> dict[str, Any]:
         trial.close()
     app_ms = show_in_app_ms(grade, actual, repeat)
     return {
-        "task": task_id, "expected_rows": len(task.expected_diff), "actual_rows": len(actual),
-        "matched": len(grade.matched), "missing": len(grade.missing), "unexpected": len(grade.unexpected),
-        "wrong": len(grade.wrong), "lines": len(lines), "refused_perturbed_calls": refused,
-        "diff_ms": round(diff_ms, 3), "explain_ms": round(explain_ms, 3), "diff_lines_ms": round(lines_ms, 3),
-        "paint_ms": round(paint_ms, 3), "blind_lines_and_paint_ms": round(blind_ms, 3),
-        "total_ms": round(diff_ms + explain_ms + lines_ms + paint_ms, 3), "show_in_app_ms": round(app_ms, 3),
+        "task": task_id,
+        "expected_rows": len(task.expected_diff),
+        "actual_rows": len(actual),
+        "matched": len(grade.matched),
+        "missing": len(grade.missing),
+        "unexpected": len(grade.unexpected),
+        "wrong": len(grade.wrong),
+        "lines": len(lines),
+        "refused_perturbed_calls": refused,
+        "diff_ms": round(diff_ms, 3),
+        "explain_ms": round(explain_ms, 3),
+        "diff_lines_ms": round(lines_ms, 3),
+        "paint_ms": round(paint_ms, 3),
+        "blind_lines_and_paint_ms": round(blind_ms, 3),
+        "total_ms": round(diff_ms + explain_ms + lines_ms + paint_ms, 3),
+        "show_in_app_ms": round(app_ms, 3),
     }
 
 
@@ -132,11 +142,15 @@ def main() -> None:
         print(json.dumps(data, indent=2))
         return
     for r in reports:
-        print(f"{r['task']}: {r['expected_rows']} expected rows, {r['actual_rows']} actual; "
-              f"{r['matched']} matched, {r['missing']} missing, {r['unexpected']} unexpected, {r['wrong']} wrong "
-              f"-> {r['lines']} lines")
-        print(f"  diff {r['diff_ms']} ms + explain {r['explain_ms']} ms + diff_lines {r['diff_lines_ms']} ms "
-              f"+ paint {r['paint_ms']} ms = {r['total_ms']} ms   (blind lines+paint {r['blind_lines_and_paint_ms']} ms)")
+        print(
+            f"{r['task']}: {r['expected_rows']} expected rows, {r['actual_rows']} actual; "
+            f"{r['matched']} matched, {r['missing']} missing, {r['unexpected']} unexpected, {r['wrong']} wrong "
+            f"-> {r['lines']} lines"
+        )
+        print(
+            f"  diff {r['diff_ms']} ms + explain {r['explain_ms']} ms + diff_lines {r['diff_lines_ms']} ms "
+            f"+ paint {r['paint_ms']} ms = {r['total_ms']} ms   (blind lines+paint {r['blind_lines_and_paint_ms']} ms)"
+        )
         print(f"  DiffView.show + one refresh in a headless app: {r['show_in_app_ms']} ms")
     print(f"worst: {data['worst_total_ms']} ms (goal: well under {data['goal_ms']} ms)")
 

@@ -77,9 +77,16 @@ def measure_domain(name: str, repeat: int, rounds: int, actor: int | None) -> di
         kind = "lookup" if tool_name in module.LOOKUPS else ("write" if is_write else "search/list")
         goal = GOALS_US.get(kind)
         median_us = statistics.median(samples) * 1e6
-        results.append({"tool": label, "kind": kind, "median_us": round(median_us, 1),
-                        "p95_us": round(sorted(samples)[int(len(samples) * 0.95)] * 1e6, 1),
-                        "goal_us": goal, "meets_goal": goal is None or median_us < goal})
+        results.append(
+            {
+                "tool": label,
+                "kind": kind,
+                "median_us": round(median_us, 1),
+                "p95_us": round(sorted(samples)[int(len(samples) * 0.95)] * 1e6, 1),
+                "goal_us": goal,
+                "meets_goal": goal is None or median_us < goal,
+            }
+        )
     conn.close()
     return {"domain": name, "actor": actor, "tools": results}
 

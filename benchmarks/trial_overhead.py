@@ -40,8 +40,11 @@ def inflate(domain, source: Path, target: Path, factor: int = FACTOR) -> int:
     dst.execute("PRAGMA foreign_keys=OFF")
     dst.execute("PRAGMA ignore_check_constraints=ON")  # shifted numbers may leave a CHECK's range
     original = {t.name: dst.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {t.name}").fetchone()[0] for t in domain.schema.tables}
-    shift = {t.name: (dst.execute(f"SELECT COALESCE(MAX({t.key[0]}), 0) FROM {t.name}").fetchone()[0] + 1)
-             for t in domain.schema.tables if t.has_generated_id}
+    shift = {
+        t.name: (dst.execute(f"SELECT COALESCE(MAX({t.key[0]}), 0) FROM {t.name}").fetchone()[0] + 1)
+        for t in domain.schema.tables
+        if t.has_generated_id
+    }
     for table in domain.schema.tables:
         unique = {c.name for c in table.columns if c.unique} | {name for group in table.unique for name in group}
         for k in range(1, factor):
@@ -57,8 +60,10 @@ def inflate(domain, source: Path, target: Path, factor: int = FACTOR) -> int:
                     exprs.append(f"{col.name} + {10**7 * k}")
                 else:
                     exprs.append(col.name)
-            dst.execute(f"INSERT INTO {table.name} ({', '.join(table.column_names)}) SELECT {', '.join(exprs)} FROM main.{table.name} "
-                        f"WHERE rowid <= {original[table.name]}")  # copies of the original rows only
+            dst.execute(
+                f"INSERT INTO {table.name} ({', '.join(table.column_names)}) SELECT {', '.join(exprs)} FROM main.{table.name} "
+                f"WHERE rowid <= {original[table.name]}"
+            )  # copies of the original rows only
     dst.commit()
     rows = sum(dst.execute(f"SELECT COUNT(*) FROM {t.name}").fetchone()[0] for t in domain.schema.tables)
     dst.execute("VACUUM")
@@ -74,8 +79,10 @@ def _change(conn: sqlite3.Connection, table, rows: int) -> None:
     victims = [r[0] for r in conn.execute(f"SELECT {key} FROM {table.name} WHERE {spare} ORDER BY {key} LIMIT ?", (rows // 2,))]
     conn.executemany(f"DELETE FROM {table.name} WHERE {key} = ?", [(v,) for v in victims])
     cols = [c for c in table.column_names if c != key]
-    conn.execute(f"INSERT INTO {table.name} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM {table.name} "
-                 f"ORDER BY {key} DESC LIMIT ?", (rows - rows // 2,))
+    conn.execute(
+        f"INSERT INTO {table.name} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM {table.name} ORDER BY {key} DESC LIMIT ?",
+        (rows - rows // 2,),
+    )
 
 
 def measure(domain, path: Path, repeat: int) -> dict:
@@ -146,8 +153,9 @@ def main() -> None:
             rows = world_stats(domain, path).rows
             big = Path(tmp) / f"{name}-x{FACTOR}.sqlite"
             big_rows = inflate(domain, path, big)
-            results.append({"domain": name, "rows": rows, **measure(domain, path, args.repeat),
-                            "trial_start_ms": trial_start(domain, args.repeat)})
+            results.append(
+                {"domain": name, "rows": rows, **measure(domain, path, args.repeat), "trial_start_ms": trial_start(domain, args.repeat)}
+            )
             results.append({"domain": f"{name} x{FACTOR}", "rows": big_rows, **measure(domain, big, args.repeat)})
     largest = max((r for r in results if " x" not in r["domain"]), key=lambda r: r["world_mb"])
     goals = {
@@ -159,8 +167,10 @@ def main() -> None:
         return
     print(f"{'world':14} {'rows':>9} {'MB':>6} {'copy':>8} {'tracker':>8} {'diff 5':>8} {'diff 200':>9} {'grade 5':>8} {'grade 200':>10}")
     for r in results:
-        print(f"{r['domain']:14} {r['rows']:9,} {r['world_mb']:6.1f} {r['copy_ms']:6.2f}ms {r['tracker_ms']:6.2f}ms "
-              f"{r['diff_5_ms']:6.2f}ms {r['diff_200_ms']:7.2f}ms {r['grade_5_ms']:6.2f}ms {r['grade_200_ms']:8.2f}ms")
+        print(
+            f"{r['domain']:14} {r['rows']:9,} {r['world_mb']:6.1f} {r['copy_ms']:6.2f}ms {r['tracker_ms']:6.2f}ms "
+            f"{r['diff_5_ms']:6.2f}ms {r['diff_200_ms']:7.2f}ms {r['grade_5_ms']:6.2f}ms {r['grade_200_ms']:8.2f}ms"
+        )
     for r in results:
         if "trial_start_ms" in r:
             print(f"{r['domain']}: a trial's start (copy of the prepared image, tracker included): {r['trial_start_ms']:.2f} ms")

@@ -47,23 +47,58 @@ def nested(depth: int, kind: str = "list") -> typing.Any:
 
 # What a hostile or broken model sends: each must be refused as bad arguments, never crash the engine.
 HOSTILE_TEXTS = [
-    "\x00", "rock\x00", "\x00' OR 1=1 --", "\ud800", "love \udfff", "\ud83c", "\udc80\x00",
-    "x" * 1_000_000, "%" * 100_000, "_\\" * 20_000, "🎵" * 300_000, '"' * 60_000, "x" * (MAX_TEXT + 1),
+    "\x00",
+    "rock\x00",
+    "\x00' OR 1=1 --",
+    "\ud800",
+    "love \udfff",
+    "\ud83c",
+    "\udc80\x00",
+    "x" * 1_000_000,
+    "%" * 100_000,
+    "_\\" * 20_000,
+    "🎵" * 300_000,
+    '"' * 60_000,
+    "x" * (MAX_TEXT + 1),
 ]
 # The longest texts the engine lets through, as hard as they get for SQL (LIKE escapes, 4-byte
 # characters, FTS phrases): tools must answer them, never fail inside SQLite.
 LONGEST_TEXTS = ["%" * MAX_TEXT, "🎵" * MAX_TEXT, "_\\" * (MAX_TEXT // 2), '"' * MAX_TEXT, "a\u2028b" * (MAX_TEXT // 3)]
-HOSTILE_VALUES = [nested(50), nested(5000), nested(50, "dict"), nested(5000, "dict"), 10**5000, -(10**5000),
-                  {"\ud800": 1}, {"\x00": "\x00"}, {"k" * 100_000: 1}, list(range(100_000)), ["\ud800"] * 3]
+HOSTILE_VALUES = [
+    nested(50),
+    nested(5000),
+    nested(50, "dict"),
+    nested(5000, "dict"),
+    10**5000,
+    -(10**5000),
+    {"\ud800": 1},
+    {"\x00": "\x00"},
+    {"k" * 100_000: 1},
+    list(range(100_000)),
+    ["\ud800"] * 3,
+]
 # Arguments as JSON text, the form a model's tool call carries them in.
 HOSTILE_JSON = [
-    "[" * 100_000, "{\"a\":" * 100_000, "[" * 100_000 + "]" * 100_000, '{"x": ' + "9" * 5000 + "}",
-    '{"x": "\\ud800"}', '{"\\u0000": 1}', "\x00", '{"x": NaN}', '{"x": Infinity}', '{"x": 1e999}',
-    '{"x": "' + "y" * 2_000_000 + '"}', "\ud800",
+    "[" * 100_000,
+    '{"a":' * 100_000,
+    "[" * 100_000 + "]" * 100_000,
+    '{"x": ' + "9" * 5000 + "}",
+    '{"x": "\\ud800"}',
+    '{"\\u0000": 1}',
+    "\x00",
+    '{"x": NaN}',
+    '{"x": Infinity}',
+    '{"x": 1e999}',
+    '{"x": "' + "y" * 2_000_000 + '"}',
+    "\ud800",
 ]
 
 json_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(INT64_MIN * 2, INT64_MAX * 2), st.floats(allow_nan=False), st.text(max_size=30),
+    st.none(),
+    st.booleans(),
+    st.integers(INT64_MIN * 2, INT64_MAX * 2),
+    st.floats(allow_nan=False),
+    st.text(max_size=30),
 )
 garbage = st.recursive(
     json_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6
@@ -133,11 +168,13 @@ def fuzz_suite(
     domain = get_domain(domain_name)  # collection time: no world needed
     reads = [t.name for t in domain.tools if t.kind != WRITE]
     writes = [t.name for t in domain.tools if t.kind == WRITE]
-    texts = _pick_branch({
-        "odd": st.sampled_from(COMMON_ODD_TEXTS + list(odd_texts) + HOSTILE_TEXTS + LONGEST_TEXTS),
-        "boundary": st.sampled_from(list(boundary_lengths) or [1, 100, 1000]).map(lambda n: "x" * n),
-        "free": st.text(max_size=40),
-    })
+    texts = _pick_branch(
+        {
+            "odd": st.sampled_from(COMMON_ODD_TEXTS + list(odd_texts) + HOSTILE_TEXTS + LONGEST_TEXTS),
+            "boundary": st.sampled_from(list(boundary_lengths) or [1, 100, 1000]).map(lambda n: "x" * n),
+            "free": st.text(max_size=40),
+        }
+    )
 
     @pytest.fixture(scope="module")
     def fuzz_world(request: pytest.FixtureRequest):
@@ -207,7 +244,6 @@ def fuzz_suite(
     return {
         "fuzz_world": fuzz_world,
         "test_read_tools_give_a_result_or_a_clear_error": test_read_tools_give_a_result_or_a_clear_error,
-        "test_write_tools_give_a_result_or_a_clear_error_and_refusals_change_nothing":
-            test_write_tools_give_a_result_or_a_clear_error_and_refusals_change_nothing,
+        "test_write_tools_give_a_result_or_a_clear_error_and_refusals_change_nothing": test_write_tools_give_a_result_or_a_clear_error_and_refusals_change_nothing,
         "test_every_pool_finds_ids": test_every_pool_finds_ids,
     }

@@ -28,7 +28,7 @@ from ebench.tasks.suite import load_suite
 from ebench.testing.fake_openai import FAULTS, FakeOpenAI, Faulty, ReferencePlayer, hang, on_turn
 
 FAULTED = "moba-0023"  # create a room, then invitations that need its id (3 calls)
-CLEAN = "moba-0024"    # the other task of the batch, never faulted (4 calls)
+CLEAN = "moba-0024"  # the other task of the batch, never faulted (4 calls)
 KEY = "sk-test-fault-suite-0123456789"
 # How long a request waits for a hanging API. Answers that come take milliseconds on loopback; the
 # other tests leave the default (300 s), so that no load can turn an answer into a timeout.
@@ -45,8 +45,7 @@ def api_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
 
 
-def run_batch(out: Path, tasks, server: FakeOpenAI, *, concurrency: int = 4, limits: TrialLimits | None = None,
-              **config) -> list[dict]:
+def run_batch(out: Path, tasks, server: FakeOpenAI, *, concurrency: int = 4, limits: TrialLimits | None = None, **config) -> list[dict]:
     settings = {"retries": 2, "backoff": 0.01, **config}
     solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, **settings))
     batch = Batch(out, list(tasks), solver, 1, limits=limits or TrialLimits())
@@ -74,8 +73,7 @@ def events(run_dir: Path, result: dict, kind: str) -> list[dict]:
 
 
 def test_the_fault_list_is_the_issues():
-    assert set(FAULTS) == {"hang", "500", "401", "truncated", "dropped", "huge_content", "surrogates",
-                           "unknown_tool", "wrong_types"}
+    assert set(FAULTS) == {"hang", "500", "401", "truncated", "dropped", "huge_content", "surrogates", "unknown_tool", "wrong_types"}
     with pytest.raises(ValueError, match="unknown fault 'nope'"):
         Faulty(lambda body: None, "nope")
 
@@ -141,8 +139,9 @@ def test_a_hanging_answer_ends_when_the_server_stops_even_if_the_client_waits_fo
     outcome: list[object] = []
 
     def client() -> None:
-        request = urllib.request.Request(server.base_url + "/chat/completions", data=b"{}", method="POST",
-                                         headers={"content-type": "application/json"})
+        request = urllib.request.Request(
+            server.base_url + "/chat/completions", data=b"{}", method="POST", headers={"content-type": "application/json"}
+        )
         try:
             urllib.request.urlopen(request, timeout=120)
         except Exception as exc:  # the connection is closed without an answer
@@ -163,10 +162,10 @@ def test_a_hanging_answer_ends_when_the_server_stops_even_if_the_client_waits_fo
 
 # -- faults of the configuration: the run stops at once ---------------------------------------
 
+
 def test_missing_credentials_stop_the_batch_at_once(tmp_path, tasks, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY")
-    with FakeOpenAI(ReferencePlayer(tasks.values())) as server, \
-            pytest.raises(FatalSolverError, match="missing credentials") as raised:
+    with FakeOpenAI(ReferencePlayer(tasks.values())) as server, pytest.raises(FatalSolverError, match="missing credentials") as raised:
         run_batch(tmp_path, tasks.values(), server, concurrency=1)
     assert "OPENAI_API_KEY" in str(raised.value) and "InternalServerError" not in str(raised.value)
     assert server.requests == []  # the client refused to send anything
@@ -194,16 +193,37 @@ def test_missing_credentials_of_other_providers_are_fatal_too(tmp_path, tasks, m
 
 
 def test_a_rejected_key_stops_the_batch_at_once(tmp_path, tasks):
-    with FakeOpenAI(ReferencePlayer(tasks.values()), api_key="sk-the-right-key-42") as server, \
-            pytest.raises(FatalSolverError, match="AuthenticationError"):
+    with (
+        FakeOpenAI(ReferencePlayer(tasks.values()), api_key="sk-the-right-key-42") as server,
+        pytest.raises(FatalSolverError, match="AuthenticationError"),
+    ):
         run_batch(tmp_path, tasks.values(), server, concurrency=1)
     assert len(server.requests) == 1 and server.headers[0]["authorization"] == f"Bearer {KEY}"
     assert load_run(tmp_path).results == []
 
 
 def cli_batch(server: FakeOpenAI, out: Path, *extra: str):
-    args = ["run", "--batch", "--model", "openai/fake", "--api-base", server.base_url, "--task", FAULTED,
-            "--task", CLEAN, "--concurrency", "1", "--retries", "2", "--backoff", "0.01", "--out", str(out), *extra]
+    args = [
+        "run",
+        "--batch",
+        "--model",
+        "openai/fake",
+        "--api-base",
+        server.base_url,
+        "--task",
+        FAULTED,
+        "--task",
+        CLEAN,
+        "--concurrency",
+        "1",
+        "--retries",
+        "2",
+        "--backoff",
+        "0.01",
+        "--out",
+        str(out),
+        *extra,
+    ]
     return CliRunner().invoke(app, args)
 
 
@@ -236,6 +256,7 @@ def test_cli_key_revoked_mid_run_stops_it_and_keeps_what_finished(tmp_path, task
 
 
 # -- faults of the model: recorded and scored ---------------------------------------------------
+
 
 @pytest.mark.parametrize("fault", ["huge_content", "surrogates", "unknown_tool", "wrong_types"])
 def test_a_fault_of_the_model_is_recorded_and_scored(tmp_path, tasks, fault):
@@ -272,11 +293,11 @@ def test_a_fault_of_the_model_is_recorded_and_scored(tmp_path, tasks, fault):
 
 # -- tasks that share a request text ------------------------------------------------------------
 
+
 def test_tasks_that_share_a_request_text_each_get_their_own_solution(tmp_path, tasks):
     original = tasks[FAULTED]
     # Another player asks for the same thing; their solution here is only the first step.
-    twin = dataclasses.replace(original, id="moba-9023", actor=tasks[CLEAN].actor,
-                               reference_solution=original.reference_solution[:1])
+    twin = dataclasses.replace(original, id="moba-9023", actor=tasks[CLEAN].actor, reference_solution=original.reference_solution[:1])
     player = ReferencePlayer([original, twin])
     with FakeOpenAI(player) as server:
         results = by_task(run_batch(tmp_path, [original, twin], server))

@@ -74,6 +74,7 @@ def result_cell(screen: BrowserScreen, task_id: str) -> str:
 
 # -- loading -----------------------------------------------------------------------------------------
 
+
 async def test_first_paint_comes_before_the_suite_is_loaded_then_every_task_shows(monkeypatch, suite):
     from ebench.tasks import suite as suite_module
 
@@ -101,9 +102,11 @@ async def test_first_paint_comes_before_the_suite_is_loaded_then_every_task_show
 
 
 def test_importing_the_browser_loads_no_solve_screen_editor_or_model_code():
-    code = ("import sys, ebench.app.screens.browser; "
-            "print([m for m in ('ebench.app.screens.solve', 'litellm', 'textual.widgets._text_area', "
-            "'ebench.sessions.trial', 'ebench.sessions.attempts', 'ebench.tasks.suite') if m in sys.modules])")
+    code = (
+        "import sys, ebench.app.screens.browser; "
+        "print([m for m in ('ebench.app.screens.solve', 'litellm', 'textual.widgets._text_area', "
+        "'ebench.sessions.trial', 'ebench.sessions.attempts', 'ebench.tasks.suite') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -121,6 +124,7 @@ async def test_rows_show_domain_capabilities_changed_rows_and_reference_calls(su
 
 
 # -- filters, search, preview ------------------------------------------------------------------------
+
 
 async def test_domain_capability_and_status_filters_narrow_the_table(suite):
     app = app_with_browser()
@@ -191,6 +195,7 @@ async def test_the_preview_follows_the_cursor(suite):
 
 # -- opening a task ----------------------------------------------------------------------------------
 
+
 async def test_enter_opens_the_solve_screen_with_the_task_and_the_mode_toggles(suite, solve_stand_in):
     app = app_with_browser()
     async with app.run_test(size=SIZE) as pilot:
@@ -223,6 +228,7 @@ async def test_the_bindings_have_ids_and_show_in_the_palette_commands():
 
 
 # -- attempts ----------------------------------------------------------------------------------------
+
 
 def record_attempt(task, folder: Path, *, solve: bool, finish: bool = True) -> None:
     trial = human_trial(task, folder=folder)
@@ -277,6 +283,7 @@ async def test_attempts_show_as_results_and_update_when_the_solve_screen_closes(
 
 # -- run results key ---------------------------------------------------------------------------------
 
+
 async def test_results_key_without_runs_says_how_to_make_one(data_folders):
     app = app_with_browser()
     async with app.run_test(size=SIZE) as pilot:
@@ -303,6 +310,7 @@ async def test_results_key_opens_the_results_screen_on_the_runs_and_the_sessions
 
 
 # -- snapshot ----------------------------------------------------------------------------------------
+
 
 def test_snapshot_browser_after_loading(snap_compare):
     async def run_before(pilot: Any) -> None:

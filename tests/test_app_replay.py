@@ -45,8 +45,7 @@ class SloppySolver:
 def play_sloppily(trial: Trial) -> None:
     assert trial.task is not None
     trial.message("user", trial.task.query)
-    trial.message("assistant", "I will favourite the matching songs.",
-                  reasoning="Rock, 2015, at least 3:50: start with the ones I know.")
+    trial.message("assistant", "I will favourite the matching songs.", reasoning="Rock, 2015, at least 3:50: start with the ones I know.")
     trial.call("favourite_song", {"song_id": WRONG_SONG})
     results: list[Any] = []
     steps = trial.task.reference_solution
@@ -74,8 +73,7 @@ async def settle(pilot, view: TrialView | None = None, rounds: int = 100) -> Non
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         current = view or pilot.app.screen.query_one(TrialView)
-        if current.timeline is not None and current.analysed and current.state is not None \
-                and current.state.step == current.current:
+        if current.timeline is not None and current.analysed and current.state is not None and current.state.step == current.current:
             return
         await asyncio.sleep(0.02)
     raise AssertionError("the trial view did not settle")
@@ -221,8 +219,7 @@ async def test_one_session_file_opens_the_trial_directly(runs):
         assert screen.query_one(DiffView).counts["matched"] == len(expected.grade.matched)
         # Keys are bindings with ids (palette, help, keymap).
         ids = {active.binding.id for active in screen.active_bindings.values()}
-        assert {"replay.next", "replay.previous", "replay.first", "replay.last", "replay.no_return",
-                "replay.reference"} <= ids
+        assert {"replay.next", "replay.previous", "replay.first", "replay.last", "replay.no_return", "replay.reference"} <= ids
         assert "replay.open" not in ids  # no table here
 
 
@@ -285,15 +282,26 @@ def test_snapshot_trial_view_at_the_first_correct_call(snap_compare, tmp_path, m
 def test_model_events_read_well_in_the_list_and_the_event_pane():
     from ebench.sessions.timeline import Step
 
-    asks = Step(3, "message", {"event": "message", "t": 1.0, "role": "assistant", "content": None,
-                               "reasoning": "Page through the songs first.",
-                               "tool_calls": [{"id": "c1", "type": "function",
-                                               "function": {"name": "search_songs", "arguments": "{}"}}],
-                               "usage": {"input": 120, "output": 30}})
+    asks = Step(
+        3,
+        "message",
+        {
+            "event": "message",
+            "t": 1.0,
+            "role": "assistant",
+            "content": None,
+            "reasoning": "Page through the songs first.",
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search_songs", "arguments": "{}"}}],
+            "usage": {"input": 120, "output": 30},
+        },
+    )
     assert asks.label == "assistant: → search_songs"
     text = step_detail(asks).plain
     assert "Page through the songs first." in text and "search_songs" in text and "input 120" in text
-    error = Step(4, "api_error", {"event": "api_error", "t": 2.0, "kind": "rate_limit", "status": 429,
-                                  "attempt": 1, "error": "slow down", "retry_in": 1.5})
+    error = Step(
+        4,
+        "api_error",
+        {"event": "api_error", "t": 2.0, "kind": "rate_limit", "status": 429, "attempt": 1, "error": "slow down", "retry_in": 1.5},
+    )
     assert error.label == "api error: slow down"
     assert "status: 429" in step_detail(error).plain and "retry_in: 1.5" in step_detail(error).plain

@@ -66,6 +66,7 @@ def errors_text(screen: ResultsScreen) -> str:
 
 # -- leaderboard -------------------------------------------------------------------------------------
 
+
 async def test_leaderboard_rows_match_build_reports(run_paths):
     reports = build_reports([run for path in run_paths for run in load_runs(path)])
     app = results_app(run_paths)
@@ -73,8 +74,15 @@ async def test_leaderboard_rows_match_build_reports(run_paths):
         screen = await loaded(pilot)
         table = screen.query_one(Leaderboard)
         assert app.focused is table
-        assert [str(c.label) for c in table.columns.values()][:7] == \
-            ["Run", "Solver", "Trials", "Tasks", "Avg", f"Pass@{TRIALS}", f"Pass^{TRIALS}"]
+        assert [str(c.label) for c in table.columns.values()][:7] == [
+            "Run",
+            "Solver",
+            "Trials",
+            "Tasks",
+            "Avg",
+            f"Pass@{TRIALS}",
+            f"Pass^{TRIALS}",
+        ]
         rows = table_rows(table)
         assert [row[0] for row in rows] == ["oracle", "noop"]
         for row, report in zip(rows, reports):
@@ -111,6 +119,7 @@ async def test_s_cycles_the_sort_column_and_a_header_click_sorts(run_paths):
 
 
 # -- tabs and chart ----------------------------------------------------------------------------------
+
 
 async def test_every_tab_renders_its_table_and_the_chart_has_both_runs(run_paths):
     reports = build_reports([run for path in run_paths for run in load_runs(path)])
@@ -176,6 +185,7 @@ async def test_the_chart_takes_its_colours_from_the_theme():
 
 # -- opening failed trials ---------------------------------------------------------------------------
 
+
 async def test_enter_opens_the_failed_trials_of_the_selected_run_in_the_replay(run_paths, replay_stand_in):
     app = results_app(run_paths)
     async with app.run_test(size=SIZE) as pilot:
@@ -196,6 +206,7 @@ async def test_enter_opens_the_failed_trials_of_the_selected_run_in_the_replay(r
 
 
 # -- errors ------------------------------------------------------------------------------------------
+
 
 async def test_broken_runs_show_a_message_and_the_others_still_show(run_paths, tmp_path):
     bad_manifest = tmp_path / "bad-manifest"
@@ -234,6 +245,7 @@ async def test_no_readable_run_is_a_message_not_a_crash(tmp_path):
 
 
 # -- snapshots ---------------------------------------------------------------------------------------
+
 
 def test_snapshot_results_leaderboard(snap_compare, run_paths):
     async def run_before(pilot: Any) -> None:

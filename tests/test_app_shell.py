@@ -51,7 +51,7 @@ def test_contrast_theme_diff_colours_stay_apart_in_lightness_too():
     background = Color.parse(theme.background or "#000000")
     for i, a in enumerate(colours):
         assert a.brightness - background.brightness > 0.3  # readable on the background
-        for b in colours[i + 1:]:
+        for b in colours[i + 1 :]:
             assert abs(a.brightness - b.brightness) > 0.05 or abs(a.hsl.h - b.hsl.h) > 0.2
 
 
@@ -72,8 +72,7 @@ def test_a_theme_file_is_checked_with_a_clear_message(tmp_path: Path):
 
 async def test_user_themes_and_keymap_from_the_data_directory(tmp_path: Path):
     (tmp_path / "themes").mkdir()
-    (tmp_path / "themes" / "mine.toml").write_text('name = "mine"\nprimary = "#336699"\n[variables]\n'
-                                                   'diff-matched = "#010203"\n')
+    (tmp_path / "themes" / "mine.toml").write_text('name = "mine"\nprimary = "#336699"\n[variables]\ndiff-matched = "#010203"\n')
     (tmp_path / "themes" / "broken.toml").write_text('name = "broken"\n')
     (tmp_path / "keymap.toml").write_text('"probe.poke" = "j"\n')
     app = EBenchApp(Probe, theme="mine", home=tmp_path)
@@ -146,13 +145,16 @@ async def test_back_is_hidden_on_the_first_screen_and_pops_above_it():
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["play", "--task", "no-such-task"], "no task 'no-such-task'"),
-    (["play", "--blind"], "add --task ID"),
-    (["play", "--task", "moba-0024", "--blind", "--oracle"], "--blind is for a person"),
-    (["play", "--task", "moba-0024", "--model", "x", "--oracle"], "either --model or --oracle"),
-    (["replay", "/no/such/run"], "no such file or folder"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["play", "--task", "no-such-task"], "no task 'no-such-task'"),
+        (["play", "--blind"], "add --task ID"),
+        (["play", "--task", "moba-0024", "--blind", "--oracle"], "--blind is for a person"),
+        (["play", "--task", "moba-0024", "--model", "x", "--oracle"], "either --model or --oracle"),
+        (["replay", "/no/such/run"], "no such file or folder"),
+    ],
+)
 def test_the_cli_checks_arguments_before_the_app_starts(args, message):
     result = runner.invoke(cli, args)
     assert result.exit_code == 2

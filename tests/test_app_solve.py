@@ -5,8 +5,8 @@ the oracle with pause and step. Every attempt is a recorded session; the world i
 from __future__ import annotations
 
 import hashlib
-import re
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -70,8 +70,10 @@ async def run_call(pilot, screen: SolveScreen, tool: str, args: dict) -> None:
     screen.query_one(CallComposer).set_args(args)
     await pilot.pause()
     await pilot.press("f5")
-    await until(pilot, lambda: screen.trial.tool_calls == calls + 1 and not screen.busy
-                and screen.last_diff is not None and not screen._diff_running)
+    await until(
+        pilot,
+        lambda: screen.trial.tool_calls == calls + 1 and not screen.busy and screen.last_diff is not None and not screen._diff_running,
+    )
 
 
 def session_files(kind: str = "human") -> set[Path]:
@@ -87,8 +89,7 @@ async def test_compose_and_run_calls_then_submit_and_pass(task):
         await run_call(pilot, screen, "create_room", ROOM)
         trace = screen.query_one(CallTrace)
         assert trace.call_ids == ["call-1"]
-        assert screen.query_one(DiffView).counts == {"matched": 4, "missing": 3, "unexpected": 0, "wrong": 0,
-                                                     "actual": 4}
+        assert screen.query_one(DiffView).counts == {"matched": 4, "missing": 3, "unexpected": 0, "wrong": 0, "actual": 4}
         room = screen.trial.history[-1]["result"]["room_id"]
         for player in INVITEES:
             await run_call(pilot, screen, "invite_to_room", {"room_id": room, "player_id": player})
@@ -121,9 +122,11 @@ async def test_a_bad_call_shows_the_tools_error_and_changes_nothing(task):
 
 
 async def test_exec_code_runs_nests_its_calls_and_solves_the_task(task):
-    code = (f"room = create_room(**{ROOM!r})['room_id']\n"
-            f"for player in {INVITEES!r}:\n    invite_to_room(room_id=room, player_id=player)\n"
-            "print('invited', len(list_room_invitations(direction='sent')))\n")
+    code = (
+        f"room = create_room(**{ROOM!r})['room_id']\n"
+        f"for player in {INVITEES!r}:\n    invite_to_room(room_id=room, player_id=player)\n"
+        "print('invited', len(list_room_invitations(direction='sent')))\n"
+    )
     app = EBenchApp(lambda: SolveScreen(task, code=True))
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -151,8 +154,7 @@ async def test_a_new_attempt_starts_clean_and_drops_the_unsubmitted_one(task):
         await run_call(pilot, screen, "create_room", ROOM)
         first = screen.trial
         await pilot.press("ctrl+n")
-        await until(pilot, lambda: screen.trial is not None and screen.trial is not first
-                    and screen.last_diff is not None)
+        await until(pilot, lambda: screen.trial is not None and screen.trial is not first and screen.last_diff is not None)
         assert screen.query_one(CallTrace).call_ids == []
         assert screen.query_one(DiffView).counts["actual"] == 0
         second = screen.trial.writer.path
@@ -256,8 +258,7 @@ async def test_from_the_browser_to_a_graded_attempt_and_back(task):
         await until(pilot, lambda: screen.summary is not None)
         await pilot.press("escape")
         assert app.screen is browser
-        await until(pilot, lambda: browser.attempts.get(TASK) is not None
-                    and browser.attempts[TASK].session == screen.trial.writer.path)
+        await until(pilot, lambda: browser.attempts.get(TASK) is not None and browser.attempts[TASK].session == screen.trial.writer.path)
         assert attempt_status(browser.attempts[TASK]) == "failed"
 
 

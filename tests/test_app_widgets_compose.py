@@ -69,30 +69,42 @@ SCHEMA: dict[str, Any] = {
 
 
 def test_check_arguments_types_the_texts_and_omits_empty_optionals():
-    args, errors = check_arguments(SCHEMA, {
-        "room_id": " 12 ", "title": "Sync", "ratio": "0.5", "mine": "true", "status": "cancelled",
-        "ids": "[1, 2]", "extra": '{"a": 1}', "floor": "", "note": "",
-    })
+    args, errors = check_arguments(
+        SCHEMA,
+        {
+            "room_id": " 12 ",
+            "title": "Sync",
+            "ratio": "0.5",
+            "mine": "true",
+            "status": "cancelled",
+            "ids": "[1, 2]",
+            "extra": '{"a": 1}',
+            "floor": "",
+            "note": "",
+        },
+    )
     assert errors == {}
-    assert args == {"room_id": 12, "title": "Sync", "ratio": 0.5, "mine": True, "status": "cancelled",
-                    "ids": [1, 2], "extra": {"a": 1}}
+    assert args == {"room_id": 12, "title": "Sync", "ratio": 0.5, "mine": True, "status": "cancelled", "ids": [1, 2], "extra": {"a": 1}}
     assert type(args["room_id"]) is int
     assert list(args) == [k for k in SCHEMA["properties"] if k in args]  # the schema's order
 
 
-@pytest.mark.parametrize(("field", "text", "error"), [
-    ("room_id", "abc", "expected an integer"),
-    ("room_id", "1.5", "expected an integer"),
-    ("room_id", str(2**63), "integer out of range"),
-    ("ratio", "x", "expected a number"),
-    ("mine", "yes", "expected true or false"),
-    ("status", "open", "expected one of: active, cancelled"),
-    ("ids", "[1, ", "not valid JSON"),
-    ("ids", '["a"]', "item 0: expected an integer"),
-    ("ids", '{"a": 1}', "expected a JSON array"),
-    ("extra", "[1]", "expected a JSON object"),
-    ("extra", "{nope}", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    ("field", "text", "error"),
+    [
+        ("room_id", "abc", "expected an integer"),
+        ("room_id", "1.5", "expected an integer"),
+        ("room_id", str(2**63), "integer out of range"),
+        ("ratio", "x", "expected a number"),
+        ("mine", "yes", "expected true or false"),
+        ("status", "open", "expected one of: active, cancelled"),
+        ("ids", "[1, ", "not valid JSON"),
+        ("ids", '["a"]', "item 0: expected an integer"),
+        ("ids", '{"a": 1}', "expected a JSON array"),
+        ("extra", "[1]", "expected a JSON object"),
+        ("extra", "{nope}", "not valid JSON"),
+    ],
+)
 def test_check_arguments_reports_each_bad_field(field: str, text: str, error: str):
     args, errors = check_arguments(SCHEMA, {"room_id": "1", "title": "t", field: text})
     assert errors == {field: error}
@@ -100,8 +112,9 @@ def test_check_arguments_reports_each_bad_field(field: str, text: str, error: st
 
 
 def test_check_arguments_required_nullable_and_conveniences():
-    args, errors = check_arguments(SCHEMA, {"title": "  ", "floor": "null", "note": "null", "ids": "3, 4",
-                                            "ratio": "2", "unknown": "ignored"})
+    args, errors = check_arguments(
+        SCHEMA, {"title": "  ", "floor": "null", "note": "null", "ids": "3, 4", "ratio": "2", "unknown": "ignored"}
+    )
     assert errors == {"room_id": "required", "title": "required"}
     assert args == {"ratio": 2, "ids": [3, 4], "floor": None, "note": None}
 
@@ -116,6 +129,7 @@ def test_check_arguments_on_a_real_schema_with_defaults():
 
 # -- the catalog ---------------------------------------------------------------------------
 
+
 async def test_catalog_groups_read_write_and_code_with_the_domains_counts():
     app = Host()
     async with app.run_test(size=(160, 48)) as pilot:
@@ -125,8 +139,9 @@ async def test_catalog_groups_read_write_and_code_with_the_domains_counts():
         writes = sum(t.kind == "write" for t in TOOLS)
         assert catalog.group_counts() == {"read": reads, "write": writes, "code": 1}
         options = app.query_one("#catalog-list", OptionList)
-        headers = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)
-                   if options.get_option_at_index(i).disabled]
+        headers = [
+            str(options.get_option_at_index(i).prompt) for i in range(options.option_count) if options.get_option_at_index(i).disabled
+        ]
         assert headers == [f"Read ({reads})", f"Write ({writes})", "Code (1)"]
         # the first tool is highlighted and described, with its parameters
         first = next(iter(TOOLS)).name
@@ -190,6 +205,7 @@ async def test_catalog_list_enter_selects_and_select_highlights_without_echo():
 
 # -- the composer --------------------------------------------------------------------------
 
+
 async def _composer(pilot: Any, tool: str, args: dict[str, Any] | None = None) -> CallComposer:
     composer = pilot.app.query_one(CallComposer)
     composer.set_tool(TOOLS.get(tool), args)
@@ -215,7 +231,8 @@ async def test_composer_builds_one_field_per_parameter_by_type():
         room_type = composer.field("room_type")  # enum
         assert isinstance(room_type, Select)
         assert [str(label) for label, _ in room_type._options[1:]] == list(
-            TOOLS.get("search_rooms").parameters["properties"]["room_type"]["enum"])
+            TOOLS.get("search_rooms").parameters["properties"]["room_type"]["enum"]
+        )
         assert isinstance(composer.field("bookable_only"), Select)  # boolean
         # defaults are placeholders, not values: left empty they are omitted
         page = composer.field("page")
@@ -268,8 +285,7 @@ async def test_a_good_form_posts_typed_arguments_without_empty_optionals():
         await pilot.pause()
         (sent,) = app.submitted()
         assert sent.tool == "search_rooms" and sent.raw is False
-        assert sent.args == {"min_capacity": 8, "equipment": ["projector", "whiteboard"], "room_type": "boardroom",
-                             "bookable_only": True}
+        assert sent.args == {"min_capacity": 8, "equipment": ["projector", "whiteboard"], "room_type": "boardroom", "bookable_only": True}
         # enter in a field runs too
         await _type(pilot, composer.field("floor"), "3")  # type: ignore[arg-type]
         await pilot.press("enter")
@@ -336,8 +352,7 @@ async def test_set_args_fills_the_form_and_opens_raw_mode_for_what_it_cannot_hol
         composer = await _composer(pilot, "list_department_members")
         composer.set_args({"department_id": 4, "include_sub_departments": True, "status": "on_leave"})
         await pilot.pause()
-        assert composer.values == {"department_id": "4", "include_sub_departments": "true", "status": "on_leave",
-                                   "page": ""}
+        assert composer.values == {"department_id": "4", "include_sub_departments": "true", "status": "on_leave", "page": ""}
         composer.set_args({"department_id": "four"})  # a bad value from a trace: shown with its error
         await pilot.pause()
         assert composer.errors == {"department_id": "expected an integer"}
@@ -359,8 +374,10 @@ async def test_set_args_fills_the_form_and_opens_raw_mode_for_what_it_cannot_hol
 def test_snapshot_of_the_composer(snap_compare: Any):
     async def fill(pilot: Any) -> None:
         composer = pilot.app.query_one(CallComposer)
-        composer.set_tool(TOOLS.get("create_meeting"), {"title": "Roadmap review", "start": "2025-03-04 10:00",
-                                                        "participant_ids": [12, 31], "room_id": "B-12"})
+        composer.set_tool(
+            TOOLS.get("create_meeting"),
+            {"title": "Roadmap review", "start": "2025-03-04 10:00", "participant_ids": [12, 31], "room_id": "B-12"},
+        )
         await pilot.pause()
 
     assert snap_compare(Host(with_catalog=False), terminal_size=(90, 34), run_before=fill)

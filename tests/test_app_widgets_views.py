@@ -45,20 +45,45 @@ def host_app(*widgets: Callable[[], Widget]) -> EBenchApp:
     return EBenchApp(lambda: Host(lambda: [make() for make in widgets]), theme="ebench-dark")
 
 
-def call(n: int, tool: str = "search_songs", *, ok: bool = True, result: Any = None, parent: str | None = None,
-         args: Any = None, error: tuple[str, str] | None = None) -> dict[str, Any]:
+def call(
+    n: int,
+    tool: str = "search_songs",
+    *,
+    ok: bool = True,
+    result: Any = None,
+    parent: str | None = None,
+    args: Any = None,
+    error: tuple[str, str] | None = None,
+) -> dict[str, Any]:
     ident = f"{parent}.{n}" if parent else f"call-{n}"
     if error:
         result = {"error": {"code": error[0], "message": error[1]}}
-    return {"id": ident, "tool": tool, "args": args if args is not None else {"query": f"q{n}"}, "ok": ok and not error,
-            "result": result if result is not None else {"n": n}, "error_code": error[0] if error else None,
-            "seconds": 0.002, "parent": parent, "turn": 1}
+    return {
+        "id": ident,
+        "tool": tool,
+        "args": args if args is not None else {"query": f"q{n}"},
+        "ok": ok and not error,
+        "result": result if result is not None else {"n": n},
+        "error_code": error[0] if error else None,
+        "seconds": 0.002,
+        "parent": parent,
+        "turn": 1,
+    }
 
 
 def block(n: int, code: str = "songs = search_songs(query='x')\nprint(len(songs))", **payload: Any) -> dict[str, Any]:
     result = {"ok": True, "stdout": "2\n", "value": "[1, 2]", "tool_calls": 2, **payload}
-    return {"id": f"call-{n}", "tool": "exec_code", "args": {"code": code}, "ok": result["ok"], "result": result,
-            "error_code": None if result["ok"] else "code_error", "seconds": 0.25, "parent": None, "turn": 1}
+    return {
+        "id": f"call-{n}",
+        "tool": "exec_code",
+        "args": {"code": code},
+        "ok": result["ok"],
+        "result": result,
+        "error_code": None if result["ok"] else "code_error",
+        "seconds": 0.25,
+        "parent": None,
+        "turn": 1,
+    }
 
 
 def plain(widget: Widget) -> str:
@@ -66,6 +91,7 @@ def plain(widget: Widget) -> str:
 
 
 # -- render helpers ------------------------------------------------------------------------------
+
 
 def test_render_helpers():
     assert duration(0.0004) == "0.4 ms" and duration(0.003) == "3 ms" and duration(1.23) == "1.2 s"
@@ -80,6 +106,7 @@ def test_render_helpers():
 
 
 # -- CallTrace -----------------------------------------------------------------------------------
+
 
 async def test_trace_adds_calls_and_nests_children_after_the_block_arrives():
     """Trial.history order: a block's children first, then the block."""
@@ -131,8 +158,7 @@ async def test_set_calls_batches_both_orders_and_clear_calls_empties():
     async with app.run_test(size=(120, 40)) as pilot:
         trace = app.screen.query_one(CallTrace)
         trace.add_call(call(9))
-        history = [call(1), call(1, "get_song", parent="call-2"), block(2), call(3), block(4),
-                   call(1, "get_song", parent="call-4")]
+        history = [call(1), call(1, "get_song", parent="call-2"), block(2), call(3), block(4), call(1, "get_song", parent="call-4")]
         trace.set_calls(history)
         await pilot.pause()
         assert trace.call_ids == ["call-1", "call-2.1", "call-2", "call-3", "call-4", "call-4.1"]
@@ -186,8 +212,7 @@ async def test_error_call_shows_its_code_and_message():
         trace = app.screen.query_one(CallTrace)
         trace.add_call(call(1, "like_comment", args={"comment_id": 999}, error=("not_found", "No comment 999.")))
         trace.add_call(call(2))
-        failed = {"ok": False, "stdout": "", "value": None, "error": "Traceback:\nNameError: name 'x' is not defined",
-                  "tool_calls": 0}
+        failed = {"ok": False, "stdout": "", "value": None, "error": "Traceback:\nNameError: name 'x' is not defined", "tool_calls": 0}
         trace.add_call(block(3, code="x", **failed))
         await pilot.pause()
         bad, good, bad_block = (trace.view(i) for i in ("call-1", "call-2", "call-3"))
@@ -226,6 +251,7 @@ async def test_mark_highlights_a_call_and_scrolls_it_into_view_with_300_calls():
 
 # -- DiffView ------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def partial_trial(music_world):
     """music-0013 (follow six artists, make a playlist private) done partly and wrongly: four of the
@@ -256,8 +282,11 @@ def test_diff_lines_of_a_partial_wrong_trial(partial_trial):
     lines = diff_lines(result, actual, blind=False)
     kinds = [kind for kind, _ in lines]
     assert set(kinds) <= {"header", "matched", "missing", "unexpected", "wrong", "actual", "note"}
-    assert lines[0] == ("header", f"✓ {len(result.matched)} matched  − {len(result.missing)} missing  "
-                                  f"+ {len(result.unexpected)} unexpected  ≠ {len(result.wrong)} wrong")
+    assert lines[0] == (
+        "header",
+        f"✓ {len(result.matched)} matched  − {len(result.missing)} missing  "
+        f"+ {len(result.unexpected)} unexpected  ≠ {len(result.wrong)} wrong",
+    )
     assert lines[1] == ("header", "not yet")
     assert kinds.count("matched") == len(result.matched) == 8  # four follows: artist update + follow row each
     # The follow of 294 is paired with the extra follow (same user, same time): a wrong artist_id.
@@ -267,8 +296,7 @@ def test_diff_lines_of_a_partial_wrong_trial(partial_trial):
     texts = [text for _, text in lines]
     assert "≠ insert followed_artists user_id=39 artist_id=294 artist_id: expected 294, got 2" in texts
     assert any(t.startswith("≠ update playlists id=147 is_public: ") and t.endswith("expected 0, got 1") for t in texts)
-    assert ('≠ update playlists id=147 name: "Party Starters" → expected "Party Starters", got "Party Starters!"'
-            in texts)
+    assert '≠ update playlists id=147 name: "Party Starters" → expected "Party Starters", got "Party Starters!"' in texts
     assert "− update artists id=294: follower_count: 3 → 4" in texts
     assert '− insert followed_artists user_id=39 artist_id=319: followed_at="2026-10-15 20:30:00"' in texts
     assert "✓ update artists id=91: follower_count: 3 → 4" in texts
@@ -327,18 +355,22 @@ async def test_blind_diff_view_hides_the_expected_side(partial_trial):
 
 def many_changes(n: int) -> tuple[Grade, Diff]:
     """A fixed grade of n changed rows over every section (no world needed)."""
-    inserts = [RowChange("followed_artists", "insert", {"user_id": 7, "artist_id": i},
-                         new={"user_id": 7, "artist_id": i, "followed_at": "2026-10-15 20:30:00"}) for i in range(n)]
-    updates = [RowChange("artists", "update", {"id": i}, old={"follower_count": i}, new={"follower_count": i + 1})
-               for i in range(n)]
-    deleted = RowChange("playlist_songs", "delete", {"playlist_id": 3, "song_id": 4},
-                        old={"playlist_id": 3, "song_id": 4, "position": 2})
+    inserts = [
+        RowChange(
+            "followed_artists",
+            "insert",
+            {"user_id": 7, "artist_id": i},
+            new={"user_id": 7, "artist_id": i, "followed_at": "2026-10-15 20:30:00"},
+        )
+        for i in range(n)
+    ]
+    updates = [RowChange("artists", "update", {"id": i}, old={"follower_count": i}, new={"follower_count": i + 1}) for i in range(n)]
+    deleted = RowChange("playlist_songs", "delete", {"playlist_id": 3, "song_id": 4}, old={"playlist_id": 3, "song_id": 4, "position": 2})
     wrong = WrongValue("playlists", {"id": 5}, "name", "Road trip", "Raod trip", old="Old name")
     half = n // 2
     unexpected = [*updates[: n - half], deleted]
     actual = Diff([*inserts[:half], *unexpected])
-    grade = Grade(False, n, len(actual), half, missing=inserts[half:], unexpected=unexpected, wrong=[wrong],
-                  matched=inserts[:half])
+    grade = Grade(False, n, len(actual), half, missing=inserts[half:], unexpected=unexpected, wrong=[wrong], matched=inserts[:half])
     return grade, actual
 
 
@@ -360,6 +392,7 @@ async def test_a_250_row_diff_renders(partial_trial):
 
 
 # -- CodeEditor ----------------------------------------------------------------------------------
+
 
 async def test_code_editor_runs_typed_code_with_ctrl_r_and_shows_output():
     app = host_app(lambda: CodeEditor(id="code"))
@@ -394,9 +427,17 @@ async def test_code_editor_shows_errors_limits_and_refusals_in_the_error_colour(
         editor.running = True
         await pilot.pause()
         assert editor.query_one("#code-run", Button).disabled and editor.has_class("-running")
-        editor.show_output(False, {"ok": False, "stdout": "partial\n", "value": None,
-                                   "error": "Traceback:\nZeroDivisionError: division by zero", "limit": "time",
-                                   "tool_calls": 1})
+        editor.show_output(
+            False,
+            {
+                "ok": False,
+                "stdout": "partial\n",
+                "value": None,
+                "error": "Traceback:\nZeroDivisionError: division by zero",
+                "limit": "time",
+                "tool_calls": 1,
+            },
+        )
         await pilot.pause()
         text = editor.output_text
         assert text.startswith("✗ failed") and "partial" in text and "ZeroDivisionError" in text
@@ -409,6 +450,7 @@ async def test_code_editor_shows_errors_limits_and_refusals_in_the_error_colour(
 
 
 # -- snapshots -----------------------------------------------------------------------------------
+
 
 def test_snapshot_diff_view(snap_compare):
     grade, actual = many_changes(8)

@@ -57,20 +57,32 @@ def test_the_oracle_passes_every_shipped_task_and_noop_none(tmp_path, worlds):
 
 
 def _comparable(results: list[dict]) -> list[tuple]:
-    return sorted((r["task"], r["trial"], r["passed"], r["termination"], r["tool_calls"], json.dumps(r["grade"], sort_keys=True))
-                  for r in results)
+    return sorted(
+        (r["task"], r["trial"], r["passed"], r["termination"], r["tool_calls"], json.dumps(r["grade"], sort_keys=True)) for r in results
+    )
 
 
 def _cli(*args: str, home: Path) -> subprocess.Popen:
     env = {**os.environ, "EBENCH_HOME": str(home), "LITELLM_OFFLINE_MODE": "true"}
-    return subprocess.Popen([sys.executable, "-m", "ebench", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen([sys.executable, "-m", "ebench", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def test_ctrl_c_keeps_finished_trials_and_resuming_gives_the_uninterrupted_results(tmp_path, ebench_home, worlds):
     # the shipped moba suite: enough trials (2 x 110) to interrupt half-way
-    args = ["run", "--batch", "--solver", "oracle", "--domain", "moba", "--trials", "2", "--concurrency", "4",
-            "--tasks-dir", str(SUITE_DIR)]
+    args = [
+        "run",
+        "--batch",
+        "--solver",
+        "oracle",
+        "--domain",
+        "moba",
+        "--trials",
+        "2",
+        "--concurrency",
+        "4",
+        "--tasks-dir",
+        str(SUITE_DIR),
+    ]
     total = 2 * len(load_suite(SUITE_DIR, domain="moba").tasks)
     whole = tmp_path / "whole"
     done = _cli(*args, "--out", str(whole), "--json", home=ebench_home)
@@ -116,8 +128,24 @@ def test_regrade_uses_the_current_task_files(tmp_path, worlds):
     tasks_dir = tmp_path / "tasks"
     shutil.copytree(tasks_root() / "music", tasks_dir / "music")
     out = tmp_path / "run"
-    ok = runner.invoke(app, ["run", "--batch", "--solver", "oracle", "--tasks-dir", str(tasks_dir),
-                             "--task", "music-0005", "--task", "music-0007", "--out", str(out), "--json"])
+    ok = runner.invoke(
+        app,
+        [
+            "run",
+            "--batch",
+            "--solver",
+            "oracle",
+            "--tasks-dir",
+            str(tasks_dir),
+            "--task",
+            "music-0005",
+            "--task",
+            "music-0007",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
     assert ok.exit_code == 0, ok.output
     assert all(r["passed"] for r in load_run(out).results)
     # a "grader fix" lands in the task file: its expected diff loses a change
@@ -144,8 +172,9 @@ def test_a_task_whose_actor_does_not_exist_is_reported_apart_and_the_batch_goes_
     broken["actor"] = 999_999
     (tasks_dir / "music-0007.json").write_text(json.dumps(broken))
     out = tmp_path / "run"
-    result = runner.invoke(app, ["run", "--batch", "--solver", "oracle", "--tasks-dir", str(tmp_path / "tasks"),
-                                 "--out", str(out), "--json"])
+    result = runner.invoke(
+        app, ["run", "--batch", "--solver", "oracle", "--tasks-dir", str(tmp_path / "tasks"), "--out", str(out), "--json"]
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert (summary["passed"], summary["scored"], summary["infra_errors"]) == (1, 1, 1)
@@ -190,18 +219,24 @@ def test_ebench_run_of_one_task_prints_the_trace_and_records_a_session(ebench_ho
     assert read_session(session).end["summary"]["passed"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "--batch", "--solver", "psychic"], "unknown solver"),
-    (["run", "--batch"], "needs --model"),
-    (["run", "--batch", "--solver", "oracle", "--task", "music-9999"], "unknown task id"),
-    (["run", "--batch", "--solver", "oracle", "--capability", "telepathy"], "unknown capability"),
-    (["run", "--solver", "oracle", "--domain", "music"], "one trial of one task"),
-    (["run", "--batch", "--solver", "replay"], "needs --replay-from"),
-    (["run", "--batch", "--solver", "llm", "--model", "m", "--model-arg", "temperature"], "expected key=value"),
-    (["run", "--batch", "--model", "nonsense-model", "--task", "music-0005"], "model 'nonsense-model': BadRequestError: LLM Provider NOT provided"),
-    (["report", "/nonexistent/run"], "no such file or folder"),
-    (["regrade", "/nonexistent/run"], "no such file or folder"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "--batch", "--solver", "psychic"], "unknown solver"),
+        (["run", "--batch"], "needs --model"),
+        (["run", "--batch", "--solver", "oracle", "--task", "music-9999"], "unknown task id"),
+        (["run", "--batch", "--solver", "oracle", "--capability", "telepathy"], "unknown capability"),
+        (["run", "--solver", "oracle", "--domain", "music"], "one trial of one task"),
+        (["run", "--batch", "--solver", "replay"], "needs --replay-from"),
+        (["run", "--batch", "--solver", "llm", "--model", "m", "--model-arg", "temperature"], "expected key=value"),
+        (
+            ["run", "--batch", "--model", "nonsense-model", "--task", "music-0005"],
+            "model 'nonsense-model': BadRequestError: LLM Provider NOT provided",
+        ),
+        (["report", "/nonexistent/run"], "no such file or folder"),
+        (["regrade", "/nonexistent/run"], "no such file or folder"),
+    ],
+)
 def test_bad_invocations_are_one_line_errors(args, message):
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output

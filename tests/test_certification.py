@@ -17,15 +17,20 @@ from ebench.tasks.public import FIRST_PAGE, Condition, Lazy, PublicAPI
 from ebench.tasks.spec import Step, Task, diff_stats
 
 # An artist with many songs over several release dates (more than one page of 20 songs).
-ARTIST_SQL = ("SELECT a.id FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id "
-              "AND s.copyright_status != 'expired') BETWEEN 30 AND 60 ORDER BY a.id LIMIT 1")
+ARTIST_SQL = (
+    "SELECT a.id FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id "
+    "AND s.copyright_status != 'expired') BETWEEN 30 AND 60 ORDER BY a.id LIMIT 1"
+)
 USER = 3
 
 
 def _candidates(ctx: GenContext, artist: int) -> list[dict[str, Any]]:
-    return ctx.rows("SELECT id, release_date FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
-                    "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY release_date, id",
-                    artist, USER)
+    return ctx.rows(
+        "SELECT id, release_date FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
+        "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY release_date, id",
+        artist,
+        USER,
+    )
 
 
 class Since(Template):
@@ -33,8 +38,11 @@ class Since(Template):
     candidates' sorted release dates; `drop` leaves songs out of the SQL side's writes."""
 
     name = "test_since"
-    phrasings = ("Favourite the songs of artist {artist} from {date} on.", "Songs of {artist} since {date}: favourite them.",
-                 "From {date}, favourite artist {artist}'s songs.")
+    phrasings = (
+        "Favourite the songs of artist {artist} from {date} on.",
+        "Songs of {artist} since {date}: favourite them.",
+        "From {date}, favourite artist {artist}'s songs.",
+    )
     conditions = (Condition("since", "boundary"),)
 
     def __init__(self, cut: Callable[[list[str]], str], drop: int = 0) -> None:
@@ -49,9 +57,13 @@ class Since(Template):
         artist = ctx.value(ARTIST_SQL)
         candidates = _candidates(ctx, artist)
         cut = self.cut(sorted({c["release_date"] for c in candidates}))
-        songs = [c["id"] for c in candidates if c["release_date"] >= cut][self.drop:]
-        return Draft(USER, self.phrase(ctx, artist=artist, date=cut), [Step("favourite_song", {"song_id": s}) for s in songs],
-                     stated={"artist_id": artist, "since": cut})
+        songs = [c["id"] for c in candidates if c["release_date"] >= cut][self.drop :]
+        return Draft(
+            USER,
+            self.phrase(ctx, artist=artist, date=cut),
+            [Step("favourite_song", {"song_id": s}) for s in songs],
+            stated={"artist_id": artist, "since": cut},
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         favourites = {f["song_id"] for f in api.all_pages("list_favourite_songs")}
@@ -67,8 +79,11 @@ class Newest(Template):
     cut can fall inside a tie."""
 
     name = "test_newest"
-    phrasings = ("Favourite the {k} newest songs of artist {artist}.", "The {k} most recent of {artist}: favourite them.",
-                 "Of artist {artist}, favourite the latest {k}.")
+    phrasings = (
+        "Favourite the {k} newest songs of artist {artist}.",
+        "The {k} most recent of {artist}: favourite them.",
+        "Of artist {artist}, favourite the latest {k}.",
+    )
 
     def __init__(self, tie: bool, tie_break_stated: bool = False, reading_changes: bool | None = None) -> None:
         self.tie = tie
@@ -84,16 +99,22 @@ class Newest(Template):
         artist = ctx.value(ARTIST_SQL)
         ranked = sorted(_candidates(ctx, artist), key=lambda c: (c["release_date"], c["id"]), reverse=True)
         # k where the k-th and (k+1)-th share a date (a tie), or where they do not
-        k = next(k for k in range(3, len(ranked) - 1)
-                 if (ranked[k - 1]["release_date"] == ranked[k]["release_date"]) == self.tie)
+        k = next(k for k in range(3, len(ranked) - 1) if (ranked[k - 1]["release_date"] == ranked[k]["release_date"]) == self.tie)
         songs = [c["id"] for c in ranked[:k]]
-        return Draft(USER, self.phrase(ctx, k=k, artist=artist), [Step("favourite_song", {"song_id": s}) for s in songs],
-                     stated={"artist_id": artist, "k": k})
+        return Draft(
+            USER,
+            self.phrase(ctx, k=k, artist=artist),
+            [Step("favourite_song", {"song_id": s}) for s in songs],
+            stated={"artist_id": artist, "k": k},
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         favourites = {f["song_id"] for f in api.all_pages("list_favourite_songs")}
-        songs = [s for s in api.all_pages("search_songs", artist_id=stated["artist_id"])
-                 if s["copyright_status"] != "expired" and s["song_id"] not in favourites]
+        songs = [
+            s
+            for s in api.all_pages("search_songs", artist_id=stated["artist_id"])
+            if s["copyright_status"] != "expired" and s["song_id"] not in favourites
+        ]
         ranked = sorted(songs, key=lambda s: (s["release_date"], s["song_id"]), reverse=True)
         chosen = api.top("newest", ranked, stated["k"], lambda s: s["release_date"])
         if self.readings:
@@ -123,8 +144,10 @@ def test_a_boundary_with_a_candidate_on_it_is_certified(world):
     first_write = tools.index("favourite_song")
     assert set(tools[:first_write]) == {"list_favourite_songs", "search_songs"}
     assert set(tools[first_write:]) == {"favourite_song"} and len(tools) - first_write == len(task.expected_diff) // 2
-    assert task.budget == {"max_tool_calls": max(100, 3 * len(task.reference_solution)),
-                           "max_turns": max(30, 3 * len(task.reference_solution))}
+    assert task.budget == {
+        "max_tool_calls": max(100, 3 * len(task.reference_solution)),
+        "max_turns": max(30, 3 * len(task.reference_solution)),
+    }
     assert task.world["seed"] and task.world["fingerprint"]
 
 
@@ -154,8 +177,9 @@ def test_a_public_solver_that_disagrees_with_the_sql_side_is_rejected(world):
 
 def test_a_top_k_with_a_tie_at_the_cut_is_rejected_unless_the_tie_break_is_stated(world):
     tasks, rejected = _one(Newest(tie=True))
-    assert not tasks and rejected == {"not certifiable: a tie across the top-{} cut".format(
-        next(iter(rejected)).split("top-")[1].split()[0]): 1}
+    assert not tasks and rejected == {
+        "not certifiable: a tie across the top-{} cut".format(next(iter(rejected)).split("top-")[1].split()[0]): 1
+    }
     tasks, rejected = _one(Newest(tie=True, tie_break_stated=True))
     assert len(tasks) == 1, rejected
     tasks, rejected = _one(Newest(tie=False))
@@ -213,8 +237,17 @@ def test_the_audit_passes_a_lazy_solvable_task_and_no_shortcut_passes_a_certifie
     # A task built by hand, bypassing the generator: its boundary excludes nothing.
     stated = dict(certified[0].generator["stated"], since="1900-01-01")
     run = run_public(template, "music", world, USER, stated)
-    lazy = Task("music-test-lazy", "music", USER, "Favourite every song of the artist.", ["precise_boundary_judgement"],
-                run.diff, run.steps, {"template": template.name, "stated": stated}, diff_stats(run.diff))
+    lazy = Task(
+        "music-test-lazy",
+        "music",
+        USER,
+        "Favourite every song of the artist.",
+        ["precise_boundary_judgement"],
+        run.diff,
+        run.steps,
+        {"template": template.name, "stated": stated},
+        diff_stats(run.diff),
+    )
     found = audit_task(lazy, world, template)
     # every song is on or after 1900: ignoring the boundary, or taking it one step off, passes
     assert found.passed == {"boundary:ignore": ["since:ignore"], "boundary:off_by_one": ["since:off_by_one"]}
@@ -222,8 +255,7 @@ def test_the_audit_passes_a_lazy_solvable_task_and_no_shortcut_passes_a_certifie
 
 def test_generation_avoids_the_tasks_it_is_told_to(world):
     first, _ = _one(Since(lambda dates: dates[len(dates) // 2]))
-    report = generate("music", 1, 1, templates=[Since(lambda dates: dates[len(dates) // 2])], max_attempts_per_task=1,
-                      avoid=first)
+    report = generate("music", 1, 1, templates=[Since(lambda dates: dates[len(dates) // 2])], max_attempts_per_task=1, avoid=first)
     assert not report.tasks and report.rejected == {"duplicate query": 1}
 
 

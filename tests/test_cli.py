@@ -205,7 +205,10 @@ def test_ctrl_c_during_a_build_keeps_the_old_world(music, music_world, tmp_path)
     before = hashlib.sha256((home / "worlds" / "music.sqlite").read_bytes()).hexdigest()
     proc = subprocess.Popen(
         [sys.executable, "-m", "ebench", "domains", "build", "--domain", "music", "--force"],
-        env={**os.environ, "EBENCH_HOME": str(home)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "EBENCH_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 30
     while not list((home / "worlds").glob(".*.tmp")) and time.monotonic() < deadline:  # wait until it is writing

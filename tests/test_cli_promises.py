@@ -29,17 +29,20 @@ def one_line(result: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize(("args", "words"), [
-    (["tools", "call", "--domain", "music"], ["Missing argument", "ebench tools call --help"]),
-    (["--nope"], ["No such option: --nope"]),
-    (["tools", "list", "--domain", "nope"], ["unknown domain 'nope'", "music, meeting, moba"]),
-    (["report", "/nonexistent/run"], ["/nonexistent/run: no such file or folder"]),
-    (["play", "--theme", "nope"], ["unknown theme 'nope'", "ebench-dark", "ebench-contrast"]),
-    (["replay", "/nonexistent", "--theme", "nope"], ["unknown theme 'nope'"]),
-    (["tools", "describe", "-d", "music", "search_song"], ["search_songs"]),
-    (["tasks", "list", "--capability", "magic"], ["unknown capability 'magic'", "aggregation (aggregation_computation)"]),
-    (["run", "--batch", "--solver", "oracle", "--max-turns", "zero"], ["Invalid value for '--max-turns'", "ebench run --help"]),
-])
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["tools", "call", "--domain", "music"], ["Missing argument", "ebench tools call --help"]),
+        (["--nope"], ["No such option: --nope"]),
+        (["tools", "list", "--domain", "nope"], ["unknown domain 'nope'", "music, meeting, moba"]),
+        (["report", "/nonexistent/run"], ["/nonexistent/run: no such file or folder"]),
+        (["play", "--theme", "nope"], ["unknown theme 'nope'", "ebench-dark", "ebench-contrast"]),
+        (["replay", "/nonexistent", "--theme", "nope"], ["unknown theme 'nope'"]),
+        (["tools", "describe", "-d", "music", "search_song"], ["search_songs"]),
+        (["tasks", "list", "--capability", "magic"], ["unknown capability 'magic'", "aggregation (aggregation_computation)"]),
+        (["run", "--batch", "--solver", "oracle", "--max-turns", "zero"], ["Invalid value for '--max-turns'", "ebench run --help"]),
+    ],
+)
 def test_usage_and_input_errors_are_one_line_naming_the_cause(args, words, music_world):
     result = cli(*args)
     assert result.returncode == 2
@@ -57,8 +60,13 @@ def test_version_and_license():
 
 
 def test_every_reporting_command_takes_json_and_prints_only_json(music_world, tmp_path):
-    for args in (["tools", "call", "--domain", "music", "--actor", "1", "get_my_profile", "{}"], ["tasks", "schema"],
-                 ["domains", "list"], ["tasks", "list", "--domain", "music"], ["tools", "list", "--domain", "music"]):
+    for args in (
+        ["tools", "call", "--domain", "music", "--actor", "1", "get_my_profile", "{}"],
+        ["tasks", "schema"],
+        ["domains", "list"],
+        ["tasks", "list", "--domain", "music"],
+        ["tools", "list", "--domain", "music"],
+    ):
         result = cli(*args, "--json")
         assert result.returncode == 0, (args, result.stderr)
         json.loads(result.stdout)

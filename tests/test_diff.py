@@ -23,9 +23,14 @@ def trial(music, music_world):
 
 
 def _licensed(conn: sqlite3.Connection, n: int, offset: int = 0) -> list[int]:
-    return [r[0] for r in conn.execute(
-        "SELECT id FROM songs WHERE copyright_status = 'licensed' AND id NOT IN "
-        "(SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY id LIMIT ? OFFSET ?", (ACTOR, n, offset))]
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM songs WHERE copyright_status = 'licensed' AND id NOT IN "
+            "(SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY id LIMIT ? OFFSET ?",
+            (ACTOR, n, offset),
+        )
+    ]
 
 
 def test_no_change_gives_an_empty_diff(trial, music):
@@ -115,9 +120,14 @@ def test_the_world_file_is_untouched_by_the_tracker(music, music_world):
 
 
 # A random walk over the music write tools: the tracker's diff must equal the full comparison.
-WRITES = st.lists(st.tuples(
-    st.sampled_from(["create", "delete_own", "add", "remove", "fav", "unfav", "follow", "unfollow", "rename", "comment"]),
-    st.integers(0, 30)), min_size=1, max_size=25)
+WRITES = st.lists(
+    st.tuples(
+        st.sampled_from(["create", "delete_own", "add", "remove", "fav", "unfav", "follow", "unfollow", "rename", "comment"]),
+        st.integers(0, 30),
+    ),
+    min_size=1,
+    max_size=25,
+)
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])

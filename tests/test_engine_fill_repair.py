@@ -12,19 +12,35 @@ from ebench.domains.engine.schema import INTEGER, TEXT, Column, Schema, Table
 
 NOW = "2026-01-01 12:00:00"
 
-SCHEMA = Schema((
-    Table("posts", "", (
-        Column("id", INTEGER, primary_key=True),
-        Column("author_id", INTEGER, not_null=True, references="authors"),
-        Column("created_at", TEXT, not_null=True),
-        Column("like_count", INTEGER, not_null=True, default=0),
-    )),
-    Table("authors", "", (Column("id", INTEGER, primary_key=True), Column("name", TEXT, not_null=True), Column("joined_at", TEXT, not_null=True))),
-    Table("likes", "", (
-        Column("post_id", INTEGER, references="posts"), Column("author_id", INTEGER, references="authors"),
-        Column("liked_at", TEXT, not_null=True),
-    ), primary_key=("post_id", "author_id")),
-))
+SCHEMA = Schema(
+    (
+        Table(
+            "posts",
+            "",
+            (
+                Column("id", INTEGER, primary_key=True),
+                Column("author_id", INTEGER, not_null=True, references="authors"),
+                Column("created_at", TEXT, not_null=True),
+                Column("like_count", INTEGER, not_null=True, default=0),
+            ),
+        ),
+        Table(
+            "authors",
+            "",
+            (Column("id", INTEGER, primary_key=True), Column("name", TEXT, not_null=True), Column("joined_at", TEXT, not_null=True)),
+        ),
+        Table(
+            "likes",
+            "",
+            (
+                Column("post_id", INTEGER, references="posts"),
+                Column("author_id", INTEGER, references="authors"),
+                Column("liked_at", TEXT, not_null=True),
+            ),
+            primary_key=("post_id", "author_id"),
+        ),
+    )
+)
 
 
 def authors(ctx):
@@ -94,7 +110,9 @@ def test_generators_must_match_the_schema():
     with pytest.raises(FillError, match="no generator for: likes"):
         fill(_fresh(), SCHEMA, {"authors": authors, "posts": posts}, 1, NOW, ["en_US"])
     with pytest.raises(FillError, match="unknown columns"):
-        fill(_fresh(), SCHEMA, {**GENERATORS, "authors": lambda ctx: [{"id": 1, "name": "x", "joined_at": NOW, "age": 3}]}, 1, NOW, ["en_US"])
+        fill(
+            _fresh(), SCHEMA, {**GENERATORS, "authors": lambda ctx: [{"id": 1, "name": "x", "joined_at": NOW, "age": 3}]}, 1, NOW, ["en_US"]
+        )
 
 
 CHECKS = [
@@ -122,7 +140,10 @@ def test_repair_fixes_chronology_clock_and_aggregates_and_counts_them():
         "SELECT COUNT(*) FROM posts p JOIN authors a ON a.id = p.author_id WHERE p.created_at < a.joined_at OR p.created_at > ?", (NOW,)
     ).fetchone()[0]
     assert bad == 0
-    assert conn.execute("SELECT COUNT(*) FROM posts WHERE like_count != (SELECT COUNT(*) FROM likes WHERE post_id = posts.id)").fetchone()[0] == 0
+    assert (
+        conn.execute("SELECT COUNT(*) FROM posts WHERE like_count != (SELECT COUNT(*) FROM likes WHERE post_id = posts.id)").fetchone()[0]
+        == 0
+    )
     assert all(r.repaired == 0 for r in validate_and_repair(conn, CHECKS, NOW))
 
 
@@ -137,7 +158,9 @@ def test_repair_is_deterministic():
 def test_rules_that_fight_each_other_fail_loudly():
     conn = _fresh()
     fill(conn, SCHEMA, GENERATORS, 3, NOW, ["en_US"])
-    flip = Rule("always wrong", "a rule whose fix never satisfies it", "posts", "like_count >= 0", "UPDATE posts SET like_count = like_count + 1")
+    flip = Rule(
+        "always wrong", "a rule whose fix never satisfies it", "posts", "like_count >= 0", "UPDATE posts SET like_count = like_count + 1"
+    )
     with pytest.raises(RepairError, match="always wrong"):
         validate_and_repair(conn, [flip], NOW, max_rounds=3)
 
@@ -175,7 +198,9 @@ def test_music_repair_rules_fix_injected_damage(music, music_conn):
     assert positions == list(range(1, len(positions) + 1))
     album_date = conn.execute("SELECT release_date FROM albums WHERE id = ?", (album,)).fetchone()[0]
     assert conn.execute("SELECT release_date FROM songs WHERE id = ?", (song,)).fetchone()[0] >= album_date
-    assert conn.execute("SELECT song_count FROM playlists WHERE id = ?", (playlist,)).fetchone()[0] == conn.execute(
-        "SELECT COUNT(*) FROM playlist_songs WHERE playlist_id = ?", (playlist,)).fetchone()[0]
+    assert (
+        conn.execute("SELECT song_count FROM playlists WHERE id = ?", (playlist,)).fetchone()[0]
+        == conn.execute("SELECT COUNT(*) FROM playlist_songs WHERE playlist_id = ?", (playlist,)).fetchone()[0]
+    )
     assert conn.execute("SELECT vip_level FROM users WHERE id = 1").fetchone()[0] == 0
     assert conn.execute("SELECT created_at FROM comments WHERE id = 1").fetchone()[0] <= music.now

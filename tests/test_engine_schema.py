@@ -53,7 +53,9 @@ def test_unknown_referenced_table_is_an_error_naming_it():
 
 def test_unknown_referenced_column_and_bad_declarations_are_errors():
     with pytest.raises(SchemaError, match="unknown column albums.code"):
-        Schema((_t("albums"), Table("songs", "", (Column("id", INTEGER, primary_key=True), Column("a", INTEGER, references="albums.code")))))
+        Schema(
+            (_t("albums"), Table("songs", "", (Column("id", INTEGER, primary_key=True), Column("a", INTEGER, references="albums.code"))))
+        )
     with pytest.raises(SchemaError, match="declared twice"):
         Schema((_t("a"), _t("a")))
     with pytest.raises(SchemaError, match="unknown type"):
@@ -65,16 +67,26 @@ def test_unknown_referenced_column_and_bad_declarations_are_errors():
 
 
 def test_ddl_creates_constraints_that_sqlite_enforces():
-    schema = Schema((
-        Table("users", "", (Column("id", INTEGER, primary_key=True), Column("name", TEXT, not_null=True, unique=True))),
-        Table("posts", "", (
-            Column("id", INTEGER, primary_key=True),
-            Column("user_id", INTEGER, not_null=True, references="users"),
-            Column("score", INTEGER, not_null=True, check="score BETWEEN 0 AND 10"),
-        )),
-        Table("likes", "", (Column("user_id", INTEGER, references="users"), Column("post_id", INTEGER, references="posts")),
-              primary_key=("user_id", "post_id")),
-    ))
+    schema = Schema(
+        (
+            Table("users", "", (Column("id", INTEGER, primary_key=True), Column("name", TEXT, not_null=True, unique=True))),
+            Table(
+                "posts",
+                "",
+                (
+                    Column("id", INTEGER, primary_key=True),
+                    Column("user_id", INTEGER, not_null=True, references="users"),
+                    Column("score", INTEGER, not_null=True, check="score BETWEEN 0 AND 10"),
+                ),
+            ),
+            Table(
+                "likes",
+                "",
+                (Column("user_id", INTEGER, references="users"), Column("post_id", INTEGER, references="posts")),
+                primary_key=("user_id", "post_id"),
+            ),
+        )
+    )
     conn = sqlite3.connect(":memory:")
     conn.execute("PRAGMA foreign_keys=ON")
     for statement in schema.ddl():

@@ -18,8 +18,11 @@ def music_env(music, music_conn):
 
 @pytest.fixture
 def runner(music, music_env):
-    with ExecCode(lambda n, a: music.tools.call(music_env, n, a), music.tools,
-                  limits=Limits(wall_seconds=10, tool_calls=40, output_chars=100_000, memory_mb=512)) as ex:
+    with ExecCode(
+        lambda n, a: music.tools.call(music_env, n, a),
+        music.tools,
+        limits=Limits(wall_seconds=10, tool_calls=40, output_chars=100_000, memory_mb=512),
+    ) as ex:
         yield ex
 
 
@@ -34,10 +37,14 @@ def test_every_tool_is_a_function_with_the_tools_signature(music, runner):
     sigs = json.loads(eval(result.value))
     assert set(sigs) == set(music.tools.names)
     for tool in music.tools:
-        expected = inspect.Signature([
-            inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                              default=inspect.Parameter.empty if p.required else p.default)
-            for p in tool.params])
+        expected = inspect.Signature(
+            [
+                inspect.Parameter(
+                    p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=inspect.Parameter.empty if p.required else p.default
+                )
+                for p in tool.params
+            ]
+        )
         assert sigs[tool.name] == str(expected)
 
 
@@ -131,15 +138,16 @@ def test_tool_call_limit_then_next_block_works(runner):
     assert (result.ok, result.limit) == (False, "tool_calls") and "at most 40" in result.error
     assert len(result.calls) == 40
     # catching the limit does not let the block go on calling
-    result = runner.run("n = 0\nfor i in range(100):\n    try:\n        get_my_profile(); n += 1\n    except BaseException:\n        pass\nprint(n)")
+    result = runner.run(
+        "n = 0\nfor i in range(100):\n    try:\n        get_my_profile(); n += 1\n    except BaseException:\n        pass\nprint(n)"
+    )
     assert result.limit == "tool_calls" and len(result.calls) == 40
     assert runner.run("get_my_profile()['user_id']").ok
 
 
 def test_calls_and_on_call_record_every_call_in_order(runner):
     seen = []
-    result = runner.run("get_my_profile()\nsearch_songs(page=3)\ntry:\n    get_song(-5)\nexcept ToolError:\n    pass",
-                        on_call=seen.append)
+    result = runner.run("get_my_profile()\nsearch_songs(page=3)\ntry:\n    get_song(-5)\nexcept ToolError:\n    pass", on_call=seen.append)
     assert [c.tool for c in result.calls] == ["get_my_profile", "search_songs", "get_song"]
     assert seen == result.calls
     assert [c.index for c in result.calls] == [1, 2, 3]
@@ -152,11 +160,13 @@ def test_writes_through_tools_change_the_copy_like_direct_calls(music, music_con
     from ebench.domains.engine.world import scratch_copy
 
     env = music.env(music_conn, 1)
-    code = ("pl = create_playlist(name='Sandbox mix')\n"
-            "songs = search_songs(page=1)['items'][:3]\n"
-            "pid = pl.get('playlist_id') or pl.get('id') or pl['playlist']['playlist_id']\n"
-            "for s in songs:\n    add_song_to_playlist(pid, s['song_id'])\n"
-            "pl")
+    code = (
+        "pl = create_playlist(name='Sandbox mix')\n"
+        "songs = search_songs(page=1)['items'][:3]\n"
+        "pid = pl.get('playlist_id') or pl.get('id') or pl['playlist']['playlist_id']\n"
+        "for s in songs:\n    add_song_to_playlist(pid, s['song_id'])\n"
+        "pl"
+    )
     with ExecCode(lambda n, a: music.tools.call(env, n, a), music.tools) as ex:
         result = ex.run(code)
     assert result.ok, result.error
@@ -225,8 +235,12 @@ def test_cli_tools_exec(tmp_path, music_world):
 def test_the_protocol_refuses_frames_too_deep_for_json_and_escapes_lone_surrogates():
     from ebench.sessions.sandbox.protocol import FrameReader, ProtocolError, clean_text, decode
 
-    for raw in (b"[" * 100_000, b'{"t": "out", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
-                b'{"t": "call", "id": ' + b"9" * 5000 + b', "tool": "x", "args": {}}', b"\xff\xfe"):
+    for raw in (
+        b"[" * 100_000,
+        b'{"t": "out", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        b'{"t": "call", "id": ' + b"9" * 5000 + b', "tool": "x", "args": {}}',
+        b"\xff\xfe",
+    ):
         with pytest.raises(ProtocolError):
             decode(raw)
     with pytest.raises(ProtocolError, match="nested too deeply"):

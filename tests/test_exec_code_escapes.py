@@ -37,8 +37,12 @@ def sandbox(request, music, music_world):
     env = music.env(conn, 1)
     layers = None if request.param == "all_layers" else ()
     kwargs = {} if layers is None else {"layers": layers}
-    runner = ExecCode(lambda n, a: music.tools.call(env, n, a), music.tools,
-                      limits=Limits(wall_seconds=3, memory_mb=256, output_chars=10_000, tool_calls=30), **kwargs)
+    runner = ExecCode(
+        lambda n, a: music.tools.call(env, n, a),
+        music.tools,
+        limits=Limits(wall_seconds=3, memory_mb=256, output_chars=10_000, tool_calls=30),
+        **kwargs,
+    )
     yield runner, conn, music_world
     runner.close()
     conn.close()
@@ -87,9 +91,11 @@ def test_import_sqlite3_and_connect(sandbox):
 
 def test_load_a_forbidden_extension_module_under_another_name(sandbox):
     so = next(Path(STDLIB, "lib-dynload").glob("_sqlite3*.so"), None) or next(Path(STDLIB, "lib-dynload").glob("_ctypes*.so"))
-    code = ("import importlib.machinery as m, importlib.util as u\n"
-            f"spec = u.spec_from_file_location('harmless', {str(so)!r}, loader=m.ExtensionFileLoader('harmless', {str(so)!r}))\n"
-            "u.module_from_spec(spec)")
+    code = (
+        "import importlib.machinery as m, importlib.util as u\n"
+        f"spec = u.spec_from_file_location('harmless', {str(so)!r}, loader=m.ExtensionFileLoader('harmless', {str(so)!r}))\n"
+        "u.module_from_spec(spec)"
+    )
     denied(attempt(sandbox, code))
 
 
@@ -156,29 +162,39 @@ def test_huge_output(sandbox):
 
 def test_tamper_with_the_proxy(sandbox):
     # garbage on every inherited descriptor: the parent refuses it and kills the worker
-    result = attempt(sandbox, "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'\\xff' * 64)\n    except OSError:\n        pass\nimport time\ntime.sleep(1)")
+    result = attempt(
+        sandbox,
+        "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'\\xff' * 64)\n    except OSError:\n        pass\nimport time\ntime.sleep(1)",
+    )
     assert not result.ok and result.limit in ("protocol", "crash")
     # a forged, well-formed call out of sequence
-    forge = ("import os, json\nmsg = json.dumps({'t': 'call', 'id': 99, 'tool': 'delete_playlist', 'args': {'playlist_id': 1}}).encode()\n"
-             "for fd in range(3, 64):\n    try:\n        os.write(fd, len(msg).to_bytes(4, 'big') + msg)\n    except OSError:\n        pass\n"
-             "import time\ntime.sleep(1)")
+    forge = (
+        "import os, json\nmsg = json.dumps({'t': 'call', 'id': 99, 'tool': 'delete_playlist', 'args': {'playlist_id': 1}}).encode()\n"
+        "for fd in range(3, 64):\n    try:\n        os.write(fd, len(msg).to_bytes(4, 'big') + msg)\n    except OSError:\n        pass\n"
+        "import time\ntime.sleep(1)"
+    )
     result = attempt(sandbox, forge)
     assert not result.ok and result.limit in ("protocol", "crash")
     # an oversized frame
-    result = attempt(sandbox, "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, (2**31).to_bytes(4, 'big'))\n    except OSError:\n        pass\nimport time\ntime.sleep(1)")
+    result = attempt(
+        sandbox,
+        "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, (2**31).to_bytes(4, 'big'))\n    except OSError:\n        pass\nimport time\ntime.sleep(1)",
+    )
     assert not result.ok and result.limit in ("protocol", "crash")
     # reaching the channel through the garbage collector
     denied(attempt(sandbox, "import gc\ngc.get_referrers(search_songs)"))
     denied(attempt(sandbox, "import gc\ngc.get_objects()"))
 
 
-FORGE = ("import os, json\n"
-         "def forge(frame):\n"
-         "    for fd in range(3, 64):\n"
-         "        try:\n"
-         "            os.write(fd, len(frame).to_bytes(4, 'big') + frame)\n"
-         "        except OSError:\n"
-         "            pass\n")
+FORGE = (
+    "import os, json\n"
+    "def forge(frame):\n"
+    "    for fd in range(3, 64):\n"
+    "        try:\n"
+    "            os.write(fd, len(frame).to_bytes(4, 'big') + frame)\n"
+    "        except OSError:\n"
+    "            pass\n"
+)
 
 
 def test_forge_protocol_frames(sandbox):
@@ -186,8 +202,11 @@ def test_forge_protocol_frames(sandbox):
     result = attempt(sandbox, FORGE + "forge(b'[' * 3_000_000)\nimport time\ntime.sleep(2)")
     assert result.limit == "protocol" and "nested too deeply" in result.error
     # a forged end message, then the block goes on (and its real end follows)
-    result = attempt(sandbox, FORGE + "forge(json.dumps({'t': 'done', 'ok': True, 'value': \"'forged'\", "
-                                      "'error': None, 'limit': None}).encode())\nimport time\ntime.sleep(0.5)\n'real'")
+    result = attempt(
+        sandbox,
+        FORGE + "forge(json.dumps({'t': 'done', 'ok': True, 'value': \"'forged'\", "
+        "'error': None, 'limit': None}).encode())\nimport time\ntime.sleep(0.5)\n'real'",
+    )
     assert result.limit == "protocol" and "end message" in result.error and result.value is None
     # a forged end message of the wrong shape, and one with lone surrogates
     result = attempt(sandbox, FORGE + "forge(json.dumps({'t': 'done', 'ok': 'yes'}).encode())\nimport time\ntime.sleep(2)")
@@ -198,8 +217,7 @@ def test_forge_protocol_frames(sandbox):
 
 def test_remove_or_bypass_the_audit_hook(sandbox):
     # a new hook is refused (CPython then returns silently): it never runs
-    result = attempt(sandbox, "import sys\nseen = []\nsys.addaudithook(lambda e, a: seen.append(e))\n"
-                              "compile('1', 'x', 'eval')\nseen")
+    result = attempt(sandbox, "import sys\nseen = []\nsys.addaudithook(lambda e, a: seen.append(e))\ncompile('1', 'x', 'eval')\nseen")
     assert result.ok and result.value == "[]"
     denied(attempt(sandbox, "import sys\nsys.settrace(lambda *a: None)"))
     denied(attempt(sandbox, "import sys\nsys.setprofile(lambda *a: None)"))
@@ -210,9 +228,14 @@ def test_remove_or_bypass_the_audit_hook(sandbox):
     # builtins replaced by the block do not change what the hook does
     denied(attempt(sandbox, "import builtins\nbuiltins.type = lambda *a: str\nbuiltins.len = lambda *a: 0\nopen('/etc/hostname').read()"))
     # the file object class found through __subclasses__ still goes through the hook
-    denied(attempt(sandbox, "io = [c for c in object.__subclasses__() if c.__name__ == '_IOBase'][0]\n"
-                            "fileio = [c for c in io.__subclasses__() if c.__name__ == '_RawIOBase'][0].__subclasses__()\n"
-                            "[c for c in fileio if c.__name__ == 'FileIO'][0]('/etc/hostname').read()"))
+    denied(
+        attempt(
+            sandbox,
+            "io = [c for c in object.__subclasses__() if c.__name__ == '_IOBase'][0]\n"
+            "fileio = [c for c in io.__subclasses__() if c.__name__ == '_RawIOBase'][0].__subclasses__()\n"
+            "[c for c in fileio if c.__name__ == 'FileIO'][0]('/etc/hostname').read()",
+        )
+    )
 
 
 def test_write_a_file(sandbox):
@@ -247,9 +270,11 @@ def test_special_files_and_dot_dot(sandbox):
 
 
 def test_the_standard_library_still_works(sandbox):
-    code = ("import statistics, json, collections, datetime, decimal, re, itertools\n"
-            "import zoneinfo, sched, fnmatch\n"  # not preloaded: compiled from source under the hook
-            "statistics.mean([1, 2, 3]), json.dumps({'a': 1}), fnmatch.fnmatch('ab', 'a*')")
+    code = (
+        "import statistics, json, collections, datetime, decimal, re, itertools\n"
+        "import zoneinfo, sched, fnmatch\n"  # not preloaded: compiled from source under the hook
+        "statistics.mean([1, 2, 3]), json.dumps({'a': 1}), fnmatch.fnmatch('ab', 'a*')"
+    )
     result = attempt(sandbox, code)
     assert result.ok, result.error
     assert result.value == "(2, '{\"a\": 1}', True)"

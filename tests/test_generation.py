@@ -77,32 +77,39 @@ class _Scripted(Template):
             api.call("add_song_to_playlist", playlist_id=playlist["playlist_id"], song_id=song)
 
 
-def _playlist(ctx: GenContext, n: int, offset: int = 0, query: str = "Make a playlist.", name: str = "Test Mix",
-              sql_songs: int | None = None) -> Draft:
+def _playlist(
+    ctx: GenContext, n: int, offset: int = 0, query: str = "Make a playlist.", name: str = "Test Mix", sql_songs: int | None = None
+) -> Draft:
     songs = ctx.column("SELECT id FROM songs WHERE copyright_status = 'licensed' ORDER BY id LIMIT ? OFFSET ?", n, offset)
     written = songs if sql_songs is None else songs[:sql_songs]
     steps = [Step("create_playlist", {"name": name})] + [
-        Step("add_song_to_playlist", {"playlist_id": {"$from": 0, "path": "playlist_id"}, "song_id": s}) for s in written]
+        Step("add_song_to_playlist", {"playlist_id": {"$from": 0, "path": "playlist_id"}, "song_id": s}) for s in written
+    ]
     return Draft(1, query, steps, stated={"name": name, "songs": songs}, hidden=[n])
 
 
 def test_rejections_are_counted_by_reason(music_world):
     drafts = [
-        lambda ctx: Draft(1, "Look around.", [], stated={"name": "x", "songs": []}),            # no change
-        lambda ctx: _playlist(ctx, 1, query="Make a tiny playlist."),                          # 2 rows < 3
-        lambda ctx: _playlist(ctx, 3, query="Make a playlist of these 3 songs."),              # leaks its count
-        lambda ctx: Draft(1, "Add a ghost.", [Step("favourite_song", {"song_id": 10**9})]),    # refused write
-        lambda ctx: _playlist(ctx, 4),                                                         # accepted
-        lambda ctx: _playlist(ctx, 4),                                                         # duplicate query
-        lambda ctx: _playlist(ctx, 4, query="Please make a playlist."),                        # duplicate diff
-        lambda ctx: _playlist(ctx, 5, 10, query="Another one.", name="Other", sql_songs=4),    # public solver disagrees
-        lambda ctx: _playlist(ctx, 5, offset=10, query="Make five more.", name="Five More"),   # accepted
+        lambda ctx: Draft(1, "Look around.", [], stated={"name": "x", "songs": []}),  # no change
+        lambda ctx: _playlist(ctx, 1, query="Make a tiny playlist."),  # 2 rows < 3
+        lambda ctx: _playlist(ctx, 3, query="Make a playlist of these 3 songs."),  # leaks its count
+        lambda ctx: Draft(1, "Add a ghost.", [Step("favourite_song", {"song_id": 10**9})]),  # refused write
+        lambda ctx: _playlist(ctx, 4),  # accepted
+        lambda ctx: _playlist(ctx, 4),  # duplicate query
+        lambda ctx: _playlist(ctx, 4, query="Please make a playlist."),  # duplicate diff
+        lambda ctx: _playlist(ctx, 5, 10, query="Another one.", name="Other", sql_songs=4),  # public solver disagrees
+        lambda ctx: _playlist(ctx, 5, offset=10, query="Make five more.", name="Five More"),  # accepted
     ]
     report = generate("music", 5, 1, templates=[_Scripted(drafts)], max_attempts_per_task=2)
     assert [t.query for t in report.tasks] == ["Make a playlist.", "Make five more."]
     assert report.rejected == {
-        "no change": 1, "fewer than 3 changed rows": 1, "query leaks a hidden value": 1, "SQL generator's writes refused": 1,
-        "duplicate query": 1, "duplicate diff": 1, "public solver disagrees with the SQL generator": 1,
+        "no change": 1,
+        "fewer than 3 changed rows": 1,
+        "query leaks a hidden value": 1,
+        "SQL generator's writes refused": 1,
+        "duplicate query": 1,
+        "duplicate diff": 1,
+        "public solver disagrees with the SQL generator": 1,
         "no target": 1,  # the drafts ran out before the fifth task
     }
     assert [t.id for t in report.tasks] == ["music-0001", "music-0002"]
@@ -145,6 +152,7 @@ def test_no_templates_is_a_clear_error():
 
 
 def test_a_diff_change_round_trip_keeps_the_grade(music):
-    change = RowChange("favourite_songs", "insert", {"user_id": 1, "song_id": 2},
-                       new={"user_id": 1, "song_id": 2, "favourited_at": music.now})
+    change = RowChange(
+        "favourite_songs", "insert", {"user_id": 1, "song_id": 2}, new={"user_id": 1, "song_id": 2, "favourited_at": music.now}
+    )
     assert Diff.from_list(Diff([change]).to_list()).changes == [change]

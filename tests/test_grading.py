@@ -21,9 +21,14 @@ ACTOR = 1
 
 def _world_facts(conn: sqlite3.Connection) -> dict:
     q = lambda sql, *p: [r[0] for r in conn.execute(sql, p)]  # noqa: E731
-    songs = q("SELECT id FROM songs WHERE copyright_status = 'licensed' AND id NOT IN "
-              "(SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY id LIMIT 12", ACTOR)
-    artists = q("SELECT id FROM artists WHERE id NOT IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) ORDER BY id LIMIT 3", ACTOR)
+    songs = q(
+        "SELECT id FROM songs WHERE copyright_status = 'licensed' AND id NOT IN "
+        "(SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY id LIMIT 12",
+        ACTOR,
+    )
+    artists = q(
+        "SELECT id FROM artists WHERE id NOT IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) ORDER BY id LIMIT 3", ACTOR
+    )
     own = q("SELECT id FROM playlists WHERE owner_id = ? ORDER BY id", ACTOR)
     return {"songs": songs, "artists": artists, "delete": own[0], "rename": own[1]}
 
@@ -51,9 +56,12 @@ def run(music, world_path, steps, *, burn_ids: int = 0) -> Diff:
         # A row with a higher id exists before the trial: every new id moves up. It is part of the
         # copy's starting state, so it is not a change of the trial.
         top = conn.execute("SELECT MAX(id) FROM playlists").fetchone()[0]
-        conn.execute("INSERT INTO playlists (id, owner_id, name, description, is_public, song_count, total_duration_sec, "
-                     "created_at, updated_at) SELECT ?, owner_id, 'burn', '', 1, 0, 0, created_at, updated_at FROM playlists "
-                     "WHERE id = ?", (top + burn_ids, top))
+        conn.execute(
+            "INSERT INTO playlists (id, owner_id, name, description, is_public, song_count, total_duration_sec, "
+            "created_at, updated_at) SELECT ?, owner_id, 'burn', '', 1, 0, 0, created_at, updated_at FROM playlists "
+            "WHERE id = ?",
+            (top + burn_ids, top),
+        )
     tracker = ChangeTracker(conn, music.schema)
     env = music.env(conn, ACTOR)
     created: dict[str, int] = {}
@@ -91,6 +99,7 @@ def test_the_same_calls_pass_and_an_empty_trial_fails(music, music_world, refere
 
 def _valid_orders(steps: list[tuple[str, dict]]) -> st.SearchStrategy:
     """Permutations in which each playlist is created before songs are added to it."""
+
     def valid(order: list[int]) -> bool:
         seen: set[str] = set()
         for i in order:
@@ -161,8 +170,11 @@ def test_songs_under_the_wrong_new_playlist_fail_with_an_explanation(music, musi
     facts, steps, expected = reference
     creates = [(t, a) for t, a in steps if t == "create_playlist"]
     swap = {"$Gym": "$Road trip", "$Road trip": "$Gym"}
-    rest = [(t, {**a, "playlist_id": swap.get(a.get("playlist_id"), a.get("playlist_id"))}) if t == "add_song_to_playlist" else (t, a)
-            for t, a in steps if t != "create_playlist"]
+    rest = [
+        (t, {**a, "playlist_id": swap.get(a.get("playlist_id"), a.get("playlist_id"))}) if t == "add_song_to_playlist" else (t, a)
+        for t, a in steps
+        if t != "create_playlist"
+    ]
     swapped = creates + rest
     result = grade(expected, run(music, music_world, swapped), music.schema)
     assert not result.passed
@@ -192,14 +204,32 @@ def test_volatile_columns_are_ignored(music):
 
 def test_twin_new_rows_with_swapped_children_fail(music):
     """Two new playlists with equal content: which songs hang under which still matters."""
+
     def playlist(pid: int) -> RowChange:
-        return RowChange("playlists", "insert", {"id": pid}, new={
-            "id": pid, "owner_id": 1, "name": "Twin", "description": "", "is_public": 1, "song_count": 1,
-            "total_duration_sec": 200, "created_at": "2026-10-15 20:30:00", "updated_at": "2026-10-15 20:30:00"})
+        return RowChange(
+            "playlists",
+            "insert",
+            {"id": pid},
+            new={
+                "id": pid,
+                "owner_id": 1,
+                "name": "Twin",
+                "description": "",
+                "is_public": 1,
+                "song_count": 1,
+                "total_duration_sec": 200,
+                "created_at": "2026-10-15 20:30:00",
+                "updated_at": "2026-10-15 20:30:00",
+            },
+        )
 
     def song(pid: int, sid: int) -> RowChange:
-        return RowChange("playlist_songs", "insert", {"playlist_id": pid, "song_id": sid},
-                         new={"playlist_id": pid, "song_id": sid, "position": 1, "added_at": "2026-10-15 20:30:00"})
+        return RowChange(
+            "playlist_songs",
+            "insert",
+            {"playlist_id": pid, "song_id": sid},
+            new={"playlist_id": pid, "song_id": sid, "position": 1, "added_at": "2026-10-15 20:30:00"},
+        )
 
     expected = Diff([playlist(900), playlist(901), song(900, 1), song(901, 2)])
     same = Diff([playlist(700), playlist(701), song(700, 1), song(701, 2)])

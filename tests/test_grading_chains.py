@@ -22,8 +22,7 @@ SHIFT = 100_000
 
 def _renumber(diff: Diff, schema, shift: int = SHIFT) -> Diff:
     """The same changes with every generated id of a new row moved by `shift`, references included."""
-    new_ids = {(c.table, c.key[schema.table(c.table).key[0]]) for c in diff
-               if c.op == "insert" and schema.table(c.table).has_generated_id}
+    new_ids = {(c.table, c.key[schema.table(c.table).key[0]]) for c in diff if c.op == "insert" and schema.table(c.table).has_generated_id}
 
     def moved(table: str, values: dict | None) -> dict | None:
         if values is None:
@@ -36,14 +35,17 @@ def _renumber(diff: Diff, schema, shift: int = SHIFT) -> Diff:
                 out[column] = value + shift
         return out
 
-    return Diff([RowChange(c.table, c.op, moved(c.table, c.key) if c.op == "insert" else dict(c.key),
-                           c.old, moved(c.table, c.new)) for c in reversed(diff.changes)])
+    return Diff(
+        [
+            RowChange(c.table, c.op, moved(c.table, c.key) if c.op == "insert" else dict(c.key), c.old, moved(c.table, c.new))
+            for c in reversed(diff.changes)
+        ]
+    )
 
 
 def _links(diff: Diff, schema) -> list[tuple[int, str]]:
     """(change index, column) of every reference from a new row to another new row."""
-    new_ids = {(c.table, c.key[schema.table(c.table).key[0]]) for c in diff
-               if c.op == "insert" and schema.table(c.table).has_generated_id}
+    new_ids = {(c.table, c.key[schema.table(c.table).key[0]]) for c in diff if c.op == "insert" and schema.table(c.table).has_generated_id}
     out = []
     for i, c in enumerate(diff.changes):
         if c.op != "insert":
@@ -76,8 +78,13 @@ def test_a_child_under_the_wrong_parent_fails(task):
     index, column = _links(diff, schema)[0]
     broken = copy.deepcopy(diff)
     child = broken.changes[index]
-    parents = sorted({c.key[schema.table(c.table).key[0]] for c in diff
-                      if c.op == "insert" and c.table == schema.table(child.table).column(column).ref_table})
+    parents = sorted(
+        {
+            c.key[schema.table(c.table).key[0]]
+            for c in diff
+            if c.op == "insert" and c.table == schema.table(child.table).column(column).ref_table
+        }
+    )
     current = child.new[column]
     # Another new parent if there is one; otherwise an existing row of the parent table.
     other = next((p for p in parents if p != current), 1)

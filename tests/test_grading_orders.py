@@ -48,7 +48,7 @@ def shuffled(steps, seed: str):
         if len(run) > 1 and not used & set(run):
             moved = run[:]
             rng.shuffle(moved)
-            order[start:end + 1] = moved
+            order[start : end + 1] = moved
         start = end + 1
     if order == list(range(len(steps))):
         return None

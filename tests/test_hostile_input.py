@@ -51,6 +51,7 @@ def one_clear_line(message: str) -> None:
 
 # -- the engine: every tool, every argument ------------------------------------------------
 
+
 def _plausible(annotation: typing.Any) -> typing.Any:
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
@@ -159,6 +160,7 @@ def test_the_longest_allowed_texts_are_answered_never_an_internal_error(domain_e
 
 # -- the session writer --------------------------------------------------------------------
 
+
 def test_the_session_writer_records_anything_and_every_line_reads_back(tmp_path):
     from ebench.sessions.record import SESSION_FORMAT
 
@@ -174,7 +176,7 @@ def test_the_session_writer_records_anything_and_every_line_reads_back(tmp_path)
     writer.write("message", content="key sk-secret-\ud800-value")
     writer.close()
     events = session_events(path)[1:]
-    assert [e["content"] for e in events[:len(exact)]] == exact
+    assert [e["content"] for e in events[: len(exact)]] == exact
     assert "not recorded" in json.dumps(events[len(exact)]["content"])
     assert "too long to record" in events[len(exact) + 2]["content"]
     assert events[-1]["content"] == "key [redacted]"
@@ -221,8 +223,12 @@ def test_hostile_calls_and_messages_through_a_trial_are_recorded_errors(music_ta
         one_clear_line(result.error_message)
         json.loads(result.to_json())
     content = "thinking \ud800 about \x00 and \u2028 " + "w" * 3_000_000
-    trial.message("assistant", content, reasoning=nested(5000),
-                  tool_calls=[{"id": "\udc00", "function": {"name": "\ud800", "arguments": "[" * 100_000}}])
+    trial.message(
+        "assistant",
+        content,
+        reasoning=nested(5000),
+        tool_calls=[{"id": "\udc00", "function": {"name": "\ud800", "arguments": "[" * 100_000}}],
+    )
     summary = trial.finish("agent_stopped")
     assert summary.termination == "agent_stopped" and summary.error is None
     assert summary.tool_errors == {"invalid_arguments": 11, "unknown_tool": 5}
@@ -262,13 +268,15 @@ def test_a_tool_name_nested_thousands_deep_is_an_unknown_tool(music_task, tmp_pa
 
 # -- a real exec_code block ----------------------------------------------------------------
 
-FORGE = ("import os, json\n"
-         "def forge(frame):\n"
-         "    for fd in range(3, 64):  # the pipe to the parent is one of them\n"
-         "        try:\n"
-         "            os.write(fd, len(frame).to_bytes(4, 'big') + frame)\n"
-         "        except OSError:\n"
-         "            pass\n")
+FORGE = (
+    "import os, json\n"
+    "def forge(frame):\n"
+    "    for fd in range(3, 64):  # the pipe to the parent is one of them\n"
+    "        try:\n"
+    "            os.write(fd, len(frame).to_bytes(4, 'big') + frame)\n"
+    "        except OSError:\n"
+    "            pass\n"
+)
 
 
 def test_hostile_blocks_through_a_code_mode_trial_are_recorded_errors(music_task, tmp_path):
@@ -291,23 +299,26 @@ def test_hostile_blocks_through_a_code_mode_trial_are_recorded_errors(music_task
     assert block("x = 1\x00").error_code == "code_error"
     assert block("x = '\ud800'").error_code == "code_error"
 
-    calls = block("codes = []\n"
-                  "for v in ['\\x00', '\\ud800', 'x' * 1_000_000, [[[[1]]]]]:\n"
-                  "    try:\n"
-                  "        search_songs(query=v)\n"
-                  "    except ToolError as e:\n"
-                  "        codes.append(e.code)\n"
-                  "deep = 1\n"
-                  "for _ in range(40):\n"
-                  "    deep = [deep]\n"
-                  "try:\n"
-                  "    search_songs(query=deep)\n"
-                  "except ToolError as e:\n"
-                  "    codes.append(e.message)\n"
-                  "codes")
+    calls = block(
+        "codes = []\n"
+        "for v in ['\\x00', '\\ud800', 'x' * 1_000_000, [[[[1]]]]]:\n"
+        "    try:\n"
+        "        search_songs(query=v)\n"
+        "    except ToolError as e:\n"
+        "        codes.append(e.code)\n"
+        "deep = 1\n"
+        "for _ in range(40):\n"
+        "    deep = [deep]\n"
+        "try:\n"
+        "    search_songs(query=deep)\n"
+        "except ToolError as e:\n"
+        "    codes.append(e.message)\n"
+        "codes"
+    )
     assert calls.ok and calls.value["tool_calls"] == 5, calls.value
-    assert calls.value["value"].startswith("['invalid_arguments', 'invalid_arguments', 'invalid_arguments', "
-                                           "'invalid_arguments', 'Arguments are nested too deeply")
+    assert calls.value["value"].startswith(
+        "['invalid_arguments', 'invalid_arguments', 'invalid_arguments', 'invalid_arguments', 'Arguments are nested too deeply"
+    )
     # deeper than the pipe carries: refused inside the block, nothing sent
     deeper = block("v = 1\nfor _ in range(500):\n    v = [v]\nsearch_songs(query=v)")
     assert deeper.error_code == "code_error" and "nested more than 100 levels" in deeper.value["error"]
@@ -315,11 +326,15 @@ def test_hostile_blocks_through_a_code_mode_trial_are_recorded_errors(music_task
     # forged frames: each stops that block with a protocol error
     deep_frame = block(FORGE + "forge(b'[' * 3_000_000)\nimport time\ntime.sleep(5)")
     assert deep_frame.error_code == "limit_protocol" and "nested too deeply" in deep_frame.value["error"]
-    deep_call = block(FORGE + "forge(b'{\"t\": \"call\", \"id\": 1, \"tool\": \"search_songs\", \"args\": {\"q\": '"
-                              " + b'[' * 100_000 + b']' * 100_000 + b'}}')\nimport time\ntime.sleep(5)")
+    deep_call = block(
+        FORGE + 'forge(b\'{"t": "call", "id": 1, "tool": "search_songs", "args": {"q": \''
+        " + b'[' * 100_000 + b']' * 100_000 + b'}}')\nimport time\ntime.sleep(5)"
+    )
     assert deep_call.error_code == "limit_protocol" and deep_call.value["tool_calls"] == 0
-    forged_done = block(FORGE + "forge(json.dumps({'t': 'done', 'ok': True, 'value': \"'forged'\", 'error': None, "
-                                "'limit': None}).encode())\nimport time\ntime.sleep(0.5)\n'real'")
+    forged_done = block(
+        FORGE + "forge(json.dumps({'t': 'done', 'ok': True, 'value': \"'forged'\", 'error': None, "
+        "'limit': None}).encode())\nimport time\ntime.sleep(0.5)\n'real'"
+    )
     assert forged_done.error_code == "limit_protocol" and "end message" in forged_done.value["error"]
     assert forged_done.value["value"] is None
     forged_out = block(FORGE + "forge(json.dumps({'t': 'out', 'data': '\\ud800' * 3}).encode())\n1")
@@ -346,6 +361,7 @@ def test_hostile_blocks_through_a_code_mode_trial_are_recorded_errors(music_task
 
 # -- the model, through the real litellm client --------------------------------------------
 
+
 @pytest.mark.parametrize("code", [False, True], ids=["tools", "code"])
 def test_a_model_sending_hostile_calls_is_answered_and_scored_not_an_infra_error(tmp_path, monkeypatch, code):
     from ebench.sessions.batch import Batch
@@ -361,13 +377,21 @@ def test_a_model_sending_hostile_calls_is_answered_and_scored_not_an_infra_error
     # a number of 5,000 digits fail inside litellm, before ebench sees the reply; a Trial meets
     # them in the tests above.
     deep = "[" * 100 + "]" * 100
-    calls = [("\ud800", {}), ("search_heroes\x00", {}), ("x" * 1_000_000, {}),
-             ("search_heroes", '{"query": "\\ud800"}'), ("search_heroes", '{"query": "a\\u0000"}'),
-             ("search_heroes", deep), ("search_heroes", '{"query": ' + deep + "}"),
-             ("search_heroes", {"query": "y" * 2_000_000})]
+    calls = [
+        ("\ud800", {}),
+        ("search_heroes\x00", {}),
+        ("x" * 1_000_000, {}),
+        ("search_heroes", '{"query": "\\ud800"}'),
+        ("search_heroes", '{"query": "a\\u0000"}'),
+        ("search_heroes", deep),
+        ("search_heroes", '{"query": ' + deep + "}"),
+        ("search_heroes", {"query": "y" * 2_000_000}),
+    ]
     if code:
-        calls = [("exec_code", {"code": "print('\\ud800 \\x00 \\u2028')\nsearch_heroes(query='\\ud800')"}),
-                 ("exec_code", {"code": FORGE + "forge(b'[' * 3_000_000)\nimport time\ntime.sleep(5)"})]
+        calls = [
+            ("exec_code", {"code": "print('\\ud800 \\x00 \\u2028')\nsearch_heroes(query='\\ud800')"}),
+            ("exec_code", {"code": FORGE + "forge(b'[' * 3_000_000)\nimport time\ntime.sleep(5)"}),
+        ]
     script = Script([completion("thinking \ud800 \x00 \u2028 " + "w" * 1_000_000, calls), completion("done")])
     with FakeOpenAI(script) as server:
         solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, retries=1, backoff=0.01))

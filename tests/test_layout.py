@@ -25,20 +25,24 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_core_source_never_imports_textual():
-    offenders = [
-        str(path.relative_to(ROOT))
-        for package in CORE
-        for path in (ROOT / package).rglob("*.py")
-        if "textual" in _imports(path)
-    ]
+    offenders = [str(path.relative_to(ROOT)) for package in CORE for path in (ROOT / package).rglob("*.py") if "textual" in _imports(path)]
     assert offenders == []
 
 
 def test_importing_the_core_loads_neither_textual_nor_litellm_nor_mcp():
     modules = [f"ebench.{p}" for p in CORE] + [
-        "ebench.domains.engine.world", "ebench.domains.engine.tools", "ebench.domains.music", "ebench.domains.meeting",
-        "ebench.domains.moba", "ebench.tasks.diff", "ebench.tasks.grading", "ebench.tasks.spec", "ebench.tasks.generation",
-        "ebench.tasks.suite", "ebench.tasks.reference", "ebench.sessions.sandbox",
+        "ebench.domains.engine.world",
+        "ebench.domains.engine.tools",
+        "ebench.domains.music",
+        "ebench.domains.meeting",
+        "ebench.domains.moba",
+        "ebench.tasks.diff",
+        "ebench.tasks.grading",
+        "ebench.tasks.spec",
+        "ebench.tasks.generation",
+        "ebench.tasks.suite",
+        "ebench.tasks.reference",
+        "ebench.sessions.sandbox",
     ]
     probe = (
         f"import importlib, sys\n"

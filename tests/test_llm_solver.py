@@ -29,8 +29,9 @@ def tasks():
     return {t.id: t for t in load_suite(ids=[TASK, OTHER]).tasks}
 
 
-def run_batch(out: Path, tasks, server: FakeOpenAI, *, trials: int = 1, limits: TrialLimits | None = None,
-              code: bool = False, **config) -> list[dict]:
+def run_batch(
+    out: Path, tasks, server: FakeOpenAI, *, trials: int = 1, limits: TrialLimits | None = None, code: bool = False, **config
+) -> list[dict]:
     settings = {"retries": 2, "backoff": 0.01, **config}
     solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, **settings))
     batch = Batch(out, list(tasks), solver, trials, code=code, limits=limits or TrialLimits())
@@ -92,11 +93,13 @@ def test_stopping_one_call_short_fails_with_the_missing_change(tmp_path, tasks):
 
 
 def test_unknown_tool_and_malformed_arguments_go_back_to_the_model(tmp_path, tasks):
-    script = Script([
-        completion(None, [("teleport_player", {"to": "base"}), ("create_room", "{\"mode\": ")]),
-        completion(None, [("get_player", {"player_id": "seven"})]),
-        completion("I could not do it."),
-    ])
+    script = Script(
+        [
+            completion(None, [("teleport_player", {"to": "base"}), ("create_room", '{"mode": ')]),
+            completion(None, [("get_player", {"player_id": "seven"})]),
+            completion("I could not do it."),
+        ]
+    )
     with FakeOpenAI(script) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)
     assert result["termination"] == "agent_stopped" and result["turns"] == 3 and not result["passed"]
@@ -209,8 +212,24 @@ def test_a_prices_file_prices_models_litellm_does_not_know(tmp_path, tasks):
     prices = tmp_path / "prices.json"
     prices.write_text(json.dumps({"openai/fake": {"input": 3.0, "output": 15.0}}))
     with FakeOpenAI(ReferencePlayer(tasks.values())) as server:
-        outcome = CliRunner().invoke(app, ["run", "--batch", "--model", "openai/fake", "--api-base", server.base_url,
-                                           "--task", TASK, "--prices", str(prices), "--out", str(tmp_path / "run"), "--json"])
+        outcome = CliRunner().invoke(
+            app,
+            [
+                "run",
+                "--batch",
+                "--model",
+                "openai/fake",
+                "--api-base",
+                server.base_url,
+                "--task",
+                TASK,
+                "--prices",
+                str(prices),
+                "--out",
+                str(tmp_path / "run"),
+                "--json",
+            ],
+        )
     assert outcome.exit_code == 0, outcome.output
     assert json.loads(outcome.stdout)["cost"] == pytest.approx((500 * 3.0 + 100 * 15.0) / 1e6)
     prices.write_text('{"openai/fake": {"input": "cheap"}}')
@@ -252,9 +271,29 @@ def test_code_mode_records_block_calls_as_children(tmp_path, tasks):
 def test_cli_batch_with_a_model_and_report(tmp_path, tasks):
     out = tmp_path / "run"
     with FakeOpenAI(ReferencePlayer(tasks.values(), parallel=True)) as server:
-        args = ["run", "--batch", "--solver", "llm", "--model", "openai/fake", "--api-base", server.base_url,
-                "--task", TASK, "--task", OTHER, "--trials", "2", "--concurrency", "4", "--out", str(out), "--json",
-                "--model-arg", "temperature=0.2"]
+        args = [
+            "run",
+            "--batch",
+            "--solver",
+            "llm",
+            "--model",
+            "openai/fake",
+            "--api-base",
+            server.base_url,
+            "--task",
+            TASK,
+            "--task",
+            OTHER,
+            "--trials",
+            "2",
+            "--concurrency",
+            "4",
+            "--out",
+            str(out),
+            "--json",
+            "--model-arg",
+            "temperature=0.2",
+        ]
         outcome = CliRunner().invoke(app, args)
     assert outcome.exit_code == 0, outcome.output
     summary = json.loads(outcome.stdout)

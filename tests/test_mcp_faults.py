@@ -63,8 +63,12 @@ class Server:
 
 @asynccontextmanager
 async def served(args: list[str], home: Path, stderr: Path) -> AsyncIterator[Server]:
-    env = {"EBENCH_HOME": str(home), "LITELLM_OFFLINE_MODE": "true", "EBENCH_TASKS": os.environ["EBENCH_TASKS"],
-           "PATH": os.environ.get("PATH", "")}
+    env = {
+        "EBENCH_HOME": str(home),
+        "LITELLM_OFFLINE_MODE": "true",
+        "EBENCH_TASKS": os.environ["EBENCH_TASKS"],
+        "PATH": os.environ.get("PATH", ""),
+    }
     to_client, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_server, from_client = anyio.create_memory_object_stream[SessionMessage](0)
     with stderr.open("w", encoding="utf-8") as err:
@@ -137,6 +141,7 @@ async def solve(server: Server, steps) -> None:
 
 # -- an unknown tool -------------------------------------------------------------------------------
 
+
 def test_an_unknown_tool_gets_the_registrys_structured_error_and_is_recorded(home, music, music_world, tmp_path):
     task = load_task(find_task("music-0013"))
     conn = scratch_copy(music_world)
@@ -166,8 +171,11 @@ def test_an_unknown_tool_gets_the_registrys_structured_error_and_is_recorded(hom
     [session] = sessions(home)
     recorded = list(session.tool_calls(leaves=False))
     assert [(c["tool"], c["error_code"]) for c in recorded] == [
-        ("drop_everything", "unknown_tool"), ("get_sogn", "unknown_tool"), ("exec_code", "unknown_tool"),
-        ("get_song", "invalid_arguments")]
+        ("drop_everything", "unknown_tool"),
+        ("get_sogn", "unknown_tool"),
+        ("exec_code", "unknown_tool"),
+        ("get_song", "invalid_arguments"),
+    ]
     assert [c["result"] for c in recorded[:3]] == [payload(calls[name]) for name in calls]
     summary = session.end["summary"]
     assert summary["tool_calls"] == 4 and summary["tool_errors"] == {"invalid_arguments": 1, "unknown_tool": 3}
@@ -188,6 +196,7 @@ def test_an_unknown_tool_without_a_task_is_structured_too(home, tmp_path):
 
 
 # -- a connection that makes no tool call ----------------------------------------------------------
+
 
 def test_a_connection_that_made_no_tool_call_is_abandoned_and_left_out_of_scores(home, tmp_path):
     task = load_task(find_task("music-0013"))
@@ -223,9 +232,17 @@ def test_a_connection_that_made_no_tool_call_is_abandoned_and_left_out_of_scores
 
 # -- stop signals ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("signum", "solved"), [
-    (signal.SIGTERM, True), (signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGINT, False),
-], ids=["SIGTERM-solved", "SIGINT-solved", "SIGTERM-no-call", "SIGINT-no-call"])
+
+@pytest.mark.parametrize(
+    ("signum", "solved"),
+    [
+        (signal.SIGTERM, True),
+        (signal.SIGINT, True),
+        (signal.SIGTERM, False),
+        (signal.SIGINT, False),
+    ],
+    ids=["SIGTERM-solved", "SIGINT-solved", "SIGTERM-no-call", "SIGINT-no-call"],
+)
 def test_a_stop_signal_grades_the_trial_and_writes_its_end_event(signum, solved, home, tmp_path):
     task = load_task(find_task("music-0013"))
 
@@ -258,12 +275,11 @@ def test_a_call_in_flight_when_the_signal_comes_is_finished_and_recorded_first(h
     recorded, its last write is in the graded diff, and the end event is the session's last line."""
     task = load_task(find_task("music-0013"))
     reads = 900  # many calls: the signal most likely comes mid-block (the assertions hold either way)
-    code = (f"for i in range({reads}):\n"
-            "    get_my_profile()\n"
-            "create_playlist(name='Made after the signal')['name']")
+    code = f"for i in range({reads}):\n    get_my_profile()\ncreate_playlist(name='Made after the signal')['name']"
 
     async def script():
         async with served(["--task", task.id, "--code"], home, tmp_path / "err.log") as server:
+
             async def block() -> None:
                 with suppress(MCPError):  # the server may end before it answers: what counts is the session
                     await server.session.call_tool("exec_code", {"code": code})

@@ -79,11 +79,14 @@ def test_calls_answer_like_the_registry_and_errors_are_structured(music, music_w
         unknown_tool = await session.call_tool("drop_everything", {})
         return ok, wrong_type, unknown_arg, missing, refused, unknown_tool
 
-    ok, wrong_type, unknown_arg, missing, refused, unknown_tool = run_client(
-        ["--domain", "music", "--actor", "1"], ebench_home, script)
+    ok, wrong_type, unknown_arg, missing, refused, unknown_tool = run_client(["--domain", "music", "--actor", "1"], ebench_home, script)
     assert not ok.is_error and _payload(ok) == expected
-    for result, code in ((wrong_type, "invalid_arguments"), (unknown_arg, "invalid_arguments"),
-                         (missing, "invalid_arguments"), (refused, "not_found")):
+    for result, code in (
+        (wrong_type, "invalid_arguments"),
+        (unknown_arg, "invalid_arguments"),
+        (missing, "invalid_arguments"),
+        (refused, "not_found"),
+    ):
         assert result.is_error and _payload(result)["error"]["code"] == code, result
     # an unknown tool is answered by the registry too: the same structured error, not the SDK's plain text
     assert unknown_tool.is_error and _payload(unknown_tool)["error"]["code"] == "unknown_tool"
@@ -169,20 +172,23 @@ def test_a_fresh_data_directory_builds_the_world_without_touching_stdout(tmp_pat
     """The server builds a missing world first: if anything reached stdout the protocol would break."""
 
     async def script(session, init):
-        return (await session.call_tool("get_my_profile", {}))
+        return await session.call_tool("get_my_profile", {})
 
     profile = run_client(["--domain", "moba", "--actor", "3"], tmp_path / "home", script)
     assert not profile.is_error and _payload(profile)["player_id"] == 3
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--domain", "music"], "give --actor"),
-    ([], "give --domain"),
-    (["--task", "music-9999"], "no task"),
-    (["--task", "music-0001", "--domain", "moba"], "belongs to the music domain"),
-    (["--domain", "cooking", "--actor", "1"], "unknown domain"),
-    (["--domain", "music", "--actor", "999999"], "No listener with id 999999"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--domain", "music"], "give --actor"),
+        ([], "give --domain"),
+        (["--task", "music-9999"], "no task"),
+        (["--task", "music-0001", "--domain", "moba"], "belongs to the music domain"),
+        (["--domain", "cooking", "--actor", "1"], "unknown domain"),
+        (["--domain", "music", "--actor", "999999"], "No listener with id 999999"),
+    ],
+)
 def test_bad_invocations_are_one_line_errors(args, message, music_world):
     result = CliRunner().invoke(app, ["mcp", "serve", *args])
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
@@ -191,10 +197,9 @@ def test_bad_invocations_are_one_line_errors(args, message, music_world):
 def test_code_mode_offers_exec_code_that_calls_the_tools_in_the_sandbox(music, music_world, ebench_home):
     async def script(session, init):
         names = [t.name for t in (await session.list_tools()).tools]
-        block = await session.call_tool("exec_code", {"code": (
-            "made = create_playlist(name='From a block')\n"
-            "print(made['name'])\n"
-            "len(list_my_playlists()['items'])")})
+        block = await session.call_tool(
+            "exec_code", {"code": ("made = create_playlist(name='From a block')\nprint(made['name'])\nlen(list_my_playlists()['items'])")}
+        )
         again = await session.call_tool("create_playlist", {"name": "From a block"})  # the block's write is on this trial's copy
         escape = await session.call_tool("exec_code", {"code": f"open({str(music_world)!r}, 'rb').read(10)"})
         bad_args = await session.call_tool("exec_code", {"source": "1"})
@@ -214,19 +219,21 @@ def test_a_code_mode_trial_records_block_calls_as_children_of_the_block(ebench_h
 
     async def script(session, init):
         steps = [{"tool": s.tool, "args": s.args} for s in task.reference_solution]
-        code = ("import json\n"
-                f"steps = json.loads({json.dumps(json.dumps(steps))})\n"
-                "results = []\n"
-                "def resolve(v):\n"
-                "    if isinstance(v, dict) and '$from' in v:\n"
-                "        out = results[v['$from']]\n"
-                "        for part in (v.get('path') or '').split('.'):\n"
-                "            out = out[part] if part else out\n"
-                "        return out\n"
-                "    return {k: resolve(x) for k, x in v.items()} if isinstance(v, dict) else v\n"
-                "for s in steps:\n"
-                "    results.append(globals()[s['tool']](**resolve(s['args'])))\n"
-                "len(results)")
+        code = (
+            "import json\n"
+            f"steps = json.loads({json.dumps(json.dumps(steps))})\n"
+            "results = []\n"
+            "def resolve(v):\n"
+            "    if isinstance(v, dict) and '$from' in v:\n"
+            "        out = results[v['$from']]\n"
+            "        for part in (v.get('path') or '').split('.'):\n"
+            "            out = out[part] if part else out\n"
+            "        return out\n"
+            "    return {k: resolve(x) for k, x in v.items()} if isinstance(v, dict) else v\n"
+            "for s in steps:\n"
+            "    results.append(globals()[s['tool']](**resolve(s['args'])))\n"
+            "len(results)"
+        )
         return await session.call_tool("exec_code", {"code": code})
 
     before = _sessions(ebench_home, task.id)

@@ -49,17 +49,32 @@ def test_every_check_holds_after_build(index, meeting, meeting_conn):
 
 
 def test_no_double_booking(meeting_conn):
-    assert val(meeting_conn, """SELECT COUNT(*) FROM room_bookings a JOIN room_bookings b ON a.room_id = b.room_id AND a.id < b.id
-                                WHERE a.status = 'active' AND b.status = 'active' AND a.start_at < b.end_at AND b.start_at < a.end_at""") == 0
+    assert (
+        val(
+            meeting_conn,
+            """SELECT COUNT(*) FROM room_bookings a JOIN room_bookings b ON a.room_id = b.room_id AND a.id < b.id
+                                WHERE a.status = 'active' AND b.status = 'active' AND a.start_at < b.end_at AND b.start_at < a.end_at""",
+        )
+        == 0
+    )
     # Cancelled bookings may overlap active ones, and some do (the rule is about active ones only).
-    assert val(meeting_conn, """SELECT COUNT(*) FROM room_bookings a JOIN room_bookings b ON a.room_id = b.room_id AND a.id != b.id
-                                WHERE a.status = 'cancelled' AND b.status = 'active' AND a.start_at < b.end_at AND b.start_at < a.end_at""") > 0
+    assert (
+        val(
+            meeting_conn,
+            """SELECT COUNT(*) FROM room_bookings a JOIN room_bookings b ON a.room_id = b.room_id AND a.id != b.id
+                                WHERE a.status = 'cancelled' AND b.status = 'active' AND a.start_at < b.end_at AND b.start_at < a.end_at""",
+        )
+        > 0
+    )
 
 
 def test_meetings_end_after_they_start_with_realistic_durations(meeting_conn):
     assert val(meeting_conn, "SELECT COUNT(*) FROM meetings WHERE end_at <= start_at") == 0
-    minutes = dict(meeting_conn.execute(
-        "SELECT CAST(round((julianday(end_at) - julianday(start_at)) * 1440) AS INTEGER) m, COUNT(*) FROM meetings GROUP BY m").fetchall())
+    minutes = dict(
+        meeting_conn.execute(
+            "SELECT CAST(round((julianday(end_at) - julianday(start_at)) * 1440) AS INTEGER) m, COUNT(*) FROM meetings GROUP BY m"
+        ).fetchall()
+    )
     assert set(minutes) <= {15, 30, 45, 60, 90, 120}
     assert len(minutes) == 6
     # Working hours and working days, mostly.
@@ -81,22 +96,42 @@ def test_in_person_meetings_have_their_booking_and_fit_the_room(meeting_conn):
         assert active == (0 if status == "cancelled" else 1), mid
         assert coming <= capacity, mid
     # Bookings of cancelled meetings are cancelled; every meeting booking matches its meeting.
-    assert val(meeting_conn, """SELECT COUNT(*) FROM room_bookings b JOIN meetings m ON m.id = b.meeting_id
+    assert (
+        val(
+            meeting_conn,
+            """SELECT COUNT(*) FROM room_bookings b JOIN meetings m ON m.id = b.meeting_id
                                 WHERE b.room_id != m.room_id OR b.start_at != m.start_at OR b.end_at != m.end_at
-                                   OR (m.status = 'cancelled') != (b.status = 'cancelled')""") == 0
+                                   OR (m.status = 'cancelled') != (b.status = 'cancelled')""",
+        )
+        == 0
+    )
     assert val(meeting_conn, "SELECT COUNT(*) FROM room_bookings b JOIN rooms r ON r.id = b.room_id WHERE r.is_bookable = 0") == 0
 
 
 def test_organiser_is_an_accepted_participant(meeting_conn):
-    assert val(meeting_conn, """SELECT COUNT(*) FROM meetings m WHERE NOT EXISTS (SELECT 1 FROM meeting_participants p
-                                WHERE p.meeting_id = m.id AND p.employee_id = m.organizer_id AND p.role = 'organiser' AND p.response = 'accepted')""") == 0
-    assert val(meeting_conn, "SELECT COUNT(*) FROM meeting_participants WHERE role = 'organiser'") == val(meeting_conn, "SELECT COUNT(*) FROM meetings")
+    assert (
+        val(
+            meeting_conn,
+            """SELECT COUNT(*) FROM meetings m WHERE NOT EXISTS (SELECT 1 FROM meeting_participants p
+                                WHERE p.meeting_id = m.id AND p.employee_id = m.organizer_id AND p.role = 'organiser' AND p.response = 'accepted')""",
+        )
+        == 0
+    )
+    assert val(meeting_conn, "SELECT COUNT(*) FROM meeting_participants WHERE role = 'organiser'") == val(
+        meeting_conn, "SELECT COUNT(*) FROM meetings"
+    )
 
 
 def test_schedule_meeting_entries_are_exactly_the_accepted_meetings(meeting_conn):
-    entries = set(meeting_conn.execute("SELECT employee_id, meeting_id, start_at, end_at FROM schedule_entries WHERE meeting_id IS NOT NULL").fetchall())
-    accepted = set(meeting_conn.execute("""SELECT p.employee_id, m.id, m.start_at, m.end_at FROM meeting_participants p
-                                           JOIN meetings m ON m.id = p.meeting_id WHERE p.response = 'accepted' AND m.status != 'cancelled'""").fetchall())
+    entries = set(
+        meeting_conn.execute(
+            "SELECT employee_id, meeting_id, start_at, end_at FROM schedule_entries WHERE meeting_id IS NOT NULL"
+        ).fetchall()
+    )
+    accepted = set(
+        meeting_conn.execute("""SELECT p.employee_id, m.id, m.start_at, m.end_at FROM meeting_participants p
+                                           JOIN meetings m ON m.id = p.meeting_id WHERE p.response = 'accepted' AND m.status != 'cancelled'""").fetchall()
+    )
     assert entries == accepted and len(entries) > 3000
     assert val(meeting_conn, "SELECT COUNT(*) FROM schedule_entries WHERE (kind = 'meeting') != (meeting_id IS NOT NULL)") == 0
 
@@ -139,8 +174,20 @@ def test_managers_and_the_department_tree(meeting_conn):
             seen.add(cur)
             cur = manager_of[cur]
     # Every department has exactly one head, who belongs to it.
-    assert val(meeting_conn, "SELECT COUNT(*) FROM departments d WHERE (SELECT COUNT(*) FROM department_heads h WHERE h.department_id = d.id) != 1") == 0
-    assert val(meeting_conn, "SELECT COUNT(*) FROM department_heads h JOIN employees e ON e.id = h.employee_id WHERE e.department_id != h.department_id") == 0
+    assert (
+        val(
+            meeting_conn,
+            "SELECT COUNT(*) FROM departments d WHERE (SELECT COUNT(*) FROM department_heads h WHERE h.department_id = d.id) != 1",
+        )
+        == 0
+    )
+    assert (
+        val(
+            meeting_conn,
+            "SELECT COUNT(*) FROM department_heads h JOIN employees e ON e.id = h.employee_id WHERE e.department_id != h.department_id",
+        )
+        == 0
+    )
 
 
 def test_meeting_status_follows_the_clock(meeting, meeting_conn):
@@ -152,24 +199,66 @@ def test_meeting_status_follows_the_clock(meeting, meeting_conn):
 
 
 def test_stored_aggregates_are_exact(meeting_conn):
-    assert val(meeting_conn, "SELECT COUNT(*) FROM departments d WHERE headcount != (SELECT COUNT(*) FROM employees e WHERE e.department_id = d.id)") == 0
-    assert val(meeting_conn, "SELECT COUNT(*) FROM meetings m WHERE participant_count != (SELECT COUNT(*) FROM meeting_participants p WHERE p.meeting_id = m.id)") == 0
-    assert val(meeting_conn, "SELECT COUNT(*) FROM chats c WHERE member_count != (SELECT COUNT(*) FROM chat_members x WHERE x.chat_id = c.id)") == 0
-    assert val(meeting_conn, "SELECT COUNT(*) FROM chats c WHERE message_count != (SELECT COUNT(*) FROM chat_messages x WHERE x.chat_id = c.id)") == 0
+    assert (
+        val(
+            meeting_conn,
+            "SELECT COUNT(*) FROM departments d WHERE headcount != (SELECT COUNT(*) FROM employees e WHERE e.department_id = d.id)",
+        )
+        == 0
+    )
+    assert (
+        val(
+            meeting_conn,
+            "SELECT COUNT(*) FROM meetings m WHERE participant_count != (SELECT COUNT(*) FROM meeting_participants p WHERE p.meeting_id = m.id)",
+        )
+        == 0
+    )
+    assert (
+        val(meeting_conn, "SELECT COUNT(*) FROM chats c WHERE member_count != (SELECT COUNT(*) FROM chat_members x WHERE x.chat_id = c.id)")
+        == 0
+    )
+    assert (
+        val(
+            meeting_conn,
+            "SELECT COUNT(*) FROM chats c WHERE message_count != (SELECT COUNT(*) FROM chat_messages x WHERE x.chat_id = c.id)",
+        )
+        == 0
+    )
     assert val(meeting_conn, "SELECT SUM(headcount) FROM departments") == 995
 
 
 def test_chat_messages_come_from_members_after_joining(meeting_conn):
-    assert val(meeting_conn, """SELECT COUNT(*) FROM chat_messages x WHERE NOT EXISTS (SELECT 1 FROM chat_members m
-                                WHERE m.chat_id = x.chat_id AND m.employee_id = x.sender_id AND m.joined_at <= x.sent_at)""") == 0
-    assert val(meeting_conn, "SELECT COUNT(*) FROM chat_messages x JOIN chat_messages r ON r.id = x.reply_to_id WHERE r.chat_id != x.chat_id") == 0
-    assert val(meeting_conn, "SELECT COUNT(*) FROM chats c WHERE (SELECT COUNT(*) FROM chat_members m WHERE m.chat_id = c.id AND m.role = 'owner') != 1") == 0
+    assert (
+        val(
+            meeting_conn,
+            """SELECT COUNT(*) FROM chat_messages x WHERE NOT EXISTS (SELECT 1 FROM chat_members m
+                                WHERE m.chat_id = x.chat_id AND m.employee_id = x.sender_id AND m.joined_at <= x.sent_at)""",
+        )
+        == 0
+    )
+    assert (
+        val(meeting_conn, "SELECT COUNT(*) FROM chat_messages x JOIN chat_messages r ON r.id = x.reply_to_id WHERE r.chat_id != x.chat_id")
+        == 0
+    )
+    assert (
+        val(
+            meeting_conn,
+            "SELECT COUNT(*) FROM chats c WHERE (SELECT COUNT(*) FROM chat_members m WHERE m.chat_id = c.id AND m.role = 'owner') != 1",
+        )
+        == 0
+    )
 
 
 def test_nothing_recorded_after_now(meeting, meeting_conn):
     now = meeting.now
-    for table, column in [("meetings", "created_at"), ("room_bookings", "created_at"), ("chat_messages", "sent_at"),
-                          ("chat_members", "joined_at"), ("meeting_participants", "responded_at"), ("schedule_entries", "created_at")]:
+    for table, column in [
+        ("meetings", "created_at"),
+        ("room_bookings", "created_at"),
+        ("chat_messages", "sent_at"),
+        ("chat_members", "joined_at"),
+        ("meeting_participants", "responded_at"),
+        ("schedule_entries", "created_at"),
+    ]:
         assert val(meeting_conn, f"SELECT COUNT(*) FROM {table} WHERE {column} > ?", now) == 0, table
     assert val(meeting_conn, "SELECT COUNT(*) FROM employees WHERE hire_date > ?", now[:10]) == 0
 
@@ -181,11 +270,26 @@ def test_there_is_a_past_and_a_future(meeting, meeting_conn):
     assert val(meeting_conn, "SELECT COUNT(*) FROM meetings WHERE status = 'scheduled' AND start_at > ?", now) > 100
     assert val(meeting_conn, "SELECT COUNT(*) FROM room_bookings WHERE status = 'active' AND meeting_id IS NULL AND start_at > ?", now) > 50
     assert val(meeting_conn, "SELECT COUNT(*) FROM schedule_entries WHERE meeting_id IS NULL AND start_at > ?", now) > 200
-    assert val(meeting_conn, "SELECT COUNT(*) FROM meeting_participants p JOIN meetings m ON m.id = p.meeting_id "
-                             "WHERE m.start_at > ? AND m.status = 'scheduled' AND p.response = 'invited'", now) > 100
+    assert (
+        val(
+            meeting_conn,
+            "SELECT COUNT(*) FROM meeting_participants p JOIN meetings m ON m.id = p.meeting_id "
+            "WHERE m.start_at > ? AND m.status = 'scheduled' AND p.response = 'invited'",
+            now,
+        )
+        > 100
+    )
     # Someone on leave has a leave entry covering now.
-    assert val(meeting_conn, "SELECT COUNT(*) FROM employees e WHERE status = 'on_leave' AND NOT EXISTS (SELECT 1 FROM schedule_entries s "
-                             "WHERE s.employee_id = e.id AND s.kind = 'leave' AND s.start_at <= ? AND s.end_at > ?)", now, now) == 0
+    assert (
+        val(
+            meeting_conn,
+            "SELECT COUNT(*) FROM employees e WHERE status = 'on_leave' AND NOT EXISTS (SELECT 1 FROM schedule_entries s "
+            "WHERE s.employee_id = e.id AND s.kind = 'leave' AND s.start_at <= ? AND s.end_at > ?)",
+            now,
+            now,
+        )
+        == 0
+    )
 
 
 def test_data_is_varied(meeting_conn):

@@ -14,13 +14,33 @@ from ebench.tasks.spec import CAPABILITIES
 
 def trial(task: str, n: int, passed: bool, domain: str | None = None, caps: list[str] | None = None, **fields: Any) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "task": task, "trial": n, "domain": domain or task.split("-")[0],
+        "task": task,
+        "trial": n,
+        "domain": domain or task.split("-")[0],
         "capabilities": caps if caps is not None else ["multi_condition_filtering"],
-        "passed": passed, "termination": "agent_stopped", "infra_error": False, "error": None,
-        "tool_calls": 1, "inner_calls": 0, "exec_blocks": 0, "turns": 1, "tokens_in": 10, "tokens_out": 1,
-        "cost": 0.0, "seconds": 1.0, "reference_calls": 1,
-        "grade": {"expected_rows": 1, "actual_rows": 1, "matched_rows": int(passed), "missing": int(not passed),
-                  "unexpected": 0, "wrong": 0, "precision": 1.0, "recall": 1.0},
+        "passed": passed,
+        "termination": "agent_stopped",
+        "infra_error": False,
+        "error": None,
+        "tool_calls": 1,
+        "inner_calls": 0,
+        "exec_blocks": 0,
+        "turns": 1,
+        "tokens_in": 10,
+        "tokens_out": 1,
+        "cost": 0.0,
+        "seconds": 1.0,
+        "reference_calls": 1,
+        "grade": {
+            "expected_rows": 1,
+            "actual_rows": 1,
+            "matched_rows": int(passed),
+            "missing": int(not passed),
+            "unexpected": 0,
+            "wrong": 0,
+            "precision": 1.0,
+            "recall": 1.0,
+        },
         "tool_errors": {},
     }
     record.update(fields)
@@ -33,15 +53,19 @@ def task_trials(task: str, outcomes: list[bool], **kw: Any) -> list[dict[str, An
 
 # --- the estimators -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("n", "c", "k", "at", "hat"), [
-    (3, 1, 2, 2 / 3, 0.0),
-    (5, 3, 2, 0.9, 0.3),
-    (3, 3, 3, 1.0, 1.0),
-    (3, 0, 1, 0.0, 0.0),
-    (4, 2, 1, 0.5, 0.5),
-    (4, 1, 3, 0.75, 0.0),   # 1 - C(3,3)/C(4,3) = 1 - 1/4
-    (6, 4, 3, 1.0, 0.2),    # C(2,3) = 0; C(4,3)/C(6,3) = 4/20
-])
+
+@pytest.mark.parametrize(
+    ("n", "c", "k", "at", "hat"),
+    [
+        (3, 1, 2, 2 / 3, 0.0),
+        (5, 3, 2, 0.9, 0.3),
+        (3, 3, 3, 1.0, 1.0),
+        (3, 0, 1, 0.0, 0.0),
+        (4, 2, 1, 0.5, 0.5),
+        (4, 1, 3, 0.75, 0.0),  # 1 - C(3,3)/C(4,3) = 1 - 1/4
+        (6, 4, 3, 1.0, 0.2),  # C(2,3) = 0; C(4,3)/C(6,3) = 4/20
+    ],
+)
 def test_estimators_match_hand_computed_values(n, c, k, at, hat):
     assert pass_at_k(n, c, k) == pytest.approx(at, abs=1e-12)
     assert pass_hat_k(n, c, k) == pytest.approx(hat, abs=1e-12)
@@ -65,6 +89,7 @@ def test_estimators_reject_impossible_arguments(n, c, k):
 
 
 # --- averaging over tasks -----------------------------------------------------------------------
+
 
 def test_uneven_trial_counts_only_enter_the_ks_they_reach():
     # A: n=3, c=1; B: n=2, c=2.
@@ -116,12 +141,17 @@ def test_infra_errors_are_left_out_of_every_score_and_counted_apart():
     results = (
         task_trials("music-1", [False, False])
         # an infra error marked passed must still not count as a pass or a trial
-        + [trial("music-1", 3, True, infra_error=True, termination="infra_error", error="rate limited", grade=None,
-                 tool_calls=50, cost=None)]
+        + [
+            trial(
+                "music-1", 3, True, infra_error=True, termination="infra_error", error="rate limited", grade=None, tool_calls=50, cost=None
+            )
+        ]
         # infra by its termination alone
         + [trial("music-2", 1, False, termination="infra_error", error="rate limited", grade=None)]
-        + [trial("meeting-1", 1, True, caps=["cross_entity_cascade"]),
-           trial("meeting-1", 2, False, caps=["cross_entity_cascade"], infra_error=True, error="sandbox crashed", grade=None)]
+        + [
+            trial("meeting-1", 1, True, caps=["cross_entity_cascade"]),
+            trial("meeting-1", 2, False, caps=["cross_entity_cascade"], infra_error=True, error="sandbox crashed", grade=None),
+        ]
     )
     m = run_metrics(results)
     assert m.overall.tasks == 2  # music-2 has no scored trial
@@ -151,16 +181,55 @@ def test_no_scored_trial_gives_no_score_and_no_division():
 
 # --- efficiency -------------------------------------------------------------------------------------
 
+
 def _efficiency_trials(with_unknown_cost: bool) -> list[dict[str, Any]]:
     trials = [
-        trial("music-1", 1, True, tool_calls=4, inner_calls=6, exec_blocks=2, turns=3, tokens_in=1000, tokens_out=100,
-              cost=0.01, seconds=10.0, reference_calls=4),   # total 4 - 2 + 6 = 8, ratio 2
-        trial("music-2", 1, False, tool_calls=3, inner_calls=0, exec_blocks=0, turns=5, tokens_in=3000, tokens_out=300,
-              cost=0.03, seconds=20.0, reference_calls=3),   # total 3, ratio 1
+        trial(
+            "music-1",
+            1,
+            True,
+            tool_calls=4,
+            inner_calls=6,
+            exec_blocks=2,
+            turns=3,
+            tokens_in=1000,
+            tokens_out=100,
+            cost=0.01,
+            seconds=10.0,
+            reference_calls=4,
+        ),  # total 4 - 2 + 6 = 8, ratio 2
+        trial(
+            "music-2",
+            1,
+            False,
+            tool_calls=3,
+            inner_calls=0,
+            exec_blocks=0,
+            turns=5,
+            tokens_in=3000,
+            tokens_out=300,
+            cost=0.03,
+            seconds=20.0,
+            reference_calls=3,
+        ),  # total 3, ratio 1
     ]
     if with_unknown_cost:
-        trials.append(trial("music-3", 1, False, tool_calls=5, inner_calls=0, exec_blocks=0, turns=2, tokens_in=2000,
-                            tokens_out=200, cost=None, seconds=30.0, reference_calls=None))  # total 5, no ratio
+        trials.append(
+            trial(
+                "music-3",
+                1,
+                False,
+                tool_calls=5,
+                inner_calls=0,
+                exec_blocks=0,
+                turns=2,
+                tokens_in=2000,
+                tokens_out=200,
+                cost=None,
+                seconds=30.0,
+                reference_calls=None,
+            )
+        )  # total 5, no ratio
     return trials
 
 
@@ -188,17 +257,24 @@ def test_efficiency_cost_when_every_price_is_known():
 
 # --- failures ---------------------------------------------------------------------------------------
 
+
 def test_failure_breakdown_counts_failed_trials_only():
     def grade(missing, unexpected, wrong, actual):
-        return {"expected_rows": 3, "actual_rows": actual, "matched_rows": 0, "missing": missing, "unexpected": unexpected,
-                "wrong": wrong, "precision": 0.0, "recall": 0.0}
+        return {
+            "expected_rows": 3,
+            "actual_rows": actual,
+            "matched_rows": 0,
+            "missing": missing,
+            "unexpected": unexpected,
+            "wrong": wrong,
+            "precision": 0.0,
+            "recall": 0.0,
+        }
 
     results = [
         trial("music-1", 1, False, grade=grade(2, 0, 1, 3), tool_errors={"unknown_tool": 1}),
-        trial("music-1", 2, False, grade=grade(3, 0, 0, 0), tool_errors={"invalid_arguments": 2, "not_found": 1},
-              termination="max_turns"),
-        trial("music-1", 3, False, grade=grade(0, 2, 0, 2), tool_errors={"unknown_tool": 0, "not_found": 0},
-              termination="max_turns"),
+        trial("music-1", 2, False, grade=grade(3, 0, 0, 0), tool_errors={"invalid_arguments": 2, "not_found": 1}, termination="max_turns"),
+        trial("music-1", 3, False, grade=grade(0, 2, 0, 2), tool_errors={"unknown_tool": 0, "not_found": 0}, termination="max_turns"),
         trial("music-2", 1, False, grade=None, termination="agent_error", error="bad response"),
         # a pass with tool errors and a limit hit is no failure
         trial("music-2", 2, True, tool_errors={"unknown_tool": 3, "conflict": 1}, termination="max_tool_calls"),

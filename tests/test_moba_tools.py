@@ -15,12 +15,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from toolcheck import all_pages, col, err, nocase, non_decreasing, non_increasing, ok, tool_fixtures, val
 
 from ebench.domains import get_domain
 from ebench.domains.engine.tools import READ, WRITE, parse_docstring
 from ebench.domains.engine.world import content_hash
 from ebench.domains.moba.schema import rank_score
-from toolcheck import tool_fixtures, all_pages, col, err, nocase, non_decreasing, non_increasing, ok, val
 
 _MOBA = get_domain("moba")  # for parametrizing at collection time (no world needed)
 ALL_TOOLS = _MOBA.tools.names
@@ -31,8 +31,21 @@ NOW = _MOBA.now
 TODAY = NOW[:10]
 
 # The tools that change the world, by the verb in their name (the read/write tag must agree).
-WRITE_VERBS = ("send_", "answer_", "remove_", "block_", "unblock_", "create_", "dissolve_", "invite_", "approve_", "reject_",
-               "favourite_", "unfavourite_", "buy_")
+WRITE_VERBS = (
+    "send_",
+    "answer_",
+    "remove_",
+    "block_",
+    "unblock_",
+    "create_",
+    "dissolve_",
+    "invite_",
+    "approve_",
+    "reject_",
+    "favourite_",
+    "unfavourite_",
+    "buy_",
+)
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -79,8 +92,9 @@ class Pick:
 
     # -- social
     def friend(self) -> int:
-        return self.val("SELECT other_id FROM relations WHERE player_id = ? AND kind = 'friend' ORDER BY intimacy DESC, other_id LIMIT 1",
-                        self.actor)
+        return self.val(
+            "SELECT other_id FROM relations WHERE player_id = ? AND kind = 'friend' ORDER BY intimacy DESC, other_id LIMIT 1", self.actor
+        )
 
     def blocked(self) -> int:
         return self.val("SELECT other_id FROM relations WHERE player_id = ? AND kind = 'blocked' ORDER BY other_id LIMIT 1", self.actor)
@@ -88,13 +102,17 @@ class Pick:
     def stranger(self, n: int = 0, of: int | None = None) -> int:
         """A player with no relation and no pending request with `of` (default the actor)."""
         me = self.actor if of is None else of
-        return self.val("""
+        return self.val(
+            """
             SELECT p.id FROM players p WHERE p.id != ?1
               AND NOT EXISTS (SELECT 1 FROM relations r WHERE (r.player_id = ?1 AND r.other_id = p.id) OR (r.player_id = p.id AND r.other_id = ?1))
               AND NOT EXISTS (SELECT 1 FROM friend_requests f WHERE f.status = 'pending'
                               AND ((f.sender_id = ?1 AND f.receiver_id = p.id) OR (f.sender_id = p.id AND f.receiver_id = ?1)))
               AND NOT EXISTS (SELECT 1 FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE m.player_id = p.id AND r.status != 'closed')
-            ORDER BY p.id LIMIT 1 OFFSET ?2""", me, n)
+            ORDER BY p.id LIMIT 1 OFFSET ?2""",
+            me,
+            n,
+        )
 
     def received_request(self) -> int:
         return self.val("SELECT id FROM friend_requests WHERE receiver_id = ? AND status = 'pending' ORDER BY id LIMIT 1", self.actor)
@@ -108,8 +126,12 @@ class Pick:
 
     def application(self, clanless: bool = True, status: str = "pending", team: int | None = None) -> int:
         where = "NOT IN" if clanless else "IN"
-        return self.val(f"SELECT id FROM team_applications WHERE team_id = ? AND status = ? AND player_id {where} "
-                        "(SELECT player_id FROM team_members) ORDER BY id LIMIT 1", team or self.my_team(), status)
+        return self.val(
+            f"SELECT id FROM team_applications WHERE team_id = ? AND status = ? AND player_id {where} "
+            "(SELECT player_id FROM team_members) ORDER BY id LIMIT 1",
+            team or self.my_team(),
+            status,
+        )
 
     def foreign_application(self) -> int:
         return self.val("SELECT id FROM team_applications WHERE team_id != ? AND status = 'pending' ORDER BY id LIMIT 1", self.my_team())
@@ -120,22 +142,34 @@ class Pick:
 
     def room(self, status: str, full: bool | None = None, not_owner: bool = True) -> int:
         space = "" if full is None else ("AND member_count >= capacity" if full else "AND member_count < capacity")
-        return self.val(f"SELECT id FROM rooms WHERE status = ? {space} AND (? = 0 OR owner_id != ?) ORDER BY id LIMIT 1",
-                        status, int(not_owner), self.actor)
+        return self.val(
+            f"SELECT id FROM rooms WHERE status = ? {space} AND (? = 0 OR owner_id != ?) ORDER BY id LIMIT 1",
+            status,
+            int(not_owner),
+            self.actor,
+        )
 
     def invitation(self) -> int:
-        return self.val("SELECT i.id FROM room_invitations i JOIN rooms r ON r.id = i.room_id WHERE i.invitee_id = ? "
-                        "AND i.status = 'pending' AND r.member_count < r.capacity ORDER BY i.id LIMIT 1", self.actor)
+        return self.val(
+            "SELECT i.id FROM room_invitations i JOIN rooms r ON r.id = i.room_id WHERE i.invitee_id = ? "
+            "AND i.status = 'pending' AND r.member_count < r.capacity ORDER BY i.id LIMIT 1",
+            self.actor,
+        )
 
     # -- matches and heroes
     def played_match(self, favourited: bool = False) -> int:
         where = "IN" if favourited else "NOT IN"
-        return self.val(f"SELECT match_id FROM match_players WHERE player_id = ?1 AND match_id {where} "
-                        "(SELECT match_id FROM favourite_matches WHERE player_id = ?1) ORDER BY match_id DESC LIMIT 1", self.actor)
+        return self.val(
+            f"SELECT match_id FROM match_players WHERE player_id = ?1 AND match_id {where} "
+            "(SELECT match_id FROM favourite_matches WHERE player_id = ?1) ORDER BY match_id DESC LIMIT 1",
+            self.actor,
+        )
 
     def unplayed_match(self) -> int:
-        return self.val("SELECT id FROM matches WHERE id NOT IN (SELECT match_id FROM match_players WHERE player_id = ?) ORDER BY id LIMIT 1",
-                        self.actor)
+        return self.val(
+            "SELECT id FROM matches WHERE id NOT IN (SELECT match_id FROM match_players WHERE player_id = ?) ORDER BY id LIMIT 1",
+            self.actor,
+        )
 
     def owned_hero(self) -> int:
         return self.val("SELECT hero_id FROM player_heroes WHERE player_id = ? ORDER BY matches_played DESC, hero_id LIMIT 1", self.actor)
@@ -144,9 +178,13 @@ class Pick:
         me = self.actor if player is None else player
         owned_sql = "IN" if owned else "NOT IN"
         price = "<=" if affordable else ">"
-        return self.val(f"SELECT h.id FROM heroes h WHERE h.availability = 'shop' AND h.release_date <= ?1 "
-                        f"AND h.id {owned_sql} (SELECT hero_id FROM player_heroes WHERE player_id = ?2) "
-                        f"AND h.price_coins {price} (SELECT coins FROM players WHERE id = ?2) ORDER BY h.price_coins, h.id LIMIT 1", TODAY, me)
+        return self.val(
+            f"SELECT h.id FROM heroes h WHERE h.availability = 'shop' AND h.release_date <= ?1 "
+            f"AND h.id {owned_sql} (SELECT hero_id FROM player_heroes WHERE player_id = ?2) "
+            f"AND h.price_coins {price} (SELECT coins FROM players WHERE id = ?2) ORDER BY h.price_coins, h.id LIMIT 1",
+            TODAY,
+            me,
+        )
 
     def hero(self, where: str) -> int:
         return self.val(f"SELECT id FROM heroes WHERE {where} ORDER BY id LIMIT 1")
@@ -225,10 +263,20 @@ def test_registry_has_the_33_tools(moba):
 
 def test_get_my_profile(call, moba, moba_conn, pick):
     me = ok(call(pick.actor, "get_my_profile", {}))
-    row = moba_conn.execute("SELECT nickname, level, tier, stars, region, coins, diamonds, total_matches, total_wins FROM players WHERE id = ?",
-                            (pick.actor,)).fetchone()
-    assert (me["nickname"], me["level"], me["tier"], me["stars"], me["region"], me["wallet"]["coins"], me["wallet"]["diamonds"],
-            me["total_matches"], me["total_wins"]) == row
+    row = moba_conn.execute(
+        "SELECT nickname, level, tier, stars, region, coins, diamonds, total_matches, total_wins FROM players WHERE id = ?", (pick.actor,)
+    ).fetchone()
+    assert (
+        me["nickname"],
+        me["level"],
+        me["tier"],
+        me["stars"],
+        me["region"],
+        me["wallet"]["coins"],
+        me["wallet"]["diamonds"],
+        me["total_matches"],
+        me["total_wins"],
+    ) == row
     assert me["player_id"] == pick.actor and me["now"] == moba.now
     assert me["win_rate"] == round(100 * row[8] / row[7], 1)
     assert me["clan"]["team_id"] == pick.my_team() and me["clan"]["role"] in ("leader", "vice_leader")
@@ -236,13 +284,17 @@ def test_get_my_profile(call, moba, moba_conn, pick):
     assert me["current_season"]["start_date"] <= TODAY <= me["current_season"]["end_date"]
     assert me["friends"] == val(moba_conn, "SELECT COUNT(*) FROM relations WHERE player_id = ? AND kind = 'friend'", pick.actor)
     assert me["blocked_players"] == val(moba_conn, "SELECT COUNT(*) FROM relations WHERE player_id = ? AND kind = 'blocked'", pick.actor)
-    assert me["pending_friend_requests"] == val(moba_conn, "SELECT COUNT(*) FROM friend_requests WHERE receiver_id = ? AND status = 'pending'",
-                                                pick.actor)
-    assert me["pending_room_invitations"] == val(moba_conn, "SELECT COUNT(*) FROM room_invitations WHERE invitee_id = ? AND status = 'pending'",
-                                                 pick.actor)
+    assert me["pending_friend_requests"] == val(
+        moba_conn, "SELECT COUNT(*) FROM friend_requests WHERE receiver_id = ? AND status = 'pending'", pick.actor
+    )
+    assert me["pending_room_invitations"] == val(
+        moba_conn, "SELECT COUNT(*) FROM room_invitations WHERE invitee_id = ? AND status = 'pending'", pick.actor
+    )
     # A clanless player outside any room.
-    loner = pick.val("SELECT id FROM players WHERE id NOT IN (SELECT player_id FROM team_members) AND id NOT IN "
-                     "(SELECT player_id FROM room_members) ORDER BY id LIMIT 1")
+    loner = pick.val(
+        "SELECT id FROM players WHERE id NOT IN (SELECT player_id FROM team_members) AND id NOT IN "
+        "(SELECT player_id FROM room_members) ORDER BY id LIMIT 1"
+    )
     other = ok(call(loner, "get_my_profile", {}))
     assert other["clan"] is None and other["room"] is None
 
@@ -250,13 +302,19 @@ def test_get_my_profile(call, moba, moba_conn, pick):
 SCORE = rank_score("p.tier", "p.stars")
 
 
-@pytest.mark.parametrize("args, where", [
-    ({"query": "  DRAGON "}, "nickname LIKE '%dragon%'"),
-    ({"region": "Europe"}, "region = 'Europe'"),
-    ({"tier": "Diamond"}, "tier = 'Diamond'"),
-    ({"status": "in_match"}, "status = 'in_match'"),
-    ({"region": "East Asia", "tier": "Platinum", "status": "offline"}, "region = 'East Asia' AND tier = 'Platinum' AND status = 'offline'"),
-])
+@pytest.mark.parametrize(
+    "args, where",
+    [
+        ({"query": "  DRAGON "}, "nickname LIKE '%dragon%'"),
+        ({"region": "Europe"}, "region = 'Europe'"),
+        ({"tier": "Diamond"}, "tier = 'Diamond'"),
+        ({"status": "in_match"}, "status = 'in_match'"),
+        (
+            {"region": "East Asia", "tier": "Platinum", "status": "offline"},
+            "region = 'East Asia' AND tier = 'Platinum' AND status = 'offline'",
+        ),
+    ],
+)
 def test_search_players_filters(args, where, call, moba_conn, pick):
     expected = set(col(moba_conn, f"SELECT id FROM players WHERE {where}"))
     assert expected
@@ -275,8 +333,10 @@ def test_search_players_sorting_and_relevance(call, moba_conn, pick):
     by_name = ok(call(pick.actor, "search_players", {"sort_by": "nickname"}))["items"]
     assert non_decreasing([nocase(p["nickname"]) for p in by_name])
     # An exact nickname (in another case) comes first, before longer nicknames containing it.
-    nick = pick.val("SELECT p.nickname FROM players p WHERE p.nickname NOT GLOB '*[^A-Za-z]*' AND EXISTS (SELECT 1 FROM players o "
-                    "WHERE o.nickname LIKE '%' || p.nickname || '%' AND o.id != p.id) ORDER BY p.id LIMIT 1")
+    nick = pick.val(
+        "SELECT p.nickname FROM players p WHERE p.nickname NOT GLOB '*[^A-Za-z]*' AND EXISTS (SELECT 1 FROM players o "
+        "WHERE o.nickname LIKE '%' || p.nickname || '%' AND o.id != p.id) ORDER BY p.id LIMIT 1"
+    )
     res = ok(call(pick.actor, "search_players", {"query": nick.upper()}))
     assert res["total"] >= 2 and nocase(res["items"][0]["nickname"]) == nocase(nick)
     assert all(nocase(p["nickname"]) != nocase(nick) for p in res["items"][1:])
@@ -285,15 +345,25 @@ def test_search_players_sorting_and_relevance(call, moba_conn, pick):
 def test_get_player_relations(call, moba_conn, pick):
     friend = pick.friend()
     res = ok(call(pick.actor, "get_player", {"player_id": friend}))
-    since, intimacy = moba_conn.execute("SELECT since, intimacy FROM relations WHERE player_id = ? AND other_id = ?", (pick.actor, friend)).fetchone()
-    assert res["relation"] == {"is_friend": True, "friends_since": since, "intimacy": intimacy, "blocked_by_me": False,
-                               "has_blocked_me": bool(val(moba_conn, "SELECT 1 FROM relations WHERE player_id = ? AND other_id = ? AND kind = 'blocked'",
-                                                          friend, pick.actor)),
-                               "pending_request_id": None, "pending_request_from": None}
+    since, intimacy = moba_conn.execute(
+        "SELECT since, intimacy FROM relations WHERE player_id = ? AND other_id = ?", (pick.actor, friend)
+    ).fetchone()
+    assert res["relation"] == {
+        "is_friend": True,
+        "friends_since": since,
+        "intimacy": intimacy,
+        "blocked_by_me": False,
+        "has_blocked_me": bool(
+            val(moba_conn, "SELECT 1 FROM relations WHERE player_id = ? AND other_id = ? AND kind = 'blocked'", friend, pick.actor)
+        ),
+        "pending_request_id": None,
+        "pending_request_from": None,
+    }
     top = col(moba_conn, "SELECT hero_id FROM player_heroes WHERE player_id = ? ORDER BY proficiency DESC, hero_id LIMIT 3", friend)
     assert [h["hero_id"] for h in res["top_heroes"]] == top
-    assert (res["total_matches"], res["hero_count"]) == moba_conn.execute("SELECT total_matches, hero_count FROM players WHERE id = ?",
-                                                                          (friend,)).fetchone()
+    assert (res["total_matches"], res["hero_count"]) == moba_conn.execute(
+        "SELECT total_matches, hero_count FROM players WHERE id = ?", (friend,)
+    ).fetchone()
     team = val(moba_conn, "SELECT team_id FROM team_members WHERE player_id = ?", friend)
     assert (res["clan"] or {}).get("team_id") == team
     assert "coins" not in json.dumps(res) and "wallet" not in res  # another player's wallet is private
@@ -306,15 +376,21 @@ def test_get_player_relations(call, moba_conn, pick):
     assert "relation" not in ok(call(pick.actor, "get_player", {"player_id": pick.actor}))
 
 
-@pytest.mark.parametrize("args, where", [
-    ({"role": "mage"}, "(role = 'mage' OR secondary_role = 'mage')"),
-    ({"lane": "jungle", "difficulty": "hard"}, "lane = 'jungle' AND difficulty = 'hard'"),
-    ({"availability": "event"}, "availability = 'event'"),
-    ({"owned": True}, "id IN (SELECT hero_id FROM player_heroes WHERE player_id = :a)"),
-    ({"owned": False, "max_price_coins": 8888}, "id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = :a) AND price_coins <= 8888"),
-    ({"max_price_diamonds": 388}, "price_diamonds <= 388"),
-    ({"query": "OF THE"}, "(name LIKE '%of the%' OR title LIKE '%of the%')"),
-])
+@pytest.mark.parametrize(
+    "args, where",
+    [
+        ({"role": "mage"}, "(role = 'mage' OR secondary_role = 'mage')"),
+        ({"lane": "jungle", "difficulty": "hard"}, "lane = 'jungle' AND difficulty = 'hard'"),
+        ({"availability": "event"}, "availability = 'event'"),
+        ({"owned": True}, "id IN (SELECT hero_id FROM player_heroes WHERE player_id = :a)"),
+        (
+            {"owned": False, "max_price_coins": 8888},
+            "id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = :a) AND price_coins <= 8888",
+        ),
+        ({"max_price_diamonds": 388}, "price_diamonds <= 388"),
+        ({"query": "OF THE"}, "(name LIKE '%of the%' OR title LIKE '%of the%')"),
+    ],
+)
 def test_search_heroes_filters(args, where, call, moba_conn, pick):
     expected = set(col(moba_conn, f"SELECT id FROM heroes WHERE {where.replace(':a', str(pick.actor))}"))
     assert expected
@@ -327,7 +403,7 @@ def test_search_heroes_filters(args, where, call, moba_conn, pick):
 def test_search_heroes_sorting(call, pick):
     price = all_pages(call, pick.actor, "search_heroes", {"sort_by": "price"}, "hero_id")
     priced = [h["price_coins"] for h in price if h["price_coins"] is not None]
-    assert non_decreasing(priced) and all(h["price_coins"] is None for h in price[len(priced):])
+    assert non_decreasing(priced) and all(h["price_coins"] is None for h in price[len(priced) :])
     newest = ok(call(pick.actor, "search_heroes", {"sort_by": "newest"}))["items"]
     assert non_increasing([h["release_date"] for h in newest]) and newest[0]["released"] is False  # announced heroes first
     popular = ok(call(pick.actor, "search_heroes", {"sort_by": "popularity"}))["items"]
@@ -339,24 +415,39 @@ def test_get_hero_owned_and_not(call, moba_conn, pick):
     hero = ok(call(pick.actor, "get_hero", {"hero_id": hero_id}))
     row = moba_conn.execute("SELECT name, title, role, lore, owner_count, price_coins FROM heroes WHERE id = ?", (hero_id,)).fetchone()
     assert (hero["name"], hero["title"], hero["role"], hero["lore"], hero["owner_count"], hero["price_coins"]) == row
-    mine = moba_conn.execute("SELECT acquired_via, proficiency, matches_played, wins FROM player_heroes WHERE player_id = ? AND hero_id = ?",
-                             (pick.actor, hero_id)).fetchone()
+    mine = moba_conn.execute(
+        "SELECT acquired_via, proficiency, matches_played, wins FROM player_heroes WHERE player_id = ? AND hero_id = ?",
+        (pick.actor, hero_id),
+    ).fetchone()
     assert hero["owned_by_me"] is True
-    assert (hero["my_hero"]["acquired_via"], hero["my_hero"]["proficiency"], hero["my_hero"]["matches_played"], hero["my_hero"]["wins"]) == mine
+    assert (
+        hero["my_hero"]["acquired_via"],
+        hero["my_hero"]["proficiency"],
+        hero["my_hero"]["matches_played"],
+        hero["my_hero"]["wins"],
+    ) == mine
     other = ok(call(pick.actor, "get_hero", {"hero_id": pick.shop_hero()}))
     assert other["owned_by_me"] is False and other["my_hero"] is None
 
 
-@pytest.mark.parametrize("sort_by, key, check", [
-    ("proficiency", "proficiency", non_increasing),
-    ("matches", "matches_played", non_increasing),
-    ("recent", "acquired_at", non_increasing),
-    ("name", "name", lambda names: non_decreasing([nocase(n) for n in names])),
-])
+@pytest.mark.parametrize(
+    "sort_by, key, check",
+    [
+        ("proficiency", "proficiency", non_increasing),
+        ("matches", "matches_played", non_increasing),
+        ("recent", "acquired_at", non_increasing),
+        ("name", "name", lambda names: non_decreasing([nocase(n) for n in names])),
+    ],
+)
 def test_list_my_heroes(sort_by, key, check, call, moba_conn, pick):
     items = all_pages(call, pick.actor, "list_my_heroes", {"sort_by": sort_by}, "hero_id")
-    rows = {r[0]: r[1:] for r in moba_conn.execute(
-        "SELECT hero_id, acquired_via, currency, price_paid, proficiency, matches_played, wins FROM player_heroes WHERE player_id = ?", (pick.actor,))}
+    rows = {
+        r[0]: r[1:]
+        for r in moba_conn.execute(
+            "SELECT hero_id, acquired_via, currency, price_paid, proficiency, matches_played, wins FROM player_heroes WHERE player_id = ?",
+            (pick.actor,),
+        )
+    }
     assert {h["hero_id"] for h in items} == set(rows)
     for h in items:
         assert (h["acquired_via"], h["currency"], h["price_paid"], h["proficiency"], h["matches_played"], h["wins"]) == rows[h["hero_id"]]
@@ -366,11 +457,17 @@ def test_list_my_heroes(sort_by, key, check, call, moba_conn, pick):
 
 def test_list_my_heroes_role_and_win_rate(call, moba_conn, pick):
     items = all_pages(call, pick.actor, "list_my_heroes", {"role": "tank", "sort_by": "win_rate"}, "hero_id")
-    assert {h["hero_id"] for h in items} == set(col(moba_conn, "SELECT ph.hero_id FROM player_heroes ph JOIN heroes h ON h.id = ph.hero_id "
-                                                                "WHERE ph.player_id = ? AND (h.role = 'tank' OR h.secondary_role = 'tank')", pick.actor))
+    assert {h["hero_id"] for h in items} == set(
+        col(
+            moba_conn,
+            "SELECT ph.hero_id FROM player_heroes ph JOIN heroes h ON h.id = ph.hero_id "
+            "WHERE ph.player_id = ? AND (h.role = 'tank' OR h.secondary_role = 'tank')",
+            pick.actor,
+        )
+    )
     rates = [h["win_rate"] for h in items]
     played = [r for r in rates if r is not None]
-    assert non_increasing(played) and all(r is None for r in rates[len(played):])
+    assert non_increasing(played) and all(r is None for r in rates[len(played) :])
 
 
 def test_get_rank_current_season_and_leaderboard(call, moba_conn, pick):
@@ -379,50 +476,81 @@ def test_get_rank_current_season_and_leaderboard(call, moba_conn, pick):
     assert res["season"]["season_id"] == current and res["season"]["status"] == "current"
     assert [s["season_id"] for s in res["seasons"]] == col(moba_conn, "SELECT id FROM seasons ORDER BY number")
     assert {s["status"] for s in res["seasons"]} == {"ended", "current", "upcoming"}
-    mine = moba_conn.execute("SELECT tier, stars, ranked_matches, ranked_wins FROM season_ranks WHERE player_id = ? AND season_id = ?",
-                             (pick.actor, current)).fetchone()
+    mine = moba_conn.execute(
+        "SELECT tier, stars, ranked_matches, ranked_wins FROM season_ranks WHERE player_id = ? AND season_id = ?", (pick.actor, current)
+    ).fetchone()
     assert (res["my_rank"]["tier"], res["my_rank"]["stars"], res["my_rank"]["ranked_matches"], res["my_rank"]["ranked_wins"]) == mine
     board = all_pages(call, pick.actor, "get_rank", {}, "player_id", lambda v: v["leaderboard"])
     assert len(board) == val(moba_conn, "SELECT COUNT(*) FROM season_ranks WHERE season_id = ?", current)
-    scores = {r[0]: (r[1], r[2]) for r in moba_conn.execute(
-        f"SELECT player_id, {rank_score('tier', 'stars')}, ranked_wins FROM season_ranks WHERE season_id = ?", (current,))}
+    scores = {
+        r[0]: (r[1], r[2])
+        for r in moba_conn.execute(
+            f"SELECT player_id, {rank_score('tier', 'stars')}, ranked_wins FROM season_ranks WHERE season_id = ?", (current,)
+        )
+    }
     assert non_increasing([scores[r["player_id"]] for r in board])
     assert [r["position"] for r in board] == list(range(1, len(board) + 1))
     assert next(r["position"] for r in board if r["player_id"] == pick.actor) == res["my_rank"]["position"]
 
 
 def test_get_rank_past_season_by_region(call, moba_conn, pick):
-    season, region = moba_conn.execute("SELECT r.season_id, p.region FROM season_ranks r JOIN players p ON p.id = r.player_id "
-                                       "WHERE r.player_id = ? ORDER BY r.season_id LIMIT 1", (pick.actor,)).fetchone()
+    season, region = moba_conn.execute(
+        "SELECT r.season_id, p.region FROM season_ranks r JOIN players p ON p.id = r.player_id "
+        "WHERE r.player_id = ? ORDER BY r.season_id LIMIT 1",
+        (pick.actor,),
+    ).fetchone()
     board = all_pages(call, pick.actor, "get_rank", {"season_id": season, "region": region}, "player_id", lambda v: v["leaderboard"])
-    assert {r["player_id"] for r in board} == set(col(moba_conn, "SELECT r.player_id FROM season_ranks r JOIN players p ON p.id = r.player_id "
-                                                                 "WHERE r.season_id = ? AND p.region = ?", season, region))
+    assert {r["player_id"] for r in board} == set(
+        col(
+            moba_conn,
+            "SELECT r.player_id FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE r.season_id = ? AND p.region = ?",
+            season,
+            region,
+        )
+    )
     res = ok(call(pick.actor, "get_rank", {"season_id": season, "region": region}))
-    assert res["season"]["status"] == "ended" and res["my_rank"]["position"] == next(r["position"] for r in board if r["player_id"] == pick.actor)
+    assert res["season"]["status"] == "ended" and res["my_rank"]["position"] == next(
+        r["position"] for r in board if r["player_id"] == pick.actor
+    )
     upcoming = pick.val("SELECT id FROM seasons WHERE start_date > ?", TODAY)
     empty = ok(call(pick.actor, "get_rank", {"season_id": upcoming}))
     assert empty["my_rank"] is None and empty["leaderboard"]["total"] == 0 and empty["season"]["status"] == "upcoming"
 
 
-@pytest.mark.parametrize("sort_by, key, check", [
-    ("intimacy", "intimacy", non_increasing), ("since", "friends_since", non_increasing),
-    ("nickname", "nickname", lambda v: non_decreasing([nocase(n) for n in v])),
-])
+@pytest.mark.parametrize(
+    "sort_by, key, check",
+    [
+        ("intimacy", "intimacy", non_increasing),
+        ("since", "friends_since", non_increasing),
+        ("nickname", "nickname", lambda v: non_decreasing([nocase(n) for n in v])),
+    ],
+)
 def test_list_friends(sort_by, key, check, call, moba_conn, pick):
     items = all_pages(call, pick.actor, "list_friends", {"sort_by": sort_by}, "player_id")
-    rows = {r[0]: r[1:] for r in moba_conn.execute("SELECT other_id, intimacy, since FROM relations WHERE player_id = ? AND kind = 'friend'",
-                                                   (pick.actor,))}
+    rows = {
+        r[0]: r[1:]
+        for r in moba_conn.execute("SELECT other_id, intimacy, since FROM relations WHERE player_id = ? AND kind = 'friend'", (pick.actor,))
+    }
     assert {f["player_id"] for f in items} == set(rows)
     assert all((f["intimacy"], f["friends_since"]) == rows[f["player_id"]] for f in items)
     assert check([f[key] for f in items])
 
 
 def test_list_friends_by_status(call, moba_conn):
-    actor, status = moba_conn.execute("SELECT f.player_id, p.status FROM relations f JOIN players p ON p.id = f.other_id WHERE f.kind = 'friend' "
-                                      "GROUP BY 1, 2 ORDER BY COUNT(*) DESC, 1 LIMIT 1").fetchone()
+    actor, status = moba_conn.execute(
+        "SELECT f.player_id, p.status FROM relations f JOIN players p ON p.id = f.other_id WHERE f.kind = 'friend' "
+        "GROUP BY 1, 2 ORDER BY COUNT(*) DESC, 1 LIMIT 1"
+    ).fetchone()
     items = all_pages(call, actor, "list_friends", {"status": status}, "player_id")
-    assert {f["player_id"] for f in items} == set(col(moba_conn, "SELECT f.other_id FROM relations f JOIN players p ON p.id = f.other_id "
-                                                                 "WHERE f.player_id = ? AND f.kind = 'friend' AND p.status = ?", actor, status))
+    assert {f["player_id"] for f in items} == set(
+        col(
+            moba_conn,
+            "SELECT f.other_id FROM relations f JOIN players p ON p.id = f.other_id "
+            "WHERE f.player_id = ? AND f.kind = 'friend' AND p.status = ?",
+            actor,
+            status,
+        )
+    )
     assert all(f["status"] == status for f in items)
 
 
@@ -439,14 +567,22 @@ def test_list_friend_requests(direction, status, call, moba_conn):
 
 def test_list_blacklist(call, moba_conn, pick):
     items = all_pages(call, pick.actor, "list_blacklist", {}, "player_id")
-    assert {b["player_id"]: b["blocked_at"] for b in items} == dict(moba_conn.execute(
-        "SELECT other_id, since FROM relations WHERE player_id = ? AND kind = 'blocked'", (pick.actor,)))
+    assert {b["player_id"]: b["blocked_at"] for b in items} == dict(
+        moba_conn.execute("SELECT other_id, since FROM relations WHERE player_id = ? AND kind = 'blocked'", (pick.actor,))
+    )
 
 
-@pytest.mark.parametrize("args, where", [
-    ({}, "1"), ({"region": "East Asia"}, "region = 'East Asia'"), ({"has_space": True}, "member_count < capacity"),
-    ({"has_space": False}, "member_count >= capacity"), ({"min_level": 4}, "level >= 4"), ({"query": "AN"}, "name LIKE '%an%'"),
-])
+@pytest.mark.parametrize(
+    "args, where",
+    [
+        ({}, "1"),
+        ({"region": "East Asia"}, "region = 'East Asia'"),
+        ({"has_space": True}, "member_count < capacity"),
+        ({"has_space": False}, "member_count >= capacity"),
+        ({"min_level": 4}, "level >= 4"),
+        ({"query": "AN"}, "name LIKE '%an%'"),
+    ],
+)
 def test_search_teams(args, where, call, moba_conn, pick):
     expected = set(col(moba_conn, f"SELECT id FROM teams WHERE {where}"))
     assert expected
@@ -466,7 +602,8 @@ def test_get_team_lists_members_in_role_order(call, moba_conn, pick):
     assert non_decreasing([order.index(m["role"]) for m in members]) and members[0]["role"] == "leader"
     res = ok(call(pick.actor, "get_team", {"team_id": pick.my_team()}))
     assert res["team"]["my_role"] in ("leader", "vice_leader") and res["team"]["leader_id"] == val(
-        moba_conn, "SELECT leader_id FROM teams WHERE id = ?", pick.my_team())
+        moba_conn, "SELECT leader_id FROM teams WHERE id = ?", pick.my_team()
+    )
 
 
 def test_list_team_applications(call, moba_conn, pick):
@@ -485,9 +622,11 @@ def test_list_rooms(call, moba_conn, pick):
     assert {r["room_id"] for r in active} == set(col(moba_conn, "SELECT id FROM rooms WHERE status != 'closed'"))
     assert non_increasing([r["created_at"] for r in active])
     assert all("password" not in r for r in active) and any(r["has_password"] for r in active)
-    for args, where in [({"status": "closed", "mode": "ranked"}, "status = 'closed' AND mode = 'ranked'"),
-                        ({"has_space": False}, "status != 'closed' AND member_count >= capacity"),
-                        ({"status": "open", "has_space": True}, "status = 'open' AND member_count < capacity")]:
+    for args, where in [
+        ({"status": "closed", "mode": "ranked"}, "status = 'closed' AND mode = 'ranked'"),
+        ({"has_space": False}, "status != 'closed' AND member_count >= capacity"),
+        ({"status": "open", "has_space": True}, "status = 'open' AND member_count < capacity"),
+    ]:
         got = all_pages(call, pick.actor, "list_rooms", args, "room_id")
         expected = set(col(moba_conn, f"SELECT id FROM rooms WHERE {where}"))
         assert expected and {r["room_id"] for r in got} == expected, args
@@ -500,8 +639,9 @@ def test_get_room_shows_members_and_the_password_only_to_its_owner(call, moba_co
     assert {m["player_id"] for m in mine["members"]} == set(col(moba_conn, "SELECT player_id FROM room_members WHERE room_id = ?", room))
     assert mine["i_am_member"] is True and "password" in mine
     assert mine["password"] == val(moba_conn, "SELECT password FROM rooms WHERE id = ?", room)
-    assert {i["invitation_id"] for i in mine["pending_invitations"]} == set(col(
-        moba_conn, "SELECT id FROM room_invitations WHERE room_id = ? AND status = 'pending'", room))
+    assert {i["invitation_id"] for i in mine["pending_invitations"]} == set(
+        col(moba_conn, "SELECT id FROM room_invitations WHERE room_id = ? AND status = 'pending'", room)
+    )
     locked = pick.val("SELECT id FROM rooms WHERE password IS NOT NULL AND owner_id != ? ORDER BY id LIMIT 1", pick.actor)
     seen = ok(call(pick.actor, "get_room", {"room_id": locked}))
     assert seen["has_password"] is True and "password" not in seen
@@ -532,8 +672,11 @@ HISTORY_FILTERS = {
 def test_list_match_history_filters_and_summary(case, call, moba_conn, pick):
     args, where = HISTORY_FILTERS[case]
     args = args(moba_conn) if callable(args) else args
-    rows = moba_conn.execute(f"SELECT mp.match_id, mp.result, mp.is_mvp FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-                             f"WHERE mp.player_id = ? AND {where}", (pick.actor,)).fetchall()
+    rows = moba_conn.execute(
+        f"SELECT mp.match_id, mp.result, mp.is_mvp FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+        f"WHERE mp.player_id = ? AND {where}",
+        (pick.actor,),
+    ).fetchall()
     assert rows
     res = ok(call(pick.actor, "list_match_history", args))
     assert res["summary"]["matches"] == len(rows)
@@ -545,30 +688,60 @@ def test_list_match_history_filters_and_summary(case, call, moba_conn, pick):
 
 def test_list_match_history_of_another_player_with_a_hero(call, moba_conn, pick):
     friend = pick.friend()
-    hero = pick.val("SELECT hero_id FROM match_players WHERE player_id = ? GROUP BY hero_id ORDER BY COUNT(*) DESC, hero_id LIMIT 1", friend)
+    hero = pick.val(
+        "SELECT hero_id FROM match_players WHERE player_id = ? GROUP BY hero_id ORDER BY COUNT(*) DESC, hero_id LIMIT 1", friend
+    )
     res = ok(call(pick.actor, "list_match_history", {"player_id": friend, "hero_id": hero}))
     assert res["total"] == val(moba_conn, "SELECT COUNT(*) FROM match_players WHERE player_id = ? AND hero_id = ?", friend, hero) > 0
     assert all(i["hero_id"] == hero for i in res["items"])
     first = res["items"][0]
-    row = moba_conn.execute("SELECT kills, deaths, assists, score, result, rating_change FROM match_players WHERE match_id = ? AND player_id = ?",
-                            (first["match_id"], friend)).fetchone()
+    row = moba_conn.execute(
+        "SELECT kills, deaths, assists, score, result, rating_change FROM match_players WHERE match_id = ? AND player_id = ?",
+        (first["match_id"], friend),
+    ).fetchone()
     assert (first["kills"], first["deaths"], first["assists"], first["score"], first["result"], first["rating_change"]) == row
 
 
 def test_get_match(call, moba_conn, pick):
     match_id = pick.played_match(favourited=True)
     res = ok(call(pick.actor, "get_match", {"match_id": match_id}))
-    row = moba_conn.execute("SELECT mode, season_id, started_at, duration_sec, winner_side, blue_kills, red_kills FROM matches WHERE id = ?",
-                            (match_id,)).fetchone()
-    assert (res["mode"], res["season_id"], res["started_at"], res["duration_sec"], res["winner_side"], res["blue_kills"], res["red_kills"]) == row
+    row = moba_conn.execute(
+        "SELECT mode, season_id, started_at, duration_sec, winner_side, blue_kills, red_kills FROM matches WHERE id = ?", (match_id,)
+    ).fetchone()
+    assert (
+        res["mode"],
+        res["season_id"],
+        res["started_at"],
+        res["duration_sec"],
+        res["winner_side"],
+        res["blue_kills"],
+        res["red_kills"],
+    ) == row
     assert len(res["players"]) == 10 and [p["side"] for p in res["players"]] == ["blue"] * 5 + ["red"] * 5
     assert res["i_played"] is True and res["favourited_by_me"] is True
-    stats = {r[0]: r[1:] for r in moba_conn.execute(
-        "SELECT player_id, hero_id, kills, deaths, assists, gold, damage_dealt, damage_taken, healing, tower_damage, score, result, is_mvp "
-        "FROM match_players WHERE match_id = ?", (match_id,))}
+    stats = {
+        r[0]: r[1:]
+        for r in moba_conn.execute(
+            "SELECT player_id, hero_id, kills, deaths, assists, gold, damage_dealt, damage_taken, healing, tower_damage, score, result, is_mvp "
+            "FROM match_players WHERE match_id = ?",
+            (match_id,),
+        )
+    }
     for p in res["players"]:
-        assert (p["hero_id"], p["kills"], p["deaths"], p["assists"], p["gold"], p["damage_dealt"], p["damage_taken"], p["healing"],
-                p["tower_damage"], p["score"], p["result"], int(p["is_mvp"])) == stats[p["player_id"]]
+        assert (
+            p["hero_id"],
+            p["kills"],
+            p["deaths"],
+            p["assists"],
+            p["gold"],
+            p["damage_dealt"],
+            p["damage_taken"],
+            p["healing"],
+            p["tower_damage"],
+            p["score"],
+            p["result"],
+            int(p["is_mvp"]),
+        ) == stats[p["player_id"]]
     assert sum(p["is_mvp"] for p in res["players"]) == 2
     other = ok(call(pick.actor, "get_match", {"match_id": pick.unplayed_match()}))
     assert other["i_played"] is False and other["favourited_by_me"] is False
@@ -576,11 +749,14 @@ def test_get_match(call, moba_conn, pick):
 
 def test_list_favourite_matches(call, moba_conn, pick):
     items = all_pages(call, pick.actor, "list_favourite_matches", {}, "match_id")
-    assert {f["match_id"]: f["note"] for f in items} == dict(moba_conn.execute(
-        "SELECT match_id, note FROM favourite_matches WHERE player_id = ?", (pick.actor,)))
+    assert {f["match_id"]: f["note"] for f in items} == dict(
+        moba_conn.execute("SELECT match_id, note FROM favourite_matches WHERE player_id = ?", (pick.actor,))
+    )
     assert non_increasing([f["favourited_at"] for f in items])
     for f in items:
-        assert f["hero_id"] == val(moba_conn, "SELECT hero_id FROM match_players WHERE match_id = ? AND player_id = ?", f["match_id"], pick.actor)
+        assert f["hero_id"] == val(
+            moba_conn, "SELECT hero_id FROM match_players WHERE match_id = ? AND player_id = ?", f["match_id"], pick.actor
+        )
 
 
 # =========================================================================================
@@ -608,12 +784,15 @@ def test_page_past_the_end_and_integral_float_page(call, pick):
     assert (empty["items"], empty["total"], empty["total_pages"]) == ([], 0, 1)
 
 
-@pytest.mark.parametrize("tool, query, sql", [
-    ("search_players", "%", "SELECT COUNT(*) FROM players WHERE instr(nickname, ?1)"),
-    ("search_players", "_", "SELECT COUNT(*) FROM players WHERE instr(nickname, ?1)"),
-    ("search_heroes", "%", "SELECT COUNT(*) FROM heroes WHERE instr(name, ?1) OR instr(title, ?1)"),
-    ("search_teams", "_", "SELECT COUNT(*) FROM teams WHERE instr(name, ?1)"),
-])
+@pytest.mark.parametrize(
+    "tool, query, sql",
+    [
+        ("search_players", "%", "SELECT COUNT(*) FROM players WHERE instr(nickname, ?1)"),
+        ("search_players", "_", "SELECT COUNT(*) FROM players WHERE instr(nickname, ?1)"),
+        ("search_heroes", "%", "SELECT COUNT(*) FROM heroes WHERE instr(name, ?1) OR instr(title, ?1)"),
+        ("search_teams", "_", "SELECT COUNT(*) FROM teams WHERE instr(name, ?1)"),
+    ],
+)
 def test_search_wildcards_are_literal(tool, query, sql, call, moba_conn, pick):
     assert ok(call(pick.actor, tool, {"query": query}))["total"] == val(moba_conn, sql, query)
 
@@ -627,8 +806,9 @@ def test_send_friend_request(call, moba, moba_conn, pick):
     other = pick.stranger()
     before = val(moba_conn, "SELECT COUNT(*) FROM friend_requests")
     res = ok(call(pick.actor, "send_friend_request", {"player_id": other, "message": "  GG, add me  "}))
-    row = moba_conn.execute("SELECT sender_id, receiver_id, message, status, sent_at, answered_at FROM friend_requests WHERE id = ?",
-                            (res["request_id"],)).fetchone()
+    row = moba_conn.execute(
+        "SELECT sender_id, receiver_id, message, status, sent_at, answered_at FROM friend_requests WHERE id = ?", (res["request_id"],)
+    ).fetchone()
     assert row == (pick.actor, other, "GG, add me", "pending", moba.now, None)
     assert val(moba_conn, "SELECT COUNT(*) FROM friend_requests") == before + 1
     # The receiver sees it and can accept it by id.
@@ -643,9 +823,15 @@ def test_answer_friend_request_accept_and_reject(call, moba, moba_conn, pick):
     sender = val(moba_conn, "SELECT sender_id FROM friend_requests WHERE id = ?", request)
     res = ok(call(pick.actor, "answer_friend_request", {"request_id": request, "accept": True}))
     assert res["status"] == "accepted" and res["now_friends"] is True
-    assert moba_conn.execute("SELECT status, answered_at FROM friend_requests WHERE id = ?", (request,)).fetchone() == ("accepted", moba.now)
-    rows = moba_conn.execute("SELECT player_id, other_id, kind, since, intimacy FROM relations WHERE (player_id = ?1 AND other_id = ?2) "
-                             "OR (player_id = ?2 AND other_id = ?1) ORDER BY player_id", (pick.actor, sender)).fetchall()
+    assert moba_conn.execute("SELECT status, answered_at FROM friend_requests WHERE id = ?", (request,)).fetchone() == (
+        "accepted",
+        moba.now,
+    )
+    rows = moba_conn.execute(
+        "SELECT player_id, other_id, kind, since, intimacy FROM relations WHERE (player_id = ?1 AND other_id = ?2) "
+        "OR (player_id = ?2 AND other_id = ?1) ORDER BY player_id",
+        (pick.actor, sender),
+    ).fetchall()
     assert sorted(rows) == sorted([(pick.actor, sender, "friend", moba.now, 0), (sender, pick.actor, "friend", moba.now, 0)])
     # Reject another pending request: no friendship.
     second = ok(call(pick.stranger(0), "send_friend_request", {"player_id": pick.actor}))["request_id"]
@@ -659,15 +845,35 @@ def test_answer_friend_request_accept_and_reject(call, moba, moba_conn, pick):
 
 def test_remove_friend_ends_it_for_both(call, moba, moba_conn, pick):
     # A friendship made by an accepted request: the request goes with it (no accepted request without friends).
-    friend = pick.val("SELECT r.receiver_id FROM friend_requests r WHERE r.sender_id = ? AND r.status = 'accepted' ORDER BY r.id LIMIT 1", pick.actor) \
-        if val(moba_conn, "SELECT 1 FROM friend_requests WHERE sender_id = ? AND status = 'accepted'", pick.actor) else pick.friend()
+    friend = (
+        pick.val(
+            "SELECT r.receiver_id FROM friend_requests r WHERE r.sender_id = ? AND r.status = 'accepted' ORDER BY r.id LIMIT 1", pick.actor
+        )
+        if val(moba_conn, "SELECT 1 FROM friend_requests WHERE sender_id = ? AND status = 'accepted'", pick.actor)
+        else pick.friend()
+    )
     others = val(moba_conn, "SELECT COUNT(*) FROM relations") - 2
     ok(call(pick.actor, "remove_friend", {"player_id": friend}))
-    assert val(moba_conn, "SELECT COUNT(*) FROM relations WHERE (player_id = ?1 AND other_id = ?2) OR (player_id = ?2 AND other_id = ?1)",
-               pick.actor, friend) == 0
+    assert (
+        val(
+            moba_conn,
+            "SELECT COUNT(*) FROM relations WHERE (player_id = ?1 AND other_id = ?2) OR (player_id = ?2 AND other_id = ?1)",
+            pick.actor,
+            friend,
+        )
+        == 0
+    )
     assert val(moba_conn, "SELECT COUNT(*) FROM relations") == others
-    assert val(moba_conn, "SELECT COUNT(*) FROM friend_requests WHERE status = 'accepted' AND ((sender_id = ?1 AND receiver_id = ?2) "
-                          "OR (sender_id = ?2 AND receiver_id = ?1))", pick.actor, friend) == 0
+    assert (
+        val(
+            moba_conn,
+            "SELECT COUNT(*) FROM friend_requests WHERE status = 'accepted' AND ((sender_id = ?1 AND receiver_id = ?2) "
+            "OR (sender_id = ?2 AND receiver_id = ?1))",
+            pick.actor,
+            friend,
+        )
+        == 0
+    )
     assert friend not in {f["player_id"] for f in all_pages(call, pick.actor, "list_friends", {}, "player_id")}
     assert pick.actor not in {f["player_id"] for f in all_pages(call, friend, "list_friends", {}, "player_id")}
     consistent(moba, moba_conn)
@@ -677,8 +883,11 @@ def test_block_a_friend_ends_the_friendship_and_withdraws_requests(call, moba, m
     friend = pick.friend()
     res = ok(call(pick.actor, "block_player", {"player_id": friend}))
     assert res["friendship_ended"] is True
-    assert moba_conn.execute("SELECT player_id, other_id, kind, since, intimacy FROM relations WHERE (player_id = ?1 AND other_id = ?2) "
-                             "OR (player_id = ?2 AND other_id = ?1)", (pick.actor, friend)).fetchall() == [(pick.actor, friend, "blocked", moba.now, 0)]
+    assert moba_conn.execute(
+        "SELECT player_id, other_id, kind, since, intimacy FROM relations WHERE (player_id = ?1 AND other_id = ?2) "
+        "OR (player_id = ?2 AND other_id = ?1)",
+        (pick.actor, friend),
+    ).fetchall() == [(pick.actor, friend, "blocked", moba.now, 0)]
     # Blocking someone with a pending request (sent either way) withdraws it.
     request = pick.received_request()
     sender = val(moba_conn, "SELECT sender_id FROM friend_requests WHERE id = ?", request)
@@ -693,8 +902,15 @@ def test_unblock_does_not_restore_the_friendship(call, moba, moba_conn, pick):
     friend = pick.friend()
     ok(call(pick.actor, "block_player", {"player_id": friend}))
     ok(call(pick.actor, "unblock_player", {"player_id": friend}))
-    assert val(moba_conn, "SELECT COUNT(*) FROM relations WHERE (player_id = ?1 AND other_id = ?2) OR (player_id = ?2 AND other_id = ?1)",
-               pick.actor, friend) == 0
+    assert (
+        val(
+            moba_conn,
+            "SELECT COUNT(*) FROM relations WHERE (player_id = ?1 AND other_id = ?2) OR (player_id = ?2 AND other_id = ?1)",
+            pick.actor,
+            friend,
+        )
+        == 0
+    )
     blocked = pick.blocked()
     ok(call(pick.actor, "unblock_player", {"player_id": blocked}))
     assert blocked not in {b["player_id"] for b in ok(call(pick.actor, "list_blacklist", {}))["items"]}
@@ -705,23 +921,30 @@ def test_unblock_does_not_restore_the_friendship(call, moba, moba_conn, pick):
 def test_create_room_and_invite_into_it(call, moba, moba_conn, pick):
     loner = pick.stranger()  # in no active room
     res = ok(call(loner, "create_room", {"name": "  Late night ranked ", "mode": "ranked", "password": "0420"}))
-    row = moba_conn.execute("SELECT name, owner_id, mode, capacity, status, password, created_at, closed_at, member_count FROM rooms WHERE id = ?",
-                            (res["room_id"],)).fetchone()
+    row = moba_conn.execute(
+        "SELECT name, owner_id, mode, capacity, status, password, created_at, closed_at, member_count FROM rooms WHERE id = ?",
+        (res["room_id"],),
+    ).fetchone()
     assert row == ("Late night ranked", loner, "ranked", 5, "open", "0420", moba.now, None, 1)
     assert res["left_room"] is None and res["has_password"] is True
-    assert moba_conn.execute("SELECT player_id, joined_at FROM room_members WHERE room_id = ?", (res["room_id"],)).fetchall() == [(loner, moba.now)]
+    assert moba_conn.execute("SELECT player_id, joined_at FROM room_members WHERE room_id = ?", (res["room_id"],)).fetchall() == [
+        (loner, moba.now)
+    ]
     custom = ok(call(pick.stranger(1), "create_room", {"name": "Duo", "mode": "custom", "capacity": 2}))
     assert (custom["capacity"], custom["has_password"]) == (2, False)
     invitee = pick.stranger(0, of=loner)
     inv = ok(call(loner, "invite_to_room", {"room_id": res["room_id"], "player_id": invitee}))
-    assert moba_conn.execute("SELECT room_id, inviter_id, invitee_id, status, sent_at, answered_at FROM room_invitations WHERE id = ?",
-                             (inv["invitation_id"],)).fetchone() == (res["room_id"], loner, invitee, "pending", moba.now, None)
+    assert moba_conn.execute(
+        "SELECT room_id, inviter_id, invitee_id, status, sent_at, answered_at FROM room_invitations WHERE id = ?", (inv["invitation_id"],)
+    ).fetchone() == (res["room_id"], loner, invitee, "pending", moba.now, None)
     joined = ok(call(invitee, "answer_room_invitation", {"invitation_id": inv["invitation_id"], "accept": True}))
     assert joined["room"]["member_count"] == 2
     assert val(moba_conn, "SELECT member_count FROM rooms WHERE id = ?", res["room_id"]) == 2
     assert val(moba_conn, "SELECT joined_at FROM room_members WHERE room_id = ? AND player_id = ?", res["room_id"], invitee) == moba.now
-    assert moba_conn.execute("SELECT status, answered_at FROM room_invitations WHERE id = ?", (inv["invitation_id"],)).fetchone() == \
-        ("accepted", moba.now)
+    assert moba_conn.execute("SELECT status, answered_at FROM room_invitations WHERE id = ?", (inv["invitation_id"],)).fetchone() == (
+        "accepted",
+        moba.now,
+    )
     consistent(moba, moba_conn)
 
 
@@ -733,7 +956,10 @@ def test_creating_a_room_leaves_and_dissolves_the_owned_one(call, moba, moba_con
     assert res["left_room"] == {"room_id": old, "name": val(moba_conn, "SELECT name FROM rooms WHERE id = ?", old), "dissolved": True}
     assert moba_conn.execute("SELECT status, closed_at, member_count FROM rooms WHERE id = ?", (old,)).fetchone() == ("closed", moba.now, 0)
     assert val(moba_conn, "SELECT COUNT(*) FROM room_members WHERE room_id = ?", old) == 0
-    assert val(moba_conn, "SELECT COUNT(*) FROM room_invitations WHERE room_id = ? AND status = 'expired' AND answered_at IS NULL", old) >= pending
+    assert (
+        val(moba_conn, "SELECT COUNT(*) FROM room_invitations WHERE room_id = ? AND status = 'expired' AND answered_at IS NULL", old)
+        >= pending
+    )
     assert members > 1 and res["capacity"] == 10
     consistent(moba, moba_conn)
 
@@ -741,12 +967,21 @@ def test_creating_a_room_leaves_and_dissolves_the_owned_one(call, moba, moba_con
 def test_joining_a_room_as_a_member_leaves_the_previous_room(call, moba, moba_conn, pick):
     # A non-owner member of an open room accepts an invitation to another open room with space.
     room = pick.my_room()
-    member = pick.val("SELECT player_id FROM room_members WHERE room_id = ? AND player_id != ? ORDER BY player_id LIMIT 1", room, pick.actor)
-    target = pick.val("SELECT id FROM rooms WHERE status = 'open' AND member_count < capacity AND id != ? AND owner_id != ? ORDER BY id LIMIT 1",
-                      room, member)
+    member = pick.val(
+        "SELECT player_id FROM room_members WHERE room_id = ? AND player_id != ? ORDER BY player_id LIMIT 1", room, pick.actor
+    )
+    target = pick.val(
+        "SELECT id FROM rooms WHERE status = 'open' AND member_count < capacity AND id != ? AND owner_id != ? ORDER BY id LIMIT 1",
+        room,
+        member,
+    )
     owner = val(moba_conn, "SELECT owner_id FROM rooms WHERE id = ?", target)
-    if val(moba_conn, "SELECT 1 FROM relations WHERE kind = 'blocked' AND ((player_id = ?1 AND other_id = ?2) OR (player_id = ?2 AND other_id = ?1))",
-           owner, member):
+    if val(
+        moba_conn,
+        "SELECT 1 FROM relations WHERE kind = 'blocked' AND ((player_id = ?1 AND other_id = ?2) OR (player_id = ?2 AND other_id = ?1))",
+        owner,
+        member,
+    ):
         pytest.skip("the chosen players block each other")
     inv = ok(call(owner, "invite_to_room", {"room_id": target, "player_id": member}))["invitation_id"]
     before = val(moba_conn, "SELECT member_count FROM rooms WHERE id = ?", room)
@@ -775,7 +1010,11 @@ def test_dissolve_room(call, moba, moba_conn, pick):
     pending = val(moba_conn, "SELECT COUNT(*) FROM room_invitations WHERE room_id = ? AND status = 'pending'", room)
     res = ok(call(pick.actor, "dissolve_room", {"room_id": room}))
     assert (res["members_removed"], res["invitations_expired"], res["status"]) == (members, pending, "closed")
-    assert moba_conn.execute("SELECT status, closed_at, member_count FROM rooms WHERE id = ?", (room,)).fetchone() == ("closed", moba.now, 0)
+    assert moba_conn.execute("SELECT status, closed_at, member_count FROM rooms WHERE id = ?", (room,)).fetchone() == (
+        "closed",
+        moba.now,
+        0,
+    )
     assert val(moba_conn, "SELECT COUNT(*) FROM room_invitations WHERE room_id = ? AND status = 'pending'", room) == 0
     assert room not in {r["room_id"] for r in all_pages(call, pick.actor, "list_rooms", {}, "room_id")}
     consistent(moba, moba_conn)
@@ -788,16 +1027,23 @@ def test_approve_and_reject_team_applications(call, moba, moba_conn, pick):
     count = val(moba_conn, "SELECT member_count FROM teams WHERE id = ?", team)
     res = ok(call(pick.actor, "approve_team_application", {"application_id": application}))
     assert (res["status"], res["member_count"], res["player_id"]) == ("approved", count + 1, applicant)
-    assert moba_conn.execute("SELECT status, reviewed_at, reviewed_by FROM team_applications WHERE id = ?", (application,)).fetchone() == \
-        ("approved", moba.now, pick.actor)
-    assert moba_conn.execute("SELECT team_id, role, joined_at, contribution FROM team_members WHERE player_id = ?", (applicant,)).fetchone() == \
-        (team, "member", moba.now, 0)
+    assert moba_conn.execute("SELECT status, reviewed_at, reviewed_by FROM team_applications WHERE id = ?", (application,)).fetchone() == (
+        "approved",
+        moba.now,
+        pick.actor,
+    )
+    assert moba_conn.execute(
+        "SELECT team_id, role, joined_at, contribution FROM team_members WHERE player_id = ?", (applicant,)
+    ).fetchone() == (team, "member", moba.now, 0)
     assert val(moba_conn, "SELECT member_count FROM teams WHERE id = ?", team) == count + 1
     other = pick.val("SELECT id FROM team_applications WHERE team_id = ? AND status = 'pending' ORDER BY id LIMIT 1", team)
     res = ok(call(pick.actor, "reject_team_application", {"application_id": other}))
     assert res["status"] == "rejected"
-    assert moba_conn.execute("SELECT status, reviewed_at, reviewed_by FROM team_applications WHERE id = ?", (other,)).fetchone() == \
-        ("rejected", moba.now, pick.actor)
+    assert moba_conn.execute("SELECT status, reviewed_at, reviewed_by FROM team_applications WHERE id = ?", (other,)).fetchone() == (
+        "rejected",
+        moba.now,
+        pick.actor,
+    )
     assert val(moba_conn, "SELECT member_count FROM teams WHERE id = ?", team) == count + 1
     consistent(moba, moba_conn)
 
@@ -805,8 +1051,9 @@ def test_approve_and_reject_team_applications(call, moba, moba_conn, pick):
 def test_favourite_and_unfavourite_match(call, moba, moba_conn, pick):
     match_id = pick.played_match()
     ok(call(pick.actor, "favourite_match", {"match_id": match_id, "note": " Pentakill "}))
-    assert moba_conn.execute("SELECT favourited_at, note FROM favourite_matches WHERE player_id = ? AND match_id = ?",
-                             (pick.actor, match_id)).fetchone() == (moba.now, "Pentakill")
+    assert moba_conn.execute(
+        "SELECT favourited_at, note FROM favourite_matches WHERE player_id = ? AND match_id = ?", (pick.actor, match_id)
+    ).fetchone() == (moba.now, "Pentakill")
     assert ok(call(pick.actor, "get_match", {"match_id": match_id}))["favourited_by_me"] is True
     assert ok(call(pick.actor, "list_favourite_matches", {}))["items"][0]["match_id"] == match_id  # newest first
     ok(call(pick.actor, "unfavourite_match", {"match_id": match_id}))
@@ -817,19 +1064,28 @@ def test_favourite_and_unfavourite_match(call, moba, moba_conn, pick):
 @pytest.mark.parametrize("currency", ["coins", "diamonds"])
 def test_buy_hero(currency, call, moba, moba_conn, pick):
     price_column = f"price_{currency}"
-    buyer, hero = moba_conn.execute(f"""
+    buyer, hero = moba_conn.execute(
+        f"""
         SELECT p.id, h.id FROM players p JOIN heroes h ON h.availability = 'shop' AND h.release_date <= ? AND h.{price_column} <= p.{currency}
-        WHERE h.id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = p.id) ORDER BY p.id, h.id LIMIT 1""", (TODAY,)).fetchone()
+        WHERE h.id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = p.id) ORDER BY p.id, h.id LIMIT 1""",
+        (TODAY,),
+    ).fetchone()
     balance, hero_count = moba_conn.execute(f"SELECT {currency}, hero_count FROM players WHERE id = ?", (buyer,)).fetchone()
     price, owners = moba_conn.execute(f"SELECT {price_column}, owner_count FROM heroes WHERE id = ?", (hero,)).fetchone()
     other = "diamonds" if currency == "coins" else "coins"
     untouched = val(moba_conn, f"SELECT {other} FROM players WHERE id = ?", buyer)
     res = ok(call(buyer, "buy_hero", {"hero_id": hero, "currency": currency}))
     assert res["price_paid"] == price and res["wallet"][currency] == balance - price and res["wallet"][other] == untouched
-    assert moba_conn.execute(f"SELECT {currency}, {other}, hero_count FROM players WHERE id = ?", (buyer,)).fetchone() == \
-        (balance - price, untouched, hero_count + 1)
-    assert moba_conn.execute("SELECT acquired_at, acquired_via, currency, price_paid, proficiency, matches_played, wins FROM player_heroes "
-                             "WHERE player_id = ? AND hero_id = ?", (buyer, hero)).fetchone() == (moba.now, "purchase", currency, price, 0, 0, 0)
+    assert moba_conn.execute(f"SELECT {currency}, {other}, hero_count FROM players WHERE id = ?", (buyer,)).fetchone() == (
+        balance - price,
+        untouched,
+        hero_count + 1,
+    )
+    assert moba_conn.execute(
+        "SELECT acquired_at, acquired_via, currency, price_paid, proficiency, matches_played, wins FROM player_heroes "
+        "WHERE player_id = ? AND hero_id = ?",
+        (buyer, hero),
+    ).fetchone() == (moba.now, "purchase", currency, price, 0, 0, 0)
     assert val(moba_conn, "SELECT owner_count FROM heroes WHERE id = ?", hero) == owners + 1
     assert ok(call(buyer, "get_hero", {"hero_id": hero}))["owned_by_me"] is True
     consistent(moba, moba_conn)
@@ -861,17 +1117,24 @@ def test_rule_an_owned_hero_cannot_be_bought_again(call, pick, unchanged):
     unchanged()
 
 
-@pytest.mark.parametrize("where, needle", [
-    ("availability = 'starter'", "not sold"), ("availability = 'event'", "not sold"), (f"release_date > '{TODAY}'", "released on"),
-])
+@pytest.mark.parametrize(
+    "where, needle",
+    [
+        ("availability = 'starter'", "not sold"),
+        ("availability = 'event'", "not sold"),
+        (f"release_date > '{TODAY}'", "released on"),
+    ],
+)
 def test_rule_only_released_shop_heroes_are_sold(where, needle, call, pick, unchanged):
     message = err(call(pick.actor, "buy_hero", {"hero_id": pick.hero(where), "currency": "coins"}), "forbidden")
     assert needle in message
     unchanged()
 
 
-@pytest.mark.parametrize("case", ["yourself", "a friend", "someone you blocked", "someone who blocked you",
-                                  "a pending request of yours", "a pending request to you"])
+@pytest.mark.parametrize(
+    "case",
+    ["yourself", "a friend", "someone you blocked", "someone who blocked you", "a pending request of yours", "a pending request to you"],
+)
 def test_rule_friend_requests(case, call, moba_conn, pick, unchanged):
     actor = pick.actor
     if case == "yourself":
@@ -881,13 +1144,19 @@ def test_rule_friend_requests(case, call, moba_conn, pick, unchanged):
     elif case == "someone you blocked":
         target, code = pick.blocked(), "forbidden"
     elif case == "someone who blocked you":
-        actor, target = moba_conn.execute("SELECT other_id, player_id FROM relations WHERE kind = 'blocked' ORDER BY player_id LIMIT 1").fetchone()
+        actor, target = moba_conn.execute(
+            "SELECT other_id, player_id FROM relations WHERE kind = 'blocked' ORDER BY player_id LIMIT 1"
+        ).fetchone()
         code = "forbidden"
     elif case == "a pending request of yours":
-        actor, target = moba_conn.execute("SELECT sender_id, receiver_id FROM friend_requests WHERE status = 'pending' ORDER BY id LIMIT 1").fetchone()
+        actor, target = moba_conn.execute(
+            "SELECT sender_id, receiver_id FROM friend_requests WHERE status = 'pending' ORDER BY id LIMIT 1"
+        ).fetchone()
         code = "conflict"
     else:
-        target, actor = moba_conn.execute("SELECT sender_id, receiver_id FROM friend_requests WHERE status = 'pending' ORDER BY id LIMIT 1").fetchone()
+        target, actor = moba_conn.execute(
+            "SELECT sender_id, receiver_id FROM friend_requests WHERE status = 'pending' ORDER BY id LIMIT 1"
+        ).fetchone()
         code = "conflict"
     err(call(actor, "send_friend_request", {"player_id": target}), code)
     unchanged()
@@ -898,8 +1167,11 @@ def test_rule_only_the_receiver_answers_a_friend_request_once(call, moba_conn, p
     sender = val(moba_conn, "SELECT sender_id FROM friend_requests WHERE id = ?", request)
     err(call(sender, "answer_friend_request", {"request_id": request, "accept": True}), "forbidden")
     err(call(pick.actor, "answer_friend_request", {"request_id": pick.answered_request(), "accept": True}), "forbidden")
-    answered = pick.val("SELECT id FROM friend_requests WHERE receiver_id = ? AND status != 'pending' ORDER BY id LIMIT 1", pick.actor) \
-        if val(moba_conn, "SELECT 1 FROM friend_requests WHERE receiver_id = ? AND status != 'pending'", pick.actor) else None
+    answered = (
+        pick.val("SELECT id FROM friend_requests WHERE receiver_id = ? AND status != 'pending' ORDER BY id LIMIT 1", pick.actor)
+        if val(moba_conn, "SELECT 1 FROM friend_requests WHERE receiver_id = ? AND status != 'pending'", pick.actor)
+        else None
+    )
     if answered:
         err(call(pick.actor, "answer_friend_request", {"request_id": answered, "accept": False}), "conflict")
     unchanged()
@@ -923,7 +1195,9 @@ def test_rule_room_capacity(call, moba_conn, pick, unchanged):
 @pytest.mark.parametrize("status", ["in_game", "closed"])
 def test_rule_only_the_owner_dissolves_an_open_room(status, call, moba_conn, pick, unchanged):
     room = pick.my_room()
-    member = pick.val("SELECT player_id FROM room_members WHERE room_id = ? AND player_id != ? ORDER BY player_id LIMIT 1", room, pick.actor)
+    member = pick.val(
+        "SELECT player_id FROM room_members WHERE room_id = ? AND player_id != ? ORDER BY player_id LIMIT 1", room, pick.actor
+    )
     assert "owner" in err(call(member, "dissolve_room", {"room_id": room}), "forbidden")
     other = pick.room(status)
     owner = val(moba_conn, "SELECT owner_id FROM rooms WHERE id = ?", other)
@@ -934,7 +1208,9 @@ def test_rule_only_the_owner_dissolves_an_open_room(status, call, moba_conn, pic
 
 def test_rule_room_invitations(call, moba_conn, pick, unchanged):
     room = pick.my_room()
-    member = pick.val("SELECT player_id FROM room_members WHERE room_id = ? AND player_id != ? ORDER BY player_id LIMIT 1", room, pick.actor)
+    member = pick.val(
+        "SELECT player_id FROM room_members WHERE room_id = ? AND player_id != ? ORDER BY player_id LIMIT 1", room, pick.actor
+    )
     err(call(pick.actor, "invite_to_room", {"room_id": room, "player_id": member}), "conflict")  # already in
     err(call(pick.actor, "invite_to_room", {"room_id": room, "player_id": pick.actor}), "invalid_value")
     err(call(pick.actor, "invite_to_room", {"room_id": room, "player_id": pick.blocked()}), "forbidden")
@@ -949,21 +1225,32 @@ def test_rule_room_invitations(call, moba_conn, pick, unchanged):
     inv = pick.invitation()
     err(call(pick.friend(), "answer_room_invitation", {"invitation_id": inv, "accept": True}), "forbidden")
     answered = pick.val("SELECT id FROM room_invitations WHERE status != 'pending' ORDER BY id LIMIT 1")
-    err(call(val(moba_conn, "SELECT invitee_id FROM room_invitations WHERE id = ?", answered), "answer_room_invitation",
-             {"invitation_id": answered, "accept": True}), "conflict")
+    err(
+        call(
+            val(moba_conn, "SELECT invitee_id FROM room_invitations WHERE id = ?", answered),
+            "answer_room_invitation",
+            {"invitation_id": answered, "accept": True},
+        ),
+        "conflict",
+    )
     unchanged()
 
 
 def test_rule_a_running_game_cannot_be_left(call, moba_conn, pick, unchanged):
-    player = pick.val("SELECT m.player_id FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE r.status = 'in_game' ORDER BY 1 LIMIT 1")
+    player = pick.val(
+        "SELECT m.player_id FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE r.status = 'in_game' ORDER BY 1 LIMIT 1"
+    )
     assert "running game" in err(call(player, "create_room", {"name": "x", "mode": "brawl"}), "conflict")
     unchanged()
 
 
 def test_rule_only_officers_review_applications(call, moba_conn, pick, unchanged):
     application = pick.application()
-    member = val(moba_conn, "SELECT player_id FROM team_members WHERE team_id = ? AND role IN ('member', 'elite') ORDER BY player_id LIMIT 1",
-                 pick.my_team())
+    member = val(
+        moba_conn,
+        "SELECT player_id FROM team_members WHERE team_id = ? AND role IN ('member', 'elite') ORDER BY player_id LIMIT 1",
+        pick.my_team(),
+    )
     for actor in [a for a in (member, pick.stranger()) if a]:
         err(call(actor, "approve_team_application", {"application_id": application}), "forbidden")
         err(call(actor, "reject_team_application", {"application_id": application}), "forbidden")
@@ -979,9 +1266,11 @@ def test_rule_a_clan_member_cannot_be_approved_into_another_clan(call, pick, unc
 
 
 def test_rule_a_full_clan_takes_no_one(call, moba_conn, pick, unchanged):
-    team, leader = moba_conn.execute("SELECT t.id, t.leader_id FROM teams t WHERE t.member_count >= t.capacity AND EXISTS (SELECT 1 FROM "
-                                     "team_applications a WHERE a.team_id = t.id AND a.status = 'pending' AND a.player_id NOT IN "
-                                     "(SELECT player_id FROM team_members)) ORDER BY t.id LIMIT 1").fetchone()
+    team, leader = moba_conn.execute(
+        "SELECT t.id, t.leader_id FROM teams t WHERE t.member_count >= t.capacity AND EXISTS (SELECT 1 FROM "
+        "team_applications a WHERE a.team_id = t.id AND a.status = 'pending' AND a.player_id NOT IN "
+        "(SELECT player_id FROM team_members)) ORDER BY t.id LIMIT 1"
+    ).fetchone()
     application = pick.application(team=team)
     assert "full" in err(call(leader, "approve_team_application", {"application_id": application}), "conflict")
     ok(call(leader, "reject_team_application", {"application_id": application}))  # rejecting is always possible
@@ -989,7 +1278,9 @@ def test_rule_a_full_clan_takes_no_one(call, moba_conn, pick, unchanged):
 
 def test_rule_applications_are_reviewed_once(call, pick, unchanged):
     for status in ("approved", "rejected"):
-        application = pick.val("SELECT id FROM team_applications WHERE team_id = ? AND status = ? ORDER BY id LIMIT 1", pick.my_team(), status)
+        application = pick.val(
+            "SELECT id FROM team_applications WHERE team_id = ? AND status = ? ORDER BY id LIMIT 1", pick.my_team(), status
+        )
         err(call(pick.actor, "approve_team_application", {"application_id": application}), "conflict")
         err(call(pick.actor, "reject_team_application", {"application_id": application}), "conflict")
     unchanged()
@@ -1020,7 +1311,11 @@ ERROR_CASES: dict[str, tuple[Callable[[Pick], tuple[str, Any]], str, str | None]
     "unknown argument": (lambda p: ("get_match", {"match_id": p.played_match(), "matchid": 1}), "invalid_arguments", "matchid"),
     "string for int": (lambda p: ("get_player", {"player_id": str(p.friend())}), "invalid_arguments", "player_id"),
     "bool for int": (lambda p: ("remove_friend", {"player_id": True}), "invalid_arguments", "player_id"),
-    "string for bool": (lambda p: ("answer_friend_request", {"request_id": p.received_request(), "accept": "yes"}), "invalid_arguments", "accept"),
+    "string for bool": (
+        lambda p: ("answer_friend_request", {"request_id": p.received_request(), "accept": "yes"}),
+        "invalid_arguments",
+        "accept",
+    ),
     "enum case": (lambda p: ("search_players", {"tier": "diamond"}), "invalid_arguments", "tier"),
     "unknown region": (lambda p: ("get_rank", {"region": "Antarctica"}), "invalid_arguments", "region"),
     "unknown currency": (lambda p: ("buy_hero", {"hero_id": p.shop_hero(), "currency": "gold"}), "invalid_arguments", "currency"),
@@ -1041,15 +1336,22 @@ ERROR_CASES: dict[str, tuple[Callable[[Pick], tuple[str, Any]], str, str | None]
     "history unknown season": (lambda p: ("list_match_history", {"season_id": p.missing("seasons")}), "not_found", "season"),
     "applications unknown clan": (lambda p: ("list_team_applications", {"team_id": p.missing("teams")}), "not_found", "clan"),
     "send to unknown": (lambda p: ("send_friend_request", {"player_id": p.missing("players")}), "not_found", None),
-    "answer unknown request": (lambda p: ("answer_friend_request", {"request_id": p.missing("friend_requests"), "accept": True}), "not_found", None),
+    "answer unknown request": (
+        lambda p: ("answer_friend_request", {"request_id": p.missing("friend_requests"), "accept": True}),
+        "not_found",
+        None,
+    ),
     "remove unknown": (lambda p: ("remove_friend", {"player_id": p.missing("players")}), "not_found", None),
     "block unknown": (lambda p: ("block_player", {"player_id": -1}), "not_found", None),
     "unblock unknown": (lambda p: ("unblock_player", {"player_id": p.missing("players")}), "not_found", None),
     "dissolve unknown": (lambda p: ("dissolve_room", {"room_id": p.missing("rooms")}), "not_found", None),
     "invite to unknown room": (lambda p: ("invite_to_room", {"room_id": p.missing("rooms"), "player_id": p.stranger()}), "not_found", None),
     "invite unknown player": (lambda p: ("invite_to_room", {"room_id": p.my_room(), "player_id": p.missing("players")}), "not_found", None),
-    "answer unknown invitation": (lambda p: ("answer_room_invitation", {"invitation_id": p.missing("room_invitations"), "accept": True}),
-                                  "not_found", None),
+    "answer unknown invitation": (
+        lambda p: ("answer_room_invitation", {"invitation_id": p.missing("room_invitations"), "accept": True}),
+        "not_found",
+        None,
+    ),
     "approve unknown": (lambda p: ("approve_team_application", {"application_id": p.missing("team_applications")}), "not_found", None),
     "reject unknown": (lambda p: ("reject_team_application", {"application_id": p.missing("team_applications")}), "not_found", None),
     "favourite unknown": (lambda p: ("favourite_match", {"match_id": p.missing("matches")}), "not_found", None),
@@ -1058,8 +1360,16 @@ ERROR_CASES: dict[str, tuple[Callable[[Pick], tuple[str, Any]], str, str | None]
     # bad values
     "history bad date": (lambda p: ("list_match_history", {"start_date": "2026-02-30"}), "invalid_value", "start_date"),
     "history unpadded date": (lambda p: ("list_match_history", {"end_date": "2026-5-1"}), "invalid_value", "end_date"),
-    "history start after end": (lambda p: ("list_match_history", {"start_date": "2026-06-02", "end_date": "2026-06-01"}), "invalid_value", None),
-    "request message over 100": (lambda p: ("send_friend_request", {"player_id": p.stranger(), "message": "x" * 101}), "invalid_value", "100"),
+    "history start after end": (
+        lambda p: ("list_match_history", {"start_date": "2026-06-02", "end_date": "2026-06-01"}),
+        "invalid_value",
+        None,
+    ),
+    "request message over 100": (
+        lambda p: ("send_friend_request", {"player_id": p.stranger(), "message": "x" * 101}),
+        "invalid_value",
+        "100",
+    ),
     "note over 100": (lambda p: ("favourite_match", {"match_id": p.played_match(), "note": "x" * 101}), "invalid_value", "100"),
     "empty room name": (lambda p: ("create_room", {"name": "   ", "mode": "classic"}), "invalid_value", None),
     "31-char room name": (lambda p: ("create_room", {"name": "r" * 31, "mode": "classic"}), "invalid_value", "30"),
@@ -1105,8 +1415,12 @@ MIDWAY_FAILURES: dict[str, tuple[str, Callable[[Pick], tuple[int, dict[str, Any]
     "buy_hero": ("UPDATE ON heroes", lambda p: (p.actor, {"hero_id": p.shop_hero(), "currency": "coins"})),
     "answer_friend_request": ("UPDATE ON friend_requests", lambda p: (p.actor, {"request_id": p.received_request(), "accept": True})),
     # A friendship made by an accepted request: removing it deletes the request too.
-    "remove_friend": ("DELETE ON friend_requests", lambda p: (lambda sender, receiver: (sender, {"player_id": receiver}))(
-        *p.conn.execute("SELECT sender_id, receiver_id FROM friend_requests WHERE status = 'accepted' ORDER BY id LIMIT 1").fetchone())),
+    "remove_friend": (
+        "DELETE ON friend_requests",
+        lambda p: (lambda sender, receiver: (sender, {"player_id": receiver}))(
+            *p.conn.execute("SELECT sender_id, receiver_id FROM friend_requests WHERE status = 'accepted' ORDER BY id LIMIT 1").fetchone()
+        ),
+    ),
     "block_player": ("INSERT ON relations", lambda p: (p.actor, {"player_id": p.friend()})),
     "dissolve_room": ("UPDATE ON rooms", lambda p: (p.actor, {"room_id": p.my_room()})),
     "create_room": ("INSERT ON room_members", lambda p: (p.actor, {"name": "x", "mode": "brawl"})),

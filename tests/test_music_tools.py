@@ -11,15 +11,15 @@ import inspect
 import json
 import random
 import sqlite3
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 import pytest
+from toolcheck import all_pages, col, err, nocase, non_decreasing, non_increasing, ok, tool_fixtures, val
 
 from ebench.domains import get_domain
 from ebench.domains.engine.tools import PAGE_SIZE, READ, WRITE
 from ebench.domains.engine.world import content_hash
-from toolcheck import tool_fixtures, all_pages, col, err, nocase, non_decreasing, non_increasing, ok, val
 
 _MUSIC = get_domain("music")  # for parametrizing at collection time (no world needed)
 ALL_TOOLS = _MUSIC.tools.names
@@ -65,12 +65,18 @@ class Pick:
         return val(self.conn, f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}")
 
     def own_playlist(self, min_songs: int = 0) -> int:
-        return self.val("SELECT id FROM playlists WHERE owner_id = ? AND song_count >= ? ORDER BY song_count DESC, id LIMIT 1",
-                        self.actor, min_songs)
+        return self.val(
+            "SELECT id FROM playlists WHERE owner_id = ? AND song_count >= ? ORDER BY song_count DESC, id LIMIT 1", self.actor, min_songs
+        )
 
     def foreign_playlist(self, public: bool | None = None, min_songs: int = 0) -> int:
-        return self.val("SELECT id FROM playlists WHERE owner_id != ? AND song_count >= ? AND (? IS NULL OR is_public = ?) ORDER BY id LIMIT 1",
-                        self.actor, min_songs, public, public)
+        return self.val(
+            "SELECT id FROM playlists WHERE owner_id != ? AND song_count >= ? AND (? IS NULL OR is_public = ?) ORDER BY id LIMIT 1",
+            self.actor,
+            min_songs,
+            public,
+            public,
+        )
 
     def song_in(self, playlist_id: int) -> int:
         return self.val("SELECT song_id FROM playlist_songs WHERE playlist_id = ? ORDER BY position LIMIT 1", playlist_id)
@@ -91,15 +97,19 @@ class Pick:
         return self.val("SELECT artist_id FROM followed_artists WHERE user_id = ? ORDER BY artist_id LIMIT 1", self.actor)
 
     def unfollowed_artist(self) -> int:
-        return self.val("SELECT id FROM artists a WHERE NOT EXISTS (SELECT 1 FROM followed_artists WHERE user_id = ? AND artist_id = a.id) ORDER BY id LIMIT 1",
-                        self.actor)
+        return self.val(
+            "SELECT id FROM artists a WHERE NOT EXISTS (SELECT 1 FROM followed_artists WHERE user_id = ? AND artist_id = a.id) ORDER BY id LIMIT 1",
+            self.actor,
+        )
 
     def saved_album(self) -> int:
         return self.val("SELECT album_id FROM saved_albums WHERE user_id = ? ORDER BY album_id LIMIT 1", self.actor)
 
     def unsaved_album(self) -> int:
-        return self.val("SELECT id FROM albums a WHERE NOT EXISTS (SELECT 1 FROM saved_albums WHERE user_id = ? AND album_id = a.id) ORDER BY id LIMIT 1",
-                        self.actor)
+        return self.val(
+            "SELECT id FROM albums a WHERE NOT EXISTS (SELECT 1 FROM saved_albums WHERE user_id = ? AND album_id = a.id) ORDER BY id LIMIT 1",
+            self.actor,
+        )
 
     def own_comment(self) -> int:
         return self.val("SELECT id FROM comments WHERE user_id = ? ORDER BY id LIMIT 1", self.actor)
@@ -111,8 +121,10 @@ class Pick:
         return self.val("SELECT comment_id FROM comment_likes WHERE user_id = ? ORDER BY comment_id LIMIT 1", self.actor)
 
     def unliked_comment(self) -> int:
-        return self.val("SELECT id FROM comments c WHERE NOT EXISTS (SELECT 1 FROM comment_likes WHERE user_id = ? AND comment_id = c.id) ORDER BY id LIMIT 1",
-                        self.actor)
+        return self.val(
+            "SELECT id FROM comments c WHERE NOT EXISTS (SELECT 1 FROM comment_likes WHERE user_id = ? AND comment_id = c.id) ORDER BY id LIMIT 1",
+            self.actor,
+        )
 
     def playlist_name(self, playlist_id: int) -> str:
         return self.val("SELECT name FROM playlists WHERE id = ?", playlist_id)
@@ -187,16 +199,24 @@ def test_registry_has_the_33_tools(music):
 
 def test_get_my_profile(call, music, music_conn, pick):
     me = ok(call(pick.actor, "get_my_profile", {}))
-    user = music_conn.execute("SELECT username, display_name, country, vip_level, joined_at FROM users WHERE id = ?", (pick.actor,)).fetchone()
+    user = music_conn.execute(
+        "SELECT username, display_name, country, vip_level, joined_at FROM users WHERE id = ?", (pick.actor,)
+    ).fetchone()
     assert (me["user_id"], me["username"], me["display_name"], me["country"], me["vip_level"], me["joined_at"]) == (pick.actor, *user)
-    for key, table, column in [("playlists", "playlists", "owner_id"), ("favourite_songs", "favourite_songs", "user_id"),
-                               ("followed_artists", "followed_artists", "user_id"), ("saved_albums", "saved_albums", "user_id")]:
+    for key, table, column in [
+        ("playlists", "playlists", "owner_id"),
+        ("favourite_songs", "favourite_songs", "user_id"),
+        ("followed_artists", "followed_artists", "user_id"),
+        ("saved_albums", "saved_albums", "user_id"),
+    ]:
         assert me[key] == val(music_conn, f"SELECT COUNT(*) FROM {table} WHERE {column} = ?", pick.actor), key
     assert me["now"] == music.now
 
 
 def test_search_songs_genre_filter(call, music_conn, pick):
-    genre = pick.val("SELECT g.name FROM genres g JOIN songs s ON s.genre_id = g.id GROUP BY g.id HAVING COUNT(*) > 40 ORDER BY g.id LIMIT 1")
+    genre = pick.val(
+        "SELECT g.name FROM genres g JOIN songs s ON s.genre_id = g.id GROUP BY g.id HAVING COUNT(*) > 40 ORDER BY g.id LIMIT 1"
+    )
     res = ok(call(pick.actor, "search_songs", {"genre": genre.upper()}))  # genre names are case-insensitive
     assert res["items"] and all(s["genre"] == genre for s in res["items"])
     assert res["total"] == val(music_conn, "SELECT COUNT(*) FROM songs s JOIN genres g ON g.id = s.genre_id WHERE g.name = ?", genre)
@@ -206,21 +226,38 @@ def test_search_songs_genre_filter(call, music_conn, pick):
 # Each filter, with the SQL condition on songs s (joined to artists ar) that must select the same songs.
 SONG_FILTERS = {
     "query": (lambda c: {"query": "  LIGHT "}, "(s.title LIKE '%light%' OR ar.name LIKE '%light%')", ()),
-    "artist_id": (lambda c: {"artist_id": val(c, "SELECT artist_id FROM songs GROUP BY artist_id ORDER BY COUNT(*) DESC, artist_id LIMIT 1")},
-                  "s.artist_id = (SELECT artist_id FROM songs GROUP BY artist_id ORDER BY COUNT(*) DESC, artist_id LIMIT 1)", ()),
-    "album_id": (lambda c: {"album_id": val(c, "SELECT id FROM albums ORDER BY track_count DESC, id LIMIT 1")},
-                 "s.album_id = (SELECT id FROM albums ORDER BY track_count DESC, id LIMIT 1)", ()),
-    "tag": (lambda c: {"tag": val(c, "SELECT name FROM tags ORDER BY id LIMIT 1").upper()},
-            "s.id IN (SELECT song_id FROM song_tags WHERE tag_id = (SELECT id FROM tags ORDER BY id LIMIT 1))", ()),
+    "artist_id": (
+        lambda c: {"artist_id": val(c, "SELECT artist_id FROM songs GROUP BY artist_id ORDER BY COUNT(*) DESC, artist_id LIMIT 1")},
+        "s.artist_id = (SELECT artist_id FROM songs GROUP BY artist_id ORDER BY COUNT(*) DESC, artist_id LIMIT 1)",
+        (),
+    ),
+    "album_id": (
+        lambda c: {"album_id": val(c, "SELECT id FROM albums ORDER BY track_count DESC, id LIMIT 1")},
+        "s.album_id = (SELECT id FROM albums ORDER BY track_count DESC, id LIMIT 1)",
+        (),
+    ),
+    "tag": (
+        lambda c: {"tag": val(c, "SELECT name FROM tags ORDER BY id LIMIT 1").upper()},
+        "s.id IN (SELECT song_id FROM song_tags WHERE tag_id = (SELECT id FROM tags ORDER BY id LIMIT 1))",
+        (),
+    ),
     "language": (lambda c: {"language": "swedish"}, "s.language = 'Swedish'", ()),
     "copyright_status": (lambda c: {"copyright_status": "expired"}, "s.copyright_status = 'expired'", ()),
-    "released_range": (lambda c: {"released_after": val(c, "SELECT release_date FROM songs ORDER BY release_date DESC LIMIT 1 OFFSET 200"),
-                                  "released_before": val(c, "SELECT release_date FROM songs ORDER BY release_date DESC LIMIT 1 OFFSET 100")},
-                       "s.release_date BETWEEN (SELECT release_date FROM songs ORDER BY release_date DESC LIMIT 1 OFFSET 200) "
-                       "AND (SELECT release_date FROM songs ORDER BY release_date DESC LIMIT 1 OFFSET 100)", ()),
+    "released_range": (
+        lambda c: {
+            "released_after": val(c, "SELECT release_date FROM songs ORDER BY release_date DESC LIMIT 1 OFFSET 200"),
+            "released_before": val(c, "SELECT release_date FROM songs ORDER BY release_date DESC LIMIT 1 OFFSET 100"),
+        },
+        "s.release_date BETWEEN (SELECT release_date FROM songs ORDER BY release_date DESC LIMIT 1 OFFSET 200) "
+        "AND (SELECT release_date FROM songs ORDER BY release_date DESC LIMIT 1 OFFSET 100)",
+        (),
+    ),
     "duration_range": (lambda c: {"min_duration_sec": 200, "max_duration_sec": 203}, "s.duration_sec BETWEEN 200 AND 203", ()),
-    "combined": (lambda c: {"language": "English", "copyright_status": "vip_only", "min_duration_sec": 180},
-                 "s.language = 'English' AND s.copyright_status = 'vip_only' AND s.duration_sec >= 180", ()),
+    "combined": (
+        lambda c: {"language": "English", "copyright_status": "vip_only", "min_duration_sec": 180},
+        "s.language = 'English' AND s.copyright_status = 'vip_only' AND s.duration_sec >= 180",
+        (),
+    ),
 }
 
 
@@ -233,13 +270,16 @@ def test_search_songs_filters_select_exactly_the_matching_songs(name, call, musi
     assert {s["song_id"] for s in got} == expected
 
 
-@pytest.mark.parametrize("sort_by, field, check", [
-    ("most_played", "play_count", non_increasing),
-    ("newest", "release_date", non_increasing),
-    ("oldest", "release_date", non_decreasing),
-    ("duration", "duration_sec", non_increasing),
-    ("title", "title", lambda titles: non_decreasing([nocase(t) for t in titles])),
-])
+@pytest.mark.parametrize(
+    "sort_by, field, check",
+    [
+        ("most_played", "play_count", non_increasing),
+        ("newest", "release_date", non_increasing),
+        ("oldest", "release_date", non_decreasing),
+        ("duration", "duration_sec", non_increasing),
+        ("title", "title", lambda titles: non_decreasing([nocase(t) for t in titles])),
+    ],
+)
 def test_search_songs_sort_orders(sort_by, field, check, call, pick):
     items = all_pages(call, pick.actor, "search_songs", {"language": "German", "sort_by": sort_by}, "song_id")
     assert len(items) > PAGE_SIZE
@@ -249,21 +289,31 @@ def test_search_songs_sort_orders(sort_by, field, check, call, pick):
 def test_search_songs_relevance_puts_exact_title_first(call, music_conn, pick):
     # A one-word ASCII title whose partial matches include a song played more than any exact match.
     title = None
-    for (candidate,) in music_conn.execute("SELECT title FROM songs WHERE title NOT GLOB '*[^A-Za-z]*' GROUP BY title "
-                                           "HAVING COUNT(*) BETWEEN 2 AND 10 ORDER BY COUNT(*) DESC, title LIMIT 50"):
-        if val(music_conn, """SELECT 1 FROM songs s JOIN artists ar ON ar.id = s.artist_id
+    for (candidate,) in music_conn.execute(
+        "SELECT title FROM songs WHERE title NOT GLOB '*[^A-Za-z]*' GROUP BY title "
+        "HAVING COUNT(*) BETWEEN 2 AND 10 ORDER BY COUNT(*) DESC, title LIMIT 50"
+    ):
+        if val(
+            music_conn,
+            """SELECT 1 FROM songs s JOIN artists ar ON ar.id = s.artist_id
                               WHERE s.title != ?1 COLLATE NOCASE AND (s.title LIKE '%' || ?1 || '%' OR ar.name LIKE '%' || ?1 || '%')
-                                AND s.play_count > (SELECT MAX(play_count) FROM songs WHERE title = ?1 COLLATE NOCASE)""", candidate):
+                                AND s.play_count > (SELECT MAX(play_count) FROM songs WHERE title = ?1 COLLATE NOCASE)""",
+            candidate,
+        ):
             title = candidate
             break
     assert title, "no title suits this test"
     exact = set(col(music_conn, "SELECT id FROM songs WHERE title = ? COLLATE NOCASE", title))
     assert len(exact) < PAGE_SIZE
     res = ok(call(pick.actor, "search_songs", {"query": title.upper()}))
-    assert res["total"] == val(music_conn, "SELECT COUNT(*) FROM songs s JOIN artists ar ON ar.id = s.artist_id "
-                                           "WHERE s.title LIKE ? OR ar.name LIKE ?", f"%{title}%", f"%{title}%")
+    assert res["total"] == val(
+        music_conn,
+        "SELECT COUNT(*) FROM songs s JOIN artists ar ON ar.id = s.artist_id WHERE s.title LIKE ? OR ar.name LIKE ?",
+        f"%{title}%",
+        f"%{title}%",
+    )
     items = res["items"]
-    head, tail = items[:len(exact)], items[len(exact):]
+    head, tail = items[: len(exact)], items[len(exact) :]
     assert {s["song_id"] for s in head} == exact
     assert non_increasing([s["play_count"] for s in head])
     assert all(nocase(s["title"]) != nocase(title) for s in tail)
@@ -272,41 +322,79 @@ def test_search_songs_relevance_puts_exact_title_first(call, music_conn, pick):
 
 def test_get_song(call, music_conn, pick):
     # A song with credits, tags and comments that the actor both favourited and played.
-    song_id = pick.val("""
+    song_id = pick.val(
+        """
         SELECT s.id FROM songs s WHERE EXISTS (SELECT 1 FROM song_tags WHERE song_id = s.id)
         AND EXISTS (SELECT 1 FROM favourite_songs WHERE song_id = s.id AND user_id = ?)
         AND EXISTS (SELECT 1 FROM listening_history WHERE song_id = s.id AND user_id = ?)
         ORDER BY (SELECT COUNT(*) FROM song_artists WHERE song_id = s.id) DESC,
-                 (SELECT COUNT(*) FROM comments WHERE song_id = s.id) DESC, s.id LIMIT 1""", pick.actor, pick.actor)
+                 (SELECT COUNT(*) FROM comments WHERE song_id = s.id) DESC, s.id LIMIT 1""",
+        pick.actor,
+        pick.actor,
+    )
     song = ok(call(pick.actor, "get_song", {"song_id": song_id}))
-    row = music_conn.execute("""
+    row = music_conn.execute(
+        """
         SELECT s.title, al.title, ar.name, g.name, s.duration_sec, s.release_date, s.copyright_status, s.play_count,
                s.favourite_count, s.track_number, s.is_explicit, s.album_id, s.artist_id
         FROM songs s JOIN albums al ON al.id = s.album_id JOIN artists ar ON ar.id = s.artist_id JOIN genres g ON g.id = s.genre_id
-        WHERE s.id = ?""", (song_id,)).fetchone()
-    assert (song["title"], song["album"], song["artist"], song["genre"], song["duration_sec"], song["release_date"],
-            song["copyright_status"], song["play_count"], song["favourite_count"], song["track_number"],
-            int(song["is_explicit"]), song["album_id"], song["artist_id"]) == row
+        WHERE s.id = ?""",
+        (song_id,),
+    ).fetchone()
+    assert (
+        song["title"],
+        song["album"],
+        song["artist"],
+        song["genre"],
+        song["duration_sec"],
+        song["release_date"],
+        song["copyright_status"],
+        song["play_count"],
+        song["favourite_count"],
+        song["track_number"],
+        int(song["is_explicit"]),
+        song["album_id"],
+        song["artist_id"],
+    ) == row
     assert song["song_id"] == song_id
     assert song["duration"] == f"{row[4] // 60}:{row[4] % 60:02d}"
     assert song["favourited_by_me"] is True
-    assert song["my_play_count"] == val(music_conn, "SELECT COUNT(*) FROM listening_history WHERE song_id = ? AND user_id = ?", song_id, pick.actor) > 0
+    assert (
+        song["my_play_count"]
+        == val(music_conn, "SELECT COUNT(*) FROM listening_history WHERE song_id = ? AND user_id = ?", song_id, pick.actor)
+        > 0
+    )
     assert song["comment_count"] == val(music_conn, "SELECT COUNT(*) FROM comments WHERE song_id = ?", song_id)
-    assert song["tags"] == sorted(col(music_conn, "SELECT t.name FROM song_tags st JOIN tags t ON t.id = st.tag_id WHERE st.song_id = ?", song_id))
-    credits = music_conn.execute("SELECT sa.artist_id, ar.name, sa.role FROM song_artists sa JOIN artists ar ON ar.id = sa.artist_id "
-                                 "WHERE sa.song_id = ?", (song_id,)).fetchall()
+    assert song["tags"] == sorted(
+        col(music_conn, "SELECT t.name FROM song_tags st JOIN tags t ON t.id = st.tag_id WHERE st.song_id = ?", song_id)
+    )
+    credits = music_conn.execute(
+        "SELECT sa.artist_id, ar.name, sa.role FROM song_artists sa JOIN artists ar ON ar.id = sa.artist_id WHERE sa.song_id = ?",
+        (song_id,),
+    ).fetchall()
     assert {(c["artist_id"], c["name"], c["role"]) for c in song["credits"]} == set(credits)
     # The same song seen by someone who never favourited it.
-    other = pick.val("SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM favourite_songs WHERE song_id = ?) ORDER BY id LIMIT 1", song_id)
+    other = pick.val(
+        "SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM favourite_songs WHERE song_id = ?) ORDER BY id LIMIT 1", song_id
+    )
     assert ok(call(other, "get_song", {"song_id": song_id}))["favourited_by_me"] is False
 
 
 def test_search_artists(call, music_conn, pick):
     genre, country = music_conn.execute(
-        "SELECT g.name, ar.country FROM artists ar JOIN genres g ON g.id = ar.genre_id GROUP BY 1, 2 ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
+        "SELECT g.name, ar.country FROM artists ar JOIN genres g ON g.id = ar.genre_id GROUP BY 1, 2 ORDER BY COUNT(*) DESC LIMIT 1"
+    ).fetchone()
     res = ok(call(pick.actor, "search_artists", {"genre": genre, "country": country.lower()}))
-    assert res["total"] == val(music_conn, "SELECT COUNT(*) FROM artists ar JOIN genres g ON g.id = ar.genre_id WHERE g.name = ? AND ar.country = ?",
-                               genre, country) > 1
+    assert (
+        res["total"]
+        == val(
+            music_conn,
+            "SELECT COUNT(*) FROM artists ar JOIN genres g ON g.id = ar.genre_id WHERE g.name = ? AND ar.country = ?",
+            genre,
+            country,
+        )
+        > 1
+    )
     assert all(a["genre"] == genre and a["country"] == country for a in res["items"])
     # Without an exact match, relevance is the most followed first.
     items = all_pages(call, pick.actor, "search_artists", {"query": "an"}, "artist_id")
@@ -322,7 +410,8 @@ def test_get_artist(call, music_conn, pick):
     artist_id = pick.followed_artist()
     artist = ok(call(pick.actor, "get_artist", {"artist_id": artist_id}))
     name, genre, followers = music_conn.execute(
-        "SELECT ar.name, g.name, ar.follower_count FROM artists ar JOIN genres g ON g.id = ar.genre_id WHERE ar.id = ?", (artist_id,)).fetchone()
+        "SELECT ar.name, g.name, ar.follower_count FROM artists ar JOIN genres g ON g.id = ar.genre_id WHERE ar.id = ?", (artist_id,)
+    ).fetchone()
     assert (artist["artist_id"], artist["name"], artist["genre"], artist["follower_count"]) == (artist_id, name, genre, followers)
     assert artist["followed_by_me"] is True
     assert artist["album_count"] == val(music_conn, "SELECT COUNT(*) FROM albums WHERE artist_id = ?", artist_id)
@@ -335,14 +424,18 @@ def test_get_artist(call, music_conn, pick):
 
 
 def test_list_artist_albums(call, music_conn, pick):
-    artist_id = pick.val("SELECT artist_id FROM albums GROUP BY artist_id HAVING COUNT(DISTINCT album_type) >= 2 ORDER BY COUNT(*) DESC, artist_id LIMIT 1")
+    artist_id = pick.val(
+        "SELECT artist_id FROM albums GROUP BY artist_id HAVING COUNT(DISTINCT album_type) >= 2 ORDER BY COUNT(*) DESC, artist_id LIMIT 1"
+    )
     res = ok(call(pick.actor, "list_artist_albums", {"artist_id": artist_id}))
     assert {a["album_id"] for a in res["items"]} == set(col(music_conn, "SELECT id FROM albums WHERE artist_id = ?", artist_id))
     assert res["total"] == len(res["items"])
     assert non_increasing([a["release_date"] for a in res["items"]])
     kind = val(music_conn, "SELECT album_type FROM albums WHERE artist_id = ? ORDER BY id LIMIT 1", artist_id)
     res = ok(call(pick.actor, "list_artist_albums", {"artist_id": artist_id, "album_type": kind}))
-    assert {a["album_id"] for a in res["items"]} == set(col(music_conn, "SELECT id FROM albums WHERE artist_id = ? AND album_type = ?", artist_id, kind))
+    assert {a["album_id"] for a in res["items"]} == set(
+        col(music_conn, "SELECT id FROM albums WHERE artist_id = ? AND album_type = ?", artist_id, kind)
+    )
     assert all(a["album_type"] == kind for a in res["items"])
 
 
@@ -352,8 +445,11 @@ def test_search_albums(call, music_conn, pick):
     assert {a["album_id"] for a in items} == set(col(music_conn, "SELECT id FROM albums WHERE release_date BETWEEN ? AND ?", start, end))
     genre = pick.val("SELECT g.name FROM albums al JOIN genres g ON g.id = al.genre_id GROUP BY g.id ORDER BY COUNT(*) DESC LIMIT 1")
     res = ok(call(pick.actor, "search_albums", {"genre": genre, "album_type": "single", "sort_by": "oldest"}))
-    assert res["total"] == val(music_conn, "SELECT COUNT(*) FROM albums al JOIN genres g ON g.id = al.genre_id "
-                                           "WHERE g.name = ? AND al.album_type = 'single'", genre)
+    assert res["total"] == val(
+        music_conn,
+        "SELECT COUNT(*) FROM albums al JOIN genres g ON g.id = al.genre_id WHERE g.name = ? AND al.album_type = 'single'",
+        genre,
+    )
     assert all(a["genre"] == genre and a["album_type"] == "single" for a in res["items"])
     assert non_decreasing([a["release_date"] for a in res["items"]])
 
@@ -366,18 +462,27 @@ def test_search_albums_relevance_puts_exact_title_first(call, music_conn, pick):
         ORDER BY t LIMIT 1""")
     exact = set(col(music_conn, "SELECT id FROM albums WHERE title = ? COLLATE NOCASE", title))
     res = ok(call(pick.actor, "search_albums", {"query": title.lower()}))
-    assert {a["album_id"] for a in res["items"][:len(exact)]} == exact
-    rest = res["items"][len(exact):]
+    assert {a["album_id"] for a in res["items"][: len(exact)]} == exact
+    rest = res["items"][len(exact) :]
     assert rest and all(nocase(a["title"]) != nocase(title) for a in rest)
     assert non_increasing([a["release_date"] for a in rest])
 
 
-@pytest.mark.parametrize("tool, sql", [
-    ("search_songs", "SELECT COUNT(*) FROM songs s JOIN artists ar ON ar.id = s.artist_id WHERE instr(s.title, ?1) OR instr(ar.name, ?1)"),
-    ("search_artists", "SELECT COUNT(*) FROM artists WHERE instr(name, ?1)"),
-    ("search_albums", "SELECT COUNT(*) FROM albums al JOIN artists ar ON ar.id = al.artist_id WHERE instr(al.title, ?1) OR instr(ar.name, ?1)"),
-    ("search_playlists", "SELECT COUNT(*) FROM playlists WHERE (is_public = 1 OR owner_id = ?2) AND instr(name, ?1)"),
-])
+@pytest.mark.parametrize(
+    "tool, sql",
+    [
+        (
+            "search_songs",
+            "SELECT COUNT(*) FROM songs s JOIN artists ar ON ar.id = s.artist_id WHERE instr(s.title, ?1) OR instr(ar.name, ?1)",
+        ),
+        ("search_artists", "SELECT COUNT(*) FROM artists WHERE instr(name, ?1)"),
+        (
+            "search_albums",
+            "SELECT COUNT(*) FROM albums al JOIN artists ar ON ar.id = al.artist_id WHERE instr(al.title, ?1) OR instr(ar.name, ?1)",
+        ),
+        ("search_playlists", "SELECT COUNT(*) FROM playlists WHERE (is_public = 1 OR owner_id = ?2) AND instr(name, ?1)"),
+    ],
+)
 @pytest.mark.parametrize("query", ["%", "_", "a%", "\\", "100%_x"])
 def test_search_query_wildcards_are_literal(tool, sql, query, call, music_conn, pick):
     # % and _ in the search box are characters to find, not LIKE wildcards.
@@ -395,7 +500,7 @@ def test_search_songs_query_matches_substrings_exactly(call, music_conn, pick):
     for _ in range(40):
         text = rng.choice(rows)[rng.choice((1, 2))]
         start = rng.randrange(len(text))
-        query = text[start:start + rng.randint(2, 7)].strip()
+        query = text[start : start + rng.randint(2, 7)].strip()
         if not query:
             continue
         query = query.upper() if rng.random() < 0.3 else query
@@ -406,16 +511,24 @@ def test_search_songs_query_matches_substrings_exactly(call, music_conn, pick):
 
 
 def test_get_album(call, music_conn, pick):
-    album_id = pick.val("SELECT sv.album_id FROM saved_albums sv JOIN albums al ON al.id = sv.album_id WHERE sv.user_id = ? "
-                        "ORDER BY al.track_count DESC, al.id LIMIT 1", pick.actor)
+    album_id = pick.val(
+        "SELECT sv.album_id FROM saved_albums sv JOIN albums al ON al.id = sv.album_id WHERE sv.user_id = ? "
+        "ORDER BY al.track_count DESC, al.id LIMIT 1",
+        pick.actor,
+    )
     album = ok(call(pick.actor, "get_album", {"album_id": album_id}))
     title, artist, tracks, total = music_conn.execute(
         "SELECT al.title, ar.name, al.track_count, al.total_duration_sec FROM albums al JOIN artists ar ON ar.id = al.artist_id WHERE al.id = ?",
-        (album_id,)).fetchone()
+        (album_id,),
+    ).fetchone()
     assert (album["title"], album["artist"], album["track_count"], album["total_duration_sec"]) == (title, artist, tracks, total)
     assert album["saved_by_me"] is True
-    assert [t["song_id"] for t in album["tracks"]] == col(music_conn, "SELECT id FROM songs WHERE album_id = ? ORDER BY track_number", album_id)
-    assert [t["track_number"] for t in album["tracks"]] == col(music_conn, "SELECT track_number FROM songs WHERE album_id = ? ORDER BY track_number", album_id)
+    assert [t["song_id"] for t in album["tracks"]] == col(
+        music_conn, "SELECT id FROM songs WHERE album_id = ? ORDER BY track_number", album_id
+    )
+    assert [t["track_number"] for t in album["tracks"]] == col(
+        music_conn, "SELECT track_number FROM songs WHERE album_id = ? ORDER BY track_number", album_id
+    )
     assert len(album["tracks"]) == tracks
     assert all(t["album"] == title for t in album["tracks"])
     assert ok(call(pick.actor, "get_album", {"album_id": pick.unsaved_album()}))["saved_by_me"] is False
@@ -423,7 +536,9 @@ def test_get_album(call, music_conn, pick):
 
 def test_list_genres(call, music_conn, pick):
     items = all_pages(call, pick.actor, "list_genres", {}, "genre_id")
-    expected = music_conn.execute("SELECT g.id, g.name, p.name FROM genres g LEFT JOIN genres p ON p.id = g.parent_id ORDER BY g.id").fetchall()
+    expected = music_conn.execute(
+        "SELECT g.id, g.name, p.name FROM genres g LEFT JOIN genres p ON p.id = g.parent_id ORDER BY g.id"
+    ).fetchall()
     assert [(g["genre_id"], g["name"], g["parent_genre"]) for g in items] == expected
     assert any(g["parent_genre"] is not None for g in items)
 
@@ -431,7 +546,9 @@ def test_list_genres(call, music_conn, pick):
 @pytest.mark.parametrize("category", [None, "mood", "activity", "era", "sound"])
 def test_list_tags(category, call, music_conn, pick):
     items = all_pages(call, pick.actor, "list_tags", {"category": category}, "tag_id")
-    expected = music_conn.execute("SELECT id, name, category FROM tags WHERE ? IS NULL OR category = ? ORDER BY id", (category, category)).fetchall()
+    expected = music_conn.execute(
+        "SELECT id, name, category FROM tags WHERE ? IS NULL OR category = ? ORDER BY id", (category, category)
+    ).fetchall()
     assert expected and [(t["tag_id"], t["name"], t["category"]) for t in items] == expected
 
 
@@ -453,8 +570,11 @@ def test_search_playlists_shows_public_and_own_private_only(call, music_conn, pi
     assert non_increasing([p["song_count"] for p in items])
     word = pick.val("SELECT name FROM playlists WHERE is_public = 1 ORDER BY id LIMIT 1").split()[0]
     res = ok(call(pick.actor, "search_playlists", {"query": word.upper()}))
-    assert res["total"] == val(music_conn, "SELECT COUNT(*) FROM playlists WHERE (is_public = 1 OR owner_id = ?) AND name LIKE ?",
-                               pick.actor, f"%{word}%") >= 1
+    assert (
+        res["total"]
+        == val(music_conn, "SELECT COUNT(*) FROM playlists WHERE (is_public = 1 OR owner_id = ?) AND name LIKE ?", pick.actor, f"%{word}%")
+        >= 1
+    )
 
 
 def test_get_playlist_own_private_and_foreign_public(call, music_conn, pick):
@@ -462,10 +582,16 @@ def test_get_playlist_own_private_and_foreign_public(call, music_conn, pick):
         res = ok(call(actor, "get_playlist", {"playlist_id": playlist_id}))
         name, owner, count, duration = music_conn.execute(
             "SELECT p.name, u.username, p.song_count, p.total_duration_sec FROM playlists p JOIN users u ON u.id = p.owner_id WHERE p.id = ?",
-            (playlist_id,)).fetchone()
+            (playlist_id,),
+        ).fetchone()
         summary = res["playlist"]
-        assert (summary["playlist_id"], summary["name"], summary["owner"], summary["song_count"], summary["total_duration_sec"]) == \
-            (playlist_id, name, owner, count, duration)
+        assert (summary["playlist_id"], summary["name"], summary["owner"], summary["song_count"], summary["total_duration_sec"]) == (
+            playlist_id,
+            name,
+            owner,
+            count,
+            duration,
+        )
         first = col(music_conn, "SELECT song_id FROM playlist_songs WHERE playlist_id = ? ORDER BY position LIMIT 20", playlist_id)
         assert [s["song_id"] for s in res["songs"]["items"]] == first
         assert res["songs"]["total"] == count
@@ -479,7 +605,9 @@ def test_list_favourite_songs(call, music_conn, pick):
     assert res["total"] == val(music_conn, "SELECT COUNT(*) FROM favourite_songs WHERE user_id = ?", pick.actor)
     assert non_increasing([s["favourited_at"] for s in res["items"]])
     for s in res["items"]:
-        assert s["favourited_at"] == val(music_conn, "SELECT favourited_at FROM favourite_songs WHERE user_id = ? AND song_id = ?", pick.actor, s["song_id"])
+        assert s["favourited_at"] == val(
+            music_conn, "SELECT favourited_at FROM favourite_songs WHERE user_id = ? AND song_id = ?", pick.actor, s["song_id"]
+        )
     oldest = ok(call(pick.actor, "list_favourite_songs", {"sort_by": "oldest"}))["items"]
     assert non_decreasing([s["favourited_at"] for s in oldest])
     by_artist = ok(call(pick.actor, "list_favourite_songs", {"sort_by": "artist"}))["items"]
@@ -502,27 +630,39 @@ def test_get_listening_history_date_range_includes_the_end_day(call, music_conn,
     # A day on which some listener played songs in the afternoon: the whole day must count.
     actor, day = music_conn.execute(
         "SELECT user_id, substr(played_at, 1, 10) FROM listening_history WHERE substr(played_at, 12) > '12:00:00' "
-        "GROUP BY 1, 2 ORDER BY COUNT(*) DESC, 1, 2 LIMIT 1").fetchone()
+        "GROUP BY 1, 2 ORDER BY COUNT(*) DESC, 1, 2 LIMIT 1"
+    ).fetchone()
     on_day = set(col(music_conn, "SELECT id FROM listening_history WHERE user_id = ? AND substr(played_at, 1, 10) = ?", actor, day))
     res = ok(call(actor, "get_listening_history", {"start_date": day, "end_date": day}))
     assert {p["play_id"] for p in res["items"]} == on_day and res["total"] == len(on_day)
     # end_date alone: every play up to and including that day.
     upto = ok(call(actor, "get_listening_history", {"end_date": day}))
-    assert upto["total"] == val(music_conn, "SELECT COUNT(*) FROM listening_history WHERE user_id = ? AND substr(played_at, 1, 10) <= ?", actor, day)
+    assert upto["total"] == val(
+        music_conn, "SELECT COUNT(*) FROM listening_history WHERE user_id = ? AND substr(played_at, 1, 10) <= ?", actor, day
+    )
     # start_date alone: every play from that day on.
     after = ok(call(actor, "get_listening_history", {"start_date": day}))
-    assert after["total"] == val(music_conn, "SELECT COUNT(*) FROM listening_history WHERE user_id = ? AND substr(played_at, 1, 10) >= ?", actor, day)
-    assert upto["total"] + after["total"] - len(on_day) == val(music_conn, "SELECT COUNT(*) FROM listening_history WHERE user_id = ?", actor)
+    assert after["total"] == val(
+        music_conn, "SELECT COUNT(*) FROM listening_history WHERE user_id = ? AND substr(played_at, 1, 10) >= ?", actor, day
+    )
+    assert upto["total"] + after["total"] - len(on_day) == val(
+        music_conn, "SELECT COUNT(*) FROM listening_history WHERE user_id = ?", actor
+    )
 
 
 def test_get_listening_history_content_and_song_filter(call, music_conn, pick):
     items = all_pages(call, pick.actor, "get_listening_history", {}, "play_id")
     assert [(p["played_at"], p["play_id"]) for p in items] == sorted(((p["played_at"], p["play_id"]) for p in items), reverse=True)
     for p in items[:5]:
-        row = music_conn.execute("SELECT h.song_id, s.title, h.seconds_played, h.source, h.device FROM listening_history h "
-                                 "JOIN songs s ON s.id = h.song_id WHERE h.id = ? AND h.user_id = ?", (p["play_id"], pick.actor)).fetchone()
+        row = music_conn.execute(
+            "SELECT h.song_id, s.title, h.seconds_played, h.source, h.device FROM listening_history h "
+            "JOIN songs s ON s.id = h.song_id WHERE h.id = ? AND h.user_id = ?",
+            (p["play_id"], pick.actor),
+        ).fetchone()
         assert row == (p["song_id"], p["title"], p["seconds_played"], p["source"], p["device"])
-    song_id = pick.val("SELECT song_id FROM listening_history WHERE user_id = ? GROUP BY song_id ORDER BY COUNT(*) DESC, song_id LIMIT 1", pick.actor)
+    song_id = pick.val(
+        "SELECT song_id FROM listening_history WHERE user_id = ? GROUP BY song_id ORDER BY COUNT(*) DESC, song_id LIMIT 1", pick.actor
+    )
     res = ok(call(pick.actor, "get_listening_history", {"song_id": song_id}))
     assert res["total"] == val(music_conn, "SELECT COUNT(*) FROM listening_history WHERE user_id = ? AND song_id = ?", pick.actor, song_id)
     assert all(p["song_id"] == song_id for p in res["items"])
@@ -530,15 +670,23 @@ def test_get_listening_history_content_and_song_filter(call, music_conn, pick):
 
 def test_list_song_comments(call, music_conn, pick):
     # A song with a reply and a comment the actor liked.
-    song_id = pick.val("""SELECT c.song_id FROM comments c JOIN comment_likes l ON l.comment_id = c.id AND l.user_id = ?
+    song_id = pick.val(
+        """SELECT c.song_id FROM comments c JOIN comment_likes l ON l.comment_id = c.id AND l.user_id = ?
                           WHERE EXISTS (SELECT 1 FROM comments r WHERE r.song_id = c.song_id AND r.parent_id IS NOT NULL)
-                          ORDER BY c.song_id LIMIT 1""", pick.actor)
+                          ORDER BY c.song_id LIMIT 1""",
+        pick.actor,
+    )
     res = ok(call(pick.actor, "list_song_comments", {"song_id": song_id, "sort_by": "oldest"}))
-    rows = music_conn.execute("SELECT id, user_id, parent_id, content, like_count, "
-                              "EXISTS (SELECT 1 FROM comment_likes WHERE comment_id = c.id AND user_id = ?) FROM comments c WHERE song_id = ?",
-                              (pick.actor, song_id)).fetchall()
+    rows = music_conn.execute(
+        "SELECT id, user_id, parent_id, content, like_count, "
+        "EXISTS (SELECT 1 FROM comment_likes WHERE comment_id = c.id AND user_id = ?) FROM comments c WHERE song_id = ?",
+        (pick.actor, song_id),
+    ).fetchall()
     assert res["total"] == len(rows)
-    got = {(c["comment_id"], c["user_id"], c["reply_to_comment_id"], c["content"], c["like_count"], int(c["liked_by_me"])) for c in res["items"]}
+    got = {
+        (c["comment_id"], c["user_id"], c["reply_to_comment_id"], c["content"], c["like_count"], int(c["liked_by_me"]))
+        for c in res["items"]
+    }
     assert got == set(rows)
     assert any(c["liked_by_me"] for c in res["items"]) and any(c["reply_to_comment_id"] for c in res["items"])
     assert non_decreasing([c["created_at"] for c in res["items"]])
@@ -561,27 +709,40 @@ def test_list_my_comments(call, music_conn, pick):
 PAGED_LISTINGS = {
     "search_songs(genre)": (
         "search_songs",
-        lambda p: {"genre": p.val("SELECT g.name FROM genres g JOIN songs s ON s.genre_id = g.id GROUP BY g.id ORDER BY COUNT(*) DESC LIMIT 1"),
-                    "sort_by": "title"},
-        lambda v: v, "song_id",
+        lambda p: {
+            "genre": p.val("SELECT g.name FROM genres g JOIN songs s ON s.genre_id = g.id GROUP BY g.id ORDER BY COUNT(*) DESC LIMIT 1"),
+            "sort_by": "title",
+        },
+        lambda v: v,
+        "song_id",
         lambda p, a: col(p.conn, "SELECT s.id FROM songs s JOIN genres g ON g.id = s.genre_id WHERE g.name = ?", a["genre"]),
     ),
     "get_playlist": (
         "get_playlist",
         lambda p: {"playlist_id": p.own_playlist(min_songs=21)},
-        lambda v: v["songs"], "song_id",
+        lambda v: v["songs"],
+        "song_id",
         lambda p, a: col(p.conn, "SELECT song_id FROM playlist_songs WHERE playlist_id = ? ORDER BY position", a["playlist_id"]),
     ),
     "list_favourite_songs": (
-        "list_favourite_songs", lambda p: {}, lambda v: v, "song_id",
+        "list_favourite_songs",
+        lambda p: {},
+        lambda v: v,
+        "song_id",
         lambda p, a: col(p.conn, "SELECT song_id FROM favourite_songs WHERE user_id = ?", p.actor),
     ),
     "get_listening_history": (
-        "get_listening_history", lambda p: {}, lambda v: v, "play_id",
+        "get_listening_history",
+        lambda p: {},
+        lambda v: v,
+        "play_id",
         lambda p, a: col(p.conn, "SELECT id FROM listening_history WHERE user_id = ?", p.actor),
     ),
     "list_my_comments": (
-        "list_my_comments", lambda p: {}, lambda v: v, "comment_id",
+        "list_my_comments",
+        lambda p: {},
+        lambda v: v,
+        "comment_id",
         lambda p, a: col(p.conn, "SELECT id FROM comments WHERE user_id = ?", p.actor),
     ),
 }
@@ -634,16 +795,24 @@ def playlist_songs(conn, playlist_id):
 def assert_playlist_consistent(conn, playlist_id, now):
     rows = playlist_songs(conn, playlist_id)
     assert [pos for _, pos in rows] == list(range(1, len(rows) + 1)), "positions are not 1..n"
-    duration = val(conn, "SELECT COALESCE(SUM(s.duration_sec), 0) FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ?", playlist_id)
+    duration = val(
+        conn,
+        "SELECT COALESCE(SUM(s.duration_sec), 0) FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ?",
+        playlist_id,
+    )
     assert playlist_state(conn, playlist_id) == (len(rows), duration, now)
 
 
 def test_create_playlist_then_add_songs_to_it(call, music, music_conn, pick):
     before = val(music_conn, "SELECT COUNT(*) FROM playlists")
-    created = ok(call(pick.actor, "create_playlist", {"name": "  Road Trip 2026  ", "description": " songs for the car ", "is_public": False}))
+    created = ok(
+        call(pick.actor, "create_playlist", {"name": "  Road Trip 2026  ", "description": " songs for the car ", "is_public": False})
+    )
     assert val(music_conn, "SELECT COUNT(*) FROM playlists") == before + 1
-    row = music_conn.execute("SELECT owner_id, name, description, is_public, created_at, updated_at, song_count, total_duration_sec "
-                             "FROM playlists WHERE id = ?", (created["playlist_id"],)).fetchone()
+    row = music_conn.execute(
+        "SELECT owner_id, name, description, is_public, created_at, updated_at, song_count, total_duration_sec FROM playlists WHERE id = ?",
+        (created["playlist_id"],),
+    ).fetchone()
     assert row == (pick.actor, "Road Trip 2026", "songs for the car", 0, music.now, music.now, 0, 0)
     assert (created["name"], created["is_public"], created["owner_id"], created["song_count"]) == ("Road Trip 2026", False, pick.actor, 0)
     # Defaults: public, empty description.
@@ -663,9 +832,17 @@ def test_update_playlist(call, music, music_conn, pick):
     playlist_id = pick.own_playlist()
     old = music_conn.execute("SELECT created_at, song_count, total_duration_sec FROM playlists WHERE id = ?", (playlist_id,)).fetchone()
     others = music_conn.execute("SELECT * FROM playlists WHERE id != ? ORDER BY id", (playlist_id,)).fetchall()
-    res = ok(call(pick.actor, "update_playlist", {"playlist_id": playlist_id, "name": " Renamed by test ", "description": "new words", "is_public": False}))
-    row = music_conn.execute("SELECT name, description, is_public, updated_at, created_at, song_count, total_duration_sec "
-                             "FROM playlists WHERE id = ?", (playlist_id,)).fetchone()
+    res = ok(
+        call(
+            pick.actor,
+            "update_playlist",
+            {"playlist_id": playlist_id, "name": " Renamed by test ", "description": "new words", "is_public": False},
+        )
+    )
+    row = music_conn.execute(
+        "SELECT name, description, is_public, updated_at, created_at, song_count, total_duration_sec FROM playlists WHERE id = ?",
+        (playlist_id,),
+    ).fetchone()
     assert row[:4] == ("Renamed by test", "new words", 0, music.now)
     assert row[4:] == old  # created_at and the song aggregates are untouched
     assert (res["playlist_id"], res["name"], res["description"], res["is_public"]) == (playlist_id, "Renamed by test", "new words", False)
@@ -673,17 +850,29 @@ def test_update_playlist(call, music, music_conn, pick):
     assert music_conn.execute("SELECT * FROM playlists WHERE id != ? ORDER BY id", (playlist_id,)).fetchall() == others
     # Only one field: the others stay.
     ok(call(pick.actor, "update_playlist", {"playlist_id": playlist_id, "is_public": True}))
-    assert music_conn.execute("SELECT name, description, is_public FROM playlists WHERE id = ?", (playlist_id,)).fetchone() == \
-        ("Renamed by test", "new words", 1)
+    assert music_conn.execute("SELECT name, description, is_public FROM playlists WHERE id = ?", (playlist_id,)).fetchone() == (
+        "Renamed by test",
+        "new words",
+        1,
+    )
 
 
 def test_update_playlist_without_a_real_change_keeps_updated_at(call, music_conn, pick):
     playlist_id = pick.own_playlist()
-    name, description, public, updated = music_conn.execute("SELECT name, description, is_public, updated_at FROM playlists WHERE id = ?",
-                                                            (playlist_id,)).fetchone()
-    ok(call(pick.actor, "update_playlist", {"playlist_id": playlist_id, "name": name, "description": description, "is_public": bool(public)}))
-    assert music_conn.execute("SELECT name, description, is_public, updated_at FROM playlists WHERE id = ?", (playlist_id,)).fetchone() == \
-        (name, description, public, updated)
+    name, description, public, updated = music_conn.execute(
+        "SELECT name, description, is_public, updated_at FROM playlists WHERE id = ?", (playlist_id,)
+    ).fetchone()
+    ok(
+        call(
+            pick.actor, "update_playlist", {"playlist_id": playlist_id, "name": name, "description": description, "is_public": bool(public)}
+        )
+    )
+    assert music_conn.execute("SELECT name, description, is_public, updated_at FROM playlists WHERE id = ?", (playlist_id,)).fetchone() == (
+        name,
+        description,
+        public,
+        updated,
+    )
 
 
 def test_delete_playlist_removes_it_and_its_songs(call, music_conn, pick):
@@ -708,8 +897,14 @@ def test_add_song_to_playlist(call, music, music_conn, pick):
     song_id = pick.song_not_in(playlist_id, status="vip_only")
     song_len, title = music_conn.execute("SELECT duration_sec, title FROM songs WHERE id = ?", (song_id,)).fetchone()
     res = ok(call(pick.actor, "add_song_to_playlist", {"playlist_id": playlist_id, "song_id": song_id}))
-    assert res == {"playlist_id": playlist_id, "playlist": pick.playlist_name(playlist_id), "song_id": song_id, "title": title,
-                   "position": count + 1, "song_count": count + 1}
+    assert res == {
+        "playlist_id": playlist_id,
+        "playlist": pick.playlist_name(playlist_id),
+        "song_id": song_id,
+        "title": title,
+        "position": count + 1,
+        "song_count": count + 1,
+    }
     assert playlist_songs(music_conn, playlist_id) == before + [(song_id, count + 1)]
     assert val(music_conn, "SELECT added_at FROM playlist_songs WHERE playlist_id = ? AND song_id = ?", playlist_id, song_id) == music.now
     assert playlist_state(music_conn, playlist_id) == (count + 1, duration + song_len, music.now)
@@ -723,7 +918,12 @@ def test_remove_song_from_playlist_keeps_positions_contiguous(call, music, music
     song_id = before[1][0]  # the second song: songs after it must move up
     song_len = val(music_conn, "SELECT duration_sec FROM songs WHERE id = ?", song_id)
     res = ok(call(pick.actor, "remove_song_from_playlist", {"playlist_id": playlist_id, "song_id": song_id}))
-    assert res == {"playlist_id": playlist_id, "playlist": pick.playlist_name(playlist_id), "removed_song_id": song_id, "song_count": count - 1}
+    assert res == {
+        "playlist_id": playlist_id,
+        "playlist": pick.playlist_name(playlist_id),
+        "removed_song_id": song_id,
+        "song_count": count - 1,
+    }
     after = playlist_songs(music_conn, playlist_id)
     assert [s for s, _ in after] == [s for s, _ in before if s != song_id]
     assert [pos for _, pos in after] == list(range(1, count))
@@ -768,8 +968,10 @@ def test_favourite_and_unfavourite_song(call, music, music_conn, pick):
 
 def test_unfavourite_an_expired_song_is_allowed(call, music_conn, pick):
     # Expired songs cannot be favourited, but a favourite made before the licence expired can be removed.
-    row = music_conn.execute("SELECT f.user_id, f.song_id, s.favourite_count FROM favourite_songs f JOIN songs s ON s.id = f.song_id "
-                             "WHERE s.copyright_status = 'expired' ORDER BY 1, 2 LIMIT 1").fetchone()
+    row = music_conn.execute(
+        "SELECT f.user_id, f.song_id, s.favourite_count FROM favourite_songs f JOIN songs s ON s.id = f.song_id "
+        "WHERE s.copyright_status = 'expired' ORDER BY 1, 2 LIMIT 1"
+    ).fetchone()
     if row is None:
         pytest.skip("no favourite of an expired song in this world")
     user, song_id, count = row
@@ -782,7 +984,9 @@ def test_follow_and_unfollow_artist(call, music, music_conn, pick):
     artist_id = pick.unfollowed_artist()
     name, followers = music_conn.execute("SELECT name, follower_count FROM artists WHERE id = ?", (artist_id,)).fetchone()
     assert ok(call(pick.actor, "follow_artist", {"artist_id": artist_id})) == {"artist_id": artist_id, "name": name, "following": True}
-    assert val(music_conn, "SELECT followed_at FROM followed_artists WHERE user_id = ? AND artist_id = ?", pick.actor, artist_id) == music.now
+    assert (
+        val(music_conn, "SELECT followed_at FROM followed_artists WHERE user_id = ? AND artist_id = ?", pick.actor, artist_id) == music.now
+    )
     assert val(music_conn, "SELECT follower_count FROM artists WHERE id = ?", artist_id) == followers + 1
     assert ok(call(pick.actor, "list_followed_artists", {}))["items"][0]["artist_id"] == artist_id
     assert ok(call(pick.actor, "get_artist", {"artist_id": artist_id}))["followed_by_me"] is True
@@ -811,16 +1015,18 @@ def test_post_comment_and_reply(call, music, music_conn, pick):
     total = val(music_conn, "SELECT COUNT(*) FROM comments")
     top = ok(call(pick.actor, "post_comment", {"song_id": song_id, "content": "  What a chorus!  "}))
     assert val(music_conn, "SELECT COUNT(*) FROM comments") == total + 1
-    row = music_conn.execute("SELECT song_id, user_id, parent_id, content, created_at, like_count FROM comments WHERE id = ?",
-                             (top["comment_id"],)).fetchone()
+    row = music_conn.execute(
+        "SELECT song_id, user_id, parent_id, content, created_at, like_count FROM comments WHERE id = ?", (top["comment_id"],)
+    ).fetchone()
     assert row == (song_id, pick.actor, None, "What a chorus!", music.now, 0)
     assert (top["song_id"], top["content"], top["reply_to_comment_id"], top["liked_by_me"]) == (song_id, "What a chorus!", None, False)
     assert top["song"] == val(music_conn, "SELECT title FROM songs WHERE id = ?", song_id)
     # Someone else replies; a 500-character comment is fine.
     other = pick.val("SELECT id FROM users WHERE id != ? ORDER BY id LIMIT 1", pick.actor)
     reply = ok(call(other, "post_comment", {"song_id": song_id, "content": "x" * 500, "reply_to_comment_id": top["comment_id"]}))
-    assert music_conn.execute("SELECT user_id, parent_id, length(content) FROM comments WHERE id = ?", (reply["comment_id"],)).fetchone() == \
-        (other, top["comment_id"], 500)
+    assert music_conn.execute(
+        "SELECT user_id, parent_id, length(content) FROM comments WHERE id = ?", (reply["comment_id"],)
+    ).fetchone() == (other, top["comment_id"], 500)
     listed = ok(call(pick.actor, "list_song_comments", {"song_id": song_id}))
     assert {top["comment_id"], reply["comment_id"]} <= {c["comment_id"] for c in listed["items"]}
     assert top["comment_id"] in {c["comment_id"] for c in ok(call(pick.actor, "list_my_comments", {}))["items"]}
@@ -835,7 +1041,9 @@ def test_like_comment(call, music, music_conn, pick):
     assert val(music_conn, "SELECT like_count FROM comments WHERE id = ?", comment_id) == likes + 1
     assert val(music_conn, "SELECT COUNT(*) FROM comment_likes WHERE comment_id = ?", comment_id) == likes + 1
     song_id = val(music_conn, "SELECT song_id FROM comments WHERE id = ?", comment_id)
-    mine = [c for c in all_pages(call, pick.actor, "list_song_comments", {"song_id": song_id}, "comment_id") if c["comment_id"] == comment_id]
+    mine = [
+        c for c in all_pages(call, pick.actor, "list_song_comments", {"song_id": song_id}, "comment_id") if c["comment_id"] == comment_id
+    ]
     assert mine[0]["liked_by_me"] is True and mine[0]["like_count"] == likes + 1
 
 
@@ -929,12 +1137,31 @@ ERROR_CASES: dict[str, tuple[Callable[[Pick], tuple[str, Any]], str, str | None]
     "list_song_comments unknown": (lambda p: ("list_song_comments", {"song_id": p.missing("songs")}), "not_found", None),
     "update_playlist unknown": (lambda p: ("update_playlist", {"playlist_id": p.missing("playlists"), "name": "X"}), "not_found", None),
     "delete_playlist unknown": (lambda p: ("delete_playlist", {"playlist_id": p.missing("playlists")}), "not_found", None),
-    "add_song unknown playlist": (lambda p: ("add_song_to_playlist", {"playlist_id": p.missing("playlists"), "song_id": p.song()}), "not_found", None),
-    "add_song unknown song": (lambda p: ("add_song_to_playlist", {"playlist_id": p.own_playlist(), "song_id": p.missing("songs")}), "not_found", None),
-    "remove_song unknown playlist": (lambda p: ("remove_song_from_playlist", {"playlist_id": p.missing("playlists"), "song_id": p.song()}), "not_found", None),
-    "remove_song not in playlist": (lambda p: ("remove_song_from_playlist", {"playlist_id": p.own_playlist(),
-                                                                             "song_id": p.song_not_in(p.own_playlist())}), "not_found", None),
-    "remove_song unknown song": (lambda p: ("remove_song_from_playlist", {"playlist_id": p.own_playlist(), "song_id": p.missing("songs")}), "not_found", None),
+    "add_song unknown playlist": (
+        lambda p: ("add_song_to_playlist", {"playlist_id": p.missing("playlists"), "song_id": p.song()}),
+        "not_found",
+        None,
+    ),
+    "add_song unknown song": (
+        lambda p: ("add_song_to_playlist", {"playlist_id": p.own_playlist(), "song_id": p.missing("songs")}),
+        "not_found",
+        None,
+    ),
+    "remove_song unknown playlist": (
+        lambda p: ("remove_song_from_playlist", {"playlist_id": p.missing("playlists"), "song_id": p.song()}),
+        "not_found",
+        None,
+    ),
+    "remove_song not in playlist": (
+        lambda p: ("remove_song_from_playlist", {"playlist_id": p.own_playlist(), "song_id": p.song_not_in(p.own_playlist())}),
+        "not_found",
+        None,
+    ),
+    "remove_song unknown song": (
+        lambda p: ("remove_song_from_playlist", {"playlist_id": p.own_playlist(), "song_id": p.missing("songs")}),
+        "not_found",
+        None,
+    ),
     "favourite unknown": (lambda p: ("favourite_song", {"song_id": p.missing("songs")}), "not_found", None),
     "unfavourite unknown": (lambda p: ("unfavourite_song", {"song_id": p.missing("songs")}), "not_found", None),
     "follow unknown": (lambda p: ("follow_artist", {"artist_id": p.missing("artists")}), "not_found", None),
@@ -942,26 +1169,51 @@ ERROR_CASES: dict[str, tuple[Callable[[Pick], tuple[str, Any]], str, str | None]
     "save unknown": (lambda p: ("save_album", {"album_id": p.missing("albums")}), "not_found", None),
     "unsave unknown": (lambda p: ("unsave_album", {"album_id": p.missing("albums")}), "not_found", None),
     "post_comment unknown song": (lambda p: ("post_comment", {"song_id": p.missing("songs"), "content": "hi"}), "not_found", None),
-    "reply to unknown comment": (lambda p: ("post_comment", {"song_id": p.song(), "content": "hi",
-                                                             "reply_to_comment_id": p.missing("comments")}), "not_found", None),
+    "reply to unknown comment": (
+        lambda p: ("post_comment", {"song_id": p.song(), "content": "hi", "reply_to_comment_id": p.missing("comments")}),
+        "not_found",
+        None,
+    ),
     "delete_comment unknown": (lambda p: ("delete_comment", {"comment_id": p.missing("comments")}), "not_found", None),
     "like_comment unknown": (lambda p: ("like_comment", {"comment_id": p.missing("comments")}), "not_found", None),
     "negative id": (lambda p: ("get_album", {"album_id": -1}), "not_found", None),
     # -- forbidden
-    "rename another's playlist": (lambda p: ("update_playlist", {"playlist_id": p.foreign_playlist(), "name": "Mine now"}), "forbidden", None),
+    "rename another's playlist": (
+        lambda p: ("update_playlist", {"playlist_id": p.foreign_playlist(), "name": "Mine now"}),
+        "forbidden",
+        None,
+    ),
     "delete another's playlist": (lambda p: ("delete_playlist", {"playlist_id": p.foreign_playlist()}), "forbidden", None),
-    "add to another's playlist": (lambda p: ("add_song_to_playlist", {"playlist_id": p.foreign_playlist(public=True),
-                                                                      "song_id": p.song_not_in(p.foreign_playlist(public=True))}), "forbidden", None),
-    "remove from another's playlist": (lambda p: ("remove_song_from_playlist", {"playlist_id": p.foreign_playlist(min_songs=1),
-                                                                                "song_id": p.song_in(p.foreign_playlist(min_songs=1))}), "forbidden", None),
+    "add to another's playlist": (
+        lambda p: (
+            "add_song_to_playlist",
+            {"playlist_id": p.foreign_playlist(public=True), "song_id": p.song_not_in(p.foreign_playlist(public=True))},
+        ),
+        "forbidden",
+        None,
+    ),
+    "remove from another's playlist": (
+        lambda p: (
+            "remove_song_from_playlist",
+            {"playlist_id": p.foreign_playlist(min_songs=1), "song_id": p.song_in(p.foreign_playlist(min_songs=1))},
+        ),
+        "forbidden",
+        None,
+    ),
     "view another's private playlist": (lambda p: ("get_playlist", {"playlist_id": p.foreign_playlist(public=False)}), "forbidden", None),
     "delete another's comment": (lambda p: ("delete_comment", {"comment_id": p.foreign_comment()}), "forbidden", None),
-    "add expired song": (lambda p: ("add_song_to_playlist", {"playlist_id": p.own_playlist(),
-                                                             "song_id": p.song_not_in(p.own_playlist(), status="expired")}), "forbidden", "expired"),
+    "add expired song": (
+        lambda p: ("add_song_to_playlist", {"playlist_id": p.own_playlist(), "song_id": p.song_not_in(p.own_playlist(), status="expired")}),
+        "forbidden",
+        "expired",
+    ),
     "favourite expired song": (lambda p: ("favourite_song", {"song_id": p.non_fav_song(status="expired")}), "forbidden", "expired"),
     # -- conflicts
-    "add song twice": (lambda p: ("add_song_to_playlist", {"playlist_id": p.own_playlist(min_songs=1),
-                                                           "song_id": p.song_in(p.own_playlist(min_songs=1))}), "conflict", None),
+    "add song twice": (
+        lambda p: ("add_song_to_playlist", {"playlist_id": p.own_playlist(min_songs=1), "song_id": p.song_in(p.own_playlist(min_songs=1))}),
+        "conflict",
+        None,
+    ),
     "favourite twice": (lambda p: ("favourite_song", {"song_id": p.fav_song()}), "conflict", None),
     "follow twice": (lambda p: ("follow_artist", {"artist_id": p.followed_artist()}), "conflict", None),
     "save twice": (lambda p: ("save_album", {"album_id": p.saved_album()}), "conflict", None),
@@ -970,17 +1222,37 @@ ERROR_CASES: dict[str, tuple[Callable[[Pick], tuple[str, Any]], str, str | None]
     "unfollow not followed": (lambda p: ("unfollow_artist", {"artist_id": p.unfollowed_artist()}), "conflict", None),
     "unsave not saved": (lambda p: ("unsave_album", {"album_id": p.unsaved_album()}), "conflict", None),
     "create duplicate name": (lambda p: ("create_playlist", {"name": f"  {p.playlist_name(p.own_playlist())} "}), "conflict", None),
-    "rename to a taken name": (lambda p: ("update_playlist", {
-        "playlist_id": p.val("SELECT MAX(id) FROM playlists WHERE owner_id = ?", p.actor),
-        "name": p.val("SELECT name FROM playlists WHERE owner_id = ? ORDER BY id LIMIT 1", p.actor)}), "conflict", None),
+    "rename to a taken name": (
+        lambda p: (
+            "update_playlist",
+            {
+                "playlist_id": p.val("SELECT MAX(id) FROM playlists WHERE owner_id = ?", p.actor),
+                "name": p.val("SELECT name FROM playlists WHERE owner_id = ? ORDER BY id LIMIT 1", p.actor),
+            },
+        ),
+        "conflict",
+        None,
+    ),
     # -- invalid values
     "bad month": (lambda p: ("search_songs", {"released_after": "2024-13-01"}), "invalid_value", "released_after"),
     "not a date": (lambda p: ("search_songs", {"released_before": "yesterday"}), "invalid_value", "released_before"),
     "february 30": (lambda p: ("search_albums", {"released_after": "2024-02-30"}), "invalid_value", "released_after"),
     "datetime for date": (lambda p: ("get_listening_history", {"end_date": "2024-05-01 10:00:00"}), "invalid_value", "end_date"),
-    "songs start after end": (lambda p: ("search_songs", {"released_after": "2024-06-01", "released_before": "2024-05-31"}), "invalid_value", None),
-    "albums start after end": (lambda p: ("search_albums", {"released_after": "2024-06-01", "released_before": "2024-05-31"}), "invalid_value", None),
-    "history start after end": (lambda p: ("get_listening_history", {"start_date": "2026-10-02", "end_date": "2026-10-01"}), "invalid_value", None),
+    "songs start after end": (
+        lambda p: ("search_songs", {"released_after": "2024-06-01", "released_before": "2024-05-31"}),
+        "invalid_value",
+        None,
+    ),
+    "albums start after end": (
+        lambda p: ("search_albums", {"released_after": "2024-06-01", "released_before": "2024-05-31"}),
+        "invalid_value",
+        None,
+    ),
+    "history start after end": (
+        lambda p: ("get_listening_history", {"start_date": "2026-10-02", "end_date": "2026-10-01"}),
+        "invalid_value",
+        None,
+    ),
     "history bad start": (lambda p: ("get_listening_history", {"start_date": "01/10/2026"}), "invalid_value", "start_date"),
     "unknown genre": (lambda p: ("search_songs", {"genre": "Polka"}), "invalid_value", "list_genres"),
     "unknown tag": (lambda p: ("search_songs", {"tag": "no-such-tag"}), "invalid_value", "list_tags"),
@@ -993,13 +1265,25 @@ ERROR_CASES: dict[str, tuple[Callable[[Pick], tuple[str, Any]], str, str | None]
     "rename to empty": (lambda p: ("update_playlist", {"playlist_id": p.own_playlist(), "name": " "}), "invalid_value", None),
     "comment over 500": (lambda p: ("post_comment", {"song_id": p.song(), "content": "x" * 501}), "invalid_value", "500"),
     "empty comment": (lambda p: ("post_comment", {"song_id": p.song(), "content": "   "}), "invalid_value", None),
-    "reply on another song": (lambda p: ("post_comment", {
-        "song_id": p.val("SELECT id FROM songs WHERE id != (SELECT song_id FROM comments ORDER BY id LIMIT 1) ORDER BY id LIMIT 1"),
-        "content": "hi", "reply_to_comment_id": p.val("SELECT id FROM comments ORDER BY id LIMIT 1")}), "invalid_value", "another song"),
+    "reply on another song": (
+        lambda p: (
+            "post_comment",
+            {
+                "song_id": p.val("SELECT id FROM songs WHERE id != (SELECT song_id FROM comments ORDER BY id LIMIT 1) ORDER BY id LIMIT 1"),
+                "content": "hi",
+                "reply_to_comment_id": p.val("SELECT id FROM comments ORDER BY id LIMIT 1"),
+            },
+        ),
+        "invalid_value",
+        "another song",
+    ),
     # update_playlist with nothing to change is refused as an arguments problem.
     "update with no fields": (lambda p: ("update_playlist", {"playlist_id": p.own_playlist()}), "invalid_arguments", "at least one"),
-    "update with only nulls": (lambda p: ("update_playlist", {"playlist_id": p.own_playlist(), "name": None, "is_public": None}),
-                               "invalid_arguments", "at least one"),
+    "update with only nulls": (
+        lambda p: ("update_playlist", {"playlist_id": p.own_playlist(), "name": None, "is_public": None}),
+        "invalid_arguments",
+        "at least one",
+    ),
 }
 
 
@@ -1013,9 +1297,14 @@ def test_error_result_and_nothing_changed(case, call, pick, unchanged):
     unchanged()
 
 
-@pytest.mark.parametrize("name, suggestion", [
-    ("search_song", "search_songs"), ("delete_playlists", "delete_playlist"), ("get_user_profile", "get_my_profile"),
-])
+@pytest.mark.parametrize(
+    "name, suggestion",
+    [
+        ("search_song", "search_songs"),
+        ("delete_playlists", "delete_playlist"),
+        ("get_user_profile", "get_my_profile"),
+    ],
+)
 def test_unknown_tool_suggests_a_close_name(name, suggestion, call, pick, unchanged):
     message = err(call(pick.actor, name, {}), "unknown_tool")
     assert name in message and "Did you mean: " in message and suggestion in message
@@ -1050,16 +1339,24 @@ def test_failed_write_after_successful_writes_keeps_only_the_successes(call, mus
 # tool -> (trigger event and table, builder(pick) -> (actor, args))
 MIDWAY_FAILURES: dict[str, tuple[str, Callable[[Pick], tuple[int, dict[str, Any]]]]] = {
     "add_song_to_playlist": ("UPDATE ON playlists", lambda p: (p.actor, happy_args(p)["add_song_to_playlist"])),
-    "remove_song_from_playlist": ("UPDATE ON playlists", lambda p: (p.actor, {
-        "playlist_id": p.own_playlist(min_songs=2), "song_id": p.song_in(p.own_playlist(min_songs=2))})),
+    "remove_song_from_playlist": (
+        "UPDATE ON playlists",
+        lambda p: (p.actor, {"playlist_id": p.own_playlist(min_songs=2), "song_id": p.song_in(p.own_playlist(min_songs=2))}),
+    ),
     "delete_playlist": ("DELETE ON playlists", lambda p: (p.actor, {"playlist_id": p.own_playlist(min_songs=1)})),
     "favourite_song": ("UPDATE ON songs", lambda p: (p.actor, {"song_id": p.non_fav_song()})),
     "unfavourite_song": ("UPDATE ON songs", lambda p: (p.actor, {"song_id": p.fav_song()})),
     "follow_artist": ("UPDATE ON artists", lambda p: (p.actor, {"artist_id": p.unfollowed_artist()})),
     "unfollow_artist": ("UPDATE ON artists", lambda p: (p.actor, {"artist_id": p.followed_artist()})),
     "like_comment": ("UPDATE ON comments", lambda p: (p.actor, {"comment_id": p.unliked_comment()})),
-    "delete_comment": ("DELETE ON comments", lambda p: (lambda author, cid: (author, {"comment_id": cid}))(*p.conn.execute(
-        "SELECT c.user_id, c.id FROM comments c WHERE EXISTS (SELECT 1 FROM comment_likes WHERE comment_id = c.id) ORDER BY c.id LIMIT 1").fetchone())),
+    "delete_comment": (
+        "DELETE ON comments",
+        lambda p: (lambda author, cid: (author, {"comment_id": cid}))(
+            *p.conn.execute(
+                "SELECT c.user_id, c.id FROM comments c WHERE EXISTS (SELECT 1 FROM comment_likes WHERE comment_id = c.id) ORDER BY c.id LIMIT 1"
+            ).fetchone()
+        ),
+    ),
 }
 
 
@@ -1124,13 +1421,20 @@ def test_schema_lists_exactly_the_params(tool, music):
 # =========================================================================================
 
 
-@pytest.mark.parametrize("tool, padded, unpadded", [
-    ("search_songs", {"released_after": "2025-06-05"}, {"released_after": "2025-6-5"}),
-    ("search_albums", {"released_before": "2025-06-05"}, {"released_before": "2025-6-5"}),
-    ("get_listening_history", {"end_date": "2025-06-05"}, {"end_date": "2025-6-5"}),
-    ("search_songs", {"released_after": "2024-05-01", "released_before": "2024-10-01"},
-     {"released_after": "2024-5-1", "released_before": "2024-10-01"}),
-], ids=["songs-after", "albums-before", "history-end", "songs-range"])
+@pytest.mark.parametrize(
+    "tool, padded, unpadded",
+    [
+        ("search_songs", {"released_after": "2025-06-05"}, {"released_after": "2025-6-5"}),
+        ("search_albums", {"released_before": "2025-06-05"}, {"released_before": "2025-6-5"}),
+        ("get_listening_history", {"end_date": "2025-06-05"}, {"end_date": "2025-6-5"}),
+        (
+            "search_songs",
+            {"released_after": "2024-05-01", "released_before": "2024-10-01"},
+            {"released_after": "2024-5-1", "released_before": "2024-10-01"},
+        ),
+    ],
+    ids=["songs-after", "albums-before", "history-end", "songs-range"],
+)
 def test_unpadded_date_is_refused_or_understood(tool, padded, unpadded, call, music_conn):
     # Was: strptime accepted 2025-6-5, then the text comparison (or SQLite's date()) gave wrong
     # rows, or a valid range was refused as "start after end". Now: refuse the format (invalid_value
@@ -1140,17 +1444,22 @@ def test_unpadded_date_is_refused_or_understood(tool, padded, unpadded, call, mu
     assert expected > 0
     res = call(actor, tool, unpadded)
     refused_format = not res.ok and res.error_code == "invalid_value" and "is after" not in res.error_message
-    assert refused_format or (res.ok and res.value["total"] == expected), \
-        (res.payload() if not res.ok else f"total {res.value['total']} instead of {expected}")
+    assert refused_format or (res.ok and res.value["total"] == expected), (
+        res.payload() if not res.ok else f"total {res.value['total']} instead of {expected}"
+    )
 
 
-@pytest.mark.parametrize("tool, args", [
-    ("get_song", {"song_id": 2**63}),
-    ("get_song", {"song_id": 1e300}),
-    ("favourite_song", {"song_id": 2**63}),
-    ("get_artist", {"artist_id": -(2**63) - 1}),
-    ("add_song_to_playlist", {"playlist_id": 2**64, "song_id": 1}),
-], ids=["get_song", "get_song-float", "favourite_song", "get_artist-negative", "add_song"])
+@pytest.mark.parametrize(
+    "tool, args",
+    [
+        ("get_song", {"song_id": 2**63}),
+        ("get_song", {"song_id": 1e300}),
+        ("favourite_song", {"song_id": 2**63}),
+        ("get_artist", {"artist_id": -(2**63) - 1}),
+        ("add_song_to_playlist", {"playlist_id": 2**64, "song_id": 1}),
+    ],
+    ids=["get_song", "get_song-float", "favourite_song", "get_artist-negative", "add_song"],
+)
 def test_id_beyond_64_bits_is_a_clean_error(tool, args, call, pick, unchanged):
     # Was: validation passed and SQLite's OverflowError came back as internal_error.
     res = call(pick.actor, tool, args)

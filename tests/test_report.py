@@ -25,12 +25,34 @@ wide = CliRunner(env={"COLUMNS": "1000"})  # rich wraps a long error at 80 colum
 
 def trial(task: str, n: int, passed: bool, **fields: Any) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "task": task, "trial": n, "domain": task.split("-")[0], "capabilities": ["multi_condition_filtering"],
-        "passed": passed, "termination": "agent_stopped", "infra_error": False, "error": None,
-        "session": f"sessions/{task}/{n}.jsonl", "tool_calls": 4, "inner_calls": 0, "exec_blocks": 0, "turns": 3,
-        "tokens_in": 1000, "tokens_out": 100, "cost": 0.01, "seconds": 10.0, "reference_calls": 2,
-        "grade": {"expected_rows": 3, "actual_rows": 3 if passed else 0, "matched_rows": 3 if passed else 0,
-                  "missing": 0 if passed else 3, "unexpected": 0, "wrong": 0, "precision": 1.0, "recall": 1.0 if passed else 0.0},
+        "task": task,
+        "trial": n,
+        "domain": task.split("-")[0],
+        "capabilities": ["multi_condition_filtering"],
+        "passed": passed,
+        "termination": "agent_stopped",
+        "infra_error": False,
+        "error": None,
+        "session": f"sessions/{task}/{n}.jsonl",
+        "tool_calls": 4,
+        "inner_calls": 0,
+        "exec_blocks": 0,
+        "turns": 3,
+        "tokens_in": 1000,
+        "tokens_out": 100,
+        "cost": 0.01,
+        "seconds": 10.0,
+        "reference_calls": 2,
+        "grade": {
+            "expected_rows": 3,
+            "actual_rows": 3 if passed else 0,
+            "matched_rows": 3 if passed else 0,
+            "missing": 0 if passed else 3,
+            "unexpected": 0,
+            "wrong": 0,
+            "precision": 1.0,
+            "recall": 1.0 if passed else 0.0,
+        },
         "tool_errors": {},
     }
     record.update(fields)
@@ -41,10 +63,13 @@ def write_run(root: Path, name: str, results: list[dict[str, Any]], label: str |
     run = root / name
     run.mkdir()
     manifest: dict[str, Any] = {
-        "format": "ebench-run/1", "ebench_version": "0.1.0",
-        "config": {"solver": "llm", "model": f"openai/{name}", "code": False, "trials": trials}, "config_hash": "h",
+        "format": "ebench-run/1",
+        "ebench_version": "0.1.0",
+        "config": {"solver": "llm", "model": f"openai/{name}", "code": False, "trials": trials},
+        "config_hash": "h",
         "tasks": {"count": len({r["task"] for r in results}), "ids": sorted({r["task"] for r in results})},
-        "started": "2026-11-29T10:00:00Z", "ended": None,
+        "started": "2026-11-29T10:00:00Z",
+        "ended": None,
     }
     if label:
         manifest["label"] = label
@@ -61,9 +86,11 @@ def outcomes(task: str, passes: list[bool], **fields: Any) -> list[dict[str, Any
 # Pass@3 100.0%, Pass^3 50.0%.
 RUN_A = outcomes("music-1", [True, False, False]) + outcomes("meeting-1", [True, True, True], capabilities=["cross_entity_cascade"])
 # music-1: 0 of 3, meeting-1: 2 of 3 (one exec_code block with 5 calls inside) -> Avg 33.3%.
-RUN_B = (outcomes("music-1", [False, False, False], termination="max_turns")
-         + outcomes("meeting-1", [True, True, False], capabilities=["cross_entity_cascade"])[:2]
-         + [trial("meeting-1", 3, False, capabilities=["cross_entity_cascade"], tool_calls=3, inner_calls=5, exec_blocks=1)])
+RUN_B = (
+    outcomes("music-1", [False, False, False], termination="max_turns")
+    + outcomes("meeting-1", [True, True, False], capabilities=["cross_entity_cascade"])[:2]
+    + [trial("meeting-1", 3, False, capabilities=["cross_entity_cascade"], tool_calls=3, inner_calls=5, exec_blocks=1)]
+)
 
 
 @pytest.fixture
@@ -91,7 +118,7 @@ def section(output: str, title: str) -> str:
     start = output.index(title)
     titles = ("Summary", "Paper layout", "Per domain", "Per capability", "Efficiency", "Failures")
     ends = [i for t in titles if (i := output.find("\n" + t, start + 1)) != -1]
-    return output[start: min(ends, default=len(output))]
+    return output[start : min(ends, default=len(output))]
 
 
 def row(table: str, label: str) -> list[str]:
@@ -99,7 +126,7 @@ def row(table: str, label: str) -> list[str]:
     for line in table.splitlines():
         cells = [c.strip() for c in line.strip("│┃ ").split("│")] if "│" in line else []
         if label in cells[:2]:
-            return cells[cells.index(label) + 1:]
+            return cells[cells.index(label) + 1 :]
     raise AssertionError(f"no row {label!r} in:\n{table}")
 
 
@@ -122,13 +149,13 @@ def test_domain_and_capability_tables(run_a):
     out = ok(run_a)
     domains = section(out, "Per domain")
     assert row(domains, "music") == ["tasks", "1"]
-    meeting, music = domains[domains.index("meeting"):domains.index("music")], domains[domains.index("music"):]
+    meeting, music = domains[domains.index("meeting") : domains.index("music")], domains[domains.index("music") :]
     assert row(music, "Avg") == ["33.3%"] and row(music, "Pass@2") == ["66.7%"] and row(music, "Pass^3") == ["0.0%"]
     assert row(meeting, "Avg") == ["100.0%"] and row(meeting, "Pass^3") == ["100.0%"]
     caps = section(out, "Per capability")
     assert "Multi-condition filtering" in caps and "Cross-entity cascade" in caps
     assert "Cross-step dependency" not in caps  # no task has it: no block of dashes
-    cascade = caps[caps.index("Cross-entity cascade"):]
+    cascade = caps[caps.index("Cross-entity cascade") :]
     assert row(cascade, "Avg") == ["100.0%"]
 
 
@@ -207,10 +234,15 @@ def test_csv_with_json_keeps_stdout_pure_json(tmp_path, run_a):
 
 
 def test_infra_errors_are_reported_apart_and_a_run_without_scores_shows_dashes(tmp_path):
-    down = write_run(tmp_path, "down", [
-        trial("music-1", 1, False, infra_error=True, termination="infra_error", error="provider unreachable", grade=None),
-        trial("music-1", 2, False, infra_error=True, termination="infra_error", error="provider unreachable", grade=None),
-    ], label="down")
+    down = write_run(
+        tmp_path,
+        "down",
+        [
+            trial("music-1", 1, False, infra_error=True, termination="infra_error", error="provider unreachable", grade=None),
+            trial("music-1", 2, False, infra_error=True, termination="infra_error", error="provider unreachable", grade=None),
+        ],
+        label="down",
+    )
     out = ok(down)
     summary = section(out, "Summary")
     assert row(summary, "infra errors") == ["2"] and row(summary, "tasks scored") == ["0"]

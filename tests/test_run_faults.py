@@ -33,8 +33,9 @@ def worlds(music_world, meeting_world, moba_world):
 
 def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """The real `ebench` in a fresh process (its own top-level error handling included)."""
-    return subprocess.run([sys.executable, "-m", "ebench", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "ebench", *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout
+    )
 
 
 def one_line(stderr: str) -> str:
@@ -46,8 +47,10 @@ def one_line(stderr: str) -> str:
 
 
 def comparable(out: Path) -> list[tuple]:
-    return sorted((r["task"], r["trial"], r["passed"], r["termination"], r["tool_calls"], json.dumps(r["grade"], sort_keys=True))
-                  for r in load_run(out).results)
+    return sorted(
+        (r["task"], r["trial"], r["passed"], r["termination"], r["tool_calls"], json.dumps(r["grade"], sort_keys=True))
+        for r in load_run(out).results
+    )
 
 
 @pytest.fixture(scope="module")
@@ -60,17 +63,26 @@ def whole(tmp_path_factory, worlds):
 
 # -- one writer ----------------------------------------------------------------------------
 
+
 def test_a_second_batch_on_the_same_run_is_refused_and_a_killed_holders_lock_is_recovered(tmp_path, worlds):
     out = tmp_path / "run"
     out.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import sys, time
         from pathlib import Path
         from ebench.sessions.runs import RunLock
         RunLock(Path({str(out)!r})).acquire()
         print("locked", flush=True)
         time.sleep(600)
-        """)], stdout=subprocess.PIPE, text=True)
+        """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         refused = cli(*ORACLE, "--out", str(out))
@@ -103,6 +115,7 @@ def test_out_must_be_a_run_directory_an_empty_folder_or_new(tmp_path, worlds):
 
 # -- damaged files ---------------------------------------------------------------------------
 
+
 def test_a_torn_last_line_is_repaired_on_resume(tmp_path, whole):
     out = tmp_path / "run"
     shutil.copytree(whole, out)
@@ -121,8 +134,15 @@ def test_damaged_results_lines_are_skipped_with_a_warning_and_the_rest_used(tmp_
     shutil.copytree(whole, out)
     results = out / "results.jsonl"
     lines = results.read_bytes().splitlines(keepends=True)
-    damaged = [lines[0], b"\xff\xfe not utf-8\n", lines[1], "caf\u00e9".encode()[:-1] + b"\n", b"{not json\n",
-               b'{"task": 7, "trial": "one"}\n', *lines[2:]]
+    damaged = [
+        lines[0],
+        b"\xff\xfe not utf-8\n",
+        lines[1],
+        "caf\u00e9".encode()[:-1] + b"\n",
+        b"{not json\n",
+        b'{"task": 7, "trial": "one"}\n',
+        *lines[2:],
+    ]
     results.write_bytes(b"".join(damaged))
     report = cli("report", str(out), "--json")
     assert report.returncode == 0, report.stderr
@@ -152,8 +172,7 @@ def test_a_batch_where_every_trial_is_an_infrastructure_error_exits_non_zero(tmp
     task = json.loads(Path(os.environ["EBENCH_TASKS"], "music", "music-0005.json").read_text())
     task["actor"] = 999_999  # the world has no such listener: the trial cannot start
     (folder / "music-0005.json").write_text(json.dumps(task))
-    result = cli("run", "--batch", "--solver", "oracle", "--tasks-dir", str(tmp_path / "tasks"),
-                 "--out", str(tmp_path / "run"), "--json")
+    result = cli("run", "--batch", "--solver", "oracle", "--tasks-dir", str(tmp_path / "tasks"), "--out", str(tmp_path / "run"), "--json")
     assert result.returncode == 1
     assert json.loads(result.stdout)["infra_errors"] == 1  # stdout still holds only the JSON summary
     assert "every trial that ran (1) ended in an infrastructure error" in one_line(result.stderr)
@@ -161,24 +180,24 @@ def test_a_batch_where_every_trial_is_an_infrastructure_error_exits_non_zero(tmp
 
 # -- a full disk, a read-only folder ---------------------------------------------------------
 
+
 def _namespace_available() -> bool:
     if shutil.which("unshare") is None:
         return False
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
-                           capture_output=True, timeout=30)
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"], capture_output=True, timeout=30)
     return probe.returncode == 0
 
 
-needs_namespace = pytest.mark.skipif(not _namespace_available(),
-                                     reason="this kernel allows no private mount namespace (unshare -rm)")
+needs_namespace = pytest.mark.skipif(not _namespace_available(), reason="this kernel allows no private mount namespace (unshare -rm)")
 
 
 def in_namespace(script: str, tmp_path: Path) -> subprocess.CompletedProcess:
     """Run a shell script as root of a private user and mount namespace (mounts vanish with it)."""
     path = tmp_path / "script.sh"
     path.write_text(script)
-    return subprocess.run(["unshare", "-rm", "sh", str(path)], capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHON": sys.executable})
+    return subprocess.run(
+        ["unshare", "-rm", "sh", str(path)], capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHON": sys.executable}
+    )
 
 
 @needs_namespace
@@ -186,7 +205,8 @@ def test_a_full_disk_mid_batch_is_one_line_and_the_run_resumes_to_the_same_resul
     disk, saved = tmp_path / "disk", tmp_path / "saved"
     disk.mkdir()
     args = " ".join(ORACLE) + " --concurrency 1"  # trials in order: the disk fills at the same one every time
-    result = in_namespace(textwrap.dedent(f"""
+    result = in_namespace(
+        textwrap.dedent(f"""
         set -u
         mount -t tmpfs -o size=200k tmpfs {disk}
         "$PYTHON" -m ebench {args} --out {disk}/run > {tmp_path}/full.out 2> {tmp_path}/full.err
@@ -195,7 +215,9 @@ def test_a_full_disk_mid_batch_is_one_line_and_the_run_resumes_to_the_same_resul
         "$PYTHON" -m ebench {args} --out {disk}/run --json > {tmp_path}/resumed.out 2> {tmp_path}/resumed.err
         echo $? > {tmp_path}/resumed.code
         cp -r {disk}/run {saved}
-        """), tmp_path)
+        """),
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "full.code").read_text().strip() == "74"
     assert "the disk is full" in one_line((tmp_path / "full.err").read_text())
@@ -210,14 +232,17 @@ def test_a_read_only_data_directory_or_out_folder_is_one_line(tmp_path, worlds):
     home, out = tmp_path / "home", tmp_path / "ro"
     home.mkdir()
     out.mkdir()
-    result = in_namespace(textwrap.dedent(f"""
+    result = in_namespace(
+        textwrap.dedent(f"""
         mount -t tmpfs -o ro tmpfs {home}
         mount -t tmpfs -o ro tmpfs {out}
         EBENCH_HOME={home} "$PYTHON" -m ebench domains build --domain music > /dev/null 2> {tmp_path}/build.err
         echo $? > {tmp_path}/build.code
         "$PYTHON" -m ebench {" ".join(ORACLE)} --out {out}/run > /dev/null 2> {tmp_path}/run.err
         echo $? > {tmp_path}/run.code
-        """), tmp_path)
+        """),
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     for name in ("build", "run"):
         assert (tmp_path / f"{name}.code").read_text().strip() == "74", name

@@ -28,13 +28,20 @@ def _bad_files(folder: Path) -> dict[str, str]:
     cases["music-deep"] = ('{"a": ' * 5000 + "1" + "}" * 5000, "(json)")
     nested_args = good | {"id": "music-nested"}
     nested_args["reference_solution"] = [{"tool": "get_my_profile", "args": {}}]
-    cases["music-wrong-type"] = (good | {"id": "music-wrong-type", "expected_diff": [
-        dict(good["expected_diff"][0], new=dict(good["expected_diff"][0]["new"], **{column: {"a": [1]}}))]},
-        f"expected_diff[0].new.{column}")
+    cases["music-wrong-type"] = (
+        good
+        | {
+            "id": "music-wrong-type",
+            "expected_diff": [dict(good["expected_diff"][0], new=dict(good["expected_diff"][0]["new"], **{column: {"a": [1]}}))],
+        },
+        f"expected_diff[0].new.{column}",
+    )
     cases["music-big-actor"] = (good | {"id": "music-big-actor", "actor": 10**30}, "actor")
     nowhere = good | {"id": "music-nowhere"}
-    nowhere["reference_solution"] = [*good["reference_solution"][:1],
-                                     {"tool": "add_song_to_playlist", "args": {"playlist_id": {"$from": 7, "path": "playlist_id"}, "song_id": 1}}]
+    nowhere["reference_solution"] = [
+        *good["reference_solution"][:1],
+        {"tool": "add_song_to_playlist", "args": {"playlist_id": {"$from": 7, "path": "playlist_id"}, "song_id": 1}},
+    ]
     cases["music-nowhere"] = (nowhere, "reference_solution[1].args.playlist_id")
     fields = {}
     for name, (content, field_name) in cases.items():
@@ -100,8 +107,7 @@ def test_the_grader_never_raises_on_a_task_that_loaded(tasks_dir):
     root, _ = tasks_dir
     [task] = load_suite(root).tasks
     schema = get_domain("music").schema
-    odd = Diff.from_list([dict(c.to_dict(), new={**(c.new or {}), "note": "x" * 10}) if c.new else c.to_dict()
-                          for c in task.expected_diff])
+    odd = Diff.from_list([dict(c.to_dict(), new={**(c.new or {}), "note": "x" * 10}) if c.new else c.to_dict() for c in task.expected_diff])
     for actual in (Diff(), task.expected_diff, odd):
         grade(task.expected_diff, actual, schema)
         explain(task.expected_diff, actual, schema)

@@ -19,16 +19,23 @@ ACTOR = 1
 @pytest.fixture(scope="module")
 def task_dict(music, music_world):
     conn = scratch_copy(music_world)
-    songs = [r[0] for r in conn.execute(
-        "SELECT id FROM songs WHERE copyright_status = 'licensed' ORDER BY play_count DESC LIMIT 4")]
+    songs = [r[0] for r in conn.execute("SELECT id FROM songs WHERE copyright_status = 'licensed' ORDER BY play_count DESC LIMIT 4")]
     conn.close()
     steps = [Step("create_playlist", {"name": "Top four"})]
     steps += [Step("add_song_to_playlist", {"playlist_id": {"$from": 0, "path": "playlist_id"}, "song_id": s}) for s in songs]
     run = run_steps("music", ACTOR, steps)
-    task = Task("music-test-0001", "music", ACTOR, "Make a playlist called 'Top four' with the four most played licensed songs.",
-                ["aggregation_computation", "cross_step_dependency"], run.diff, steps, {"template": "hand-written", "seed": 0},
-                world={"seed": get_domain("music").default_seed, "fingerprint": world_fingerprint("music", get_domain("music").default_seed)},
-                budget={"max_tool_calls": 100, "max_turns": 30})
+    task = Task(
+        "music-test-0001",
+        "music",
+        ACTOR,
+        "Make a playlist called 'Top four' with the four most played licensed songs.",
+        ["aggregation_computation", "cross_step_dependency"],
+        run.diff,
+        steps,
+        {"template": "hand-written", "seed": 0},
+        world={"seed": get_domain("music").default_seed, "fingerprint": world_fingerprint("music", get_domain("music").default_seed)},
+        budget={"max_tool_calls": 100, "max_turns": 30},
+    )
     return task.to_dict()
 
 
@@ -82,8 +89,12 @@ CASES = [
     ("no capability", lambda d: d.update(capabilities=[]), "capabilities", "at least one"),
     ("tool", lambda d: d["reference_solution"][0].update(tool="drop_table"), "reference_solution[0].tool", "no tool"),
     ("step shape", lambda d: d["reference_solution"].append({"tool": "create_playlist"}), "reference_solution[5]", "each step"),
-    ("forward reference", lambda d: d["reference_solution"][1]["args"].update(playlist_id={"$from": 3, "path": "x"}),
-     "reference_solution[1].args.playlist_id", "cannot use"),
+    (
+        "forward reference",
+        lambda d: d["reference_solution"][1]["args"].update(playlist_id={"$from": 3, "path": "x"}),
+        "reference_solution[1].args.playlist_id",
+        "cannot use",
+    ),
     ("table", lambda d: d["expected_diff"][0].update(table="secrets"), "expected_diff[0].table", "no table"),
     ("op", lambda d: d["expected_diff"][0].update(op="upsert"), "expected_diff[0].op", "insert, update or delete"),
     ("key", lambda d: d["expected_diff"][0].update(key={"nope": 1}), "expected_diff[0].key", "key columns"),
@@ -122,7 +133,10 @@ def test_a_suite_load_keeps_good_tasks_and_reports_bad_ones(task_dict, tmp_path)
     report = load_tasks([good, bad, twin, tmp_path / "missing.json"])
     assert [t.id for t in report.tasks] == [task_dict["id"]]
     assert [(e.source, e.field) for e in report.errors] == [
-        (str(bad), "format"), (str(twin), "id"), (str(tmp_path / "missing.json"), "(file)")]
+        (str(bad), "format"),
+        (str(twin), "id"),
+        (str(tmp_path / "missing.json"), "(file)"),
+    ]
 
 
 def test_the_json_schema_describes_every_field(task_dict):

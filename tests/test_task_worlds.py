@@ -39,8 +39,9 @@ def test_a_task_on_another_world_is_refused_everywhere(task, tmp_path):
     folder = tmp_path / "tasks" / "music"
     folder.mkdir(parents=True)
     (folder / f"{task.id}.json").write_text(moved.to_json(), encoding="utf-8")
-    result = CliRunner().invoke(app, ["run", "--batch", "--solver", "oracle", "--tasks-dir", str(tmp_path / "tasks"),
-                                      "--out", str(tmp_path / "run")])
+    result = CliRunner().invoke(
+        app, ["run", "--batch", "--solver", "oracle", "--tasks-dir", str(tmp_path / "tasks"), "--out", str(tmp_path / "run")]
+    )
     assert result.exit_code == 2
     assert "was made on the music world 0123456789abcdef01234567" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
@@ -73,8 +74,7 @@ def test_the_oracle_runs_under_the_same_limits_as_any_solver(task):
 
 
 def test_the_run_manifest_records_the_suite_and_its_worlds(task, tmp_path):
-    result = CliRunner().invoke(app, ["run", "--batch", "--solver", "noop", "--task", task.id, "--out", str(tmp_path / "run"),
-                                      "--json"])
+    result = CliRunner().invoke(app, ["run", "--batch", "--solver", "noop", "--task", task.id, "--out", str(tmp_path / "run"), "--json"])
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     seed = task_seed(task)

@@ -126,15 +126,21 @@ def test_quoted_values_hold_no_quote(batch):
 
 
 def _busy(conn, employee: int, start: str, end: str) -> bool:
-    return bool(conn.execute("SELECT 1 FROM schedule_entries WHERE employee_id = ? AND start_at < ? AND end_at > ?",
-                             (employee, end, start)).fetchone())
+    return bool(
+        conn.execute(
+            "SELECT 1 FROM schedule_entries WHERE employee_id = ? AND start_at < ? AND end_at > ?", (employee, end, start)
+        ).fetchone()
+    )
 
 
 def test_focus_blocks_follow_the_calendar_and_touching_entries_do_not_block(ctx):
     for context, draft in drafts(ctx, M.FocusBlocks()):
         s = draft.stated
-        expected = [d for d in M._days_between(s["first"], s["last"]) if M._day(d).weekday() < 5
-                    and not _busy(context.conn, draft.actor, f"{d} {s['start']}:00", f"{d} {s['end']}:00")]
+        expected = [
+            d
+            for d in M._days_between(s["first"], s["last"])
+            if M._day(d).weekday() < 5 and not _busy(context.conn, draft.actor, f"{d} {s['start']}:00", f"{d} {s['end']}:00")
+        ]
         got = [a["start"][:10] for a in calls(draft, "create_schedule_entry")]
         assert got == expected
         weekdays = [d for d in M._days_between(s["first"], s["last"]) if M._day(d).weekday() < 5]
@@ -142,7 +148,9 @@ def test_focus_blocks_follow_the_calendar_and_touching_entries_do_not_block(ctx)
         assert len(weekdays) < len(M._days_between(s["first"], s["last"]))  # and the range has a weekend
         touching = context.conn.execute(
             "SELECT substr(start_at, 1, 10) FROM schedule_entries WHERE employee_id = ? AND end_at = substr(start_at, 1, 10) || ' ' || ? "
-            "AND substr(start_at, 1, 10) BETWEEN ? AND ?", (draft.actor, f"{s['start']}:00", s["first"], s["last"])).fetchall()
+            "AND substr(start_at, 1, 10) BETWEEN ? AND ?",
+            (draft.actor, f"{s['start']}:00", s["first"], s["last"]),
+        ).fetchall()
         assert any(day in got for (day,) in touching)  # an entry ending exactly at the start leaves its day free
         assert all(a["kind"] == "focus" and a["is_private"] is True for a in calls(draft, "create_schedule_entry"))
 
@@ -161,8 +169,11 @@ def test_out_of_office_includes_both_end_days_and_nothing_outside(ctx):
         days = {s[:10] for s in starts}
         assert first in days and last in days  # something starts exactly on each boundary day
         assert all(first <= d <= last for d in days)
-        organised = conn.execute("SELECT id FROM meetings WHERE organizer_id = ? AND status = 'scheduled' AND substr(start_at, 1, 10) "
-                                 "BETWEEN ? AND ? ORDER BY id", (draft.actor, first, last)).fetchall()
+        organised = conn.execute(
+            "SELECT id FROM meetings WHERE organizer_id = ? AND status = 'scheduled' AND substr(start_at, 1, 10) "
+            "BETWEEN ? AND ? ORDER BY id",
+            (draft.actor, first, last),
+        ).fetchall()
         assert sorted(a["meeting_id"] for a in calls(draft, "cancel_meeting")) == [m for (m,) in organised]
         entry = calls(draft, "create_schedule_entry")
         assert entry == [{"title": draft.stated["title"], "start": f"{first} 09:00", "end": f"{last} 18:00", "kind": "leave"}]
@@ -185,8 +196,12 @@ def test_two_team_meeting_leaves_out_someone_on_leave_and_someone_busy(ctx):
     for context, draft in drafts(ctx, M.TeamMeetingFreeMembers(), wanted=3):
         s = draft.stated
         start, end = f"{s['day']} {s['start']}:00", f"{s['day']} {s['end']}:00"
-        ids = [r[0] for r in context.conn.execute(
-            "SELECT e.id FROM employees e JOIN departments d ON d.id = e.department_id WHERE d.name IN (?, ?)", tuple(s["teams"]))]
+        ids = [
+            r[0]
+            for r in context.conn.execute(
+                "SELECT e.id FROM employees e JOIN departments d ON d.id = e.department_id WHERE d.name IN (?, ?)", tuple(s["teams"])
+            )
+        ]
         status = dict(context.conn.execute(f"SELECT id, status FROM employees WHERE id IN {M._in(ids)}").fetchall())
         expected = sorted(i for i in ids if status[i] == "active" and not _busy(context.conn, i, start, end) and i != draft.actor)
         (meeting,) = calls(draft, "create_meeting")

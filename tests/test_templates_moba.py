@@ -94,8 +94,9 @@ def test_queries_quote_no_quotes_and_state_no_ids(batch):
 
 
 def test_the_same_seed_gives_the_same_tasks():
-    chosen = [t for t in templates_for("moba") if t.name in ("prune_inactive_friends", "favourite_mode_wins_since",
-                                                                 "room_for_frequent_teammates")]
+    chosen = [
+        t for t in templates_for("moba") if t.name in ("prune_inactive_friends", "favourite_mode_wins_since", "room_for_frequent_teammates")
+    ]
     first = generate("moba", 4, 7, templates=chosen, max_per_template=2)
     again = generate("moba", 4, 7, templates=[type(t)() for t in chosen], max_per_template=2)
     assert [t.to_json() for t in first.tasks] == [t.to_json() for t in again.tasks]
@@ -113,7 +114,9 @@ def test_pruning_has_a_friend_on_each_boundary(batch, moba_conn):
         n, date = task.generator["stated"]["intimacy"], task.generator["stated"]["before"]
         friends = moba_conn.execute(
             "SELECT r.other_id, r.intimacy, substr(p.last_login, 1, 10) FROM relations r JOIN players p ON p.id = r.other_id "
-            "WHERE r.player_id = ? AND r.kind = 'friend'", (task.actor,)).fetchall()
+            "WHERE r.player_id = ? AND r.kind = 'friend'",
+            (task.actor,),
+        ).fetchall()
         removed = {a["player_id"] for a in _steps(task, "remove_friend")}
         assert removed == {f for f, i, day in friends if i < n and day < date}
         assert any(i == n and day < date for _, i, day in friends)
@@ -137,8 +140,12 @@ def test_clan_practice_room_leaves_out_a_clanmate_in_a_match(batch, moba_conn):
     """The 'not in a match' filter excludes someone, and the room holds the invitees plus the host."""
     for task in _of(batch, "clan_practice_room"):
         team = moba_conn.execute("SELECT team_id FROM team_members WHERE player_id = ?", (task.actor,)).fetchone()[0]
-        mates = dict(moba_conn.execute("SELECT p.id, p.status FROM team_members m JOIN players p ON p.id = m.player_id "
-                                       "WHERE m.team_id = ? AND p.id != ?", (team, task.actor)).fetchall())
+        mates = dict(
+            moba_conn.execute(
+                "SELECT p.id, p.status FROM team_members m JOIN players p ON p.id = m.player_id WHERE m.team_id = ? AND p.id != ?",
+                (team, task.actor),
+            ).fetchall()
+        )
         invited = {a["player_id"] for a in _steps(task, "invite_to_room")}
         assert invited == {p for p, status in mates.items() if status != "in_match"}
         assert any(status == "in_match" for status in mates.values())
@@ -151,15 +158,22 @@ def test_accepted_requests_include_the_sender_on_the_cut(batch, moba_conn):
     exactly the accepted senders."""
     for task in _of(batch, "accept_requests_by_rank"):
         cut = TIERS.index(task.generator["stated"]["tier"])
-        tiers = {r: TIERS.index(t) for r, t in moba_conn.execute(
-            "SELECT f.id, p.tier FROM friend_requests f JOIN players p ON p.id = f.sender_id "
-            "WHERE f.receiver_id = ? AND f.status = 'pending'", (task.actor,)).fetchall()}
+        tiers = {
+            r: TIERS.index(t)
+            for r, t in moba_conn.execute(
+                "SELECT f.id, p.tier FROM friend_requests f JOIN players p ON p.id = f.sender_id "
+                "WHERE f.receiver_id = ? AND f.status = 'pending'",
+                (task.actor,),
+            ).fetchall()
+        }
         answers = {a["request_id"]: a["accept"] for a in _steps(task, "answer_friend_request")}
         assert answers == {r: t >= cut for r, t in tiers.items()}
         assert cut in tiers.values() and min(tiers.values()) < cut
         yes = [r for r, ok in answers.items() if ok]
-        accepted = {s for (s,) in moba_conn.execute(
-            f"SELECT sender_id FROM friend_requests WHERE id IN ({','.join('?' * len(yes))})", yes).fetchall()}
+        accepted = {
+            s
+            for (s,) in moba_conn.execute(f"SELECT sender_id FROM friend_requests WHERE id IN ({','.join('?' * len(yes))})", yes).fetchall()
+        }
         assert {a["player_id"] for a in _steps(task, "invite_to_room")} == accepted
 
 

@@ -101,7 +101,9 @@ def test_every_declared_condition_has_bitten(batch):
 
 def test_queries_state_no_hidden_value_and_no_ids(batch):
     for task in batch.tasks:
-        ids = {str(v) for c in task.expected_diff for v in c.key.values() if isinstance(v, int) and v >= 100}  # small numbers are thresholds
+        ids = {
+            str(v) for c in task.expected_diff for v in c.key.values() if isinstance(v, int) and v >= 100
+        }  # small numbers are thresholds
         words = set(task.query.replace(",", " ").replace(".", " ").replace("(", " ").replace(")", " ").split())
         assert not ids & words, (task.id, ids & words)
         assert '"' not in task.query, task.id  # names are in single quotes, never nested
@@ -115,8 +117,11 @@ def test_every_write_tool_is_used(batch):
 
 
 def test_the_same_seed_gives_the_same_tasks(music_world):
-    chosen = [t for t in templates_for("music") if t.name in ("history_not_favourited", "vip_swap", "thank_repliers",
-                                                               "consolidate_small_playlists", "follow_top_played_artists")]
+    chosen = [
+        t
+        for t in templates_for("music")
+        if t.name in ("history_not_favourited", "vip_swap", "thank_repliers", "consolidate_small_playlists", "follow_top_played_artists")
+    ]
     first = generate("music", 5, 7, templates=chosen)
     again = generate("music", 5, 7, templates=[type(t)() for t in chosen])
     assert [t.to_json() for t in first.tasks] == [t.to_json() for t in again.tasks]
@@ -130,12 +135,14 @@ def test_archive_moves_favourites_before_the_cut_and_keeps_the_cut_day(ctx_facto
     for ctx, draft in drafts(ctx_factory, M.ArchiveOldFavourites(), wanted=3):
         cut = draft.stated["before"]
         unfavourited = sorted(a["song_id"] for a in calls(draft, "unfavourite_song"))
-        expected = ctx.column("SELECT song_id FROM favourite_songs WHERE user_id = ? AND favourited_at < ? ORDER BY song_id",
-                              draft.actor, cut)
+        expected = ctx.column(
+            "SELECT song_id FROM favourite_songs WHERE user_id = ? AND favourited_at < ? ORDER BY song_id", draft.actor, cut
+        )
         assert unfavourited == expected
         # Someone favourited on the cut day itself: it stays, so "before" excludes that day.
-        on_the_day = ctx.column("SELECT song_id FROM favourite_songs WHERE user_id = ? AND substr(favourited_at, 1, 10) = ?",
-                                draft.actor, cut)
+        on_the_day = ctx.column(
+            "SELECT song_id FROM favourite_songs WHERE user_id = ? AND substr(favourited_at, 1, 10) = ?", draft.actor, cut
+        )
         assert on_the_day and not set(on_the_day) & set(unfavourited)
         added = {a["song_id"] for a in calls(draft, "add_song_to_playlist")}
         expired = set(ctx.column("SELECT id FROM songs WHERE copyright_status = 'expired'"))
@@ -147,14 +154,15 @@ def test_delete_old_comments_keeps_the_boundary_comments(ctx_factory):
     for ctx, draft in drafts(ctx_factory, M.DeleteOldComments(), wanted=4):
         date, n = draft.stated["before"], draft.stated["max_likes"]
         deleted = sorted(a["comment_id"] for a in calls(draft, "delete_comment"))
-        expected = ctx.column("SELECT id FROM comments WHERE user_id = ? AND created_at < ? AND like_count < ? ORDER BY id",
-                              draft.actor, date, n)
+        expected = ctx.column(
+            "SELECT id FROM comments WHERE user_id = ? AND created_at < ? AND like_count < ? ORDER BY id", draft.actor, date, n
+        )
         assert deleted == expected
         # A comment from the day itself and one with exactly n likes before it both stay.
-        assert ctx.value("SELECT COUNT(*) FROM comments WHERE user_id = ? AND substr(created_at, 1, 10) = ? AND like_count < ?",
-                         draft.actor, date, n)
-        assert ctx.value("SELECT COUNT(*) FROM comments WHERE user_id = ? AND created_at < ? AND like_count = ?",
-                         draft.actor, date, n)
+        assert ctx.value(
+            "SELECT COUNT(*) FROM comments WHERE user_id = ? AND substr(created_at, 1, 10) = ? AND like_count < ?", draft.actor, date, n
+        )
+        assert ctx.value("SELECT COUNT(*) FROM comments WHERE user_id = ? AND created_at < ? AND like_count = ?", draft.actor, date, n)
 
 
 def test_favourite_artist_since_includes_the_boundary_release(ctx_factory):
@@ -164,8 +172,9 @@ def test_favourite_artist_since_includes_the_boundary_release(ctx_factory):
         dates = ctx.column(f"SELECT release_date FROM songs WHERE id IN ({','.join('?' * len(ids))})", *ids)
         assert since in dates and min(dates) == since
         artist = ctx.value("SELECT id FROM artists WHERE name = ?", draft.stated["artist"])
-        older = ctx.value("SELECT COUNT(*) FROM songs WHERE artist_id = ? AND release_date < ? AND copyright_status != 'expired'",
-                          artist, since)
+        older = ctx.value(
+            "SELECT COUNT(*) FROM songs WHERE artist_id = ? AND release_date < ? AND copyright_status != 'expired'", artist, since
+        )
         assert older  # the boundary excludes something
 
 
@@ -173,15 +182,21 @@ def test_vip_swap_replaces_with_the_most_played_licensed_song(ctx_factory):
     for ctx, draft in drafts(ctx_factory, M.VipSwap(), wanted=3):
         playlist = ctx.value("SELECT id FROM playlists WHERE owner_id = ? AND name = ?", draft.actor, draft.stated["playlist"])
         removed = [a["song_id"] for a in calls(draft, "remove_song_from_playlist")]
-        vip = ctx.column("SELECT ps.song_id FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
-                         "AND s.copyright_status = 'vip_only' ORDER BY ps.position", playlist)
+        vip = ctx.column(
+            "SELECT ps.song_id FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
+            "AND s.copyright_status = 'vip_only' ORDER BY ps.position",
+            playlist,
+        )
         assert removed == vip
         present = set(ctx.column("SELECT song_id FROM playlist_songs WHERE playlist_id = ?", playlist))
         vip_would_win = False
         for old, new in zip(removed, (a["song_id"] for a in calls(draft, "add_song_to_playlist"))):
             artist = ctx.value("SELECT artist_id FROM songs WHERE id = ?", old)
-            best = ctx.rows("SELECT id, copyright_status FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
-                            "ORDER BY play_count DESC, id DESC", artist)
+            best = ctx.rows(
+                "SELECT id, copyright_status FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
+                "ORDER BY play_count DESC, id DESC",
+                artist,
+            )
             best = [b for b in best if b["id"] not in present]
             assert new == next(b["id"] for b in best if b["copyright_status"] == "licensed")
             vip_would_win |= best[0]["copyright_status"] == "vip_only"

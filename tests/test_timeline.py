@@ -113,8 +113,7 @@ def test_exec_code_children_are_replayed(tmp_path, task):
     assert timeline.state_at(block_step.index - 1).counts["changes"] == 8  # 4 songs, 2 changes each
     assert timeline.state_at(2).counts["changes"] == 4
     assert timeline.faithful
-    assert [c["id"] for c in timeline.calls_until(block_step.index)] == ["call-1", "call-2.1", "call-2.2", "call-2.3",
-                                                                         "call-2"]
+    assert [c["id"] for c in timeline.calls_until(block_step.index)] == ["call-1", "call-2.1", "call-2.2", "call-2.3", "call-2"]
 
 
 def test_point_of_no_return_a_wrong_write_early_then_correct_work(tmp_path, task):

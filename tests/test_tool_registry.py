@@ -73,7 +73,11 @@ def test_schema_comes_from_the_signature_and_docstring():
     assert tool.parameters["required"] == ["name"]
     assert tool.parameters["additionalProperties"] is False
     assert props["name"] == {"type": "string", "description": "Words to find."}
-    assert props["limit"] == {"type": "integer", "description": "How many at most, a number that is explained over two lines.", "default": 10}
+    assert props["limit"] == {
+        "type": "integer",
+        "description": "How many at most, a number that is explained over two lines.",
+        "default": 10,
+    }
     assert props["ratio"]["type"] == "number"
     assert props["exact"] == {"type": "boolean", "description": "Exact matches only.", "default": False}
     assert props["ids"] == {"type": "array", "items": {"type": "integer"}, "description": "Only these items."}
@@ -164,7 +168,7 @@ def test_valid_call_passes_arguments_and_defaults(env):
         ({"name": "x", "exact": "yes"}, "'exact' must be true or false"),
         ({"name": "x", "ids": 3}, "'ids' must be an array"),
         ({"name": "x", "ids": [1, "2"]}, "item 1 must be an integer"),
-        ({"name": "x", "kind": "c"}, "'kind' must be one of \"a\", \"b\""),
+        ({"name": "x", "kind": "c"}, '\'kind\' must be one of "a", "b"'),
         ({"name": "x", "owner_id": "me"}, "'owner_id' must be an integer"),
         ("{not json", "not valid JSON"),
         ("[1, 2]", "must be a JSON object, got array"),

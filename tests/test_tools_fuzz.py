@@ -10,23 +10,25 @@ ACTOR = 1
 # them or in the favourites, expired songs; a few others for the forbidden/not-mine paths.
 ID_POOLS = {
     "song_id": "SELECT id FROM songs WHERE id <= 10 OR copyright_status = 'expired' AND id < 1500 "
-               "OR id IN (SELECT song_id FROM favourite_songs WHERE user_id = :a) "
-               "OR id IN (SELECT song_id FROM playlist_songs WHERE playlist_id IN (SELECT id FROM playlists WHERE owner_id = :a))",
+    "OR id IN (SELECT song_id FROM favourite_songs WHERE user_id = :a) "
+    "OR id IN (SELECT song_id FROM playlist_songs WHERE playlist_id IN (SELECT id FROM playlists WHERE owner_id = :a))",
     "playlist_id": "SELECT id FROM playlists WHERE owner_id = :a "
-                   "OR id IN (SELECT MIN(id) FROM playlists WHERE owner_id != :a GROUP BY is_public)",
+    "OR id IN (SELECT MIN(id) FROM playlists WHERE owner_id != :a GROUP BY is_public)",
     "artist_id": "SELECT id FROM artists WHERE id <= 20 OR id IN (SELECT artist_id FROM followed_artists WHERE user_id = :a)",
     "album_id": "SELECT id FROM albums WHERE id <= 20 OR id IN (SELECT album_id FROM saved_albums WHERE user_id = :a)",
     "comment_id": "SELECT id FROM comments WHERE user_id = :a OR id <= 20 OR parent_id IS NOT NULL AND id < 1300",
     "reply_to_comment_id": "SELECT id FROM comments WHERE id <= 40",
 }
 
-globals().update(fuzz_suite(
-    "music",
-    actor=ACTOR,
-    id_pools=ID_POOLS,
-    odd_texts=["2024-02-30", "2024-5-1", "2024-01-01", "2026-10-15", "love", "Pop", "pop", "chill", "Instrumental"],
-    boundary_lengths=[59, 60, 61, 499, 500, 501],  # playlist names stop at 60 characters, comments at 500
-))
+globals().update(
+    fuzz_suite(
+        "music",
+        actor=ACTOR,
+        id_pools=ID_POOLS,
+        odd_texts=["2024-02-30", "2024-5-1", "2024-01-01", "2026-10-15", "love", "Pop", "pop", "chill", "Instrumental"],
+        boundary_lengths=[59, 60, 61, 499, 500, 501],  # playlist names stop at 60 characters, comments at 500
+    )
+)
 
 
 def test_the_fuzz_world_offers_every_kind_of_id(fuzz_world):

@@ -125,12 +125,31 @@ def test_a_world_damaged_inside_is_detected_and_rebuilt_never_used(music, music_
     assert read_meta(path)["fingerprint"] == fingerprint(music, music.default_seed)  # the old check passes
     assert world_state(music, path=path) == "damaged"
     env = {**os.environ, "EBENCH_HOME": str(home)}
-    listed = subprocess.run([sys.executable, "-m", "ebench", "domains", "list", "--json"], env=env,
-                            capture_output=True, text=True, timeout=120)
+    listed = subprocess.run(
+        [sys.executable, "-m", "ebench", "domains", "list", "--json"], env=env, capture_output=True, text=True, timeout=120
+    )
     assert next(r for r in json.loads(listed.stdout) if r["name"] == "music")["state"] == "damaged"
     # a batch in a fresh process rebuilds it before the first trial, and every trial passes
-    ran = subprocess.run([sys.executable, "-m", "ebench", "run", "--batch", "--solver", "oracle", "--domain", "music",
-                          "--out", str(tmp_path / "run"), "--json"], env=env, capture_output=True, text=True, timeout=600)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ebench",
+            "run",
+            "--batch",
+            "--solver",
+            "oracle",
+            "--domain",
+            "music",
+            "--out",
+            str(tmp_path / "run"),
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert ran.returncode == 0, ran.stderr
     summary = json.loads(ran.stdout)
     assert summary["passed"] == summary["scored"] > 0 and summary["infra_errors"] == 0

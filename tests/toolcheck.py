@@ -109,8 +109,9 @@ def tool_fixtures(domain_name: str) -> dict[str, Callable]:
     return {"pristine": pristine, "world_hash": world_hash, "unchanged": unchanged, "call": call}
 
 
-def all_pages(call, actor: int, tool: str, args: dict[str, Any], key: str,
-              part: Callable[[Any], dict[str, Any]] = lambda v: v) -> list[dict[str, Any]]:
+def all_pages(
+    call, actor: int, tool: str, args: dict[str, Any], key: str, part: Callable[[Any], dict[str, Any]] = lambda v: v
+) -> list[dict[str, Any]]:
     """Every item of a paged listing, checking the page bookkeeping on the way.
     `part` picks the paged part of a result that holds more than the page."""
     first = part(ok(call(actor, tool, {**args, "page": 1})))

@@ -38,37 +38,64 @@ def cases(conn, actor: int) -> dict[str, dict]:
     movable = one(
         "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT d.id FROM departments d JOIN sub ON d.parent_id = sub.id) "
         "SELECT e.id FROM employees e WHERE e.department_id IN (SELECT id FROM sub) AND e.id NOT IN (SELECT employee_id FROM department_heads) "
-        "ORDER BY e.id LIMIT 1", dept)
-    target = one("SELECT id FROM departments WHERE id != (SELECT department_id FROM employees WHERE id = ?) AND kind = 'team' ORDER BY id LIMIT 1",
-                 movable)
-    future = one("SELECT m.id FROM meetings m LEFT JOIN rooms r ON r.id = m.room_id WHERE m.organizer_id = ? AND m.status = 'scheduled' "
-                 "AND m.start_at > ? AND m.participant_count > 1 AND (r.capacity IS NULL OR r.capacity > m.participant_count) "
-                 "ORDER BY m.start_at LIMIT 1", actor, NOW)
+        "ORDER BY e.id LIMIT 1",
+        dept,
+    )
+    target = one(
+        "SELECT id FROM departments WHERE id != (SELECT department_id FROM employees WHERE id = ?) AND kind = 'team' ORDER BY id LIMIT 1",
+        movable,
+    )
+    future = one(
+        "SELECT m.id FROM meetings m LEFT JOIN rooms r ON r.id = m.room_id WHERE m.organizer_id = ? AND m.status = 'scheduled' "
+        "AND m.start_at > ? AND m.participant_count > 1 AND (r.capacity IS NULL OR r.capacity > m.participant_count) "
+        "ORDER BY m.start_at LIMIT 1",
+        actor,
+        NOW,
+    )
     invitee = one("SELECT employee_id FROM meeting_participants WHERE meeting_id = ? AND role != 'organiser' LIMIT 1", future)
-    outsider = one("SELECT id FROM employees WHERE id NOT IN (SELECT employee_id FROM meeting_participants WHERE meeting_id = ?) ORDER BY id LIMIT 1",
-                   future)
+    outsider = one(
+        "SELECT id FROM employees WHERE id NOT IN (SELECT employee_id FROM meeting_participants WHERE meeting_id = ?) ORDER BY id LIMIT 1",
+        future,
+    )
     invited, answer = conn.execute(
         "SELECT p.meeting_id, p.response FROM meeting_participants p JOIN meetings m ON m.id = p.meeting_id "
         "WHERE p.employee_id = ? AND p.role != 'organiser' AND m.status = 'scheduled' AND m.start_at > ? ORDER BY m.start_at LIMIT 1",
-        (actor, NOW)).fetchone()
-    mine = one("SELECT meeting_id FROM meeting_participants WHERE employee_id = ? GROUP BY meeting_id "
-               "ORDER BY (SELECT participant_count FROM meetings WHERE id = meeting_id) DESC LIMIT 1", actor)
+        (actor, NOW),
+    ).fetchone()
+    mine = one(
+        "SELECT meeting_id FROM meeting_participants WHERE employee_id = ? GROUP BY meeting_id "
+        "ORDER BY (SELECT participant_count FROM meetings WHERE id = meeting_id) DESC LIMIT 1",
+        actor,
+    )
     room = one("SELECT room_id FROM room_bookings WHERE status = 'active' GROUP BY room_id ORDER BY COUNT(*) DESC LIMIT 1")
-    free_room = one("SELECT id FROM rooms WHERE is_bookable = 1 AND id NOT IN (SELECT room_id FROM room_bookings "
-                    "WHERE status = 'active' AND start_at < '2026-10-30 12:00:00' AND end_at > '2026-10-30 10:00:00') ORDER BY capacity DESC LIMIT 1")
-    booking = one("SELECT id FROM room_bookings WHERE booker_id = ? AND meeting_id IS NULL AND status = 'active' AND start_at > ? LIMIT 1", actor, NOW)
+    free_room = one(
+        "SELECT id FROM rooms WHERE is_bookable = 1 AND id NOT IN (SELECT room_id FROM room_bookings "
+        "WHERE status = 'active' AND start_at < '2026-10-30 12:00:00' AND end_at > '2026-10-30 10:00:00') ORDER BY capacity DESC LIMIT 1"
+    )
+    booking = one(
+        "SELECT id FROM room_bookings WHERE booker_id = ? AND meeting_id IS NULL AND status = 'active' AND start_at > ? LIMIT 1", actor, NOW
+    )
     entry = one("SELECT id FROM schedule_entries WHERE employee_id = ? AND meeting_id IS NULL LIMIT 1", actor)
     chat = one("SELECT chat_id FROM chat_members WHERE employee_id = ? AND role IN ('owner', 'admin') ORDER BY chat_id LIMIT 1", actor)
-    busiest_chat = one("SELECT chat_id FROM chat_members WHERE employee_id = ? ORDER BY (SELECT member_count FROM chats WHERE id = chat_id) DESC LIMIT 1",
-                       actor)
+    busiest_chat = one(
+        "SELECT chat_id FROM chat_members WHERE employee_id = ? ORDER BY (SELECT member_count FROM chats WHERE id = chat_id) DESC LIMIT 1",
+        actor,
+    )
     member = one("SELECT employee_id FROM chat_members WHERE chat_id = ? AND role = 'member' LIMIT 1", chat)
-    not_member = one("SELECT id FROM employees WHERE id NOT IN (SELECT employee_id FROM chat_members WHERE chat_id = ?) ORDER BY id LIMIT 1", chat)
+    not_member = one(
+        "SELECT id FROM employees WHERE id NOT IN (SELECT employee_id FROM chat_members WHERE chat_id = ?) ORDER BY id LIMIT 1", chat
+    )
     joined = one("SELECT chat_id FROM chat_members WHERE employee_id = ? AND role != 'owner' ORDER BY chat_id LIMIT 1", actor)
     return {
         "get_my_profile": {},
         "search_employees": {},
         "search_employees(query)": {"query": "wang"},
-        "search_employees(filters)": {"department_id": big_dept, "include_sub_departments": True, "title": "engineer", "location": "Shenzhen"},
+        "search_employees(filters)": {
+            "department_id": big_dept,
+            "include_sub_departments": True,
+            "title": "engineer",
+            "location": "Shenzhen",
+        },
         "get_employee": {"employee_id": colleague},
         "get_department": {"department_id": big_dept},
         "list_sub_departments": {"recursive": True},
@@ -88,8 +115,13 @@ def cases(conn, actor: int) -> dict[str, dict]:
         "get_chat": {"chat_id": busiest_chat},
         "list_chat_members": {"chat_id": busiest_chat},
         "list_chat_messages": {"chat_id": busiest_chat},
-        "create_meeting": {"title": "Benchmark sync", "start": "2026-10-30 10:00", "end": "2026-10-30 11:00",
-                           "participant_ids": [colleague], "room_id": free_room},
+        "create_meeting": {
+            "title": "Benchmark sync",
+            "start": "2026-10-30 10:00",
+            "end": "2026-10-30 11:00",
+            "participant_ids": [colleague],
+            "room_id": free_room,
+        },
         "cancel_meeting": {"meeting_id": future},
         "invite_participants": {"meeting_id": future, "employee_ids": [outsider]},
         "remove_participant": {"meeting_id": future, "employee_id": invitee},

@@ -33,11 +33,17 @@ def cases(conn, actor: int) -> dict[str, dict]:
         return row[0]
 
     team = one("SELECT team_id FROM team_members WHERE player_id = ? AND role IN ('leader', 'vice_leader')", actor)
-    application = one("SELECT id FROM team_applications WHERE team_id = ? AND status = 'pending' "
-                      "AND player_id NOT IN (SELECT player_id FROM team_members) ORDER BY id LIMIT 1", team)
+    application = one(
+        "SELECT id FROM team_applications WHERE team_id = ? AND status = 'pending' "
+        "AND player_id NOT IN (SELECT player_id FROM team_members) ORDER BY id LIMIT 1",
+        team,
+    )
     my_room = one("SELECT id FROM rooms WHERE owner_id = ? AND status = 'open'", actor)
-    invitation = one("SELECT i.id FROM room_invitations i JOIN rooms r ON r.id = i.room_id WHERE i.invitee_id = ? "
-                     "AND i.status = 'pending' AND r.member_count < r.capacity ORDER BY i.id LIMIT 1", actor)
+    invitation = one(
+        "SELECT i.id FROM room_invitations i JOIN rooms r ON r.id = i.room_id WHERE i.invitee_id = ? "
+        "AND i.status = 'pending' AND r.member_count < r.capacity ORDER BY i.id LIMIT 1",
+        actor,
+    )
     request = one("SELECT id FROM friend_requests WHERE receiver_id = ? AND status = 'pending' ORDER BY id LIMIT 1", actor)
     friend = one("SELECT other_id FROM relations WHERE player_id = ? AND kind = 'friend' ORDER BY intimacy DESC LIMIT 1", actor)
     blocked = one("SELECT other_id FROM relations WHERE player_id = ? AND kind = 'blocked' ORDER BY other_id LIMIT 1", actor)
@@ -47,14 +53,23 @@ def cases(conn, actor: int) -> dict[str, dict]:
         "friend_requests f WHERE f.status = 'pending' AND ((f.sender_id = :a AND f.receiver_id = p.id) OR (f.sender_id = p.id "
         "AND f.receiver_id = :a))) AND NOT EXISTS (SELECT 1 FROM room_members m WHERE m.room_id = :r AND m.player_id = p.id) "
         "AND NOT EXISTS (SELECT 1 FROM room_invitations i WHERE i.room_id = :r AND i.invitee_id = p.id AND i.status = 'pending') "
-        "ORDER BY p.id LIMIT 1".replace(":a", str(actor)).replace(":r", str(my_room)))
+        "ORDER BY p.id LIMIT 1".replace(":a", str(actor)).replace(":r", str(my_room))
+    )
     favourite = one("SELECT match_id FROM favourite_matches WHERE player_id = ? ORDER BY match_id LIMIT 1", actor)
-    played = one("SELECT match_id FROM match_players WHERE player_id = ? AND match_id NOT IN "
-                 "(SELECT match_id FROM favourite_matches WHERE player_id = ?) ORDER BY match_id DESC LIMIT 1", actor, actor)
+    played = one(
+        "SELECT match_id FROM match_players WHERE player_id = ? AND match_id NOT IN "
+        "(SELECT match_id FROM favourite_matches WHERE player_id = ?) ORDER BY match_id DESC LIMIT 1",
+        actor,
+        actor,
+    )
     hero = one("SELECT hero_id FROM player_heroes WHERE player_id = ? ORDER BY matches_played DESC LIMIT 1", actor)
-    to_buy = one("SELECT h.id FROM heroes h WHERE h.availability = 'shop' AND h.release_date <= '2026-10-15' "
-                 "AND h.id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = ?) "
-                 "AND h.price_coins <= (SELECT coins FROM players WHERE id = ?) ORDER BY h.price_coins LIMIT 1", actor, actor)
+    to_buy = one(
+        "SELECT h.id FROM heroes h WHERE h.availability = 'shop' AND h.release_date <= '2026-10-15' "
+        "AND h.id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = ?) "
+        "AND h.price_coins <= (SELECT coins FROM players WHERE id = ?) ORDER BY h.price_coins LIMIT 1",
+        actor,
+        actor,
+    )
     busy_room = one("SELECT id FROM rooms WHERE status != 'closed' ORDER BY member_count DESC, id LIMIT 1")
     return {
         "get_my_profile": {},

@@ -21,7 +21,11 @@ def cases(conn, actor: int) -> dict[str, dict]:
     commented = one("SELECT song_id FROM comments GROUP BY song_id ORDER BY COUNT(*) DESC LIMIT 1")
     other_comment = one("SELECT id FROM comments WHERE user_id != ? LIMIT 1", actor)
     my_comment = one("SELECT id FROM comments WHERE user_id = ? LIMIT 1", actor)
-    new_song = one("SELECT id FROM songs WHERE copyright_status = 'licensed' AND id NOT IN (SELECT song_id FROM playlist_songs WHERE playlist_id = ?) AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) LIMIT 1", playlist, actor)
+    new_song = one(
+        "SELECT id FROM songs WHERE copyright_status = 'licensed' AND id NOT IN (SELECT song_id FROM playlist_songs WHERE playlist_id = ?) AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) LIMIT 1",
+        playlist,
+        actor,
+    )
     in_playlist = one("SELECT song_id FROM playlist_songs WHERE playlist_id = ? ORDER BY position LIMIT 1", playlist)
     fav = one("SELECT song_id FROM favourite_songs WHERE user_id = ? LIMIT 1", actor)
     followed = one("SELECT artist_id FROM followed_artists WHERE user_id = ? LIMIT 1", actor)

@@ -35,8 +35,7 @@ class EBenchApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
-    def __init__(self, start: ScreenFactory | None = None, *, theme: str | None = None,
-                 home: Path | None = None) -> None:
+    def __init__(self, start: ScreenFactory | None = None, *, theme: str | None = None, home: Path | None = None) -> None:
         super().__init__()
         self._start = start
         self._home = home  # the data directory (user themes, keymap); None: none of either
@@ -97,8 +96,11 @@ class EBenchApp(App[None]):
             seen.add(binding.action)
             key = self.get_key_display(binding)
             node: Any = active.node  # a widget, screen or the app: each runs its own actions
-            yield SystemCommand(binding.description, f"{binding.tooltip or binding.description} ({key})",
-                                partial(self.call_later, node.run_action, binding.action))
+            yield SystemCommand(
+                binding.description,
+                f"{binding.tooltip or binding.description} ({key})",
+                partial(self.call_later, node.run_action, binding.action),
+            )
 
 
 def _browser() -> Screen:

@@ -6,7 +6,6 @@ Expected errors (an unknown domain, tool or actor, a malformed argument) are pri
 line on stderr with a non-zero exit code, never as a traceback.
 """
 
-
 from __future__ import annotations
 
 import typer
@@ -40,8 +39,9 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                       help="Print ebench's version and exit.")) -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print ebench's version and exit."),
+) -> None:
     """E-Bench: synthetic product worlds, multi-step tool-use tasks graded by database diff."""
 
 

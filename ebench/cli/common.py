@@ -61,8 +61,10 @@ def world(domain, quiet: bool = False, seed: int | None = None):
 
     state = world_state(domain, seed)
     if state == "damaged":  # never used: said, then rebuilt
-        sys.stderr.write(f"note: the {domain.name} world at {world_path(domain, seed)} is damaged (its bytes changed "
-                         "since it was built); rebuilding it\n")
+        sys.stderr.write(
+            f"note: the {domain.name} world at {world_path(domain, seed)} is damaged (its bytes changed "
+            "since it was built); rebuilding it\n"
+        )
     if state != "current":
         build_with_progress([domain], seed, quiet=quiet)
     return world_path(domain, seed)
@@ -76,8 +78,13 @@ def build_with_progress(domains: list, seed: int | None, quiet: bool = False) ->
     reports = []
     out = console() if not quiet else None
     with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[table]}"),
-        TimeElapsedColumn(), console=out, disable=quiet, transient=True,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[table]}"),
+        TimeElapsedColumn(),
+        console=out,
+        disable=quiet,
+        transient=True,
     ) as progress:
         for domain in domains:
             task = progress.add_task(f"building {domain.name}", total=len(domain.schema.tables) + 1, table="")
@@ -133,8 +140,9 @@ class OneLineErrors(TyperGroup):
     """The root command: usage errors and environment failures are one line on stderr (click's and
     typer's own rendering is a multi-line box), never a traceback."""
 
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None, standalone_mode: bool = True, **extra: Any
+    ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -160,8 +168,12 @@ def environment_message(exc: OSError) -> str:
     """One line for an environment failure: what failed, where, and that nothing recorded is lost."""
     import errno
 
-    what = {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
-            errno.EACCES: "permission denied", errno.EDQUOT: "the disk quota is exceeded"}.get(exc.errno or 0)
+    what = {
+        errno.ENOSPC: "the disk is full",
+        errno.EROFS: "the file system is read-only",
+        errno.EACCES: "permission denied",
+        errno.EDQUOT: "the disk quota is exceeded",
+    }.get(exc.errno or 0)
     where = f" ({exc.filename})" if exc.filename else ""
     reason = what or (exc.strerror or str(exc))
     return f"{reason}{where}: nothing already recorded was lost; free the space or fix the folder and run the same command again"

@@ -22,11 +22,21 @@ def domains_list(as_json: bool = common.JSON_OPTION) -> None:
         for seed in dict.fromkeys([domain.default_seed, *built_seeds(domain)]):
             path = world_path(domain, seed)
             state = world_state(domain, seed)
-            rows.append({
-                "name": name, "title": domain.title, "tables": len(domain.schema.tables), "tools": len(domain.tools),
-                "now": domain.now, "built": path.exists(), "current": state == "current", "state": state, "seed": seed,
-                "default": seed == domain.default_seed, "path": str(path),
-            })
+            rows.append(
+                {
+                    "name": name,
+                    "title": domain.title,
+                    "tables": len(domain.schema.tables),
+                    "tools": len(domain.tools),
+                    "now": domain.now,
+                    "built": path.exists(),
+                    "current": state == "current",
+                    "state": state,
+                    "seed": seed,
+                    "default": seed == domain.default_seed,
+                    "path": str(path),
+                }
+            )
     if as_json:
         common.print_json(rows)
         return
@@ -36,7 +46,9 @@ def domains_list(as_json: bool = common.JSON_OPTION) -> None:
     for col in ("name", "title", "tables", "tools", "now", "world", "seed"):
         table.add_column(col)
     for r in rows:
-        state = {"current": "[green]built[/]", "stale": "[yellow]stale[/]", "damaged": "[red]damaged[/]"}.get(r["state"], "[dim]not built[/]")
+        state = {"current": "[green]built[/]", "stale": "[yellow]stale[/]", "damaged": "[red]damaged[/]"}.get(
+            r["state"], "[dim]not built[/]"
+        )
         table.add_row(r["name"], r["title"], str(r["tables"]), str(r["tools"]), r["now"], state, str(r["seed"]))
     common.console().print(table)
 
@@ -95,7 +107,9 @@ def domains_stats(
     from ..domains.engine.world import world_stats
 
     stats = [world_stats(d, common.world(d, quiet=as_json, seed=seed)) for d in common.domains(domain)]
-    totals = {k: sum(getattr(s, k) for s in stats) for k in ("tables", "columns", "foreign_keys", "rows", "cells", "users", "orphans", "tools")}
+    totals = {
+        k: sum(getattr(s, k) for s in stats) for k in ("tables", "columns", "foreign_keys", "rows", "cells", "users", "orphans", "tools")
+    }
     if as_json:
         common.print_json({"domains": [s.to_dict() for s in stats], "total": totals})
         return
@@ -108,8 +122,16 @@ def domains_stats(
         table.add_column(s.domain, justify="right")
     if len(stats) > 1:
         table.add_column("total", justify="right", style="bold")
-    labels = {"tables": "tables", "columns": "columns", "foreign_keys": "foreign keys", "rows": "rows",
-              "cells": "cells", "users": "users (actors)", "orphans": "orphans (FK check)", "tools": "tools"}
+    labels = {
+        "tables": "tables",
+        "columns": "columns",
+        "foreign_keys": "foreign keys",
+        "rows": "rows",
+        "cells": "cells",
+        "users": "users (actors)",
+        "orphans": "orphans (FK check)",
+        "tools": "tools",
+    }
     for key, label in labels.items():
         cells = [f"{getattr(s, key):,}" for s in stats]
         if len(stats) > 1:
@@ -130,34 +152,51 @@ def domains_schema(
     order = schema.fill_order()
     deps = schema.dependencies()
     if as_json:
-        common.print_json({
-            "domain": domain.name,
-            "fill_order": order,
-            "tables": [
-                {
-                    "name": t.name, "doc": t.doc, "key": list(t.key), "depends_on": deps[t.name],
-                    "columns": [
-                        {"name": c.name, "type": c.type, "not_null": c.not_null or c.primary_key, "unique": c.unique,
-                         "references": f"{c.ref_table}.{c.ref_column}" if c.references else None, "volatile": c.volatile,
-                         "check": c.check}
-                        for c in t.columns
-                    ],
-                }
-                for t in schema.tables
-            ],
-            "foreign_keys": [str(fk) for fk in schema.foreign_keys],
-        })
+        common.print_json(
+            {
+                "domain": domain.name,
+                "fill_order": order,
+                "tables": [
+                    {
+                        "name": t.name,
+                        "doc": t.doc,
+                        "key": list(t.key),
+                        "depends_on": deps[t.name],
+                        "columns": [
+                            {
+                                "name": c.name,
+                                "type": c.type,
+                                "not_null": c.not_null or c.primary_key,
+                                "unique": c.unique,
+                                "references": f"{c.ref_table}.{c.ref_column}" if c.references else None,
+                                "volatile": c.volatile,
+                                "check": c.check,
+                            }
+                            for c in t.columns
+                        ],
+                    }
+                    for t in schema.tables
+                ],
+                "foreign_keys": [str(fk) for fk in schema.foreign_keys],
+            }
+        )
         return
     from rich.table import Table
 
     console = common.console()
-    console.print(f"[bold]{domain.name}[/]: {len(schema.tables)} tables, {schema.column_count} columns, {len(schema.foreign_keys)} foreign keys")
+    console.print(
+        f"[bold]{domain.name}[/]: {len(schema.tables)} tables, {schema.column_count} columns, {len(schema.foreign_keys)} foreign keys"
+    )
     for table_def in (schema.table(n) for n in order):
         table = Table(title=f"{table_def.name} — {table_def.doc}", title_justify="left", show_edge=False)
         for col in ("column", "type", "constraints", "references"):
             table.add_column(col)
         for c in table_def.columns:
-            flags = [f for f, on in (("key", c.name in table_def.key), ("not null", c.not_null), ("unique", c.unique), ("volatile", c.volatile)) if on]
+            flags = [
+                f
+                for f, on in (("key", c.name in table_def.key), ("not null", c.not_null), ("unique", c.unique), ("volatile", c.volatile))
+                if on
+            ]
             table.add_row(c.name, c.type, ", ".join(flags), f"{c.ref_table}.{c.ref_column}" if c.references else "")
         console.print(table)
     # The graph as levels: a table's level is one more than its deepest parent's, so each

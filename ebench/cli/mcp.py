@@ -14,10 +14,13 @@ def mcp_serve(
     domain: str | None = typer.Option(None, "--domain", "-d", help="The domain (optional with --task: the task's domain)."),
     actor: int | None = typer.Option(None, "--actor", "-a", help="Id of the user the tools act for (with --task: the task's actor)."),
     task_id: str | None = typer.Option(
-        None, "--task", "-t",
+        None,
+        "--task",
+        "-t",
         help="Run this task as a trial: its request becomes a prompt and a resource, and the trial is graded when the "
-             "client disconnects or the server gets SIGTERM/SIGINT; a connection that made no tool call is recorded "
-             "as abandoned and not scored."),
+        "client disconnects or the server gets SIGTERM/SIGINT; a connection that made no tool call is recorded "
+        "as abandoned and not scored.",
+    ),
     code: bool = typer.Option(False, "--code", help="Also offer exec_code: Python that calls the tools as functions."),
 ) -> None:
     """Serve over stdio: the domain's tools on a private copy of the world, the domain description as a
@@ -47,12 +50,10 @@ def mcp_serve(
 
     def finished(trial, summary) -> None:
         if summary is None:  # no tool call: recorded as abandoned, not a trial of any solver
-            print(f"ebench mcp: task {trial.task.id}: abandoned (no tool call; not scored); "
-                  f"session: {trial.session_name}", file=sys.stderr)
+            print(f"ebench mcp: task {trial.task.id}: abandoned (no tool call; not scored); session: {trial.session_name}", file=sys.stderr)
             return
         verdict = trial.final_grade.summary() if trial.final_grade else summary.termination
-        print(f"ebench mcp: task {summary.task}: {verdict} ({summary.tool_calls} tool calls); "
-              f"session: {summary.session}", file=sys.stderr)
+        print(f"ebench mcp: task {summary.task}: {verdict} ({summary.tool_calls} tool calls); session: {summary.session}", file=sys.stderr)
 
     try:
         serve(d.name, actor, task, code=code, on_finish=finished)

@@ -9,8 +9,11 @@ import typer
 
 from . import common
 
-THEME_OPTION = typer.Option(None, "--theme", help="ebench-dark (default), ebench-light, ebench-contrast, a Textual "
-                                                  "theme, or one of yours in <data dir>/themes/*.toml.")
+THEME_OPTION = typer.Option(
+    None,
+    "--theme",
+    help="ebench-dark (default), ebench-light, ebench-contrast, a Textual theme, or one of yours in <data dir>/themes/*.toml.",
+)
 
 
 def launch(start, theme: str | None) -> None:
@@ -36,10 +39,14 @@ def check_theme(theme: str | None) -> None:
 def play_command(
     task_id: str | None = typer.Option(None, "--task", help="Open this task's solve screen directly."),
     code: bool = typer.Option(False, "--code", help="Code mode: an exec_code editor runs Python that calls the tools."),
-    blind: bool = typer.Option(False, "--blind", help="Human baseline: the expected diff stays hidden until submit; "
-                                                      "the attempt is timed and recorded as solver 'human'."),
-    model: str | None = typer.Option(None, "--model", help="Watch this model (a litellm model string) solve the task, "
-                                                           "with pause and step."),
+    blind: bool = typer.Option(
+        False,
+        "--blind",
+        help="Human baseline: the expected diff stays hidden until submit; the attempt is timed and recorded as solver 'human'.",
+    ),
+    model: str | None = typer.Option(
+        None, "--model", help="Watch this model (a litellm model string) solve the task, with pause and step."
+    ),
     api_base: str | None = typer.Option(None, "--api-base", help="The model API's base URL."),
     model_arg: list[str] = typer.Option([], "--model-arg", help="key=value passed to the model call; repeatable."),
     oracle: bool = typer.Option(False, "--oracle", help="Watch the reference solution being played, call by call."),
@@ -80,8 +87,12 @@ def play_command(
 
 
 def replay_command(
-    source: Path = typer.Argument(..., metavar="RUN_DIR|SESSION_FILE|SESSIONS_DIR", help="A run directory, a sessions "
-                                  "folder (e.g. <data dir>/sessions) or one session file.", show_default=False),
+    source: Path = typer.Argument(
+        ...,
+        metavar="RUN_DIR|SESSION_FILE|SESSIONS_DIR",
+        help="A run directory, a sessions folder (e.g. <data dir>/sessions) or one session file.",
+        show_default=False,
+    ),
     failed: bool = typer.Option(False, "--failed", help="List only the failed trials."),
     theme: str | None = THEME_OPTION,
 ) -> None:

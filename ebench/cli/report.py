@@ -8,12 +8,16 @@ import typer
 
 from . import common
 
-RUNS_ARGUMENT = typer.Argument(..., metavar="RUN...", help="Run directories (each with manifest.json and results.jsonl), or a folder of sessions.", show_default=False)
+RUNS_ARGUMENT = typer.Argument(
+    ..., metavar="RUN...", help="Run directories (each with manifest.json and results.jsonl), or a folder of sessions.", show_default=False
+)
 CSV_OPTION = typer.Option(
-    None, "--csv", metavar="FILE",
+    None,
+    "--csv",
+    metavar="FILE",
     help="Also write every number to FILE as CSV, one row per (run, scope, metric): columns run, path, scope, metric, value; "
-         "scope is overall, domain:NAME, capability:NAME, efficiency, failures or infra; rates are fractions 0..1, "
-         "a missing value is empty.",
+    "scope is overall, domain:NAME, capability:NAME, efficiency, failures or infra; rates are fractions 0..1, "
+    "a missing value is empty.",
 )
 
 
@@ -21,8 +25,12 @@ def report_command(
     runs: list[Path] = RUNS_ARGUMENT,
     as_json: bool = common.JSON_OPTION,
     csv_path: Path | None = CSV_OPTION,
-    app: bool = typer.Option(False, "--app", help="Open the results in the app: leaderboard, per domain and capability, "
-                                                  "Pass^k over k; a row opens its failed trials in the replay debugger."),
+    app: bool = typer.Option(
+        False,
+        "--app",
+        help="Open the results in the app: leaderboard, per domain and capability, "
+        "Pass^k over k; a row opens its failed trials in the replay debugger.",
+    ),
     theme: str | None = typer.Option(None, "--theme", help="The app's theme (with --app)."),
 ) -> None:
     """Score runs: Avg, Pass@k and Pass^k overall, per domain and per capability, efficiency and failures,

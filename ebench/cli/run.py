@@ -29,8 +29,18 @@ def parse_model_args(items: list[str]) -> dict[str, Any]:
     return args
 
 
-def make_solver(name: str, model: str | None, api_base: str | None, model_args: list[str], price_in: float | None,
-                price_out: float | None, prices: Path | None, replay_from: Path | None, retries: int, backoff: float):
+def make_solver(
+    name: str,
+    model: str | None,
+    api_base: str | None,
+    model_args: list[str],
+    price_in: float | None,
+    price_out: float | None,
+    prices: Path | None,
+    replay_from: Path | None,
+    retries: int,
+    backoff: float,
+):
     from ..sessions.solvers import NoopSolver, OracleSolver, ReplaySolver
 
     if name not in SOLVERS:
@@ -48,8 +58,18 @@ def make_solver(name: str, model: str | None, api_base: str | None, model_args: 
                 fail(str(exc), 2)
         from ..sessions.solvers.base import FatalSolverError
 
-        solver = LLMSolver(LLMConfig(model=model, api_base=api_base, model_args=parse_model_args(model_args),
-                                     price_in=price_in, price_out=price_out, retries=retries, backoff=backoff), table)
+        solver = LLMSolver(
+            LLMConfig(
+                model=model,
+                api_base=api_base,
+                model_args=parse_model_args(model_args),
+                price_in=price_in,
+                price_out=price_out,
+                retries=retries,
+                backoff=backoff,
+            ),
+            table,
+        )
         try:
             solver.check()
         except FatalSolverError as exc:
@@ -79,7 +99,11 @@ def select_tasks(domain: str | None, task_ids: list[str], capability: str | None
     common.warn([str(error) for error in report.errors], "skipped")
     missing = sorted(set(task_ids) - {t.id for t in report.tasks})
     if missing:
-        fail(f"unknown task id(s): {', '.join(missing[:10])}" + (" (or filtered out by --domain/--capability)" if domain or capability else ""), 2)
+        fail(
+            f"unknown task id(s): {', '.join(missing[:10])}"
+            + (" (or filtered out by --domain/--capability)" if domain or capability else ""),
+            2,
+        )
     if not report.tasks:
         fail("no task matches the selection", 2)
     _check_worlds(report.tasks)
@@ -106,7 +130,9 @@ def run_command(
     solver: str = typer.Option("llm", "--solver", help="llm | oracle | noop | replay."),
     model: str | None = typer.Option(None, "--model", help="A litellm model string (openai/gpt-4o, anthropic/..., ollama/...)."),
     api_base: str | None = typer.Option(None, "--api-base", help="The API's base URL (an OpenAI-compatible server, a proxy)."),
-    model_arg: list[str] = typer.Option([], "--model-arg", help="key=value passed to the model call (temperature=0, reasoning_effort=high); repeatable."),
+    model_arg: list[str] = typer.Option(
+        [], "--model-arg", help="key=value passed to the model call (temperature=0, reasoning_effort=high); repeatable."
+    ),
     price_in: float | None = typer.Option(None, "--price-in", help="USD per million input tokens (for models litellm does not price)."),
     price_out: float | None = typer.Option(None, "--price-out", help="USD per million output tokens."),
     prices: Path | None = typer.Option(None, "--prices", help='A JSON file {"model": {"input": USD/M, "output": USD/M}}.'),
@@ -123,8 +149,9 @@ def run_command(
     force: bool = typer.Option(False, "--force", help="Continue a run directory whose configuration differs."),
     max_turns: int = typer.Option(30, "--max-turns", min=1, help="Model turns per trial."),
     max_tool_calls: int = typer.Option(100, "--max-tool-calls", min=1, help="Top-level tool calls per trial."),
-    trial_timeout: float = typer.Option(600.0, "--trial-timeout", min=1, help="Seconds of wall time per trial, "
-                                        "not counting waits on the model's API."),
+    trial_timeout: float = typer.Option(
+        600.0, "--trial-timeout", min=1, help="Seconds of wall time per trial, not counting waits on the model's API."
+    ),
     retries: int = typer.Option(6, "--retries", min=0, help="Retries of a transient API error (rate limit, 5xx, timeout)."),
     backoff: float = typer.Option(1.0, "--backoff", min=0, help="First retry delay in seconds, doubled each retry."),
     as_json: bool = JSON_OPTION,
@@ -144,8 +171,12 @@ def run_command(
             fail("without --batch, run one trial of one task (--task ID); use --batch for more", 2)
         _watch(the_solver, tasks[0], code, limits, as_json)
         return
-    selection = {"dir": str(tasks_dir.resolve()) if tasks_dir else None, "domain": domain, "capability": capability,
-                 "ids": sorted(task) or None}
+    selection = {
+        "dir": str(tasks_dir.resolve()) if tasks_dir else None,
+        "domain": domain,
+        "capability": capability,
+        "ids": sorted(task) or None,
+    }
     run_label = label or model or solver
     if out is None:
         from ..paths import runs_dir
@@ -182,8 +213,9 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
     except FatalSolverError as exc:
         status = "failed"
         batch.finish(status)
-        fail(f"{exc}; the run stopped with {progress.done} trial(s) kept: fix the configuration and run the "
-             f"same command again to resume", 1)
+        fail(
+            f"{exc}; the run stopped with {progress.done} trial(s) kept: fix the configuration and run the same command again to resume", 1
+        )
     except OSError as exc:  # a full disk or a folder that became unwritable: what is recorded stays
         try:
             batch.finish("failed")
@@ -192,10 +224,19 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
         fail(f"{common.environment_message(exc)} ({progress.done} trial(s) of this session were kept)", common.EXIT_ENVIRONMENT)
     batch.finish(status)
     seconds = time.perf_counter() - started
-    summary = {"run": str(out), "status": status, "trials_run": progress.done, "trials_kept": batch.kept,
-               "trials_left": len(batch.todo) - progress.done, "passed": progress.passed, "scored": progress.scored,
-               "infra_errors": progress.infra, "tokens": progress.tokens,
-               "cost": None if progress.cost_unknown else round(progress.cost, 6), "seconds": round(seconds, 2)}
+    summary = {
+        "run": str(out),
+        "status": status,
+        "trials_run": progress.done,
+        "trials_kept": batch.kept,
+        "trials_left": len(batch.todo) - progress.done,
+        "passed": progress.passed,
+        "scored": progress.scored,
+        "infra_errors": progress.infra,
+        "tokens": progress.tokens,
+        "cost": None if progress.cost_unknown else round(progress.cost, 6),
+        "seconds": round(seconds, 2),
+    }
     if as_json:
         print_json(summary)
     else:
@@ -203,8 +244,11 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
     if status == "interrupted":
         raise typer.Exit(common.EXIT_INTERRUPTED)
     if progress.done and progress.infra == progress.done:
-        fail(f"every trial that ran ({progress.done}) ended in an infrastructure error, so nothing was scored; "
-             f"the sessions in {out} say why, and running the same command again retries them", 1)
+        fail(
+            f"every trial that ran ({progress.done}) ended in an infrastructure error, so nothing was scored; "
+            f"the sessions in {out} say why, and running the same command again retries them",
+            1,
+        )
 
 
 def _print_summary(summary: dict[str, Any], out: Path) -> None:
@@ -212,11 +256,15 @@ def _print_summary(summary: dict[str, Any], out: Path) -> None:
     rate = f"{summary['passed'] / summary['scored']:.1%}" if summary["scored"] else "-"
     cost = "unknown" if summary["cost"] is None else f"${summary['cost']:.4f}"
     if summary["status"] == "interrupted":
-        out_console.print(f"[yellow]Interrupted.[/] {summary['trials_run']} trial(s) finished and kept, "
-                          f"{summary['trials_left']} left: run the same command again to resume.")
-    out_console.print(f"Ran {summary['trials_run']} trial(s) in {summary['seconds']:.1f} s: {summary['passed']}/"
-                      f"{summary['scored']} passed ({rate}), {summary['infra_errors']} infrastructure error(s) "
-                      f"left out of the scores; {summary['tokens']:,} tokens, cost {cost}.")
+        out_console.print(
+            f"[yellow]Interrupted.[/] {summary['trials_run']} trial(s) finished and kept, "
+            f"{summary['trials_left']} left: run the same command again to resume."
+        )
+    out_console.print(
+        f"Ran {summary['trials_run']} trial(s) in {summary['seconds']:.1f} s: {summary['passed']}/"
+        f"{summary['scored']} passed ({rate}), {summary['infra_errors']} infrastructure error(s) "
+        f"left out of the scores; {summary['tokens']:,} tokens, cost {cost}."
+    )
     out_console.print(f"Run directory: {out}\nReport: ebench report {out}")
 
 
@@ -233,9 +281,17 @@ class _progress_bar:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-        self.bar = Progress(TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                            TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+        self.bar = Progress(
+            TextColumn("[bold]trials"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[stats]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
         self.bar.start()
         self.task = self.bar.add_task("trials", total=self.progress.total, stats=self._stats())
 
@@ -284,8 +340,9 @@ def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
         print_json({**summary.to_dict(), "session": str(path)})
     else:
         verdict = "[green]PASS[/]" if summary.passed else "[red]FAIL[/]"
-        console().print(f"{verdict} {task.id}: {summary.termination}; {summary.tool_calls} call(s), "
-                        f"{summary.turns} turn(s). Session: {path}")
+        console().print(
+            f"{verdict} {task.id}: {summary.termination}; {summary.tool_calls} call(s), {summary.turns} turn(s). Session: {path}"
+        )
 
 
 def _echo_writer(path: Path, secrets: list[str], quiet: bool):
@@ -332,10 +389,10 @@ def regrade_command(
         print_json(report)
         return
     out = console()
-    out.print(f"Regraded {report['regraded']} session(s) of {run}: {report['changed']} verdict(s) changed, "
-              f"{report['skipped']} skipped.")
+    out.print(f"Regraded {report['regraded']} session(s) of {run}: {report['changed']} verdict(s) changed, {report['skipped']} skipped.")
     for change in report["changes"]:
-        out.print(f"  {change['task']} trial {change['trial']}: {'pass' if change['was'] else 'fail'} -> "
-                  f"{'pass' if change['now'] else 'fail'}")
+        out.print(
+            f"  {change['task']} trial {change['trial']}: {'pass' if change['was'] else 'fail'} -> {'pass' if change['now'] else 'fail'}"
+        )
     for problem in report["problems"]:
         out.print(f"  [yellow]skipped[/] {problem}")

@@ -39,10 +39,19 @@ def tasks_list(
     report = _load(root, domain, capability)
     _warn_errors(report.errors)
     if as_json:
-        common.print_json([
-            {"id": t.id, "domain": t.domain, "actor": t.actor, "capabilities": t.capabilities,
-             "changed_rows": len(t.expected_diff), "query": t.query} for t in report.tasks
-        ])
+        common.print_json(
+            [
+                {
+                    "id": t.id,
+                    "domain": t.domain,
+                    "actor": t.actor,
+                    "capabilities": t.capabilities,
+                    "changed_rows": len(t.expected_diff),
+                    "query": t.query,
+                }
+                for t in report.tasks
+            ]
+        )
         return
     from rich.table import Table
 
@@ -80,8 +89,10 @@ def tasks_show(
     for i, step in enumerate(task.reference_solution):
         console.print(f"  {i:>3}  {step.tool} {escape(compact_json(step.args))}")
     stats = task.expected_diff.counts()
-    console.print(f"\n[bold]Expected changes[/]: {len(task.expected_diff)} rows "
-                  f"({stats['insert']} inserted, {stats['update']} updated, {stats['delete']} deleted)")
+    console.print(
+        f"\n[bold]Expected changes[/]: {len(task.expected_diff)} rows "
+        f"({stats['insert']} inserted, {stats['update']} updated, {stats['delete']} deleted)"
+    )
     for change in task.expected_diff:
         detail = change.new if change.op == "update" else ""
         console.print(f"  {change.op:7} {change.table} {escape(compact_json(change.key))} {escape(compact_json(detail)) if detail else ''}")
@@ -144,15 +155,19 @@ def tasks_stats(
     doms = stats["domains"]
     table.add_row("tasks", *[str(doms[n]["tasks"]) for n in names])
     table.add_row("templates", *[str(len(doms[n]["templates"])) for n in names])
-    table.add_row("tasks per template (min-max)", *[f"{doms[n]['tasks_per_template']['min']}-{doms[n]['tasks_per_template']['max']}" for n in names])
+    table.add_row(
+        "tasks per template (min-max)", *[f"{doms[n]['tasks_per_template']['min']}-{doms[n]['tasks_per_template']['max']}" for n in names]
+    )
     for key in ("mean", "p90", "max"):
         table.add_row(f"solution calls: {key}", *[str(doms[n]["solution_length"][key]) for n in names])
     table.add_row("solutions of 40+ calls", *[f"{doms[n]['solution_length']['share_40_or_more']:.0%}" for n in names])
     table.add_row("changed rows: mean", *[str(doms[n]["changed_rows"]["mean"]) for n in names])
     table.add_row("changed rows: range", *[f"{doms[n]['changed_rows']['min']}-{doms[n]['changed_rows']['max']}" for n in names])
     for cap in CAPABILITIES:
-        table.add_row(CAPABILITY_TITLES[cap], *[
-            f"{doms[n]['capabilities'][cap]['tasks']} ({doms[n]['capabilities'][cap]['share']:.0%})" for n in names])
+        table.add_row(
+            CAPABILITY_TITLES[cap],
+            *[f"{doms[n]['capabilities'][cap]['tasks']} ({doms[n]['capabilities'][cap]['share']:.0%})" for n in names],
+        )
     for op in ("insert", "update", "delete"):
         table.add_row(f"{op}s", *[str(doms[n]["changes"].get(op, 0)) for n in names])
     table.add_row("tools used", *[str(len(doms[n]["tools_used"])) for n in names])
@@ -187,8 +202,12 @@ def tasks_generate(
     seed: int = typer.Option(0, "--seed", "-s", help="Same seed, same tasks."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder to write into (as <out>/<domain>/<id>.json)."),
     prefix: str | None = typer.Option(None, "--prefix", help="Task id prefix (default: <domain>-s<seed>, which no shipped id uses)."),
-    world_seed: int | None = typer.Option(None, "--world-seed", help="Make the tasks on the world of this seed (default: the domain's own)."),
-    as_suite: bool = typer.Option(False, "--as-suite", help="Make the shipped suite itself: ids <domain>-NNNN, not checked against the shipped tasks it replaces."),
+    world_seed: int | None = typer.Option(
+        None, "--world-seed", help="Make the tasks on the world of this seed (default: the domain's own)."
+    ),
+    as_suite: bool = typer.Option(
+        False, "--as-suite", help="Make the shipped suite itself: ids <domain>-NNNN, not checked against the shipped tasks it replaces."
+    ),
     force: bool = typer.Option(False, "--force", help="Replace task files that already exist."),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
@@ -216,8 +235,15 @@ def tasks_generate(
     for name in existing:
         (folder / name).unlink()
     written: list[str] = []
-    with Progress(TextColumn("[bold]generating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  disable=as_json, transient=True, console=common.console()) as progress:
+    with Progress(
+        TextColumn("[bold]generating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        disable=as_json,
+        transient=True,
+        console=common.console(),
+    ) as progress:
         bar = progress.add_task("tasks", total=count)
 
         def save(task) -> None:
@@ -230,8 +256,15 @@ def tasks_generate(
             report = generate(domain, count, seed, id_prefix=prefix, avoid=shipped, world_seed=world_seed, on_task=save)
         except ValueError as exc:
             common.fail(str(exc), 2)
-    summary = {"domain": domain, "seed": seed, "world_seed": world_seed if world_seed is not None else the_domain.default_seed,
-               "written": len(written), "attempts": report.attempts, "rejected": dict(report.rejected), "out": str(folder)}
+    summary = {
+        "domain": domain,
+        "seed": seed,
+        "world_seed": world_seed if world_seed is not None else the_domain.default_seed,
+        "written": len(written),
+        "attempts": report.attempts,
+        "rejected": dict(report.rejected),
+        "out": str(folder),
+    }
     if as_json:
         common.print_json(summary)
     else:
@@ -259,8 +292,15 @@ def tasks_validate(
     for name in sorted({t.domain for t in report.tasks}):
         common.world(common.domain(name), quiet=as_json)  # with progress; other seeds' worlds are built as needed
     problems: dict[str, list[str]] = {str(e.source): [str(e)] for e in report.errors}
-    with Progress(TextColumn("[bold]validating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  disable=as_json, transient=True, console=common.console()) as progress:
+    with Progress(
+        TextColumn("[bold]validating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        disable=as_json,
+        transient=True,
+        console=common.console(),
+    ) as progress:
         bar = progress.add_task("tasks", total=len(report.tasks))
         certified = 0
         for task in report.tasks:
@@ -271,8 +311,7 @@ def tasks_validate(
             progress.advance(bar)
     total = len(report.tasks) + len(report.errors)
     if as_json:
-        common.print_json({"checked": total, "passed": total - len(problems), "public_solutions": certified,
-                           "problems": problems})
+        common.print_json({"checked": total, "passed": total - len(problems), "public_solutions": certified, "problems": problems})
     else:
         from rich.markup import escape
 
@@ -304,8 +343,15 @@ def tasks_audit(
     _warn_errors(report.errors)
     for name in sorted({t.domain for t in report.tasks}):
         common.world(common.domain(name), quiet=as_json)
-    with Progress(TextColumn("[bold]auditing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  disable=as_json, transient=True, console=common.console()) as progress:
+    with Progress(
+        TextColumn("[bold]auditing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        disable=as_json,
+        transient=True,
+        console=common.console(),
+    ) as progress:
         bar = progress.add_task("tasks", total=len(report.tasks))
         result = audit(report.tasks, _world_for, on_task=lambda _: progress.advance(bar))
     summary = result.summary()
@@ -349,6 +395,8 @@ def _print_audit(summary) -> None:
     console = common.console()
     console.print(table)
     if summary["uncertified"]:
-        console.print(f"[yellow]{len(summary['uncertified'])} task(s) have no public solver[/] (not certified): "
-                      + ", ".join(summary["uncertified"][:8]))
+        console.print(
+            f"[yellow]{len(summary['uncertified'])} task(s) have no public solver[/] (not certified): "
+            + ", ".join(summary["uncertified"][:8])
+        )
     console.print("[green]clean: no shortcut passes any task[/]" if summary["clean"] else "[red]not clean[/]")

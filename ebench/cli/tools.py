@@ -19,10 +19,12 @@ def tools_list(
     """List a domain's tools: name, read/write, summary (and JSON schema with --json)."""
     d = common.domain(domain)
     if as_json:
-        common.print_json([
-            {"name": t.name, "kind": t.kind, "summary": t.summary, "description": t.description, "parameters": t.parameters}
-            for t in d.tools
-        ])
+        common.print_json(
+            [
+                {"name": t.name, "kind": t.kind, "summary": t.summary, "description": t.description, "parameters": t.parameters}
+                for t in d.tools
+            ]
+        )
         return
     from rich.table import Table
 
@@ -142,7 +144,9 @@ def tools_exec(
                 console.print(f"  {call.index}. {escape(call.tool)}({escape(json.dumps(call.args, ensure_ascii=False))}) {status}")
         if result.error:
             Console = type(console)
-            Console(stderr=True, highlight=False).print(f"[bold red]error{' (' + result.limit + ')' if result.limit else ''}:[/]\n{escape(result.error)}")
+            Console(stderr=True, highlight=False).print(
+                f"[bold red]error{' (' + result.limit + ')' if result.limit else ''}:[/]\n{escape(result.error)}"
+            )
         console.print(f"[dim]{result.seconds:.2f} s[/]")
     if not result.ok:
         raise typer.Exit(1)

@@ -24,8 +24,7 @@ def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: 
     return recorded_trial(task, HUMAN, {"name": HUMAN, "label": label, "blind": blind}, code=code, folder=folder)
 
 
-def recorded_trial(task: Task, kind: str, solver: dict[str, Any], *, code: bool = False,
-                   folder: Path | None = None) -> Trial:
+def recorded_trial(task: Task, kind: str, solver: dict[str, Any], *, code: bool = False, folder: Path | None = None) -> Trial:
     """A trial recorded into a fresh session file; the file is removed again if the trial cannot start."""
     path = new_session_file(folder or sessions_dir(), task.id, kind)
     writer = SessionWriter(path, secret_values(solver))
@@ -73,14 +72,14 @@ def _first_line(path: Path) -> str:
         return handle.readline()
 
 
-def latest_attempts(folder: Path | None = None, solver: str = HUMAN,
-                    queries: dict[str, str] | None = None) -> dict[str, Attempt]:
+def latest_attempts(folder: Path | None = None, solver: str = HUMAN, queries: dict[str, str] | None = None) -> dict[str, Attempt]:
     """Each task's most recent attempt by `solver`, read from the first and last lines of the
     session files only (the browser calls this for hundreds of files). With `queries` (task id ->
     request), an attempt counts only for the task it was made on: a regenerated suite may give
     an old id to another task."""
     folder = folder or sessions_dir()
     latest: dict[str, Attempt] = {}
+
     def written(path: Path) -> tuple[int, str]:
         try:
             return path.stat().st_mtime_ns, path.name
@@ -104,6 +103,7 @@ def latest_attempts(folder: Path | None = None, solver: str = HUMAN,
         if queries is not None and queries.get(task_id) != start["task"].get("query"):
             continue
         grade = end.get("grade") or {}
-        latest[task_id] = Attempt(task_id, bool(grade.get("passed")) if end else None,
-                                  end.get("termination"), path, str(start.get("started", "")))
+        latest[task_id] = Attempt(
+            task_id, bool(grade.get("passed")) if end else None, end.get("termination"), path, str(start.get("started", ""))
+        )
     return latest

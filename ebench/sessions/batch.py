@@ -91,8 +91,7 @@ class Batch:
     force: bool = False
 
     def __post_init__(self) -> None:
-        self.config = {"solver": self.solver.config(), "code": self.code, "limits": self.limits.to_dict(),
-                       "tasks": self.selection}
+        self.config = {"solver": self.solver.config(), "code": self.code, "limits": self.limits.to_dict(), "tasks": self.selection}
         self.secrets = secret_values(self.config)
         self.todo: list[tuple[Task, int]] = []
         self.kept = 0
@@ -125,20 +124,39 @@ class Batch:
             except RunError as exc:
                 raise RunError(f"{exc}; use another --out") from None
             if manifest.get("config_hash") != digest and not self.force:
-                raise RunError(f"{self.out} was run with another configuration ({_changed(manifest.get('config', {}), self.config)}); "
-                               "use another --out, or --force to continue it with the new one")
-            manifest.update(config=self.config, config_hash=digest, trials=max(self.trials, int(manifest.get("trials", 0))),
-                            tasks={"count": len(ids), "ids": ids}, ended=None, status="running", resumed=_now())
+                raise RunError(
+                    f"{self.out} was run with another configuration ({_changed(manifest.get('config', {}), self.config)}); "
+                    "use another --out, or --force to continue it with the new one"
+                )
+            manifest.update(
+                config=self.config,
+                config_hash=digest,
+                trials=max(self.trials, int(manifest.get("trials", 0))),
+                tasks={"count": len(ids), "ids": ids},
+                ended=None,
+                status="running",
+                resumed=_now(),
+            )
         else:
-            manifest = {"format": RUN_FORMAT, "label": self.label, "ebench_version": __version__,
-                        "config": self.config, "config_hash": digest, "trials": self.trials,
-                        "tasks": {"count": len(ids), "ids": ids}, "started": _now(), "ended": None,
-                        "status": "running"}
+            manifest = {
+                "format": RUN_FORMAT,
+                "label": self.label,
+                "ebench_version": __version__,
+                "config": self.config,
+                "config_hash": digest,
+                "trials": self.trials,
+                "tasks": {"count": len(ids), "ids": ids},
+                "started": _now(),
+                "ended": None,
+                "status": "running",
+            }
         manifest["ebench_version"] = __version__
         suite = self.suite_record()
         if manifest.get("suite") and manifest["suite"].get("version") != suite["version"] and not self.force:
-            raise RunError(f"{self.out} was run on suite version {manifest['suite'].get('version')}, these tasks are version "
-                           f"{suite['version']}; use another --out, or --force to mix them")
+            raise RunError(
+                f"{self.out} was run on suite version {manifest['suite'].get('version')}, these tasks are version "
+                f"{suite['version']}; use another --out, or --force to mix them"
+            )
         manifest["suite"] = suite
         self.manifest = manifest
         write_json_atomic(manifest_path, manifest)
@@ -175,7 +193,6 @@ class Batch:
         results_path = self.out / RESULTS
         summaries: list[TrialSummary] = []
         with results_path.open("a", encoding="utf-8") as results:
-
             stopping = asyncio.Event()  # a fatal error: trials still queued are not started
 
             async def one(task: Task, number: int) -> None:
@@ -207,8 +224,7 @@ class Batch:
         writer = SessionWriter(path, self.secrets)
         session = str(path.relative_to(self.out))
         try:
-            trial = Trial(task, writer=writer, solver=self.solver.config(), code=self.code, trial_number=number,
-                          session_name=session)
+            trial = Trial(task, writer=writer, solver=self.solver.config(), code=self.code, trial_number=number, session_name=session)
         except Exception as exc:  # the task cannot start (its actor is unknown to the world): reported apart
             writer.close()
             return TrialSummary.not_started(task, number, session, f"the trial could not start: {exc}")

@@ -68,8 +68,17 @@ class RegistryTool(MCPTool):
 
 
 def registry_tool(fn: Callable[[dict[str, Any], Any], Any], name: str, description: str, parameters: dict[str, Any]) -> RegistryTool:
-    return RegistryTool(fn=fn, name=name, title=None, description=description, parameters=parameters,
-                        fn_metadata=_PLACEHOLDER, is_async=True, context_kwarg=None, annotations=None)
+    return RegistryTool(
+        fn=fn,
+        name=name,
+        title=None,
+        description=description,
+        parameters=parameters,
+        fn_metadata=_PLACEHOLDER,
+        is_async=True,
+        context_kwarg=None,
+        annotations=None,
+    )
 
 
 def _result(payload: Any, is_error: bool) -> CallToolResult:
@@ -123,6 +132,7 @@ def build_server(trial: Trial, code: bool = False, calls: Calls | None = None) -
         async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
             result = await anyio.to_thread.run_sync(calls.run, request, lambda: trial.call(name, arguments))
             return _result(result.payload(), not result.ok)
+
         return handle
 
     for tool in domain.tools:
@@ -137,33 +147,50 @@ def build_server(trial: Trial, code: bool = False, calls: Calls | None = None) -
         return await (exec_code if name == "exec_code" else handler(name))(arguments, request)
 
     server: MCPServer = TrialServer(
-        name=f"ebench-{domain.name}", title=f"ebench: {domain.title}", instructions=context, tools=tools,
-        version=__version__, unknown=unknown,
+        name=f"ebench-{domain.name}",
+        title=f"ebench: {domain.title}",
+        instructions=context,
+        tools=tools,
+        version=__version__,
+        unknown=unknown,
     )
-    server.add_resource(TextResource(
-        uri=f"ebench://{domain.name}/description", name="domain_description", title=f"The {domain.name} product",
-        description="What the product is, what the assistant can do, and its rules.", mime_type="text/markdown",
-        text=context,
-    ))
+    server.add_resource(
+        TextResource(
+            uri=f"ebench://{domain.name}/description",
+            name="domain_description",
+            title=f"The {domain.name} product",
+            description="What the product is, what the assistant can do, and its rules.",
+            mime_type="text/markdown",
+            text=context,
+        )
+    )
 
     def describe_domain() -> str:
         return context
 
-    server.add_prompt(Prompt.from_function(describe_domain, name="domain_description",
-                                           description="The product, the current user and the current time."))
+    server.add_prompt(
+        Prompt.from_function(describe_domain, name="domain_description", description="The product, the current user and the current time.")
+    )
     if trial.task is not None:
         task = trial.task
         request = f"{context}\n\nThe user's request:\n{task.query}"
-        server.add_resource(TextResource(
-            uri=f"ebench://task/{task.id}", name="task", title=f"Task {task.id}",
-            description="The request to carry out with the tools.", mime_type="text/plain", text=task.query,
-        ))
+        server.add_resource(
+            TextResource(
+                uri=f"ebench://task/{task.id}",
+                name="task",
+                title=f"Task {task.id}",
+                description="The request to carry out with the tools.",
+                mime_type="text/plain",
+                text=task.query,
+            )
+        )
 
         def solve_task() -> str:
             return request
 
-        server.add_prompt(Prompt.from_function(solve_task, name="task",
-                                               description=f"Task {task.id}: the request, with the product context."))
+        server.add_prompt(
+            Prompt.from_function(solve_task, name="task", description=f"Task {task.id}: the request, with the product context.")
+        )
     return server
 
 
@@ -252,6 +279,7 @@ async def _serve_stdio(server: MCPServer, stop: StopSignals, on_stop: Callable[[
     stop.wake = stopped.set  # called from the loop's signal callbacks only
     try:
         async with anyio.create_task_group() as tasks:
+
             async def until_disconnect() -> None:
                 await server.run_stdio_async()
                 tasks.cancel_scope.cancel()
@@ -274,8 +302,13 @@ async def _serve_stdio(server: MCPServer, stop: StopSignals, on_stop: Callable[[
             stop.install()
 
 
-def serve(domain_name: str, actor: int | None, task: Task | None = None, code: bool = False,
-          on_finish: Callable[[Trial, TrialSummary | None], None] | None = None) -> None:
+def serve(
+    domain_name: str,
+    actor: int | None,
+    task: Task | None = None,
+    code: bool = False,
+    on_finish: Callable[[Trial, TrialSummary | None], None] | None = None,
+) -> None:
     """Serve over stdio until the client disconnects or the server gets SIGTERM or SIGINT (then
     the process ends by that signal). With a task, the trial is recorded as a session in the data
     directory's sessions folder and graded at the end; `on_finish` gets its summary, or None when
@@ -286,8 +319,15 @@ def serve(domain_name: str, actor: int | None, task: Task | None = None, code: b
         if task is not None:
             writer = SessionWriter(new_session_file(sessions_dir(), task.id, "mcp"), secret_values())
         try:
-            trial = Trial(task, domain=domain, actor=actor, writer=writer, solver={"name": "mcp"}, code=code,
-                          session_name=str(writer.path) if writer else "")
+            trial = Trial(
+                task,
+                domain=domain,
+                actor=actor,
+                writer=writer,
+                solver={"name": "mcp"},
+                code=code,
+                session_name=str(writer.path) if writer else "",
+            )
         except BaseException:  # an unknown actor: no trial, so no session file either
             if writer is not None:
                 writer.close()
@@ -310,8 +350,7 @@ def serve(domain_name: str, actor: int | None, task: Task | None = None, code: b
             die(stop.signum)
 
 
-def end_trial(trial: Trial, calls: Calls, signum: int | None,
-              on_finish: Callable[[Trial, TrialSummary | None], None] | None) -> None:
+def end_trial(trial: Trial, calls: Calls, signum: int | None, on_finish: Callable[[Trial, TrialSummary | None], None] | None) -> None:
     """Grade and record the end of a --task trial, once: after the call in flight, before any other."""
     with calls.lock:
         if trial.task is None or trial.finished:
@@ -321,8 +360,7 @@ def end_trial(trial: Trial, calls: Calls, signum: int | None,
         summary = None
         if trial.tool_calls == 0:
             # No call, no attempt: nothing to grade (the copy is untouched) and no result to score.
-            trial.note("end", termination=ABANDONED, error="the client made no tool call", diff=[], grade=None,
-                       summary=None)
+            trial.note("end", termination=ABANDONED, error="the client made no tool call", diff=[], grade=None, summary=None)
             trial.finished = True
             trial.close()
         else:

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..tasks.spec import CAPABILITIES
 from .trial import INFRA_ERROR
+
 # tool_errors codes the failure breakdown names; every other code counts as "other".
 NAMED_TOOL_ERRORS = ("unknown_tool", "invalid_arguments")
 

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from ..domains.engine.domain import Domain
 
-GUIDANCE = ("Carry out the user's request with the tools. Look up what you need; do not guess ids. "
-            "When the request is done (or cannot be done), reply to the user without calling a tool.")
+GUIDANCE = (
+    "Carry out the user's request with the tools. Look up what you need; do not guess ids. "
+    "When the request is done (or cannot be done), reply to the user without calling a tool."
+)
 
 
 def solver_context(domain: Domain, actor_label: str) -> str:
     """The product's description, the current user and the current time."""
-    return (f"{domain.description}\n\nThe current {domain.actor_noun} is {actor_label}. "
-            f"The current time is {domain.now}.")
+    return f"{domain.description}\n\nThe current {domain.actor_noun} is {actor_label}. The current time is {domain.now}."
 
 
 def system_prompt(domain: Domain, actor_label: str, code: bool = False) -> str:
-    extra = ("\nYou can also run Python with exec_code, in which every tool is a function: use it to "
-             "page through long lists and to make many calls in one step." if code else "")
+    extra = (
+        "\nYou can also run Python with exec_code, in which every tool is a function: use it to "
+        "page through long lists and to make many calls in one step."
+        if code
+        else ""
+    )
     return f"{solver_context(domain, actor_label)}\n\n{GUIDANCE}{extra}"

@@ -40,8 +40,7 @@ def is_secret_name(name: str) -> bool:
 def redact_config(config: Any) -> Any:
     """The configuration with the values of secret-looking keys replaced (nested dicts included)."""
     if isinstance(config, dict):
-        return {k: (REDACTED if is_secret_name(str(k)) and v not in (None, "") else redact_config(v))
-                for k, v in config.items()}
+        return {k: (REDACTED if is_secret_name(str(k)) and v not in (None, "") else redact_config(v)) for k, v in config.items()}
     if isinstance(config, list):
         return [redact_config(v) for v in config]
     return config
@@ -134,8 +133,10 @@ def session_line(record: dict[str, Any], secrets: Iterable[str] = ()) -> str:
         try:
             line = json.dumps(_recordable(record), ensure_ascii=False, default=_jsonable)
         except (RecursionError, ValueError, TypeError) as exc:  # the stack is nearly spent already
-            line = json.dumps({"event": record.get("event"), "t": record.get("t"),
-                               "unrecorded": f"the event could not be written: {type(exc).__name__}"}, default=repr)
+            line = json.dumps(
+                {"event": record.get("event"), "t": record.get("t"), "unrecorded": f"the event could not be written: {type(exc).__name__}"},
+                default=repr,
+            )
     for secret in secrets:  # before escaping: a secret may hold what gets escaped
         if secret in line:
             line = line.replace(secret, REDACTED)
@@ -248,8 +249,10 @@ def read_session(path: str | Path) -> Session:
             continue
         except (ValueError, RecursionError):
             torn = number == len(lines) and not data.endswith(b"\n")
-            warnings.append(f"{path}:{number}: " + ("a torn last line (the trial stopped while writing it), skipped"
-                                                     if torn else "not a JSON line, skipped"))
+            warnings.append(
+                f"{path}:{number}: "
+                + ("a torn last line (the trial stopped while writing it), skipped" if torn else "not a JSON line, skipped")
+            )
             continue
         if not isinstance(event, dict) or not isinstance(event.get("event"), str):
             warnings.append(f"{path}:{number}: not a session event, skipped")

@@ -40,8 +40,10 @@ def run_tasks(manifest: dict[str, Any]) -> dict[str, Task]:
         recorded = FIRST_SUITE_VERSION  # runs made before suite versions were recorded used the first suite
     current = suite_version(root)
     if recorded is not None and current is not None and str(recorded) != current:
-        raise RegradeError(f"the run was made on suite version {recorded} and the tasks are now version {current}: "
-                           "regrading would score it against other tasks")
+        raise RegradeError(
+            f"the run was made on suite version {recorded} and the tasks are now version {current}: "
+            "regrading would score it against other tasks"
+        )
     return {t.id: t for t in load_suite(root).tasks}
 
 
@@ -96,8 +98,7 @@ def _regrade(run: RunData) -> dict[str, Any]:
         verdict = grade(task.expected_diff, final, get_domain(task.domain).schema)
         regraded += 1
         if verdict.passed != result.get("passed"):
-            changes.append({"task": result["task"], "trial": result["trial"], "was": result.get("passed"),
-                            "now": verdict.passed})
+            changes.append({"task": result["task"], "trial": result["trial"], "was": result.get("passed"), "now": verdict.passed})
         result.update(passed=verdict.passed, grade=grade_counts(verdict), regraded=__version__)
     results_path = run.path / RESULTS
     tmp = results_path.with_name(RESULTS + ".tmp")
@@ -105,5 +106,11 @@ def _regrade(run: RunData) -> dict[str, Any]:
     os.replace(tmp, results_path)
     run.manifest["regraded"] = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ebench_version": __version__}
     write_json_atomic(run.path / MANIFEST, run.manifest)
-    return {"run": str(run.path), "regraded": regraded, "skipped": skipped, "changed": len(changes),
-            "changes": changes, "problems": problems}
+    return {
+        "run": str(run.path),
+        "regraded": regraded,
+        "skipped": skipped,
+        "changed": len(changes),
+        "changes": changes,
+        "problems": problems,
+    }

@@ -67,11 +67,19 @@ class RunReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "label": self.label, "path": self.path,
-            "solver": self.solver(), "model": self.model(), "trials": self.trials(),
-            "config_hash": self.manifest.get("config_hash"), "ebench_version": self.manifest.get("ebench_version"),
-            "tasks_planned": self.tasks_planned(), "started": self.manifest.get("started"), "ended": self.manifest.get("ended"),
-            "suite_version": self.suite_version(), "limits": self.config("limits"), "limits_raised_for_tasks": self.raised,
+            "label": self.label,
+            "path": self.path,
+            "solver": self.solver(),
+            "model": self.model(),
+            "trials": self.trials(),
+            "config_hash": self.manifest.get("config_hash"),
+            "ebench_version": self.manifest.get("ebench_version"),
+            "tasks_planned": self.tasks_planned(),
+            "started": self.manifest.get("started"),
+            "ended": self.manifest.get("ended"),
+            "suite_version": self.suite_version(),
+            "limits": self.config("limits"),
+            "limits_raised_for_tasks": self.raised,
             "metrics": self.metrics.to_dict(),
         }
 
@@ -90,8 +98,13 @@ def build_reports(runs: list[RunData]) -> list[RunReport]:
     """Score each run (MetricsError propagates). Two runs with one label are told apart by their path."""
     labels = [run.label for run in runs]
     return [
-        RunReport(label if labels.count(label) == 1 else f"{label} ({run.path})", str(run.path), run.manifest,
-                  run_metrics(run.results), _raised(run))
+        RunReport(
+            label if labels.count(label) == 1 else f"{label} ({run.path})",
+            str(run.path),
+            run.manifest,
+            run_metrics(run.results),
+            _raised(run),
+        )
         for run, label in zip(runs, labels)
     ]
 
@@ -106,8 +119,9 @@ def _raised(run: RunData) -> int:
     for result in run.results:
         applied = result.get("limits")
         if isinstance(applied, dict) and any(
-                isinstance(applied.get(k), int) and isinstance(limits.get(k), int) and applied[k] > limits[k]
-                for k in ("max_turns", "max_tool_calls")):
+            isinstance(applied.get(k), int) and isinstance(limits.get(k), int) and applied[k] > limits[k]
+            for k in ("max_turns", "max_tool_calls")
+        ):
             raised.add(result.get("task"))
     return len(raised)
 
@@ -117,6 +131,7 @@ def report_document(reports: list[RunReport]) -> dict[str, Any]:
 
 
 # --- formatting -----------------------------------------------------------------------------------
+
 
 def pct(value: float | None) -> str:
     return DASH if value is None else f"{value * 100:.1f}%"
@@ -159,6 +174,7 @@ def _k_rows(scores: list[ScopeScore | None], ks: range) -> list[list[str]]:
 
 # --- tables -----------------------------------------------------------------------------------------
 
+
 def summary_table(reports: list[RunReport]) -> TableData:
     ks = range(1, _max_k(reports) + 1)
     overall = [r.metrics.overall for r in reports]
@@ -182,8 +198,9 @@ def summary_table(reports: list[RunReport]) -> TableData:
         rows.append(None)
         rows += [[f"tasks with ≥{k} trials", *[str(s.by_k[k].tasks if k in s.by_k else 0) for s in overall]] for k in uneven]
     versions = sorted({r.suite_version() or "unknown" for r in reports})
-    caption = (f"Runs made on different suite versions ({', '.join(versions)}): their scores are not comparable."
-               if len(versions) > 1 else None)
+    caption = (
+        f"Runs made on different suite versions ({', '.join(versions)}): their scores are not comparable." if len(versions) > 1 else None
+    )
     return TableData("Summary", ["", *[r.label for r in reports]], rows, caption=caption)
 
 
@@ -209,8 +226,9 @@ def scope_table(reports: list[RunReport], kind: str) -> TableData:
             rows.append(None)
         rows += [[titles[name] if i == 0 else "", *row] for i, row in enumerate(block)]
     first = "domain" if kind == "domains" else "capability"
-    return TableData(f"Per {first}", [first, "", *[r.label for r in reports]], rows, labels=2,
-                     caption="Pass@1 = Pass^1 = Avg" if ks else None)
+    return TableData(
+        f"Per {first}", [first, "", *[r.label for r in reports]], rows, labels=2, caption="Pass@1 = Pass^1 = Avg" if ks else None
+    )
 
 
 def efficiency_table(reports: list[RunReport]) -> TableData:
@@ -233,16 +251,27 @@ def efficiency_table(reports: list[RunReport]) -> TableData:
         ["wall time / trial", *[duration(e.seconds) for e in effs]],
         ["wall time (total)", *[duration(e.totals.get("seconds")) for e in effs]],
     ]
-    return TableData("Efficiency (scored trials)", ["", *[r.label for r in reports]], rows,
-                     caption="total calls: top-level calls with each exec_code block counted as the calls made inside it")
+    return TableData(
+        "Efficiency (scored trials)",
+        ["", *[r.label for r in reports]],
+        rows,
+        caption="total calls: top-level calls with each exec_code block counted as the calls made inside it",
+    )
 
 
 def failures_table(reports: list[RunReport]) -> TableData:
     fails = [r.metrics.failures for r in reports]
     rows: list[list[str] | None] = [["failed trials", *[f"{f.failed} of {r.metrics.overall.trials}" for f, r in zip(fails, reports)]]]
-    for label, attr in (("missing changes", "missing"), ("unexpected changes", "unexpected"), ("wrong values", "wrong"),
-                        ("no state change", "no_change"), ("ungraded", "ungraded"), ("unknown tool called", "unknown_tool"),
-                        ("invalid arguments", "invalid_arguments"), ("other tool errors", "other_tool_errors")):
+    for label, attr in (
+        ("missing changes", "missing"),
+        ("unexpected changes", "unexpected"),
+        ("wrong values", "wrong"),
+        ("no state change", "no_change"),
+        ("ungraded", "ungraded"),
+        ("unknown tool called", "unknown_tool"),
+        ("invalid arguments", "invalid_arguments"),
+        ("other tool errors", "other_tool_errors"),
+    ):
         if attr == "ungraded" and not any(f.ungraded for f in fails):
             continue
         rows.append([label, *[count_share(getattr(f, attr), f.failed) for f in fails]])
@@ -295,6 +324,7 @@ def tables(reports: list[RunReport]) -> list[TableData]:
 
 # --- CSV ----------------------------------------------------------------------------------------------
 
+
 def _scope_rows(scope: str, s: ScopeScore) -> list[tuple[str, str, Any]]:
     rows: list[tuple[str, str, Any]] = [(scope, key, getattr(s, key)) for key in ("tasks", "trials", "passes", "infra_errors", "avg")]
     for k, ks in s.by_k.items():
@@ -323,8 +353,10 @@ def csv_rows(reports: list[RunReport]) -> list[dict[str, Any]]:
         rows += [("failures", f"ended_by:{reason}", n) for reason, n in ends.items()]
         rows.append(("infra", "count", m.infra.count))
         rows += [("infra", f"reason:{reason}", n) for reason, n in m.infra.by_reason.items()]
-        out += [{"run": r.label, "path": r.path, "scope": scope, "metric": metric, "value": "" if value is None else value}
-                for scope, metric, value in rows]
+        out += [
+            {"run": r.label, "path": r.path, "scope": scope, "metric": metric, "value": "" if value is None else value}
+            for scope, metric, value in rows
+        ]
     return out
 
 

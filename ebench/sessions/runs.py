@@ -72,8 +72,13 @@ def read_results(path: Path, warnings: list[str] | None = None) -> list[dict[str
 
 
 def _is_result(record: Any) -> bool:
-    return (isinstance(record, dict) and isinstance(record.get("task"), str) and isinstance(record.get("trial"), int)
-            and not isinstance(record.get("trial"), bool) and isinstance(record.get("passed"), bool))
+    return (
+        isinstance(record, dict)
+        and isinstance(record.get("task"), str)
+        and isinstance(record.get("trial"), int)
+        and not isinstance(record.get("trial"), bool)
+        and isinstance(record.get("passed"), bool)
+    )
 
 
 def repair_results(path: Path) -> str | None:
@@ -127,8 +132,13 @@ def load_sessions(root: Path) -> list[RunData]:
         counts: dict[str, int] = {}
         for result in results:
             counts[result["task"]] = result["trial"] = counts.get(result["task"], 0) + 1
-        manifest = {"format": RUN_FORMAT, "label": solver, "config": {"solver": {"name": solver}},
-                    "trials": max(counts.values()), "tasks": {"count": len(counts), "ids": sorted(counts)}}
+        manifest = {
+            "format": RUN_FORMAT,
+            "label": solver,
+            "config": {"solver": {"name": solver}},
+            "trials": max(counts.values()),
+            "tasks": {"count": len(counts), "ids": sorted(counts)},
+        }
         runs.append(RunData(root, manifest, results))
     return runs
 
@@ -186,8 +196,7 @@ class RunLock:
             os.close(fd)
             raise RunError(f"{self.path.parent} is being written by {holder}; wait for it to finish, or use another --out") from None
         os.ftruncate(fd, 0)
-        os.write(fd, f"ebench batch pid {os.getpid()} on {socket.gethostname()} since "
-                     f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode())
+        os.write(fd, f"ebench batch pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode())
         self._fd = fd
 
     def release(self) -> None:

@@ -30,7 +30,7 @@ from ..tasks.diff import ChangeTracker, Diff
 from ..tasks.grading import Grade, explain
 from ..tasks.spec import Task, load_task, resolve_args
 from ..tasks.suite import find_task
-from ..tasks.worlds import WorldMismatch, task_seed, world_fingerprint
+from ..tasks.worlds import WorldMismatch, task_seed, world_fingerprint, world_matches
 from .record import Session, read_session
 from .runs import RunData
 from .trial import trial_copy
@@ -95,8 +95,7 @@ class Step:
         if self.kind == "message":
             text = e.get("content") or ""
             if not text and e.get("tool_calls"):
-                text = ", ".join(str((c.get("function") or c).get("name", "?")) if isinstance(c, dict) else "?"
-                                 for c in e["tool_calls"])
+                text = ", ".join(str((c.get("function") or c).get("name", "?")) if isinstance(c, dict) else "?" for c in e["tool_calls"])
                 text = f"→ {text}"
             return f"{e.get('role', 'message')}: {_preview(text)}"
         if self.kind == "tool_call":
@@ -133,8 +132,12 @@ class StepState:
     def counts(self) -> dict[str, int]:
         counts = {"changes": len(self.diff), "calls": self.calls}
         if self.grade is not None:
-            counts.update(matched=len(self.grade.matched), missing=len(self.grade.missing),
-                          unexpected=len(self.grade.unexpected), wrong=len(self.grade.wrong))
+            counts.update(
+                matched=len(self.grade.matched),
+                missing=len(self.grade.missing),
+                unexpected=len(self.grade.unexpected),
+                wrong=len(self.grade.wrong),
+            )
         return counts
 
 
@@ -149,8 +152,7 @@ class Mismatch:
     replayed: Any
 
     def describe(self) -> str:
-        return (f"step {self.step} ({self.tool}, {self.call_id}): recorded {_preview(self.recorded)}, "
-                f"replayed {_preview(self.replayed)}")
+        return f"step {self.step} ({self.tool}, {self.call_id}): recorded {_preview(self.recorded)}, replayed {_preview(self.replayed)}"
 
 
 @dataclass
@@ -179,8 +181,10 @@ def _errors(grade: Grade | None) -> frozenset[str]:
     found = {"+" + json.dumps(c.to_dict(), sort_keys=True, default=repr) for c in grade.unexpected}
     # A wrong value of a new row is known by its table, column and actual value: which expected row
     # it is paired with may change as other rows arrive. An existing row's is known by its key.
-    found |= {"≠" + json.dumps([w.table, w.op, None if w.op == "insert" else w.key, w.column, w.actual],
-                               sort_keys=True, default=repr) for w in grade.wrong}
+    found |= {
+        "≠" + json.dumps([w.table, w.op, None if w.op == "insert" else w.key, w.column, w.actual], sort_keys=True, default=repr)
+        for w in grade.wrong
+    }
     return frozenset(found)
 
 
@@ -203,8 +207,7 @@ class Timeline:
     Thread-safe: one lock guards the private copy, so a worker rebuilding a step that is no
     longer wanted only delays the next rebuild."""
 
-    def __init__(self, session: Session, task: Task | None = None, *,
-                 checkpoint_every: int = CHECKPOINT_EVERY) -> None:
+    def __init__(self, session: Session, task: Task | None = None, *, checkpoint_every: int = CHECKPOINT_EVERY) -> None:
         self.session = session
         start = session.start
         self.domain = get_domain(str(start.get("domain") or (start.get("task") or {}).get("domain", "")))
@@ -212,13 +215,20 @@ class Timeline:
         self.mode = str(start.get("mode") or "tools")
         self.task = task if task is not None else task_for(session)
         recorded_seed = start.get("world_seed")
-        self.seed = (int(recorded_seed) if isinstance(recorded_seed, int) else
-                     task_seed(self.task) if self.task is not None else self.domain.default_seed)
+        self.seed = (
+            int(recorded_seed)
+            if isinstance(recorded_seed, int)
+            else task_seed(self.task)
+            if self.task is not None
+            else self.domain.default_seed
+        )
         recorded = start.get("world")
-        if recorded and recorded != world_fingerprint(self.domain.name, self.seed):
-            raise WorldMismatch(f"{session.path} was recorded on the {self.domain.name} world {recorded}, which this ebench "
-                                f"does not build (seed {self.seed} gives {world_fingerprint(self.domain.name, self.seed)}): "
-                                "its steps cannot be rebuilt here")
+        if recorded and not world_matches(self.domain.name, self.seed, str(recorded)):
+            raise WorldMismatch(
+                f"{session.path} was recorded on the {self.domain.name} world {recorded}, which this ebench "
+                f"does not build (seed {self.seed} gives {world_fingerprint(self.domain.name, self.seed)}): "
+                "its steps cannot be rebuilt here"
+            )
         self.checkpoint_every = max(1, checkpoint_every)
         self.steps = self._steps(session)
         self.leaves = [s for s in self.steps if s.is_leaf]
@@ -433,14 +443,16 @@ class Timeline:
                         args = resolve_args(step.args, results)
                     except (KeyError, IndexError, TypeError, ValueError) as exc:
                         diff = tracker.diff()
-                        steps.append(ReferenceStep(i, step.tool, dict(step.args), False, None,
-                                                   f"cannot be resolved: {exc}", diff, self._grade(diff)))
+                        steps.append(
+                            ReferenceStep(i, step.tool, dict(step.args), False, None, f"cannot be resolved: {exc}", diff, self._grade(diff))
+                        )
                         break
                     result = self.domain.tools.call(env, step.tool, args)
                     diff = tracker.diff()
                     error = None if result.ok else f"{result.error_code}: {result.error_message}"
-                    steps.append(ReferenceStep(i, step.tool, args, result.ok, _comparable(result.payload()), error,
-                                               diff, self._grade(diff)))
+                    steps.append(
+                        ReferenceStep(i, step.tool, args, result.ok, _comparable(result.payload()), error, diff, self._grade(diff))
+                    )
                     if not result.ok:
                         break
                     results.append(result.value)
@@ -505,18 +517,35 @@ def trial_rows(runs: Iterable[RunData]) -> list[TrialRow]:
     rows = []
     for run in runs:
         for result in run.results:
-            rows.append(TrialRow(
-                run=run.label, task=str(result.get("task", "")), trial=int(result.get("trial") or 1),
-                domain=str(result.get("domain", "")), capabilities=tuple(result.get("capabilities") or ()),
-                solver=solver_name(run, result), passed=bool(result.get("passed")),
-                termination=str(result.get("termination", "")), calls=int(result.get("tool_calls") or 0),
-                session=session_file(run, result), error=result.get("error"), result=result))
+            rows.append(
+                TrialRow(
+                    run=run.label,
+                    task=str(result.get("task", "")),
+                    trial=int(result.get("trial") or 1),
+                    domain=str(result.get("domain", "")),
+                    capabilities=tuple(result.get("capabilities") or ()),
+                    solver=solver_name(run, result),
+                    passed=bool(result.get("passed")),
+                    termination=str(result.get("termination", "")),
+                    calls=int(result.get("tool_calls") or 0),
+                    session=session_file(run, result),
+                    error=result.get("error"),
+                    result=result,
+                )
+            )
     rows.sort(key=lambda r: (r.solver, r.task, r.trial))
     return rows
 
 
-def filter_rows(rows: Iterable[TrialRow], *, failed: bool = False, domain: str | None = None,
-                capability: str | None = None, solver: str | None = None, search: str = "") -> list[TrialRow]:
+def filter_rows(
+    rows: Iterable[TrialRow],
+    *,
+    failed: bool = False,
+    domain: str | None = None,
+    capability: str | None = None,
+    solver: str | None = None,
+    search: str = "",
+) -> list[TrialRow]:
     """Rows kept by the filters (None or "" means any); `search` matches task, domain, solver,
     termination and error, case-insensitively, every word somewhere."""
     words = search.lower().split()

@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from .. import __version__
 from ..domains import get_domain
 from ..domains.engine.domain import Domain
 from ..domains.engine.tools import ToolResult, tool_name_text
-from ..domains.engine.world import ensure_world, fingerprint, scratch_copy
+from ..domains.engine.world import ensure_world, scratch_copy, world_id
 from ..tasks.diff import ChangeTracker, Diff, tracker_script
 from ..tasks.grading import Grade, grade
 from ..tasks.reference import DEFAULT_LIMITS
@@ -29,14 +30,26 @@ from ..tasks.spec import Task
 from ..tasks.worlds import check_world, task_seed
 from .record import SESSION_FORMAT, SessionWriter
 
-AGENT_STOPPED = "agent_stopped"
-MAX_TURNS = "max_turns"
-MAX_TOOL_CALLS = "max_tool_calls"
-TIME_LIMIT = "time_limit"
-CONTEXT_LIMIT = "context_limit"
-AGENT_ERROR = "agent_error"
-INFRA_ERROR = "infra_error"
-TERMINATIONS = (AGENT_STOPPED, MAX_TURNS, MAX_TOOL_CALLS, TIME_LIMIT, CONTEXT_LIMIT, AGENT_ERROR, INFRA_ERROR)
+class Termination(StrEnum):
+    """Why a trial ended. Only INFRA_ERROR is not the solver's result (left out of the scores)."""
+
+    AGENT_STOPPED = "agent_stopped"
+    MAX_TURNS = "max_turns"
+    MAX_TOOL_CALLS = "max_tool_calls"
+    TIME_LIMIT = "time_limit"
+    CONTEXT_LIMIT = "context_limit"
+    AGENT_ERROR = "agent_error"
+    INFRA_ERROR = "infra_error"
+
+
+# Module-level names for the members, so `from .trial import AGENT_STOPPED` reads as before.
+AGENT_STOPPED = Termination.AGENT_STOPPED
+MAX_TURNS = Termination.MAX_TURNS
+MAX_TOOL_CALLS = Termination.MAX_TOOL_CALLS
+TIME_LIMIT = Termination.TIME_LIMIT
+CONTEXT_LIMIT = Termination.CONTEXT_LIMIT
+AGENT_ERROR = Termination.AGENT_ERROR
+INFRA_ERROR = Termination.INFRA_ERROR
 
 
 @dataclass
@@ -50,8 +63,11 @@ class TrialLimits:
         solver can always finish within them."""
         if task is None or not task.budget:
             return self
-        return replace(self, max_turns=max(self.max_turns, task.budget.get("max_turns", 0)),
-                       max_tool_calls=max(self.max_tool_calls, task.budget.get("max_tool_calls", 0)))
+        return replace(
+            self,
+            max_turns=max(self.max_turns, task.budget.get("max_turns", 0)),
+            max_tool_calls=max(self.max_tool_calls, task.budget.get("max_tool_calls", 0)),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"max_turns": self.max_turns, "max_tool_calls": self.max_tool_calls, "timeout": self.timeout}
@@ -86,10 +102,26 @@ class TrialSummary:
     @classmethod
     def not_started(cls, task: Task, trial: int, session: str, error: str) -> TrialSummary:
         """A trial that never got a world copy: an infrastructure error, left out of the scores."""
-        return cls(task=task.id, trial=trial, domain=task.domain, capabilities=list(task.capabilities), passed=False,
-                   termination=INFRA_ERROR, error=error, session=session, tool_calls=0, inner_calls=0, exec_blocks=0,
-                   turns=0, tokens_in=0, tokens_out=0, cost=None, seconds=0.0,
-                   reference_calls=len(task.reference_solution), grade=None)
+        return cls(
+            task=task.id,
+            trial=trial,
+            domain=task.domain,
+            capabilities=list(task.capabilities),
+            passed=False,
+            termination=INFRA_ERROR,
+            error=error,
+            session=session,
+            tool_calls=0,
+            inner_calls=0,
+            exec_blocks=0,
+            turns=0,
+            tokens_in=0,
+            tokens_out=0,
+            cost=None,
+            seconds=0.0,
+            reference_calls=len(task.reference_solution),
+            grade=None,
+        )
 
     @property
     def infra_error(self) -> bool:
@@ -97,28 +129,54 @@ class TrialSummary:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "task": self.task, "trial": self.trial, "domain": self.domain, "capabilities": self.capabilities,
-            "solver": self.solver, "passed": self.passed, "termination": self.termination,
-            "infra_error": self.infra_error, "error": self.error, "session": self.session,
-            "tool_calls": self.tool_calls, "inner_calls": self.inner_calls, "exec_blocks": self.exec_blocks,
-            "turns": self.turns, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
-            "cost": None if self.cost is None else round(self.cost, 8), "seconds": round(self.seconds, 4),
-            "reference_calls": self.reference_calls, "grade": self.grade, "tool_errors": self.tool_errors,
+            "task": self.task,
+            "trial": self.trial,
+            "domain": self.domain,
+            "capabilities": self.capabilities,
+            "solver": self.solver,
+            "passed": self.passed,
+            "termination": self.termination,
+            "infra_error": self.infra_error,
+            "error": self.error,
+            "session": self.session,
+            "tool_calls": self.tool_calls,
+            "inner_calls": self.inner_calls,
+            "exec_blocks": self.exec_blocks,
+            "turns": self.turns,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "cost": None if self.cost is None else round(self.cost, 8),
+            "seconds": round(self.seconds, 4),
+            "reference_calls": self.reference_calls,
+            "grade": self.grade,
+            "tool_errors": self.tool_errors,
             **({"limits": self.limits} if self.limits is not None else {}),
         }
 
 
 def grade_counts(result: Grade) -> dict[str, Any]:
-    return {"expected_rows": result.expected_rows, "actual_rows": result.actual_rows,
-            "matched_rows": result.matched_rows, "missing": len(result.missing),
-            "unexpected": len(result.unexpected), "wrong": len(result.wrong),
-            "precision": round(result.precision, 4), "recall": round(result.recall, 4)}
+    return {
+        "expected_rows": result.expected_rows,
+        "actual_rows": result.actual_rows,
+        "matched_rows": result.matched_rows,
+        "missing": len(result.missing),
+        "unexpected": len(result.unexpected),
+        "wrong": len(result.wrong),
+        "precision": round(result.precision, 4),
+        "recall": round(result.recall, 4),
+    }
 
 
 def task_header(task: Task) -> dict[str, Any]:
-    return {"id": task.id, "domain": task.domain, "actor": task.actor, "query": task.query,
-            "capabilities": task.capabilities, "reference_calls": len(task.reference_solution),
-            "source": task.source}
+    return {
+        "id": task.id,
+        "domain": task.domain,
+        "actor": task.actor,
+        "query": task.query,
+        "capabilities": task.capabilities,
+        "reference_calls": len(task.reference_solution),
+        "source": task.source,
+    }
 
 
 _WORLDS: dict[tuple[str, int], tuple[Path, str]] = {}
@@ -132,7 +190,7 @@ def current_world(domain: Domain, seed: int | None = None) -> tuple[Path, str]:
     seed = domain.default_seed if seed is None else seed
     if (domain.name, seed) not in _WORLDS:
         path = ensure_world(domain, seed)
-        _WORLDS[(domain.name, seed)] = (path, fingerprint(domain, seed))
+        _WORLDS[(domain.name, seed)] = (path, world_id(domain, seed))
     return _WORLDS[(domain.name, seed)]
 
 
@@ -158,9 +216,18 @@ def trial_copy(domain: Domain, seed: int | None = None) -> sqlite3.Connection:
 class Trial:
     """A private copy of the world bound to one actor, with every call recorded in the session."""
 
-    def __init__(self, task: Task | None, *, domain: Domain | None = None, actor: int | None = None,
-                 writer: SessionWriter | None = None, solver: dict[str, Any] | None = None,
-                 code: bool = False, trial_number: int = 1, session_name: str = "") -> None:
+    def __init__(
+        self,
+        task: Task | None,
+        *,
+        domain: Domain | None = None,
+        actor: int | None = None,
+        writer: SessionWriter | None = None,
+        solver: dict[str, Any] | None = None,
+        code: bool = False,
+        trial_number: int = 1,
+        session_name: str = "",
+    ) -> None:
         self.task = task
         self.domain = domain or get_domain(task.domain if task else "")
         chosen = task.actor if task else actor
@@ -201,12 +268,21 @@ class Trial:
         self.final_diff: Diff | None = None  # kept: the copy is closed once the trial is finished
         self.finished = False  # the end event is written
         self._closed = False
-        self._record("start", format=SESSION_FORMAT, session=self.session_name,
-                     task=task_header(task) if task else None,
-                     domain=self.domain.name, actor=self.actor, solver=self.solver,
-                     mode="code" if code else "tools", trial=trial_number, ebench=__version__,
-                     world=world_id, world_seed=seed if seed is not None else self.domain.default_seed,
-                     started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        self._record(
+            "start",
+            format=SESSION_FORMAT,
+            session=self.session_name,
+            task=task_header(task) if task else None,
+            domain=self.domain.name,
+            actor=self.actor,
+            solver=self.solver,
+            mode="code" if code else "tools",
+            trial=trial_number,
+            ebench=__version__,
+            world=world_id,
+            world_seed=seed if seed is not None else self.domain.default_seed,
+            started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        )
 
     # -- recording -------------------------------------------------------------------------
     def _record(self, event: str, **data: Any) -> None:
@@ -260,11 +336,9 @@ class Trial:
         started = time.perf_counter()
         self.tool_calls += 1
         if not self.code:
-            result = ToolResult("exec_code", False, None, "unknown_tool",
-                                "exec_code is only available in code mode.", 0.0)
+            result = ToolResult("exec_code", False, None, "unknown_tool", "exec_code is only available in code mode.", 0.0)
         elif not isinstance(code, str):
-            result = ToolResult("exec_code", False, None, "invalid_arguments",
-                                "exec_code takes one argument, 'code' (a string).", 0.0)
+            result = ToolResult("exec_code", False, None, "invalid_arguments", "exec_code takes one argument, 'code' (a string).", 0.0)
         else:
             self.exec_blocks += 1
 
@@ -272,16 +346,29 @@ class Trial:
                 self.inner_calls += 1
                 if not record.ok:
                     self.tool_errors[record.error_code or "error"] += 1
-                entry = {"id": f"{call_id}.{record.index}", "tool": record.tool, "args": record.args,
-                         "ok": record.ok, "result": record.result, "error_code": record.error_code,
-                         "seconds": round(record.seconds, 6), "parent": call_id, "turn": turn}
+                entry = {
+                    "id": f"{call_id}.{record.index}",
+                    "tool": record.tool,
+                    "args": record.args,
+                    "ok": record.ok,
+                    "result": record.result,
+                    "error_code": record.error_code,
+                    "seconds": round(record.seconds, 6),
+                    "parent": call_id,
+                    "turn": turn,
+                }
                 self._recorded(entry)
 
             outcome = self.sandbox().run(code, on_call=on_call)
             # The solver receives the whole payload, also on error (the output so far, the traceback).
-            result = ToolResult("exec_code", outcome.ok, outcome.to_payload(),
-                                None if outcome.ok else (f"limit_{outcome.limit}" if outcome.limit else "code_error"),
-                                outcome.error, time.perf_counter() - started)
+            result = ToolResult(
+                "exec_code",
+                outcome.ok,
+                outcome.to_payload(),
+                None if outcome.ok else (f"limit_{outcome.limit}" if outcome.limit else "code_error"),
+                outcome.error,
+                time.perf_counter() - started,
+            )
         self._after(result, call_id, "exec_code", {"code": code}, turn, None)
         return result
 
@@ -292,14 +379,21 @@ class Trial:
             self._sandbox = ExecCode(self._execute, self.domain.tools)
         return self._sandbox
 
-    def _after(self, result: ToolResult, call_id: str, name: Any, args: Any, turn: int | None,
-               parent: str | None) -> None:
+    def _after(self, result: ToolResult, call_id: str, name: Any, args: Any, turn: int | None, parent: str | None) -> None:
         if not result.ok and result.error_code:
             self.tool_errors[result.error_code] += 1
         payload = result.value if (name == "exec_code" and result.value is not None) else result.payload()
-        entry = {"id": call_id, "tool": name, "args": args, "ok": result.ok, "result": payload,
-                 "error_code": result.error_code, "seconds": round(result.seconds, 6), "parent": parent,
-                 "turn": turn}
+        entry = {
+            "id": call_id,
+            "tool": name,
+            "args": args,
+            "ok": result.ok,
+            "result": payload,
+            "error_code": result.error_code,
+            "seconds": round(result.seconds, 6),
+            "parent": parent,
+            "turn": turn,
+        }
         self._recorded(entry)
 
     def _recorded(self, entry: dict[str, Any]) -> None:
@@ -327,18 +421,35 @@ class Trial:
         self.final_diff = actual
         seconds = time.perf_counter() - self.started
         summary = TrialSummary(
-            task=self.task.id if self.task else "", trial=self.trial_number, domain=self.domain.name,
+            task=self.task.id if self.task else "",
+            trial=self.trial_number,
+            domain=self.domain.name,
             capabilities=list(self.task.capabilities) if self.task else [],
-            passed=bool(result and result.passed), termination=termination, error=error,
-            session=self.session_name, tool_calls=self.tool_calls, inner_calls=self.inner_calls,
-            exec_blocks=self.exec_blocks, turns=self.turns, tokens_in=self.tokens_in,
-            tokens_out=self.tokens_out, cost=self.cost, seconds=seconds,
+            passed=bool(result and result.passed),
+            termination=termination,
+            error=error,
+            session=self.session_name,
+            tool_calls=self.tool_calls,
+            inner_calls=self.inner_calls,
+            exec_blocks=self.exec_blocks,
+            turns=self.turns,
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            cost=self.cost,
+            seconds=seconds,
             reference_calls=len(self.task.reference_solution) if self.task else 0,
-            grade=grade_counts(result) if result else None, tool_errors=dict(sorted(self.tool_errors.items())),
+            grade=grade_counts(result) if result else None,
+            tool_errors=dict(sorted(self.tool_errors.items())),
             solver=str(self.solver.get("label") or self.solver.get("name", "")),
         )
-        self._record("end", termination=termination, error=error, diff=actual.to_list(),
-                     grade=result.to_dict() if result else None, summary=summary.to_dict())
+        self._record(
+            "end",
+            termination=termination,
+            error=error,
+            diff=actual.to_list(),
+            grade=result.to_dict() if result else None,
+            summary=summary.to_dict(),
+        )
         self.finished = True
         self.close()
         return summary

@@ -68,6 +68,7 @@ def watch(trial: Trial, solver: Solver, limits: TrialLimits, gate: StepGate) -> 
     """Run `solver` on `trial` through `gate` (blocking: call it from a worker thread). Returns the
     finished trial's summary, or None when the watch was abandoned (the trial is closed unfinished)."""
     if hasattr(solver, "before_turn"):
+
         async def before_turn(_trial: Trial) -> None:
             await asyncio.to_thread(gate.wait)
 
@@ -87,4 +88,3 @@ def watch(trial: Trial, solver: Solver, limits: TrialLimits, gate: StepGate) -> 
         trial.close()
         return None
     return trial.finish(outcome.termination, outcome.error)
-

@@ -50,7 +50,7 @@ def without_last_write(domain_name: str, steps: list[Step]) -> list[Step]:
     if not writes:
         return list(steps)
     last = writes[-1]
-    return steps[:last] + steps[last + 1:]
+    return steps[:last] + steps[last + 1 :]
 
 
 def wrong_actor(domain_name: str, world: Path, actor: int) -> int | None:
@@ -73,7 +73,7 @@ class TaskAudit:
     task_id: str
     certified: bool  # the task names a template with a public solver (older tasks do not)
     passed: dict[str, list[str]] = field(default_factory=dict)  # family -> the variants that passed
-    tried: dict[str, int] = field(default_factory=dict)         # family -> variants run
+    tried: dict[str, int] = field(default_factory=dict)  # family -> variants run
 
 
 def audit_task(task: Task, world: Path, template: Template | None = None) -> TaskAudit:
@@ -111,8 +111,13 @@ def audit_task(task: Task, world: Path, template: Template | None = None) -> Tas
 def reference_shortcuts(domain_name: str, world: Path, actor: int, reference: list[Step]) -> list[tuple[str, str, Diff]]:
     """(family, label, end state) of the shortcuts built from a reference solution: without its
     last write, and as another actor. The generator rejects drafts that either passes."""
-    out = [("no_last_write", "no_last_write",
-            run_steps(domain_name, actor, without_last_write(domain_name, reference), world=world, tolerant=True).diff)]
+    out = [
+        (
+            "no_last_write",
+            "no_last_write",
+            run_steps(domain_name, actor, without_last_write(domain_name, reference), world=world, tolerant=True).diff,
+        )
+    ]
     other = wrong_actor(domain_name, world, actor)
     if other is not None:
         out.append(("wrong_actor", f"actor {other}", run_steps(domain_name, other, reference, world=world, tolerant=True).diff))
@@ -131,19 +136,26 @@ class AuditReport:
             passed = sorted(a.task_id for a in tried if a.passed.get(family))
             families[family] = {"title": title, "tasks": len(tried), "passed": len(passed), "passed_ids": passed}
         uncertified = sorted(a.task_id for a in self.tasks if not a.certified)
-        return {"tasks": len(self.tasks), "uncertified": uncertified, "shortcuts": families,
-                "clean": not uncertified and all(f["passed"] == 0 for f in families.values())}
+        return {
+            "tasks": len(self.tasks),
+            "uncertified": uncertified,
+            "shortcuts": families,
+            "clean": not uncertified and all(f["passed"] == 0 for f in families.values()),
+        }
 
 
 def audit_brief(summary: dict[str, Any]) -> dict[str, Any]:
     """An audit summary in brief (what suite.json records and `tasks stats` shows): per shortcut,
     how many tasks it passes."""
-    return {"tasks": summary["tasks"], "clean": summary["clean"], "uncertified": len(summary["uncertified"]),
-            "passed": {name: family["passed"] for name, family in summary["shortcuts"].items()}}
+    return {
+        "tasks": summary["tasks"],
+        "clean": summary["clean"],
+        "uncertified": len(summary["uncertified"]),
+        "passed": {name: family["passed"] for name, family in summary["shortcuts"].items()},
+    }
 
 
-def audit(tasks: Iterable[Task], world_for: Callable[[Task], Path],
-          on_task: Callable[[TaskAudit], None] | None = None) -> AuditReport:
+def audit(tasks: Iterable[Task], world_for: Callable[[Task], Path], on_task: Callable[[TaskAudit], None] | None = None) -> AuditReport:
     out = []
     for task in tasks:
         entry = audit_task(task, world_for(task))

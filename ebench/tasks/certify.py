@@ -44,8 +44,7 @@ class PublicRun:
     gave_up: str | None = None  # a lazy solver that crashed on a missing result stops there
 
 
-def run_public(template: Template, domain_name: str, world: Path, actor: int, stated: dict[str, Any],
-               lazy: Lazy = CORRECT) -> PublicRun:
+def run_public(template: Template, domain_name: str, world: Path, actor: int, stated: dict[str, Any], lazy: Lazy = CORRECT) -> PublicRun:
     """Run the template's public solver as `actor` on a fresh copy of `world`. The correct solver
     raises PublicSolverFailed or NotCertifiable; a lazy one never raises (it ends where it stops)."""
     domain = get_domain(domain_name)
@@ -79,7 +78,7 @@ class Certificate:
     diff: Diff
     reference: list[Step]
     capabilities: list[str]
-    bites: list[str]          # the lazy variants that end in another state
+    bites: list[str]  # the lazy variants that end in another state
     first_page_bites: bool
 
 

@@ -102,20 +102,26 @@ def tracker_script(schema: Schema, temp: bool = True) -> str:
     kind = "TEMP " if temp else ""
     target = "main." if temp else ""
     index_schema = "temp." if temp else ""
-    statements = [f"CREATE {kind}TABLE IF NOT EXISTS {_LOG} (tbl TEXT NOT NULL, rid INTEGER NOT NULL, "
-                  "replaced INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, rid)) WITHOUT ROWID"]
+    statements = [
+        f"CREATE {kind}TABLE IF NOT EXISTS {_LOG} (tbl TEXT NOT NULL, rid INTEGER NOT NULL, "
+        "replaced INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, rid)) WITHOUT ROWID"
+    ]
     for table in schema.tables:
         t = table.name
         shadow = _shadow(t)
         old_values = ", ".join(f"OLD.{col}" for col in table.column_names)
         # The first touch of an original row saves its values; a row inserted during the trial
         # has no shadow, so its later updates save nothing (the rid is already logged).
-        save_old = (f"INSERT OR IGNORE INTO {shadow} SELECT OLD.rowid, {old_values} "
-                    f"WHERE NOT EXISTS (SELECT 1 FROM {_LOG} WHERE tbl = '{t}' AND rid = OLD.rowid); "
-                    f"INSERT OR IGNORE INTO {_LOG} (tbl, rid) VALUES ('{t}', OLD.rowid);")
+        save_old = (
+            f"INSERT OR IGNORE INTO {shadow} SELECT OLD.rowid, {old_values} "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {_LOG} WHERE tbl = '{t}' AND rid = OLD.rowid); "
+            f"INSERT OR IGNORE INTO {_LOG} (tbl, rid) VALUES ('{t}', OLD.rowid);"
+        )
         # An insert on a rid whose original row was deleted marks it replaced.
-        log_new = (f"INSERT INTO {_LOG} (tbl, rid) VALUES ('{t}', NEW.rowid) ON CONFLICT (tbl, rid) DO UPDATE "
-                   f"SET replaced = EXISTS (SELECT 1 FROM {shadow} WHERE _rid = NEW.rowid);")
+        log_new = (
+            f"INSERT INTO {_LOG} (tbl, rid) VALUES ('{t}', NEW.rowid) ON CONFLICT (tbl, rid) DO UPDATE "
+            f"SET replaced = EXISTS (SELECT 1 FROM {shadow} WHERE _rid = NEW.rowid);"
+        )
         statements += [
             f"CREATE {kind}TABLE IF NOT EXISTS {shadow} AS SELECT rowid AS _rid, * FROM main.{t} WHERE 0",
             f"CREATE UNIQUE INDEX IF NOT EXISTS {index_schema}{shadow}_rid ON {shadow} (_rid)",
@@ -161,10 +167,18 @@ class ChangeTracker:
         col_list = ", ".join(cols)
         shadow = _shadow(table.name)
         log = {rid: replaced for rid, replaced in self.conn.execute(f"SELECT rid, replaced FROM {_LOG} WHERE tbl = ?", (table.name,))}
-        old_rows = {r[0]: dict(zip(cols, r[1:])) for r in self.conn.execute(
-            f"SELECT _rid, {col_list} FROM {shadow} WHERE _rid IN (SELECT rid FROM {_LOG} WHERE tbl = ?)", (table.name,))}
-        new_rows = {r[0]: dict(zip(cols, r[1:])) for r in self.conn.execute(
-            f"SELECT rowid, {col_list} FROM main.{table.name} WHERE rowid IN (SELECT rid FROM {_LOG} WHERE tbl = ?)", (table.name,))}
+        old_rows = {
+            r[0]: dict(zip(cols, r[1:]))
+            for r in self.conn.execute(
+                f"SELECT _rid, {col_list} FROM {shadow} WHERE _rid IN (SELECT rid FROM {_LOG} WHERE tbl = ?)", (table.name,)
+            )
+        }
+        new_rows = {
+            r[0]: dict(zip(cols, r[1:]))
+            for r in self.conn.execute(
+                f"SELECT rowid, {col_list} FROM main.{table.name} WHERE rowid IN (SELECT rid FROM {_LOG} WHERE tbl = ?)", (table.name,)
+            )
+        }
         return net_changes(table, [(old_rows.get(rid), new_rows.get(rid), bool(replaced)) for rid, replaced in log.items()])
 
 
@@ -206,8 +220,9 @@ def _update(table: Table, old: dict, new: dict, volatile: set[str]) -> RowChange
     changed = [c for c in table.column_names if c not in volatile and old[c] != new[c]]
     if not changed:
         return None
-    return RowChange(table.name, "update", {k: old[k] for k in table.key},
-                     old={c: old[c] for c in changed}, new={c: new[c] for c in changed})
+    return RowChange(
+        table.name, "update", {k: old[k] for k in table.key}, old={c: old[c] for c in changed}, new={c: new[c] for c in changed}
+    )
 
 
 def full_diff(world: sqlite3.Connection, trial: sqlite3.Connection, schema: Schema) -> Diff:

@@ -30,7 +30,7 @@ from random import Random
 from typing import Any, ClassVar
 
 from ..domains import get_domain
-from ..domains.engine.world import ensure_world, fingerprint, scratch_copy
+from ..domains.engine.world import ensure_world, scratch_copy, world_id
 from .audit import reference_shortcuts
 from .certify import Certificate, Rejected, certify
 from .grading import grade, signature
@@ -39,10 +39,10 @@ from .reference import DEFAULT_LIMITS, ReferenceFailed, run_steps
 from .spec import Step, Task, diff_stats
 
 MIN_CHANGED_ROWS = 3
-MAX_PER_TEMPLATE = 6      # tasks per template in one generated set
-MAX_PER_SKELETON = 2      # tasks per phrasing skeleton
-MAX_PER_TARGET = 2        # tasks per (template, target entity)
-BUDGET_FACTOR = 3         # a task's budget: at least 3x its public solution's length
+MAX_PER_TEMPLATE = 6  # tasks per template in one generated set
+MAX_PER_SKELETON = 2  # tasks per phrasing skeleton
+MAX_PER_TARGET = 2  # tasks per (template, target entity)
+BUDGET_FACTOR = 3  # a task's budget: at least 3x its public solution's length
 _TEMPLATE_MODULES = {name: f"ebench.tasks.templates.{name}" for name in ("music", "meeting", "moba")}
 
 
@@ -67,8 +67,7 @@ class GenContext:
     """What a template sees: privileged read access to the world, a seeded RNG, the frozen clock,
     and which phrasing skeletons are used up."""
 
-    def __init__(self, domain_name: str, conn: sqlite3.Connection, rng: Random,
-                 used_up: Iterable[int] = ()) -> None:
+    def __init__(self, domain_name: str, conn: sqlite3.Connection, rng: Random, used_up: Iterable[int] = ()) -> None:
         self.domain = get_domain(domain_name)
         self.conn = conn
         self.rng = rng
@@ -222,7 +221,7 @@ def generate(
         raise ValueError(f"no task templates for the {domain_name} domain")
     world_seed = domain.default_seed if world_seed is None else world_seed
     world = ensure_world(domain, world_seed)
-    world_record = {"seed": world_seed, "fingerprint": fingerprint(domain, world_seed)}
+    world_record = {"seed": world_seed, "fingerprint": world_id(domain, world_seed)}
     inspect = scratch_copy(world)  # the generator's privileged view; never written
     report = GenerationReport([])
     seen = _Seen()
@@ -256,9 +255,15 @@ def generate(
                 capabilities=cert.capabilities,
                 expected_diff=cert.diff,
                 reference_solution=cert.reference,
-                generator={"template": template.name, "seed": seed, "attempt": report.attempts - 1,
-                           "phrasing": ctx.phrasing, "stated": draft.stated, "bites": cert.bites,
-                           "targets": [_jsonable(t) for t in draft.targets]},
+                generator={
+                    "template": template.name,
+                    "seed": seed,
+                    "attempt": report.attempts - 1,
+                    "phrasing": ctx.phrasing,
+                    "stated": draft.stated,
+                    "bites": cert.bites,
+                    "targets": [_jsonable(t) for t in draft.targets],
+                },
                 stats=diff_stats(cert.diff),
                 world=dict(world_record),
                 budget=budget_for(cert.reference),

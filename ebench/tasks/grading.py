@@ -34,8 +34,14 @@ class WrongValue:
     old: Any = None  # the world's value before the trial (updates only)
 
     def to_dict(self) -> dict[str, Any]:
-        data = {"table": self.table, "op": self.op, "key": self.key, "column": self.column,
-                "expected": self.expected, "actual": self.actual}
+        data = {
+            "table": self.table,
+            "op": self.op,
+            "key": self.key,
+            "column": self.column,
+            "expected": self.expected,
+            "actual": self.actual,
+        }
         if self.op == "update":
             data["old"] = self.old
         return data
@@ -64,16 +70,24 @@ class Grade:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "passed": self.passed, "expected_rows": self.expected_rows, "actual_rows": self.actual_rows,
-            "matched_rows": self.matched_rows, "precision": round(self.precision, 4), "recall": round(self.recall, 4),
-            "missing": [c.to_dict() for c in self.missing], "unexpected": [c.to_dict() for c in self.unexpected],
-            "wrong": [w.to_dict() for w in self.wrong], "note": self.note,
+            "passed": self.passed,
+            "expected_rows": self.expected_rows,
+            "actual_rows": self.actual_rows,
+            "matched_rows": self.matched_rows,
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "missing": [c.to_dict() for c in self.missing],
+            "unexpected": [c.to_dict() for c in self.unexpected],
+            "wrong": [w.to_dict() for w in self.wrong],
+            "note": self.note,
         }
 
     def summary(self) -> str:
         verdict = "PASS" if self.passed else "FAIL"
-        return (f"{verdict}: {self.matched_rows}/{self.expected_rows} expected row changes matched, "
-                f"{len(self.missing)} missing, {len(self.unexpected)} unexpected, {len(self.wrong)} wrong values")
+        return (
+            f"{verdict}: {self.matched_rows}/{self.expected_rows} expected row changes matched, "
+            f"{len(self.missing)} missing, {len(self.unexpected)} unexpected, {len(self.wrong)} wrong values"
+        )
 
 
 class _Resolver:
@@ -175,8 +189,11 @@ def _equal(expected: Diff, actual: Diff, schema: Schema) -> bool:
     def inserts(resolver: _Resolver, diff: Diff) -> Counter:
         return Counter(resolver.insert_label(c) for c in diff if c.op == "insert")
 
-    return (existing(exp, expected) == existing(act, actual) and inserts(exp, expected) == inserts(act, actual)
-            and exp.incoming() == act.incoming())
+    return (
+        existing(exp, expected) == existing(act, actual)
+        and inserts(exp, expected) == inserts(act, actual)
+        and exp.incoming() == act.incoming()
+    )
 
 
 def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
@@ -188,8 +205,9 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
     unexpected: list[RowChange] = []
     wrong: list[WrongValue] = []
     exact: list[RowChange] = []
-    exp_new = {(c.table, c.key[schema.table(c.table).key[0]]) for c in expected
-               if c.op == "insert" and schema.table(c.table).has_generated_id}
+    exp_new = {
+        (c.table, c.key[schema.table(c.table).key[0]]) for c in expected if c.op == "insert" and schema.table(c.table).has_generated_id
+    }
     paired: dict[tuple[str, Any], Any] = {}  # (table, expected new id) -> actual new id
 
     def translate(table_name: str, column: str, value: Any) -> Any:
@@ -272,8 +290,16 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
             for column in sorted(ev.keys() | av.keys()):
                 if ev.get(column, _UNCHANGED) != av.get(column, _UNCHANGED):
                     # A column one side left alone ends with its original value (the other's old).
-                    wrong.append(WrongValue(e.table, e.key, column, _shown(ev[column]) if column in ev else _final(e, a, column),
-                                            _final(a, e, column), old=_original(a, e, column)))
+                    wrong.append(
+                        WrongValue(
+                            e.table,
+                            e.key,
+                            column,
+                            _shown(ev[column]) if column in ev else _final(e, a, column),
+                            _final(a, e, column),
+                            old=_original(a, e, column),
+                        )
+                    )
     note = "" if missing or unexpected or wrong else "new rows match one by one, but their links to other new rows differ"
     return Grade(False, len(expected), len(actual), len(exact), missing, unexpected, wrong, note, matched=exact)
 

@@ -178,6 +178,7 @@ class PublicAPI:
     def all_pages(self, tool: str, within: str | None = None, **args: Any) -> list[Any]:
         """Every item of a paged listing, page by page (the first page only, when lazy). `within`:
         the field of the result that holds the listing (get_playlist's "songs"), if not the result."""
+
         def listing(result: Any) -> dict[str, Any]:
             return result[within] if within else result
 
@@ -258,6 +259,7 @@ class PublicAPI:
 def find_one(items: Iterable[dict[str, Any]], **match: Any) -> dict[str, Any]:
     """The single item whose fields equal `match` (names are compared case-insensitively); a
     public solver refuses a stated name that matches nothing or more than one item."""
+
     def same(a: Any, b: Any) -> bool:
         return a.casefold() == b.casefold() if isinstance(a, str) and isinstance(b, str) else a == b
 
@@ -268,6 +270,16 @@ def find_one(items: Iterable[dict[str, Any]], **match: Any) -> dict[str, Any]:
 
 
 __all__ = [
-    "CORRECT", "FIRST_PAGE", "MODES", "READING", "Condition", "CreatedId", "Lazy", "NotCertifiable", "PublicAPI",
-    "PublicSolverFailed", "ToolError", "find_one",
+    "CORRECT",
+    "FIRST_PAGE",
+    "MODES",
+    "READING",
+    "Condition",
+    "CreatedId",
+    "Lazy",
+    "NotCertifiable",
+    "PublicAPI",
+    "PublicSolverFailed",
+    "ToolError",
+    "find_one",
 ]

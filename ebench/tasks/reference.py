@@ -30,8 +30,9 @@ class ReferenceRun:
     results: list[Any] = field(default_factory=list)
 
 
-def run_steps(domain_name: str, actor: int, steps: list[Step], conn=None, *, world: Path | None = None,
-              tolerant: bool = False) -> ReferenceRun:
+def run_steps(
+    domain_name: str, actor: int, steps: list[Step], conn=None, *, world: Path | None = None, tolerant: bool = False
+) -> ReferenceRun:
     """Apply `steps` in order on a fresh copy of the world (`world`, or the domain's default; or
     on `conn`). A refused step raises ReferenceFailed, unless `tolerant` (a shortcut solver that
     moves on): then its result is None and a later step that needs it is skipped too."""

@@ -56,6 +56,7 @@ def capability_named(name: str) -> str | None:
             return cap
     return None
 
+
 # field -> (JSON type, required, description): the validator and `task_json_schema()` share it.
 FIELDS: dict[str, tuple[str, bool, str]] = {
     "format": ("string", True, f"always {FORMAT!r}"),
@@ -69,7 +70,11 @@ FIELDS: dict[str, tuple[str, bool, str]] = {
     "generator": ("object", False, "how the task was made: {template, seed, ...}"),
     "stats": ("object", False, "changed rows by kind: {changed_rows, inserts, updates, deletes, tables}"),
     "world": ("object", False, "the world the task was made on: {seed, fingerprint}; a run refuses the task on another world"),
-    "budget": ("object", False, "limits a correct solver finishes within: {max_tool_calls, max_turns}; a run uses the larger of these and its own"),
+    "budget": (
+        "object",
+        False,
+        "limits a correct solver finishes within: {max_tool_calls, max_turns}; a run uses the larger of these and its own",
+    ),
 }
 _JSON_TYPES = {"string": str, "integer": int, "array": list, "object": dict}
 
@@ -104,17 +109,24 @@ class Task:
     reference_solution: list[Step]
     generator: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
-    world: dict[str, Any] = field(default_factory=dict)   # {seed, fingerprint}; empty in older files
+    world: dict[str, Any] = field(default_factory=dict)  # {seed, fingerprint}; empty in older files
     budget: dict[str, int] = field(default_factory=dict)  # {max_tool_calls, max_turns}; empty in older files
     source: str = ""  # the file it came from, for messages
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "format": FORMAT, "id": self.id, "domain": self.domain, "actor": self.actor, "query": self.query,
-            "capabilities": self.capabilities, "expected_diff": self.expected_diff.to_list(),
+            "format": FORMAT,
+            "id": self.id,
+            "domain": self.domain,
+            "actor": self.actor,
+            "query": self.query,
+            "capabilities": self.capabilities,
+            "expected_diff": self.expected_diff.to_list(),
             "reference_solution": [s.to_dict() for s in self.reference_solution],
-            "generator": self.generator, "stats": self.stats or diff_stats(self.expected_diff),
-            **({"world": self.world} if self.world else {}), **({"budget": self.budget} if self.budget else {}),
+            "generator": self.generator,
+            "stats": self.stats or diff_stats(self.expected_diff),
+            **({"world": self.world} if self.world else {}),
+            **({"budget": self.budget} if self.budget else {}),
         }
 
     def to_json(self) -> str:
@@ -136,12 +148,18 @@ def compact_json(value: Any) -> str:
 
 def diff_stats(diff: Diff) -> dict[str, Any]:
     counts = diff.counts()
-    return {"changed_rows": len(diff), "inserts": counts["insert"], "updates": counts["update"],
-            "deletes": counts["delete"], "tables": diff.tables()}
+    return {
+        "changed_rows": len(diff),
+        "inserts": counts["insert"],
+        "updates": counts["update"],
+        "deletes": counts["delete"],
+        "tables": diff.tables(),
+    }
 
 
 def resolve_args(args: dict[str, Any], results: list[Any]) -> dict[str, Any]:
     """Substitute `{"$from": step, "path": "a.b"}` references by the earlier results' values."""
+
     def resolve(value: Any) -> Any:
         if isinstance(value, dict) and "$from" in value:
             current = results[value["$from"]]
@@ -244,8 +262,10 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
                     raise fail(f"{where}.{part}.{unknown_cols[0]}", f"{table.name} has no such column")
                 for column, cell in value.items():
                     if _bad_value(cell):
-                        raise fail(f"{where}.{part}.{column}", "a value is null, a boolean, a 64-bit integer, a finite "
-                                                                f"number or a string, got {type(cell).__name__}")
+                        raise fail(
+                            f"{where}.{part}.{column}",
+                            f"a value is null, a boolean, a 64-bit integer, a finite number or a string, got {type(cell).__name__}",
+                        )
                 if op != "update" and set(value) != set(table.column_names):
                     raise fail(f"{where}.{part}", f"a whole {table.name} row is needed: {table.column_names}")
         changes.append(RowChange(table.name, op, key, item.get("old"), item.get("new")))
@@ -274,8 +294,20 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
             raise fail(f"budget.{name}", "unknown field (max_tool_calls, max_turns)")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise fail(f"budget.{name}", "must be a positive integer")
-    return Task(data["id"], domain.name, data["actor"], data["query"], list(caps), diff, steps,
-                dict(data.get("generator") or {}), dict(stats) or diff_stats(diff), world, budget, source)
+    return Task(
+        data["id"],
+        domain.name,
+        data["actor"],
+        data["query"],
+        list(caps),
+        diff,
+        steps,
+        dict(data.get("generator") or {}),
+        dict(stats) or diff_stats(diff),
+        world,
+        budget,
+        source,
+    )
 
 
 INT64_MAX = 2**63 - 1
@@ -363,14 +395,23 @@ def task_json_schema() -> dict[str, Any]:
     props["capabilities"]["items"] = {"enum": list(CAPABILITIES)}
     props["capabilities"]["minItems"] = 1
     props["reference_solution"]["items"] = {
-        "type": "object", "required": ["tool", "args"], "additionalProperties": False,
+        "type": "object",
+        "required": ["tool", "args"],
+        "additionalProperties": False,
         "properties": {"tool": {"type": "string"}, "args": {"type": "object"}},
     }
     props["reference_solution"]["minItems"] = 1
     props["expected_diff"]["items"] = {
-        "type": "object", "required": ["table", "op", "key"], "additionalProperties": False,
-        "properties": {"table": {"type": "string"}, "op": {"enum": ["insert", "update", "delete"]},
-                       "key": {"type": "object"}, "old": {"type": "object"}, "new": {"type": "object"}},
+        "type": "object",
+        "required": ["table", "op", "key"],
+        "additionalProperties": False,
+        "properties": {
+            "table": {"type": "string"},
+            "op": {"enum": ["insert", "update", "delete"]},
+            "key": {"type": "object"},
+            "old": {"type": "object"},
+            "new": {"type": "object"},
+        },
     }
     props["expected_diff"]["minItems"] = 1
     return {

@@ -32,13 +32,13 @@ def task_files(root: Path | None = None, domain: str | None = None) -> list[Path
     return sorted(root.glob(pattern))
 
 
-def load_suite(root: Path | None = None, domain: str | None = None, capability: str | None = None,
-               ids: Iterable[str] | None = None) -> LoadReport:
+def load_suite(
+    root: Path | None = None, domain: str | None = None, capability: str | None = None, ids: Iterable[str] | None = None
+) -> LoadReport:
     """Tasks of the suite (or of `root`), filtered; unreadable files are reported, not raised."""
     report = load_tasks(task_files(root, domain))
     wanted = set(ids or ())
-    report.tasks = [t for t in report.tasks
-                    if (capability is None or capability in t.capabilities) and (not wanted or t.id in wanted)]
+    report.tasks = [t for t in report.tasks if (capability is None or capability in t.capabilities) and (not wanted or t.id in wanted)]
     return report
 
 
@@ -69,8 +69,13 @@ def _distribution(values: list[int]) -> dict[str, Any]:
     if not values:
         return {"min": 0, "mean": 0.0, "median": 0.0, "p90": 0, "max": 0}
     ordered = sorted(values)
-    return {"min": ordered[0], "mean": round(statistics.mean(ordered), 2), "median": statistics.median(ordered),
-            "p90": ordered[int(0.9 * (len(ordered) - 1))], "max": ordered[-1]}
+    return {
+        "min": ordered[0],
+        "mean": round(statistics.mean(ordered), 2),
+        "median": statistics.median(ordered),
+        "p90": ordered[int(0.9 * (len(ordered) - 1))],
+        "max": ordered[-1],
+    }
 
 
 def suite_stats(tasks: list[Task]) -> dict[str, Any]:
@@ -91,8 +96,7 @@ def suite_stats(tasks: list[Task]) -> dict[str, Any]:
             "changes": dict(Counter(ch.op for t in items for ch in t.expected_diff)),
             "templates": dict(sorted(templates.items())),
             "tasks_per_template": _distribution(list(templates.values())),
-            "solution_length": {**_distribution(lengths),
-                                "share_40_or_more": round(sum(n >= 40 for n in lengths) / len(lengths), 4)},
+            "solution_length": {**_distribution(lengths), "share_40_or_more": round(sum(n >= 40 for n in lengths) / len(lengths), 4)},
             "certified": sum(isinstance(t.generator.get("stated"), dict) for t in items),
             "tools_used": dict(Counter(s.tool for t in items for s in t.reference_solution).most_common()),
         }

@@ -63,21 +63,33 @@ def truncated(reply: Reply) -> Reply:
     return Reply(reply.status, reply.body, "truncated")
 
 
-def completion(content: str | None = None, tool_calls: Iterable[tuple[str, Any]] = (), tokens: tuple[int, int] = (100, 20),
-               model: str = "fake") -> Reply:
+def completion(
+    content: str | None = None, tool_calls: Iterable[tuple[str, Any]] = (), tokens: tuple[int, int] = (100, 20), model: str = "fake"
+) -> Reply:
     """A 200 reply: an assistant message with text and/or tool calls (name, arguments as a dict or a raw string)."""
     calls = []
     for name, args in tool_calls:
-        calls.append({"id": f"call_{next(_ids)}", "type": "function",
-                      "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}})
+        calls.append(
+            {
+                "id": f"call_{next(_ids)}",
+                "type": "function",
+                "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+            }
+        )
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
         message["tool_calls"] = calls
-    return Reply(200, {
-        "id": f"chatcmpl-{next(_ids)}", "object": "chat.completion", "created": 1767225600, "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-        "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "total_tokens": sum(tokens)},
-    })
+    return Reply(
+        200,
+        {
+            "id": f"chatcmpl-{next(_ids)}",
+            "object": "chat.completion",
+            "created": 1767225600,
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "total_tokens": sum(tokens)},
+        },
+    )
 
 
 def error(status: int, message: str = "fake error") -> Reply:
@@ -170,9 +182,12 @@ class ReferencePlayer:
         messages = body.get("messages") or []
         task = self.task_for(body)
         if task is None:
-            return completion("I do not know this task." if not self._shared(messages) else
-                              "I cannot tell which of several tasks with this request this is.")
-        steps = task.reference_solution[:len(task.reference_solution) - self.skip_last]
+            return completion(
+                "I do not know this task."
+                if not self._shared(messages)
+                else "I cannot tell which of several tasks with this request this is."
+            )
+        steps = task.reference_solution[: len(task.reference_solution) - self.skip_last]
         results = []
         for message in messages:
             if message.get("role") == "tool":
@@ -185,7 +200,7 @@ class ReferencePlayer:
             return completion("Done.")
         batch = [steps[done]]
         if self.parallel:
-            for step in steps[done + 1:]:
+            for step in steps[done + 1 :]:
                 if _depends_on_pending(step.args, done + len(batch) - 1, done):
                     break
                 batch.append(step)
@@ -239,9 +254,15 @@ class Faulty:
     tool call (so from the second turn on; first requests are told apart by their text only).
     `affected` counts the requests a fault was injected into."""
 
-    def __init__(self, inner: Callable[[dict[str, Any]], Reply], fault: str,
-                 when: Callable[[dict[str, Any]], bool] | None = None, times: int | None = None,
-                 each_once: bool = False, huge: int = 2_000_000) -> None:
+    def __init__(
+        self,
+        inner: Callable[[dict[str, Any]], Reply],
+        fault: str,
+        when: Callable[[dict[str, Any]], bool] | None = None,
+        times: int | None = None,
+        each_once: bool = False,
+        huge: int = 2_000_000,
+    ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; choose one of: {', '.join(FAULTS)}")
         self.inner = inner
@@ -280,7 +301,9 @@ class Faulty:
         if self.fault == "500":
             return error(500, "The server had an error while processing your request.")
         if self.fault == "401":
-            return error(401, "Incorrect API key provided: sk-fake***. You can find your API key at https://platform.openai.com/account/api-keys.")
+            return error(
+                401, "Incorrect API key provided: sk-fake***. You can find your API key at https://platform.openai.com/account/api-keys."
+            )
         if self.fault == "dropped":
             return dropped()
         reply = self.inner(body)
@@ -374,8 +397,7 @@ class FakeOpenAI:
     """The server; `requests` keeps every request body received, `headers` their headers (lower-case
     names). With `api_key`, a request must carry it (`Authorization: Bearer <key>`) or get a 401."""
 
-    def __init__(self, responder: Callable[[dict[str, Any]], Reply], delay: float = 0.0, port: int = 0,
-                 api_key: str | None = None) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], Reply], delay: float = 0.0, port: int = 0, api_key: str | None = None) -> None:
         self.responder = responder
         self.delay = delay
         self.api_key = api_key
@@ -438,10 +460,9 @@ class FakeOpenAI:
                     self.close_connection = True  # closed without a byte of answer
                     return
                 data = json.dumps(reply.body).encode()
-                head = (f"HTTP/1.1 {reply.status} X\r\ncontent-type: application/json\r\n"
-                        f"content-length: {len(data)}\r\n\r\n").encode()
+                head = (f"HTTP/1.1 {reply.status} X\r\ncontent-type: application/json\r\ncontent-length: {len(data)}\r\n\r\n").encode()
                 if reply.send == "truncated":
-                    data = data[:len(data) // 2]
+                    data = data[: len(data) // 2]
                     self.close_connection = True
                 self.wfile.write(head + data)  # one write: no Nagle/delayed-ACK stall
                 self.wfile.flush()
@@ -454,8 +475,11 @@ class FakeOpenAI:
             return None
         given = (authorization or "").removeprefix("Bearer ").strip()
         if not given:
-            return error(401, "You didn't provide an API key. You need to provide your API key in an Authorization header "
-                              "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).")
+            return error(
+                401,
+                "You didn't provide an API key. You need to provide your API key in an Authorization header "
+                "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+            )
         if given != self.api_key:
             return error(401, "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.")
         return None

@@ -26,8 +26,7 @@ DIFF_VARIABLES = {
     "diff-wrong": "#C77DDB",
 }
 
-_COLOURS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
-            "surface", "panel", "boost")
+_COLOURS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background", "surface", "panel", "boost")
 
 
 class ThemeFileError(ValueError):
@@ -64,8 +63,7 @@ def parse_theme(data: dict[str, Any], source: str) -> Theme:
             Color.parse(value)
         except ColorParseError:
             raise ThemeFileError(f"{source}: {key} = {value!r} is not a colour") from None
-    return Theme(name=name.strip(), dark=bool(data.get("dark", True)), variables={**DIFF_VARIABLES, **variables},
-                 **colours)
+    return Theme(name=name.strip(), dark=bool(data.get("dark", True)), variables={**DIFF_VARIABLES, **variables}, **colours)
 
 
 def load_theme_file(path: Path) -> Theme:

@@ -12,8 +12,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.fuzzy import Matcher
 from textual.message import Message
@@ -27,8 +27,14 @@ if TYPE_CHECKING:
     from ...tasks.spec import Task
 
 STATUSES = ("all", "untried", "passed", "failed", "open")
-COLUMNS = (("task", "Task"), ("domain", "Domain"), ("capabilities", "Capabilities"), ("rows", "Rows"),
-           ("calls", "Ref calls"), ("result", "Result"))
+COLUMNS = (
+    ("task", "Task"),
+    ("domain", "Domain"),
+    ("capabilities", "Capabilities"),
+    ("rows", "Rows"),
+    ("calls", "Ref calls"),
+    ("result", "Result"),
+)
 
 
 def attempt_status(attempt: Attempt | None) -> str:
@@ -155,8 +161,7 @@ class BrowserScreen(EBenchScreen):
         with Horizontal(id="browser-filters"):
             yield Input(placeholder="/ search id and request (fuzzy)", id="browser-search")
             yield Select[str]([], prompt="any domain", id="browser-domain")
-            yield Select[str]([(CAPABILITY_SHORT[c], c) for c in CAPABILITIES], prompt="any capability",
-                              id="browser-capability")
+            yield Select[str]([(CAPABILITY_SHORT[c], c) for c in CAPABILITIES], prompt="any capability", id="browser-capability")
             yield Select[str]([(s, s) for s in STATUSES], value="all", allow_blank=False, id="browser-status")
         with Horizontal(id="browser-main"):
             table = TaskTable(id="browser-table", cursor_type="row", zebra_stripes=True)
@@ -216,8 +221,12 @@ class BrowserScreen(EBenchScreen):
         if self.focused is None or (self.focused is search and not search.value):
             table.focus()  # the table could not take focus while it was loading
         if message.errors:
-            self.notify(f"{len(message.errors)} task file(s) could not be read; first: {message.errors[0]}",
-                        title="Tasks", severity="warning", timeout=10)
+            self.notify(
+                f"{len(message.errors)} task file(s) could not be read; first: {message.errors[0]}",
+                title="Tasks",
+                severity="warning",
+                timeout=10,
+            )
 
     def on_browser_screen_attempts_loaded(self, message: AttemptsLoaded) -> None:
         self.attempts = message.attempts
@@ -267,8 +276,14 @@ class BrowserScreen(EBenchScreen):
 
     def _row(self, task: Task) -> list[Any]:
         caps = ", ".join(CAPABILITY_SHORT.get(c, c) for c in task.capabilities)
-        return [Text(task.id), Text(task.domain), Text(caps), Text(str(changed_rows(task)), justify="right"),
-                Text(str(len(task.reference_solution)), justify="right"), self._result_cell(task)]
+        return [
+            Text(task.id),
+            Text(task.domain),
+            Text(caps),
+            Text(str(changed_rows(task)), justify="right"),
+            Text(str(len(task.reference_solution)), justify="right"),
+            self._result_cell(task),
+        ]
 
     def _result_cell(self, task: Task) -> Text:
         status = attempt_status(self.attempts.get(task.id))
@@ -346,8 +361,7 @@ class BrowserScreen(EBenchScreen):
 
     # -- status line -------------------------------------------------------------------------
     def _update_status_line(self) -> None:
-        modes = f"next task opens in: code mode {'on' if self.code_mode else 'off'} (c) · " \
-                f"blind {'on' if self.blind_mode else 'off'} (b)"
+        modes = f"next task opens in: code mode {'on' if self.code_mode else 'off'} (c) · blind {'on' if self.blind_mode else 'off'} (b)"
         count = f"{len(self.shown)} of {len(self.tasks)} tasks" if self.loaded else "loading tasks…"
         self.query_one("#browser-status-line", Static).update(f"{count}  ·  {modes}")
 

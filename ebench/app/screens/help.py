@@ -39,8 +39,9 @@ class HelpScreen(ModalScreen[None]):
         self.rows = binding_rows(under)
 
     def compose(self) -> ComposeResult:
-        table = Table(title=f"Keys: {getattr(self.under, 'TITLE', None) or type(self.under).__name__}",
-                      expand=True, box=None, header_style="bold")
+        table = Table(
+            title=f"Keys: {getattr(self.under, 'TITLE', None) or type(self.under).__name__}", expand=True, box=None, header_style="bold"
+        )
         table.add_column("Where", style="dim", no_wrap=True)
         table.add_column("Key", style="bold", no_wrap=True)
         table.add_column("Action")
@@ -48,5 +49,7 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(where, key, what)
         with VerticalScroll(id="help-body"):
             yield Static(table, id="help-table")
-            yield Static("Every action is also in the command palette (ctrl+p). "
-                         "Remap keys by binding id in <data dir>/keymap.toml.", id="help-footnote")
+            yield Static(
+                "Every action is also in the command palette (ctrl+p). Remap keys by binding id in <data dir>/keymap.toml.",
+                id="help-footnote",
+            )

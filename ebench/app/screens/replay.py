@@ -30,8 +30,8 @@ from ...sessions.timeline import (
     CHILD,
     Mismatch,
     ReferenceStep,
-    StepState,
     Step,
+    StepState,
     Timeline,
     TrialRow,
     filter_rows,
@@ -59,7 +59,7 @@ def one_line(label: str, width: int = LIST_WIDTH) -> Text:
 
 
 def position_text(step: int, last: int, calls: int, total_calls: int, point: int | None) -> str:
-    """"step 12/40 ███░░░ calls 5/20": a slider-like bar; ✗ marks the point of no return."""
+    """ "step 12/40 ███░░░ calls 5/20": a slider-like bar; ✗ marks the point of no return."""
     width = BAR_WIDTH
     filled = round(step / last * width) if last else width
     cells = ["█"] * filled + ["░"] * (width - filled)
@@ -114,8 +114,7 @@ def step_detail(step: Step, *, dark: bool = True) -> Text:
         if event.get("usage"):
             field("usage", ", ".join(f"{k} {v}" for k, v in event["usage"].items()))
     elif step.kind == "tool_call":
-        role = {BLOCK: "exec_code block", CHILD: f"call inside block {event.get('parent')}"}.get(str(step.role),
-                                                                                                "call")
+        role = {BLOCK: "exec_code block", CHILD: f"call inside block {event.get('parent')}"}.get(str(step.role), "call")
         field("tool", event.get("tool"))
         field("id", f"{event.get('id')} ({role})")
         if event.get("ok"):
@@ -151,8 +150,9 @@ def step_detail(step: Step, *, dark: bool = True) -> Text:
     return text
 
 
-def explanation(timeline: Timeline, final: StepState | None, point: int | None, mismatch: Mismatch | None,
-                variables: dict[str, str]) -> Text:
+def explanation(
+    timeline: Timeline, final: StepState | None, point: int | None, mismatch: Mismatch | None, variables: dict[str, str]
+) -> Text:
     """The trial's final grade explained: verdict, termination, the point of no return, whether
     the replay is faithful, and what is missing, unexpected or wrong at the end."""
     text = Text()
@@ -181,11 +181,11 @@ def explanation(timeline: Timeline, final: StepState | None, point: int | None, 
     if mismatch is None:
         text.append("replay: every call re-executed with its recorded result\n", style="dim")
     else:
-        text.append(f"⚠ replay differs from the recording at {mismatch.describe()}\n",
-                    style=Style(bold=True, color=variables.get("diff-wrong")))
+        text.append(
+            f"⚠ replay differs from the recording at {mismatch.describe()}\n", style=Style(bold=True, color=variables.get("diff-wrong"))
+        )
     if grade is not None and not grade.passed:
-        lines = [(kind, line) for kind, line in diff_lines(grade, final.diff, False)
-                 if kind in ("wrong", "missing", "unexpected")]
+        lines = [(kind, line) for kind, line in diff_lines(grade, final.diff, False) if kind in ("wrong", "missing", "unexpected")]
         if lines:
             text.append("\nat the end\n", style="bold")
         for kind, line in lines:
@@ -221,8 +221,9 @@ class TrialView(Vertical):
         Binding("home", "first", "First step", id="replay.first", priority=True),
         Binding("end", "last", "Last step", id="replay.last", priority=True),
         Binding("x", "no_return", "No return", id="replay.no_return", tooltip="Jump to the point of no return"),
-        Binding("r", "toggle_reference", "Reference", id="replay.reference",
-                tooltip="Show the reference solution's steps beside the trial"),
+        Binding(
+            "r", "toggle_reference", "Reference", id="replay.reference", tooltip="Show the reference solution's steps beside the trial"
+        ),
     ]
 
     class Loaded(Message):
@@ -361,7 +362,9 @@ class TrialView(Vertical):
         self.query_one(DiffView).show(message.state.grade, message.state.diff)
         self.query_one("#replay-diff").border_subtitle = (
             ("PASS" if message.state.passed else f"{message.state.counts['changes']} changes")
-            if message.state.grade else f"{message.state.counts['changes']} changes")
+            if message.state.grade
+            else f"{message.state.counts['changes']} changes"
+        )
 
     def on_trial_view_analysed(self, message: Analysed) -> None:
         self.final, self.point, self.mismatch = message.final, message.point, message.mismatch
@@ -465,8 +468,10 @@ class TrialView(Vertical):
         text.append_text(json_text(step.args, indent=2, max_lines=8, dark=dark))
         if step.grade is not None:
             g = step.grade
-            text.append(f"\nafter it: ✓ {len(g.matched)} matched  − {len(g.missing)} missing  "
-                        f"+ {len(g.unexpected)} unexpected  ≠ {len(g.wrong)} wrong")
+            text.append(
+                f"\nafter it: ✓ {len(g.matched)} matched  − {len(g.missing)} missing  "
+                f"+ {len(g.unexpected)} unexpected  ≠ {len(g.wrong)} wrong"
+            )
         self.query_one("#replay-reference-detail", Static).update(text)
 
     # -- actions ---------------------------------------------------------------------------
@@ -491,8 +496,12 @@ class TrialView(Vertical):
             self.notify("Still analysing the trial: jumping when done.", timeout=3)
             return
         if self.point is None:
-            self.notify("No point of no return: the trial passed" if self.final and self.final.passed
-                        else "No point of no return: the task is unknown", timeout=4)
+            self.notify(
+                "No point of no return: the trial passed"
+                if self.final and self.final.passed
+                else "No point of no return: the task is unknown",
+                timeout=4,
+            )
             return
         self.goto(self.point)
 
@@ -524,8 +533,16 @@ class ReplayTrialScreen(EBenchScreen):
 
 
 # -- the trials table ---------------------------------------------------------------------------
-COLUMNS = [("task", "Task"), ("trial", "Trial"), ("domain", "Domain"), ("capabilities", "Capabilities"),
-           ("solver", "Solver"), ("result", "Result"), ("termination", "Termination"), ("calls", "Calls")]
+COLUMNS = [
+    ("task", "Task"),
+    ("trial", "Trial"),
+    ("domain", "Domain"),
+    ("capabilities", "Capabilities"),
+    ("solver", "Solver"),
+    ("result", "Result"),
+    ("termination", "Termination"),
+    ("calls", "Calls"),
+]
 
 
 class ReplayScreen(EBenchScreen):
@@ -573,8 +590,7 @@ class ReplayScreen(EBenchScreen):
                 yield Select[str]([], prompt="any capability", id="replay-capability")
                 yield Select[str]([], prompt="any solver", id="replay-solver")
                 yield Input(placeholder="/ search task, solver, termination", id="replay-search")
-            table: DataTable[Any] = DataTable(id="replay-table", cursor_type="row", zebra_stripes=True,
-                                              classes="pane")
+            table: DataTable[Any] = DataTable(id="replay-table", cursor_type="row", zebra_stripes=True, classes="pane")
             table.border_title = "Trials"
             yield table
             yield Static("", id="replay-count", markup=False)
@@ -619,9 +635,11 @@ class ReplayScreen(EBenchScreen):
 
     def _set_runs(self, runs: list[RunData]) -> None:
         self.rows = trial_rows(runs)
-        for select_id, values in (("#replay-domain", {r.domain for r in self.rows}),
-                                  ("#replay-capability", {c for r in self.rows for c in r.capabilities}),
-                                  ("#replay-solver", {r.solver for r in self.rows})):
+        for select_id, values in (
+            ("#replay-domain", {r.domain for r in self.rows}),
+            ("#replay-capability", {c for r in self.rows for c in r.capabilities}),
+            ("#replay-solver", {r.solver for r in self.rows}),
+        ):
             self.query_one(select_id, Select).set_options([(v, v) for v in sorted(values)])
         self.apply_filters()
 
@@ -631,21 +649,37 @@ class ReplayScreen(EBenchScreen):
         return value if isinstance(value, str) else None
 
     def apply_filters(self) -> None:
-        self.shown = filter_rows(self.rows, failed=self.query_one("#replay-failed", Switch).value,
-                                 domain=self._select_value("#replay-domain"),
-                                 capability=self._select_value("#replay-capability"),
-                                 solver=self._select_value("#replay-solver"),
-                                 search=self.query_one("#replay-search", Input).value)
+        self.shown = filter_rows(
+            self.rows,
+            failed=self.query_one("#replay-failed", Switch).value,
+            domain=self._select_value("#replay-domain"),
+            capability=self._select_value("#replay-capability"),
+            solver=self._select_value("#replay-solver"),
+            search=self.query_one("#replay-search", Input).value,
+        )
         table = self.query_one("#replay-table", DataTable)
         table.clear()
         variables = self.app.theme_variables
         for index, row in enumerate(self.shown):
-            result = (Text("✓ pass", style=Style(color=variables.get("diff-matched"))) if row.passed
-                      else Text("✗ fail", style=Style(color=variables.get("diff-missing"))))
-            table.add_row(row.task, str(row.trial), row.domain, ", ".join(row.capabilities), row.solver, result,
-                          row.termination, str(row.calls), key=str(index))
+            result = (
+                Text("✓ pass", style=Style(color=variables.get("diff-matched")))
+                if row.passed
+                else Text("✗ fail", style=Style(color=variables.get("diff-missing")))
+            )
+            table.add_row(
+                row.task,
+                str(row.trial),
+                row.domain,
+                ", ".join(row.capabilities),
+                row.solver,
+                result,
+                row.termination,
+                str(row.calls),
+                key=str(index),
+            )
         self.query_one("#replay-count", Static).update(
-            f"{len(self.shown)} of {len(self.rows)} trials · enter opens a trial · f: failed only")
+            f"{len(self.shown)} of {len(self.rows)} trials · enter opens a trial · f: failed only"
+        )
 
     @on(Switch.Changed, "#replay-failed")
     @on(Select.Changed)

@@ -51,6 +51,7 @@ def leaderboard_columns(k: int) -> list[Column]:
         def value(report: RunReport) -> float | None:
             score = report.metrics.overall.by_k.get(k)
             return getattr(score, attr) if score else None
+
         return value
 
     def eff(attr: str) -> Callable[[RunReport], float | None]:
@@ -59,21 +60,29 @@ def leaderboard_columns(k: int) -> list[Column]:
     pass_at, pass_hat = at_k("pass_at"), at_k("pass_hat")
     return [
         Column("run", "Run", lambda r: r.label, lambda r: r.label.lower(), higher_is_better=False),
-        Column("solver", "Solver", lambda r: str(r.model() or r.solver() or DASH), lambda r: str(r.model() or r.solver() or ""),
-               higher_is_better=False),
+        Column(
+            "solver",
+            "Solver",
+            lambda r: str(r.model() or r.solver() or DASH),
+            lambda r: str(r.model() or r.solver() or ""),
+            higher_is_better=False,
+        ),
         Column("trials", "Trials", lambda r: str(r.metrics.max_trials), lambda r: r.metrics.max_trials),
         Column("tasks", "Tasks", lambda r: str(r.metrics.overall.tasks), lambda r: r.metrics.overall.tasks),
         Column("avg", "Avg", lambda r: pct(r.metrics.overall.avg), lambda r: r.metrics.overall.avg),
         Column("pass_at", f"Pass@{k}", lambda r: pct(pass_at(r)), pass_at),
         Column("pass_hat", f"Pass^{k}", lambda r: pct(pass_hat(r)), pass_hat),
-        Column("cost", "Cost", cost, lambda r: None if r.metrics.efficiency.cost_unknown else r.metrics.efficiency.cost_total,
-               higher_is_better=False),
+        Column(
+            "cost",
+            "Cost",
+            cost,
+            lambda r: None if r.metrics.efficiency.cost_unknown else r.metrics.efficiency.cost_total,
+            higher_is_better=False,
+        ),
         Column("calls", "Calls/trial", lambda r: num(r.metrics.efficiency.total_calls), eff("total_calls"), higher_is_better=False),
         Column("turns", "Turns/trial", lambda r: num(r.metrics.efficiency.turns), eff("turns"), higher_is_better=False),
-        Column("failed", "Failed", lambda r: str(r.metrics.failures.failed), lambda r: r.metrics.failures.failed,
-               higher_is_better=False),
-        Column("infra", "Infra errors", lambda r: str(r.metrics.infra.count), lambda r: r.metrics.infra.count,
-               higher_is_better=False),
+        Column("failed", "Failed", lambda r: str(r.metrics.failures.failed), lambda r: r.metrics.failures.failed, higher_is_better=False),
+        Column("infra", "Infra errors", lambda r: str(r.metrics.infra.count), lambda r: r.metrics.infra.count, higher_is_better=False),
     ]
 
 
@@ -149,8 +158,10 @@ class ResultsScreen(EBenchScreen):
         with TabbedContent(id="results-tabs"):
             with TabPane("Leaderboard", id="tab-leaderboard"):
                 yield Leaderboard(id="leaderboard", cursor_type="row", zebra_stripes=True)
-                yield Static("Avg = Pass@1 = Pass^1 · enter: the run's failed trials in the replay debugger · "
-                             "s / click a header: sort", classes="results-caption")
+                yield Static(
+                    "Avg = Pass@1 = Pass^1 · enter: the run's failed trials in the replay debugger · s / click a header: sort",
+                    classes="results-caption",
+                )
             with TabPane("Per domain", id="tab-domains"):
                 yield DataTable(id="domains", cursor_type="row", zebra_stripes=True)
             with TabPane("Per capability", id="tab-capabilities"):
@@ -224,8 +235,7 @@ class ResultsScreen(EBenchScreen):
         self.order = sorted_indices(self.reports, sort, self.sort_reverse)
         for index in self.order:
             report = self.reports[index]
-            cells = [Text(column.text(report), justify="left" if i < 2 else "right")
-                     for i, column in enumerate(self.columns)]
+            cells = [Text(column.text(report), justify="left" if i < 2 else "right") for i, column in enumerate(self.columns)]
             table.add_row(*cells, key=str(index))
         if cursor_run is not None and str(cursor_run) in table.rows:
             table.move_cursor(row=table.get_row_index(str(cursor_run)), animate=False)
@@ -252,10 +262,17 @@ class ResultsScreen(EBenchScreen):
                 if score is None or not (score.tasks or score.infra_errors):
                     continue
                 by_k = score.by_k.get(k)
-                cells = [titles[name], report.label, str(score.tasks), str(score.trials), pct(score.avg),
-                         pct(by_k.pass_at if by_k else None), pct(by_k.pass_hat if by_k else None), str(score.infra_errors)]
-                table.add_row(*[Text(c, justify="left" if i < 2 else "right") for i, c in enumerate(cells)],
-                              key=f"{name}|{number}")
+                cells = [
+                    titles[name],
+                    report.label,
+                    str(score.tasks),
+                    str(score.trials),
+                    pct(score.avg),
+                    pct(by_k.pass_at if by_k else None),
+                    pct(by_k.pass_hat if by_k else None),
+                    str(score.infra_errors),
+                ]
+                table.add_row(*[Text(c, justify="left" if i < 2 else "right") for i, c in enumerate(cells)], key=f"{name}|{number}")
 
     def _fill_core_tables(self) -> None:
         """Efficiency and failures as `ebench report` prints them (runs as columns)."""
@@ -275,8 +292,13 @@ class ResultsScreen(EBenchScreen):
         for report in self.reports:
             by_k = report.metrics.overall.by_k
             ks = range(1, max(by_k, default=0) + 1)
-            series.append(ChartSeries(report.label, [by_k[k].pass_hat if k in by_k else None for k in ks],
-                                      [by_k[k].pass_at if k in by_k else None for k in ks]))
+            series.append(
+                ChartSeries(
+                    report.label,
+                    [by_k[k].pass_hat if k in by_k else None for k in ks],
+                    [by_k[k].pass_at if k in by_k else None for k in ks],
+                )
+            )
         return series
 
     # -- sorting -----------------------------------------------------------------------------

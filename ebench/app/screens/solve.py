@@ -36,8 +36,10 @@ from ..widgets.task_pane import TaskPane
 from ..widgets.trace import CallTrace
 from .base import EBenchScreen
 
-EXEC_CODE_HELP = ("Run Python in which every tool is a function (keyword arguments; results are dicts); "
-                  "print() output and the last expression's value come back.")
+EXEC_CODE_HELP = (
+    "Run Python in which every tool is a function (keyword arguments; results are dicts); "
+    "print() output and the last expression's value come back."
+)
 
 
 @dataclass
@@ -87,13 +89,11 @@ class SolveScreen(EBenchScreen):
     class Graded(Message):
         """The trial is finished (submitted, or the watched solver stopped); summary None: abandoned."""
 
-        def __init__(self, generation: int, summary: TrialSummary | None, result: Grade | None,
-                     actual: Diff | None) -> None:
+        def __init__(self, generation: int, summary: TrialSummary | None, result: Grade | None, actual: Diff | None) -> None:
             super().__init__()
             self.generation, self.summary, self.result, self.actual = generation, summary, result, actual
 
-    def __init__(self, task: Task, *, code: bool = False, blind: bool = False, watcher: Any = None,
-                 paused: bool = False) -> None:
+    def __init__(self, task: Task, *, code: bool = False, blind: bool = False, watcher: Any = None, paused: bool = False) -> None:
         super().__init__()
         self.task_spec = task
         self.code = code
@@ -424,8 +424,7 @@ class SolveScreen(EBenchScreen):
             self.query_one(DiffView).border_title = "Diff: expected vs actual"
         if message.summary is not None:
             self._set_status()
-            self.notify(self._verdict(), title="Graded", timeout=8,
-                        severity="information" if message.summary.passed else "warning")
+            self.notify(self._verdict(), title="Graded", timeout=8, severity="information" if message.summary.passed else "warning")
         self.refresh_bindings()
 
     def action_reset(self) -> None:
@@ -477,4 +476,3 @@ class SolveScreen(EBenchScreen):
         if action in ("submit", "find_tool"):
             return self.watcher is None and not self.submitted
         return super().check_action(action, parameters)
-

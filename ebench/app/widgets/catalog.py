@@ -115,12 +115,17 @@ class ToolCatalog(Vertical):
             super().__init__()
             self.name = name
 
-    def __init__(self, tools: Iterable[Tool], extra: Sequence[tuple[str, str, str]] = (), *,
-                 name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        extra: Sequence[tuple[str, str, str]] = (),
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.entries: list[CatalogEntry] = [
-            CatalogEntry(t.name, t.kind, t.summary, t.description, t) for t in tools
-        ]
+        self.entries: list[CatalogEntry] = [CatalogEntry(t.name, t.kind, t.summary, t.description, t) for t in tools]
         for entry_name, kind, description in extra:
             summary = description.split("\n\n", 1)[0]
             self.entries.append(CatalogEntry(entry_name, kind or "code", summary, description))
@@ -162,8 +167,9 @@ class ToolCatalog(Vertical):
                 continue
             if options:
                 options.append(None)  # separator
-            options.append(Option(Content.from_markup(f"[b]{label}[/b] [dim]({len(entries)})[/dim]"),
-                                  id=_GROUP_PREFIX + kind, disabled=True))
+            options.append(
+                Option(Content.from_markup(f"[b]{label}[/b] [dim]({len(entries)})[/dim]"), id=_GROUP_PREFIX + kind, disabled=True)
+            )
             for entry in entries:
                 prompt = matcher.highlight(entry.name) if matcher is not None else Content(entry.name)
                 options.append(Option(Content.assemble("  ", prompt), id=entry.name))
@@ -271,7 +277,11 @@ def describe_entry(entry: CatalogEntry) -> Content:
     """The detail pane's content: name and kind, the description, then one block per parameter
     (name, type, required or default, description) that reads well in a narrow pane."""
     parts: list[str | tuple[str, str] | Content] = [
-        (entry.name, "bold"), "  ", (f"[{entry.kind}]", "$text-muted"), "\n", entry.description or entry.summary,
+        (entry.name, "bold"),
+        "  ",
+        (f"[{entry.kind}]", "$text-muted"),
+        "\n",
+        entry.description or entry.summary,
     ]
     tool = entry.tool
     if tool is None:

@@ -93,8 +93,7 @@ class PassKChart(Widget):
     }
     """
 
-    def __init__(self, series: list[ChartSeries] | None = None, *, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, series: list[ChartSeries] | None = None, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.series: list[ChartSeries] = list(series or [])
 
@@ -163,7 +162,7 @@ class PassKChart(Widget):
         for column, k in columns.items():
             number = str(k)
             start = min(column, plot_width - len(number))
-            labels[start:start + len(number)] = number
+            labels[start : start + len(number)] = number
         lines.append(Text(" " * (AXIS_WIDTH + 1) + "".join(labels).rstrip(), style="dim"))
         lines.append(Text(""))
         lines.extend(legend)

@@ -109,8 +109,7 @@ class CodeEditor(Vertical):
             super().__init__()
             self.code = code
 
-    def __init__(self, code: str = "", *, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, code: str = "", *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._initial_code = code
         self._output: tuple[bool, Any] | None = None
@@ -139,8 +138,9 @@ class CodeEditor(Vertical):
         self.set_class(running, "-running")
         if self.is_mounted:
             self.query_one("#code-run", Button).disabled = running
-            self.query_one("#code-hint", Static).update("running…" if running else
-                                                         "ctrl+r runs the block; its tool calls show in the trace")
+            self.query_one("#code-hint", Static).update(
+                "running…" if running else "ctrl+r runs the block; its tool calls show in the trace"
+            )
 
     def action_run(self) -> None:
         """Post Run unless a block is running. The screen sets `running` when it accepts the block

@@ -80,9 +80,15 @@ def field_spec(name: str, schema: dict[str, Any], required: bool) -> FieldSpec:
     else:
         kind = "json"
     return FieldSpec(
-        name=name, kind=kind, required=required, nullable=nullable,
-        enum=tuple(schema.get("enum", ())), default=schema.get("default"), has_default="default" in schema,
-        description=str(schema.get("description", "")), schema=schema,
+        name=name,
+        kind=kind,
+        required=required,
+        nullable=nullable,
+        enum=tuple(schema.get("enum", ())),
+        default=schema.get("default"),
+        has_default="default" in schema,
+        description=str(schema.get("description", "")),
+        schema=schema,
     )
 
 
@@ -92,6 +98,7 @@ def field_specs(schema: dict[str, Any]) -> list[FieldSpec]:
 
 
 # -- text <-> value ------------------------------------------------------------------------
+
 
 def _describe(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
@@ -223,13 +230,18 @@ def _placeholder(spec: FieldSpec) -> str:
     else:
         example = "[1, 2]"
     hint = {
-        "integer": "integer", "number": "number", "string": "text", "array": f"JSON array, e.g. {example}",
-        "object": 'JSON object, e.g. {"key": "value"}', "json": "JSON value",
+        "integer": "integer",
+        "number": "number",
+        "string": "text",
+        "array": f"JSON array, e.g. {example}",
+        "object": 'JSON object, e.g. {"key": "value"}',
+        "json": "JSON value",
     }.get(spec.kind, spec.kind)
     return f"{hint} (required)" if spec.required else f"{hint} (optional)"
 
 
 # -- the widget ----------------------------------------------------------------------------
+
 
 class ComposerField(Vertical):
     """One parameter: label line, the input (Input or Select) and its inline error."""
@@ -251,11 +263,17 @@ class ComposerField(Vertical):
                 choices.append("null")
             prompt = _placeholder(spec) if not spec.required else "choose…"
             value: str | Any = text if text in choices else Select.NULL
-            self.input = Select([(c, c) for c in choices], prompt=prompt, allow_blank=True, value=value,
-                                compact=True, name=spec.name, classes="composer-input")
+            self.input = Select(
+                [(c, c) for c in choices],
+                prompt=prompt,
+                allow_blank=True,
+                value=value,
+                compact=True,
+                name=spec.name,
+                classes="composer-input",
+            )
         else:
-            self.input = Input(text, placeholder=_placeholder(spec), compact=True, name=spec.name,
-                               classes="composer-input")
+            self.input = Input(text, placeholder=_placeholder(spec), compact=True, name=spec.name, classes="composer-input")
         if spec.description:
             self.input.tooltip = spec.description
         self.error = Static("", classes="composer-error", markup=False)
@@ -376,8 +394,7 @@ class CallComposer(Vertical):
             with VerticalScroll(id="composer-form"):
                 yield Static("Choose a tool from the catalog to compose a call.", classes="composer-empty")
             with Vertical(id="composer-raw-pane"):
-                yield TextArea("{}", language=RAW_LANGUAGE, id="composer-raw-text", show_line_numbers=True,
-                               tab_behavior="indent")
+                yield TextArea("{}", language=RAW_LANGUAGE, id="composer-raw-text", show_line_numbers=True, tab_behavior="indent")
                 yield Static("", id="composer-raw-error", markup=False)
         with Horizontal(id="composer-actions"):
             yield Button("Run (F5)", id="composer-run", variant="primary", compact=True, disabled=True)
@@ -388,8 +405,7 @@ class CallComposer(Vertical):
     def set_tool(self, tool: Tool, args: dict[str, Any] | None = None) -> None:
         """Build the form for `tool`, filled from `args` (raw mode when the form cannot hold them)."""
         self.tool = tool
-        title = Content.assemble((tool.name, "bold"), "  ", (f"[{tool.kind}]", "$text-muted"), "  ",
-                                 (tool.summary, "$text-muted"))
+        title = Content.assemble((tool.name, "bold"), "  ", (f"[{tool.kind}]", "$text-muted"), "  ", (tool.summary, "$text-muted"))
         self.query_one("#composer-title", Static).update(title)
         self.query_one("#composer-run", Button).disabled = False
         self.query_one("#composer-raw-toggle", Button).disabled = False

@@ -12,18 +12,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
-from rich.cells import cell_len
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from ..render import muted_style, theme_style
 from ...tasks.diff import Diff, RowChange
 from ...tasks.grading import Grade, WrongValue
+from ..render import muted_style, theme_style
 
 DiffLine = tuple[str, str]  # (kind, text)
 KINDS = ("header", "matched", "missing", "unexpected", "wrong", "actual", "note")
@@ -68,8 +68,13 @@ def counts_of(result: Grade | None, actual: Diff, blind: bool) -> dict[str, int]
     ops = actual.counts()
     if blind or result is None:
         return {"actual": len(actual), **ops}
-    return {"matched": len(result.matched), "missing": len(result.missing), "unexpected": len(result.unexpected),
-            "wrong": len(result.wrong), "actual": len(actual)}
+    return {
+        "matched": len(result.matched),
+        "missing": len(result.missing),
+        "unexpected": len(result.unexpected),
+        "wrong": len(result.wrong),
+        "actual": len(actual),
+    }
 
 
 def diff_lines(result: Grade | None, actual: Diff, blind: bool) -> list[DiffLine]:
@@ -81,9 +86,13 @@ def diff_lines(result: Grade | None, actual: Diff, blind: bool) -> list[DiffLine
         lines.append(("note", BLIND_NOTE if blind else "no expected changes to compare with"))
         lines += [("actual", f"{SYMBOLS['actual']} {change_text(c)}") for c in sorted(actual, key=RowChange.sort_key)]
         return lines
-    lines = [("header", f"✓ {counts['matched']} matched  − {counts['missing']} missing  "
-                        f"+ {counts['unexpected']} unexpected  ≠ {counts['wrong']} wrong"),
-             ("header", "PASS" if result.passed else "not yet")]
+    lines = [
+        (
+            "header",
+            f"✓ {counts['matched']} matched  − {counts['missing']} missing  + {counts['unexpected']} unexpected  ≠ {counts['wrong']} wrong",
+        ),
+        ("header", "PASS" if result.passed else "not yet"),
+    ]
     if result.note:
         lines.append(("note", result.note))
     sections: list[tuple[str, str, list[str]]] = [

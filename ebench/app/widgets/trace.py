@@ -30,7 +30,7 @@ PREVIEW_WIDTH = 60  # the arguments' one-line preview
 
 
 def call_number(entry: dict[str, Any]) -> str:
-    """"call-12" → "12", "call-12.3" → "12.3"; other ids are shown as they are."""
+    """ "call-12" → "12", "call-12.3" → "12.3"; other ids are shown as they are."""
     ident = str(entry.get("id", ""))
     return ident.removeprefix("call-")
 
@@ -162,8 +162,7 @@ class CallView(Widget, can_focus=True):
         return text
 
     @staticmethod
-    def _append_payload(text: Text, payload: Any, ok: bool, dark: bool, error_style: Style, muted: Style,
-                        fold: int | None) -> None:
+    def _append_payload(text: Text, payload: Any, ok: bool, dark: bool, error_style: Style, muted: Style, fold: int | None) -> None:
         """An exec_code block's payload: stdout, value, error or limit, and its call count."""
         if not isinstance(payload, dict):
             return
@@ -247,8 +246,9 @@ class CallTrace(VerticalScroll):
             super().__init__()
             self.entry = entry
 
-    def __init__(self, entries: list[dict[str, Any]] | None = None, *, name: str | None = None,
-                 id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, entries: list[dict[str, Any]] | None = None, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._views: dict[str, CallView] = {}  # call id → its view (placeholders included)
         self._groups: dict[str, CallGroup] = {}  # block id → its group

@@ -70,10 +70,7 @@ class NotBefore:
         return f"{self.table}.{self.column} is not before its {self.parent}.{self.parent_column}"
 
     def _parent_value(self) -> str:
-        return (
-            f"(SELECT p.{self.parent_column} FROM {self.parent} p "
-            f"WHERE p.{self.parent_key} = {self.table}.{self.fk})"
-        )
+        return f"(SELECT p.{self.parent_column} FROM {self.parent} p WHERE p.{self.parent_key} = {self.table}.{self.fk})"
 
     def _where(self) -> str:
         return f"{self.column} < {self._parent_value()}"
@@ -148,10 +145,7 @@ class Aggregate:
         return f"{self.table}.{self.column} equals {self.expr} over its {self.child}"
 
     def _value(self) -> str:
-        return (
-            f"(SELECT COALESCE({self.expr}, 0) FROM {self.child} c "
-            f"WHERE c.{self.fk} = {self.table}.{self.key})"
-        )
+        return f"(SELECT COALESCE({self.expr}, 0) FROM {self.child} c WHERE c.{self.fk} = {self.table}.{self.key})"
 
     def checked(self, conn: sqlite3.Connection) -> int:
         return _count(conn, f"SELECT COUNT(*) FROM {self.table}")
@@ -194,9 +188,7 @@ class Rule:
         return before
 
 
-def validate_and_repair(
-    conn: sqlite3.Connection, checks: list[Check], now: str, max_rounds: int = 6
-) -> list[CheckResult]:
+def validate_and_repair(conn: sqlite3.Connection, checks: list[Check], now: str, max_rounds: int = 6) -> list[CheckResult]:
     """Run every check, repairing, until a whole round finds nothing (repairs can cascade:
     moving an album's date can move its songs'). Fails if the world does not settle."""
     repaired = {id(c): 0 for c in checks}
@@ -212,6 +204,4 @@ def validate_and_repair(
     remaining = [c.name for c in checks if c.violations(conn, now)]
     if remaining:
         raise RepairError("the world did not settle; still violated: " + "; ".join(remaining))
-    return [
-        CheckResult(c.name, c.kind, c.description, c.checked(conn), repaired[id(c)]) for c in checks
-    ]
+    return [CheckResult(c.name, c.kind, c.description, c.checked(conn), repaired[id(c)]) for c in checks]

@@ -177,14 +177,9 @@ class Schema:
             for fk in table.foreign_keys:
                 parent = by_name.get(fk.ref_table)
                 if parent is None:
-                    raise SchemaError(
-                        f"{fk.table}.{fk.column} references unknown table {fk.ref_table!r}"
-                    )
+                    raise SchemaError(f"{fk.table}.{fk.column} references unknown table {fk.ref_table!r}")
                 if fk.ref_column not in parent.column_names:
-                    raise SchemaError(
-                        f"{fk.table}.{fk.column} references unknown column "
-                        f"{fk.ref_table}.{fk.ref_column}"
-                    )
+                    raise SchemaError(f"{fk.table}.{fk.column} references unknown column {fk.ref_table}.{fk.ref_column}")
 
     def table(self, name: str) -> Table:
         try:
@@ -228,9 +223,7 @@ class Schema:
             if not ready:
                 remaining = [n for n in declared if n not in done]
                 cycle = _find_cycle(deps, remaining)
-                raise SchemaError(
-                    "the tables' foreign keys form a cycle: " + " -> ".join(cycle)
-                )
+                raise SchemaError("the tables' foreign keys form a cycle: " + " -> ".join(cycle))
             order.append(ready[0])
             done.add(ready[0])
         return order
@@ -254,7 +247,7 @@ def _find_cycle(deps: dict[str, list[str]], nodes: list[str]) -> list[str]:
             if nxt is None:
                 break
             if nxt in seen:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             path.append(nxt)
             seen.add(nxt)
             current = nxt

@@ -30,9 +30,9 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Bounds on what a call may carry, far above any product limit (the longest text a tool takes is
 # 2,000 characters, the longest list 500 ids, arguments are at most an array in an object).
 # MAX_TEXT also keeps every LIKE pattern under SQLite's 50,000-byte limit (see search.py).
-MAX_TEXT = 10_000   # characters in one string
-MAX_ITEMS = 1_000   # elements of one array, or members of one object
-MAX_DEPTH = 32      # levels of arrays and objects
+MAX_TEXT = 10_000  # characters in one string
+MAX_ITEMS = 1_000  # elements of one array, or members of one object
+MAX_DEPTH = 32  # levels of arrays and objects
 
 
 class ToolError(Exception):
@@ -187,8 +187,12 @@ class ToolRegistry:
         call.__name__ = call.__qualname__ = tool.name
         call.__doc__ = tool.description
         params = [
-            inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY,
-                              default=inspect.Parameter.empty if p.required else p.default, annotation=p.annotation)
+            inspect.Parameter(
+                p.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if p.required else p.default,
+                annotation=p.annotation,
+            )
             for p in tool.params
         ]
         call.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
@@ -437,8 +441,7 @@ def _text_problem(text: str, longest: int) -> str | None:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            return (f"contains a lone surrogate (U+{ord(text[exc.start]):04X}) at position {exc.start}: "
-                    "it is not valid Unicode text")
+            return f"contains a lone surrogate (U+{ord(text[exc.start]):04X}) at position {exc.start}: it is not valid Unicode text"
     return None
 
 
@@ -485,8 +488,15 @@ def _accepts_float(annotation: Any) -> bool:
     return annotation is float or float in typing.get_args(annotation)
 
 
-_JSON_TYPES = ((type(None), "null"), (bool, "boolean"), (int, "integer"), (float, "number"),
-               (str, "string"), (list, "array"), (dict, "object"))  # bool before int: bool is an int
+_JSON_TYPES = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)  # bool before int: bool is an int
 
 
 def _json_type(value: Any) -> str:
@@ -582,8 +592,9 @@ def paginate(
     if offset >= total:
         rows = []
     elif isinstance(params, dict):
-        rows = env.all(f"{select} ORDER BY {order_by} LIMIT :_page_size OFFSET :_offset",
-                       {**params, "_page_size": PAGE_SIZE, "_offset": offset})
+        rows = env.all(
+            f"{select} ORDER BY {order_by} LIMIT :_page_size OFFSET :_offset", {**params, "_page_size": PAGE_SIZE, "_offset": offset}
+        )
     else:
         rows = env.all(f"{select} ORDER BY {order_by} LIMIT ? OFFSET ?", [*params, PAGE_SIZE, offset])
     items = [shape(r) for r in rows] if shape else rows

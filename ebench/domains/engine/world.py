@@ -60,8 +60,15 @@ def fingerprint(domain: Domain, seed: int) -> str:
     from importlib.metadata import version
 
     # Everything that shapes the content: code, seed, clock, Faker (version and locales), DDL.
-    parts = [domain.name, domain.version, str(seed), domain.now, domain.code_fingerprint(),
-             version("faker"), ",".join(domain.faker_locales)]
+    parts = [
+        domain.name,
+        domain.version,
+        str(seed),
+        domain.now,
+        domain.code_fingerprint(),
+        version("faker"),
+        ",".join(domain.faker_locales),
+    ]
     parts.extend(domain.schema.ddl())
     parts.extend(repr(index) for index in domain.search_indexes)
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
@@ -79,7 +86,7 @@ def built_seeds(domain: Domain) -> list[int]:
     """The seeds of the worlds present in the data directory (the default one first)."""
     seeds = [domain.default_seed] if world_path(domain).exists() else []
     for path in sorted(worlds_dir().glob(f"{domain.name}-seed*.sqlite")):
-        tail = path.stem[len(domain.name) + len("-seed"):]
+        tail = path.stem[len(domain.name) + len("-seed") :]
         if tail.lstrip("-").isdigit() and int(tail) != domain.default_seed:
             seeds.append(int(tail))
     return seeds
@@ -129,8 +136,16 @@ def build_world(
         orphans = conn.execute("PRAGMA foreign_key_check").fetchall()
         if orphans:
             raise WorldError(f"{domain.name}: {len(orphans)} rows violate foreign keys after repair")
+        content = content_hash(conn)[:24]
         conn.execute(f"CREATE TABLE {META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        meta = {"domain": domain.name, "version": domain.version, "seed": str(seed), "fingerprint": fp, "now": domain.now}
+        meta = {
+            "domain": domain.name,
+            "version": domain.version,
+            "seed": str(seed),
+            "fingerprint": fp,
+            "content": content,
+            "now": domain.now,
+        }
         conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", sorted(meta.items()))
         conn.execute("COMMIT")
         conn.execute("VACUUM")  # compact and canonical: the same seed gives the same bytes
@@ -161,7 +176,7 @@ def file_digest(path: Path) -> str:
 
 
 def world_state(domain: Domain, seed: int | None = None, path: Path | None = None) -> str:
-    """"current", "missing", "stale" (built by other code, another seed, or before worlds carried a
+    """ "current", "missing", "stale" (built by other code, another seed, or before worlds carried a
     digest) or "damaged" (its bytes
     no longer match the digest taken at build time: a damaged world is never used). The check
     hashes the file, a few milliseconds for these worlds."""
@@ -169,8 +184,9 @@ def world_state(domain: Domain, seed: int | None = None, path: Path | None = Non
     path = path or world_path(domain, seed)
     if not path.exists():
         return "missing"
-    if read_meta(path).get("fingerprint") != fingerprint(domain, seed):
-        return "stale"
+    meta = read_meta(path)
+    if meta.get("fingerprint") != fingerprint(domain, seed) or "content" not in meta:
+        return "stale"  # other code or seed, or built before worlds recorded their content
     try:
         recorded = digest_path(path).read_text(encoding="ascii").strip()
     except OSError:
@@ -188,6 +204,13 @@ def ensure_world(domain: Domain, seed: int | None = None, force: bool = False) -
     if force or not is_current(domain, seed, path):
         build_world(domain, seed, path)
     return path
+
+
+def world_id(domain: Domain, seed: int | None = None) -> str:
+    """What identifies a world to the tasks and sessions made on it: a hash of its rows (built if
+    needed). Unlike the build fingerprint it does not change when the code is refactored or
+    reformatted without changing a row."""
+    return read_meta(ensure_world(domain, seed))["content"]
 
 
 def open_world_readonly(path: Path) -> sqlite3.Connection:

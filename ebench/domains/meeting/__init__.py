@@ -28,7 +28,12 @@ DOMAIN = Domain(
     actor_label_sql="SELECT name || ' (' || employee_no || ', ' || title || ')' FROM employees WHERE id = ?",
     faker_locales=["zh_CN", "en_US", "en_GB", "en_IN"],
     source_files=[
-        _HERE / "schema.py", _HERE / "data.py", _HERE / "checks.py", _HERE / "vocabulary.py",
-        _HERE.parent / "engine" / "fill.py", _HERE.parent / "engine" / "repair.py", _HERE.parent / "engine" / "moments.py",
+        _HERE / "schema.py",
+        _HERE / "data.py",
+        _HERE / "checks.py",
+        _HERE / "vocabulary.py",
+        _HERE.parent / "engine" / "fill.py",
+        _HERE.parent / "engine" / "repair.py",
+        _HERE.parent / "engine" / "moments.py",
     ],
 )

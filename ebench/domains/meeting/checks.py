@@ -53,10 +53,18 @@ MISSING_ENTRY = (
 )
 
 _TIMESTAMPS = [
-    ("meetings", "created_at"), ("meetings", "cancelled_at"), ("meeting_participants", "invited_at"),
-    ("meeting_participants", "responded_at"), ("room_bookings", "created_at"), ("room_bookings", "cancelled_at"),
-    ("schedule_entries", "created_at"), ("chats", "created_at"), ("chats", "last_message_at"),
-    ("chat_members", "joined_at"), ("chat_messages", "sent_at"), ("chat_messages", "edited_at"),
+    ("meetings", "created_at"),
+    ("meetings", "cancelled_at"),
+    ("meeting_participants", "invited_at"),
+    ("meeting_participants", "responded_at"),
+    ("room_bookings", "created_at"),
+    ("room_bookings", "cancelled_at"),
+    ("schedule_entries", "created_at"),
+    ("chats", "created_at"),
+    ("chats", "last_message_at"),
+    ("chat_members", "joined_at"),
+    ("chat_messages", "sent_at"),
+    ("chat_messages", "edited_at"),
 ]
 
 CHECKS: list[Check] = [
@@ -218,8 +226,7 @@ CHECKS: list[Check] = [
         (
             "UPDATE chat_members SET role = 'member' WHERE role = 'owner' "
             "AND employee_id != (SELECT c.owner_id FROM chats c WHERE c.id = chat_members.chat_id)",
-            "UPDATE chat_members SET role = 'owner' "
-            "WHERE employee_id = (SELECT c.owner_id FROM chats c WHERE c.id = chat_members.chat_id)",
+            "UPDATE chat_members SET role = 'owner' WHERE employee_id = (SELECT c.owner_id FROM chats c WHERE c.id = chat_members.chat_id)",
         ),
     ),
     # Chronology: nothing before what it depends on.

@@ -55,10 +55,15 @@ def buildings(ctx: FillContext):
     for city, items in V.BUILDINGS.items():
         for name, code, floors in items:
             bid += 1
-            yield {"id": bid, "location_id": city_ids[city], "name": name, "code": code,
-                   "address": f"{rng.randint(1, 999)} {rng.choice(['Science', 'Innovation', 'Century', 'Harbour', 'Garden'])} "
-                              f"{rng.choice(['Road', 'Avenue', 'Street', 'Boulevard'])}, {city}",
-                   "floors": floors}
+            yield {
+                "id": bid,
+                "location_id": city_ids[city],
+                "name": name,
+                "code": code,
+                "address": f"{rng.randint(1, 999)} {rng.choice(['Science', 'Innovation', 'Century', 'Harbour', 'Garden'])} "
+                f"{rng.choice(['Road', 'Avenue', 'Street', 'Boulevard'])}, {city}",
+                "floors": floors,
+            }
 
 
 def rooms(ctx: FillContext):
@@ -77,7 +82,11 @@ def rooms(ctx: FillContext):
             capacity = rng.choice(capacities[kind_i])
             big = kind in ("conference", "boardroom", "training")
             yield {
-                "id": rid, "building_id": b["id"], "name": name, "floor": rng.choice(floors), "capacity": capacity,
+                "id": rid,
+                "building_id": b["id"],
+                "name": name,
+                "floor": rng.choice(floors),
+                "capacity": capacity,
                 "room_type": kind,
                 "has_projector": int(rng.random() < (0.9 if big else 0.35)),
                 "has_video_conferencing": int(rng.random() < (0.95 if big else 0.6 if kind == "meeting" else 0.25)),
@@ -130,7 +139,12 @@ def departments(ctx: FillContext):
         code = "QY" if d.kind == "company" else f"{''.join(w[0] for w in words).upper()}{d.id:02d}"
         founded = {"company": 2009, "division": 2012, "department": 2015, "team": 2018}[d.kind]
         yield {
-            "id": d.id, "name": d.name, "code": code, "kind": d.kind, "parent_id": d.parent, "location_id": d.location,
+            "id": d.id,
+            "name": d.name,
+            "code": code,
+            "kind": d.kind,
+            "parent_id": d.parent,
+            "location_id": d.location,
             "cost_center": f"CC-{1000 + d.id * 7}",
             "headcount": 0,
             "founded_on": between(rng, datetime(founded, 1, 1), min(now, datetime(founded + 6, 12, 31))).strftime(DAY_FMT),
@@ -213,9 +227,18 @@ def _org(ctx: FillContext, rng: Random) -> Org:
         else:
             manager = org.heads[dept.id]
         row = {
-            "id": eid, "employee_no": f"QY{numbers[eid - 1]}", "name": name, "email": email, "phone": phone,
-            "title": title, "job_family": family, "level": level, "manager_id": manager, "department_id": dept.id,
-            "location_id": location, "hire_date": hired.strftime(DAY_FMT),
+            "id": eid,
+            "employee_no": f"QY{numbers[eid - 1]}",
+            "name": name,
+            "email": email,
+            "phone": phone,
+            "title": title,
+            "job_family": family,
+            "level": level,
+            "manager_id": manager,
+            "department_id": dept.id,
+            "location_id": location,
+            "hire_date": hired.strftime(DAY_FMT),
             "status": "on_leave" if rng.random() < 0.04 and not (head and dept.kind != "team") else "active",
         }
         org.employees.append(row)
@@ -315,7 +338,9 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
     for e in emps:
         division_members[division_of[e["department_id"]]].append(e["id"])
     rooms_by_loc: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for r in ctx.rows("rooms", "rooms.id AS id, capacity, is_bookable, (SELECT location_id FROM buildings b WHERE b.id = rooms.building_id) AS loc"):
+    for r in ctx.rows(
+        "rooms", "rooms.id AS id, capacity, is_bookable, (SELECT location_id FROM buildings b WHERE b.id = rooms.building_id) AS loc"
+    ):
         if r["is_bookable"]:
             rooms_by_loc[r["loc"]].append(dict(r))
     for loc in rooms_by_loc:
@@ -340,20 +365,40 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
                 chosen[pick] = None
         return list(chosen)
 
-    def draft(organizer: int, title: str, day: date, minutes: int, people: list[int], recurrence: str,
-              hour: int | None = None, want_room: bool | None = None) -> None:
+    def draft(
+        organizer: int,
+        title: str,
+        day: date,
+        minutes: int,
+        people: list[int],
+        recurrence: str,
+        hour: int | None = None,
+        want_room: bool | None = None,
+    ) -> None:
         start, end = _slot(rng, day, minutes, hour)
-        plan.append({"organizer": organizer, "title": title, "start": start, "end": end, "people": people,
-                     "recurrence": recurrence,
-                     "want_room": (rng.random() < 0.68) if want_room is None else want_room})
+        plan.append(
+            {
+                "organizer": organizer,
+                "title": title,
+                "start": start,
+                "end": end,
+                "people": people,
+                "recurrence": recurrence,
+                "want_room": (rng.random() < 0.68) if want_room is None else want_room,
+            }
+        )
 
     def fill_title(pattern: str, organizer: int) -> str:
         dept = dept_of[organizer]
         other = rng.choice(members[dept]) if members[dept] else organizer
         return pattern.format(
-            team=dept_name[dept], topic=rng.choice(V.TOPICS), project=rng.choice(V.PROJECTS),
-            customer=rng.choice(V.CUSTOMERS), person=names[other] if other != organizer else names[heads.get(parent[dept] or 1, 1)],
-            quarter=rng.choice(["Q3", "Q4", "2027"]), division=dept_name[division_of[dept]],
+            team=dept_name[dept],
+            topic=rng.choice(V.TOPICS),
+            project=rng.choice(V.PROJECTS),
+            customer=rng.choice(V.CUSTOMERS),
+            person=names[other] if other != organizer else names[heads.get(parent[dept] or 1, 1)],
+            quarter=rng.choice(["Q3", "Q4", "2027"]),
+            division=dept_name[division_of[dept]],
         )
 
     # Recurring series: a team's weekly sync, 1:1s, project status meetings.
@@ -371,7 +416,9 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
             first += 5
         people = invitees(organizer, size, days[first])
         step = {"daily": 1, "weekly": 5, "biweekly": 10, "monthly": 21}[recurrence]
-        count = {"daily": rng.randint(6, 10), "weekly": rng.randint(5, 12), "biweekly": rng.randint(4, 8), "monthly": rng.randint(3, 6)}[recurrence]
+        count = {"daily": rng.randint(6, 10), "weekly": rng.randint(5, 12), "biweekly": rng.randint(4, 8), "monthly": rng.randint(3, 6)}[
+            recurrence
+        ]
         hour = rng.choice([9, 10, 11, 14, 15, 16])
         want_room = rng.random() < 0.6
         for k in range(count):
@@ -385,8 +432,9 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
         division = rng.choice(divisions)
         organizer = heads[division]
         day = rng.choice(days)
-        title = rng.choice(V.ALL_HANDS_TITLES).format(division=dept_name[division], quarter=rng.choice(["Q3", "Q4"]),
-                                                      topic=rng.choice(V.TOPICS))
+        title = rng.choice(V.ALL_HANDS_TITLES).format(
+            division=dept_name[division], quarter=rng.choice(["Q3", "Q4"]), topic=rng.choice(V.TOPICS)
+        )
         people = invitees(organizer, rng.randint(20, 40), day, pool=division_members[division])
         draft(organizer, title, day, rng.choice([60, 90]), people, "none", hour=rng.choice([10, 16]), want_room=False)
     # One-off meetings.
@@ -398,8 +446,7 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
             continue
         size = rng.choices([2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20], weights=[25, 17, 15, 12, 9, 7, 5, 4, 3, 2, 1])[0]
         minutes = rng.choices(DURATIONS, weights=DURATION_WEIGHTS)[0]
-        draft(organizer, fill_title(rng.choice(V.ONE_OFF_TITLES), organizer), day, minutes,
-              invitees(organizer, size, day), "none")
+        draft(organizer, fill_title(rng.choice(V.ONE_OFF_TITLES), organizer), day, minutes, invitees(organizer, size, day), "none")
 
     plan.sort(key=lambda m: (m["start"], m["organizer"], m["title"]))
     cal = Calendar()
@@ -423,14 +470,25 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
         status = "cancelled" if cancelled else ("completed" if past else "scheduled")
         code = _code(ctx.seed, mid)
         lines = rng.sample(V.AGENDA_LINES, rng.randint(0, 4))
-        cal.meetings.append({
-            "id": mid, "title": m["title"][:100], "agenda": "\n".join(f"{n}. {line}" for n, line in enumerate(lines, start=1)),
-            "organizer_id": m["organizer"], "room_id": room, "start_at": start_s, "end_at": end_s, "status": status,
-            "recurrence": m["recurrence"], "meeting_code": code, "join_url": f"https://meeting.qingyun.tech/j/{code}",
-            "participant_count": 0, "created_at": ts(created),
-            "cancelled_at": ts(cancelled_at) if cancelled_at else None,
-            "cancel_reason": rng.choice(V.CANCEL_REASONS) if cancelled else None,
-        })
+        cal.meetings.append(
+            {
+                "id": mid,
+                "title": m["title"][:100],
+                "agenda": "\n".join(f"{n}. {line}" for n, line in enumerate(lines, start=1)),
+                "organizer_id": m["organizer"],
+                "room_id": room,
+                "start_at": start_s,
+                "end_at": end_s,
+                "status": status,
+                "recurrence": m["recurrence"],
+                "meeting_code": code,
+                "join_url": f"https://meeting.qingyun.tech/j/{code}",
+                "participant_count": 0,
+                "created_at": ts(created),
+                "cancelled_at": ts(cancelled_at) if cancelled_at else None,
+                "cancel_reason": rng.choice(V.CANCEL_REASONS) if cancelled else None,
+            }
+        )
         answered_by = min(m["start"], now)
         for person in m["people"]:
             if person == m["organizer"]:
@@ -444,16 +502,31 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
             if status == "completed":
                 share = {"accepted": 0.92, "tentative": 0.5, "invited": 0.2, "declined": 0.0}[response]
                 attended = 1 if role == "organiser" else int(rng.random() < share)
-            cal.participants.append({
-                "meeting_id": mid, "employee_id": person, "role": role, "response": response,
-                "invited_at": ts(created), "responded_at": ts(responded) if responded else None, "attended": attended,
-            })
+            cal.participants.append(
+                {
+                    "meeting_id": mid,
+                    "employee_id": person,
+                    "role": role,
+                    "response": response,
+                    "invited_at": ts(created),
+                    "responded_at": ts(responded) if responded else None,
+                    "attended": attended,
+                }
+            )
         if room is not None:
-            cal.bookings.append({
-                "room_id": room, "booker_id": m["organizer"], "meeting_id": mid, "start_at": start_s, "end_at": end_s,
-                "status": "cancelled" if cancelled else "active", "purpose": m["title"][:100], "created_at": ts(created),
-                "cancelled_at": ts(cancelled_at) if cancelled_at else None,
-            })
+            cal.bookings.append(
+                {
+                    "room_id": room,
+                    "booker_id": m["organizer"],
+                    "meeting_id": mid,
+                    "start_at": start_s,
+                    "end_at": end_s,
+                    "status": "cancelled" if cancelled else "active",
+                    "purpose": m["title"][:100],
+                    "created_at": ts(created),
+                    "cancelled_at": ts(cancelled_at) if cancelled_at else None,
+                }
+            )
     # Standalone bookings: interviews, calls, quiet rooms; a third of them still ahead.
     upcoming = [d for d in days if d > now.date()]
     for _ in range(330):
@@ -476,11 +549,19 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
                 continue
             occupancy.take(room["id"], start_s, end_s)
         cancelled_at = between(rng, created, min(start, now)) if cancelled else None
-        cal.bookings.append({
-            "room_id": room["id"], "booker_id": booker, "meeting_id": None, "start_at": start_s, "end_at": end_s,
-            "status": "cancelled" if cancelled else "active", "purpose": rng.choice(V.BOOKING_PURPOSES),
-            "created_at": ts(created), "cancelled_at": ts(cancelled_at) if cancelled_at else None,
-        })
+        cal.bookings.append(
+            {
+                "room_id": room["id"],
+                "booker_id": booker,
+                "meeting_id": None,
+                "start_at": start_s,
+                "end_at": end_s,
+                "status": "cancelled" if cancelled else "active",
+                "purpose": rng.choice(V.BOOKING_PURPOSES),
+                "created_at": ts(created),
+                "cancelled_at": ts(cancelled_at) if cancelled_at else None,
+            }
+        )
     cal.bookings.sort(key=lambda b: (b["created_at"], b["room_id"], b["start_at"]))
     for bid, booking in enumerate(cal.bookings, start=1):
         booking["id"] = bid
@@ -510,8 +591,19 @@ def schedule_entries(ctx: FillContext):
         "ORDER BY m.id, p.employee_id"
     ):
         employee, meeting, title, start, end, responded = row
-        entries.append({"employee_id": employee, "meeting_id": meeting, "kind": "meeting", "title": title,
-                        "start_at": start, "end_at": end, "is_private": 0, "note": "", "created_at": responded})
+        entries.append(
+            {
+                "employee_id": employee,
+                "meeting_id": meeting,
+                "kind": "meeting",
+                "title": title,
+                "start_at": start,
+                "end_at": end,
+                "is_private": 0,
+                "note": "",
+                "created_at": responded,
+            }
+        )
     emps = ctx.rows("employees", "id, hire_date, status, location_id")
     cities = [r["city"] for r in ctx.rows("locations", "city")]
     days = _working_days(now)
@@ -533,20 +625,37 @@ def schedule_entries(ctx: FillContext):
         created = start - timedelta(hours=rng.randint(2, 24 * 20))
         if created > now:
             created = now - timedelta(hours=rng.randint(1, 24 * 4))
-        entries.append({"employee_id": e["id"], "meeting_id": None, "kind": kind,
-                        "title": rng.choice(titles).format(city=rng.choice(cities)),
-                        "start_at": ts(start), "end_at": ts(end), "is_private": int(rng.random() < private_share),
-                        "note": rng.choice(["", "", "", "Reachable on mobile", "Back online after lunch", "Booked via travel desk"]),
-                        "created_at": ts(created)})
+        entries.append(
+            {
+                "employee_id": e["id"],
+                "meeting_id": None,
+                "kind": kind,
+                "title": rng.choice(titles).format(city=rng.choice(cities)),
+                "start_at": ts(start),
+                "end_at": ts(end),
+                "is_private": int(rng.random() < private_share),
+                "note": rng.choice(["", "", "", "Reachable on mobile", "Back online after lunch", "Booked via travel desk"]),
+                "created_at": ts(created),
+            }
+        )
     # Employees on leave have a leave entry that covers today.
     for e in emps:
         if e["status"] == "on_leave":
             start = (now - timedelta(days=rng.randint(3, 40))).replace(hour=9, minute=0, second=0)
             end = (now + timedelta(days=rng.randint(5, 60))).replace(hour=18, minute=0, second=0)
-            entries.append({"employee_id": e["id"], "meeting_id": None, "kind": "leave",
-                            "title": rng.choice(["Parental leave", "Extended sick leave", "Sabbatical", "Long leave"]),
-                            "start_at": ts(start), "end_at": ts(end), "is_private": 1, "note": "",
-                            "created_at": ts(start - timedelta(days=rng.randint(5, 30)))})
+            entries.append(
+                {
+                    "employee_id": e["id"],
+                    "meeting_id": None,
+                    "kind": "leave",
+                    "title": rng.choice(["Parental leave", "Extended sick leave", "Sabbatical", "Long leave"]),
+                    "start_at": ts(start),
+                    "end_at": ts(end),
+                    "is_private": 1,
+                    "note": "",
+                    "created_at": ts(start - timedelta(days=rng.randint(5, 30))),
+                }
+            )
     entries.sort(key=lambda r: (r["start_at"], r["employee_id"], r["kind"], r["title"]))
     for i, entry in enumerate(entries, start=1):
         yield {"id": i, **entry}
@@ -579,9 +688,20 @@ def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], lis
     def chat(name: str, kind: str, owner: int, people: list[int], department: int | None, earliest: datetime) -> None:
         cid = len(chats) + 1
         created = between(rng, max(earliest, hired[owner]), now - timedelta(days=2))
-        chats.append({"id": cid, "name": name[:60], "description": V.CHAT_DESCRIPTIONS[kind].format(name=name),
-                      "chat_type": kind, "owner_id": owner, "department_id": department, "created_at": ts(created),
-                      "member_count": 0, "message_count": 0, "last_message_at": None})
+        chats.append(
+            {
+                "id": cid,
+                "name": name[:60],
+                "description": V.CHAT_DESCRIPTIONS[kind].format(name=name),
+                "chat_type": kind,
+                "owner_id": owner,
+                "department_id": department,
+                "created_at": ts(created),
+                "member_count": 0,
+                "message_count": 0,
+                "last_message_at": None,
+            }
+        )
         admins = set(rng.sample([p for p in people if p != owner], min(len(people) - 1, rng.choice([0, 1, 1, 2]))))
         for person in sorted(set(people) | {owner}):
             joined = created if person == owner else between(rng, max(created, hired[person]), now - timedelta(days=1))
@@ -589,8 +709,15 @@ def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], lis
                 joined = max(created, hired[person]) + timedelta(minutes=rng.randint(1, 120))
                 joined = min(joined, now - timedelta(hours=1))
             role = "owner" if person == owner else "admin" if person in admins else "member"
-            members.append({"chat_id": cid, "employee_id": person, "role": role, "joined_at": ts(joined),
-                            "muted": int(rng.random() < (0.35 if kind == "announcement" else 0.12))})
+            members.append(
+                {
+                    "chat_id": cid,
+                    "employee_id": person,
+                    "role": role,
+                    "joined_at": ts(joined),
+                    "muted": int(rng.random() < (0.35 if kind == "announcement" else 0.12)),
+                }
+            )
 
     start = now - timedelta(days=900)
     for d in dept_rows:
@@ -605,8 +732,12 @@ def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], lis
         dept = next(e["department_id"] for e in emps if e["id"] == owner)
         near = subtree[parent[dept] or dept]
         people = [rng.choice(near if rng.random() < 0.7 else all_ids) for _ in range(rng.randint(3, 14))]
-        name = rng.choice(V.CHAT_PROJECT_NAMES).format(project=rng.choice(fillers["project"]), project2=rng.choice(fillers["project"]),
-                                                       customer=rng.choice(fillers["customer"]), topic=rng.choice(fillers["topic"]).capitalize())
+        name = rng.choice(V.CHAT_PROJECT_NAMES).format(
+            project=rng.choice(fillers["project"]),
+            project2=rng.choice(fillers["project"]),
+            customer=rng.choice(fillers["customer"]),
+            topic=rng.choice(fillers["topic"]).capitalize(),
+        )
         chat(name, "project", owner, people, None, now - timedelta(days=300))
     for _ in range(26):
         owner = rng.choice(all_ids)
@@ -652,8 +783,15 @@ def chat_messages(ctx: FillContext):
     drafts.sort()
     per_chat: dict[int, list[int]] = defaultdict(list)
     for mid, (sent, chat_id, sender) in enumerate(drafts, start=1):
-        fill = {"topic": rng.choice(V.TOPICS), "project": rng.choice(V.PROJECTS), "customer": rng.choice(V.CUSTOMERS),
-                "room": rng.choice(room_names), "q": rng.randint(1, 4), "day": sent[:10], "year": sent[:4]}
+        fill = {
+            "topic": rng.choice(V.TOPICS),
+            "project": rng.choice(V.PROJECTS),
+            "customer": rng.choice(V.CUSTOMERS),
+            "room": rng.choice(room_names),
+            "q": rng.randint(1, 4),
+            "day": sent[:10],
+            "year": sent[:4],
+        }
         kind = rng.choices(["text", "file", "image", "meeting_link"], weights=[80, 9, 6, 5])[0]
         meeting = None
         attachment = None
@@ -677,10 +815,20 @@ def chat_messages(ctx: FillContext):
         per_chat[chat_id].append(mid)
         sent_dt = datetime.fromisoformat(sent)
         edited = ts(min(now, sent_dt + timedelta(minutes=rng.randint(1, 90)))) if kind == "text" and rng.random() < 0.05 else None
-        yield {"id": mid, "chat_id": chat_id, "sender_id": sender, "reply_to_id": reply_to, "meeting_id": meeting,
-               "message_type": kind, "content": content, "attachment_name": attachment, "sent_at": sent,
-               "edited_at": edited, "is_recalled": int(rng.random() < 0.02),
-               "reaction_count": rng.choices([0, 1, 2, 3, 5, 8], weights=[70, 12, 8, 5, 3, 2])[0]}
+        yield {
+            "id": mid,
+            "chat_id": chat_id,
+            "sender_id": sender,
+            "reply_to_id": reply_to,
+            "meeting_id": meeting,
+            "message_type": kind,
+            "content": content,
+            "attachment_name": attachment,
+            "sent_at": sent,
+            "edited_at": edited,
+            "is_recalled": int(rng.random() < 0.02),
+            "reaction_count": rng.choices([0, 1, 2, 3, 5, 8], weights=[70, 12, 8, 5, 3, 2])[0],
+        }
 
 
 GENERATORS = {

@@ -38,8 +38,12 @@ MAX_ENTRY_DAYS = 31
 MAX_INVITEES = 300  # an online meeting's limit
 MAX_CHAT_MEMBERS = 500
 Equipment = Literal["projector", "video_conferencing", "whiteboard", "phone"]
-EQUIPMENT_COLUMNS = {"projector": "has_projector", "video_conferencing": "has_video_conferencing",
-                     "whiteboard": "has_whiteboard", "phone": "has_phone"}
+EQUIPMENT_COLUMNS = {
+    "projector": "has_projector",
+    "video_conferencing": "has_video_conferencing",
+    "whiteboard": "has_whiteboard",
+    "phone": "has_phone",
+}
 
 EMPLOYEE_SELECT = """
 SELECT e.id AS employee_id, e.name, e.employee_no, e.title, e.level, e.job_family, e.status, e.email, e.phone,
@@ -86,13 +90,20 @@ LEFT JOIN meetings m ON m.id = k.meeting_id
 
 # One statement: the subtree's headcount and the path from the company come from recursive
 # subqueries that walk the parent index.
-DEPARTMENT_DETAIL = DEPARTMENT_SELECT.replace("SELECT ", """SELECT d.cost_center, d.founded_on,
+DEPARTMENT_DETAIL = (
+    DEPARTMENT_SELECT.replace(
+        "SELECT ",
+        """SELECT d.cost_center, d.founded_on,
  (WITH RECURSIVE sub(id) AS (SELECT d.id UNION ALL SELECT x.id FROM departments x JOIN sub ON x.parent_id = sub.id)
   SELECT SUM(x.headcount) FROM sub JOIN departments x ON x.id = sub.id) AS total_headcount,
  (SELECT COUNT(*) FROM departments x WHERE x.parent_id = d.id) AS sub_departments,
  (WITH RECURSIVE up(id, name, depth) AS (SELECT d.parent_id, NULL, 0 UNION ALL
     SELECT x.parent_id, x.name, up.depth + 1 FROM departments x JOIN up ON x.id = up.id)
-  SELECT group_concat(name, ' > ') FROM (SELECT name FROM up WHERE name IS NOT NULL ORDER BY depth DESC)) AS above, """, 1) + " WHERE d.id = ?"
+  SELECT group_concat(name, ' > ') FROM (SELECT name FROM up WHERE name IS NOT NULL ORDER BY depth DESC)) AS above, """,
+        1,
+    )
+    + " WHERE d.id = ?"
+)
 
 CHAT_SELECT = """
 SELECT c.id AS chat_id, c.name, c.chat_type, c.description, c.owner_id, o.name AS owner, c.department_id,
@@ -132,7 +143,9 @@ def _bound(value: str | None, name: str, upper: bool) -> tuple[str, str] | None:
         try:
             day = datetime.strptime(text, "%Y-%m-%d")
         except ValueError:
-            raise ToolError("invalid_value", f"{name} must be a date like 2026-10-20 or a time like 2026-10-20 14:30, got {value!r}.") from None
+            raise ToolError(
+                "invalid_value", f"{name} must be a date like 2026-10-20 or a time like 2026-10-20 14:30, got {value!r}."
+            ) from None
         if upper:
             return "<", (day + timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
         return ">=", text + " 00:00:00"
@@ -168,8 +181,10 @@ def _span(delta: timedelta) -> str:
 def _text(value: str, name: str, longest: int, allow_empty: bool = False) -> str:
     text = value.strip()
     if not (0 if allow_empty else 1) <= len(text) <= longest:
-        raise ToolError("invalid_value", f"{name} must be {'' if allow_empty else '1 to '}{longest} characters long"
-                        + ("" if not allow_empty else " at most") + ".")
+        raise ToolError(
+            "invalid_value",
+            f"{name} must be {'' if allow_empty else '1 to '}{longest} characters long" + ("" if not allow_empty else " at most") + ".",
+        )
     return text
 
 
@@ -198,8 +213,10 @@ def _department(env: ToolEnv, department_id: int) -> dict[str, Any]:
 
 def _subtree(department_id: int) -> tuple[str, list[Any]]:
     """SQL for the ids of a department and every department below it."""
-    return ("WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT d.id FROM departments d JOIN sub ON d.parent_id = sub.id) "
-            "SELECT id FROM sub", [department_id])
+    return (
+        "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT d.id FROM departments d JOIN sub ON d.parent_id = sub.id) SELECT id FROM sub",
+        [department_id],
+    )
 
 
 def _location(env: ToolEnv, city: str) -> int:
@@ -250,8 +267,11 @@ def _bookable(env: ToolEnv, room_id: int, start: str, end: str, people: int | No
     taken = _conflicts(env, room_id, start, end)
     if taken:
         first = taken[0]
-        raise ToolError("conflict", f"Room {room['name']} is already booked from {first['start_at']} to {first['end_at']} "
-                                    f"by {first['booked_by']} (booking {first['booking_id']}).")
+        raise ToolError(
+            "conflict",
+            f"Room {room['name']} is already booked from {first['start_at']} to {first['end_at']} "
+            f"by {first['booked_by']} (booking {first['booking_id']}).",
+        )
     return room
 
 
@@ -265,8 +285,7 @@ def _meeting(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
 def _my_part(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
     """The meeting, visible only to its participants."""
     meeting = _meeting(env, meeting_id)
-    part = env.one("SELECT role, response FROM meeting_participants WHERE meeting_id = ? AND employee_id = ?",
-                   (meeting_id, env.actor_id))
+    part = env.one("SELECT role, response FROM meeting_participants WHERE meeting_id = ? AND employee_id = ?", (meeting_id, env.actor_id))
     if part is None:
         raise ToolError("forbidden", f"You are not invited to meeting {meeting_id}; only its participants can see it.")
     return {**meeting, "my_role": part["role"], "my_response": part["response"]}
@@ -276,8 +295,9 @@ def _changeable(env: ToolEnv, meeting: dict[str, Any]) -> None:
     if meeting["status"] == "cancelled":
         raise ToolError("conflict", f"Meeting {meeting['id']} ('{meeting['title']}') is cancelled and cannot be changed.")
     if meeting["start_at"] <= env.now:
-        raise ToolError("conflict", f"Meeting {meeting['id']} ('{meeting['title']}') started at {meeting['start_at']}; "
-                                    "it can no longer be changed.")
+        raise ToolError(
+            "conflict", f"Meeting {meeting['id']} ('{meeting['title']}') started at {meeting['start_at']}; it can no longer be changed."
+        )
 
 
 def _organised(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
@@ -294,8 +314,10 @@ def _attending(env: ToolEnv, meeting_id: int) -> int:
 
 
 def _recount(env: ToolEnv, meeting_id: int) -> int:
-    env.conn.execute("UPDATE meetings SET participant_count = (SELECT COUNT(*) FROM meeting_participants WHERE meeting_id = :m) "
-                     "WHERE id = :m", {"m": meeting_id})
+    env.conn.execute(
+        "UPDATE meetings SET participant_count = (SELECT COUNT(*) FROM meeting_participants WHERE meeting_id = :m) WHERE id = :m",
+        {"m": meeting_id},
+    )
     return env.scalar("SELECT participant_count FROM meetings WHERE id = ?", (meeting_id,))
 
 
@@ -335,8 +357,7 @@ def _managed_chat(env: ToolEnv, chat_id: int) -> tuple[dict[str, Any], dict[str,
 
 
 def _recount_chat(env: ToolEnv, chat_id: int) -> int:
-    env.conn.execute("UPDATE chats SET member_count = (SELECT COUNT(*) FROM chat_members WHERE chat_id = :c) WHERE id = :c",
-                     {"c": chat_id})
+    env.conn.execute("UPDATE chats SET member_count = (SELECT COUNT(*) FROM chat_members WHERE chat_id = :c) WHERE id = :c", {"c": chat_id})
     return env.scalar("SELECT member_count FROM chats WHERE id = ?", (chat_id,))
 
 
@@ -421,8 +442,14 @@ def search_employees(
         where.append("e.status = ?")
         params.append(status)
     condition = _where(where)
-    return paginate(env, EMPLOYEE_SELECT + condition, params, page, "e.name COLLATE NOCASE, e.id",
-                    count=(f"SELECT COUNT(*) FROM employees e{condition}", params))
+    return paginate(
+        env,
+        EMPLOYEE_SELECT + condition,
+        params,
+        page,
+        "e.name COLLATE NOCASE, e.id",
+        count=(f"SELECT COUNT(*) FROM employees e{condition}", params),
+    )
 
 
 @TOOLS.read
@@ -434,8 +461,12 @@ def get_employee(env: ToolEnv, employee_id: int) -> dict[str, Any]:
         employee_id: The employee's id.
     """
     row = env.one(
-        EMPLOYEE_SELECT.replace("SELECT ", "SELECT (SELECT h.department_id FROM department_heads h WHERE h.employee_id = e.id) "
-                                "AS heads_department_id, (SELECT COUNT(*) FROM employees r WHERE r.manager_id = e.id) AS direct_reports, ", 1)
+        EMPLOYEE_SELECT.replace(
+            "SELECT ",
+            "SELECT (SELECT h.department_id FROM department_heads h WHERE h.employee_id = e.id) "
+            "AS heads_department_id, (SELECT COUNT(*) FROM employees r WHERE r.manager_id = e.id) AS direct_reports, ",
+            1,
+        )
         + " WHERE e.id = ?",
         (employee_id,),
     )
@@ -513,21 +544,26 @@ def list_department_members(
         where.append("e.status = ?")
         params.append(status)
     select = EMPLOYEE_SELECT.replace(
-        "SELECT ", "SELECT EXISTS (SELECT 1 FROM department_heads h WHERE h.employee_id = e.id AND h.department_id = e.department_id) "
-        "AS is_department_head, ", 1) + _where(where)
+        "SELECT ",
+        "SELECT EXISTS (SELECT 1 FROM department_heads h WHERE h.employee_id = e.id AND h.department_id = e.department_id) "
+        "AS is_department_head, ",
+        1,
+    ) + _where(where)
 
     def shape(row: dict[str, Any]) -> dict[str, Any]:
         return _bools(row, "is_department_head")
 
-    return paginate(env, select, params, page, "e.name COLLATE NOCASE, e.id", shape,
-                    count=(f"SELECT COUNT(*) FROM employees e{_where(where)}", params))
+    return paginate(
+        env, select, params, page, "e.name COLLATE NOCASE, e.id", shape, count=(f"SELECT COUNT(*) FROM employees e{_where(where)}", params)
+    )
 
 
 # -- rooms ---------------------------------------------------------------------------------
 
 
-def _room_filters(env: ToolEnv, location: str | None, building_id: int | None, min_capacity: int | None,
-                  equipment: list[Any] | None) -> tuple[list[str], list[Any]]:
+def _room_filters(
+    env: ToolEnv, location: str | None, building_id: int | None, min_capacity: int | None, equipment: list[Any] | None
+) -> tuple[list[str], list[Any]]:
     where: list[str] = []
     params: list[Any] = []
     if location is not None:
@@ -602,8 +638,14 @@ def check_room_availability(env: ToolEnv, room_id: int, start: str, end: str) ->
         raise ToolError("invalid_value", f"The end ({end_s}) must be after the start ({start_s}).")
     room = _room(env, room_id)
     conflicts = _conflicts(env, room_id, start_s, end_s)
-    return {"room": room, "start": start_s, "end": end_s, "available": room["is_bookable"] and not conflicts,
-            "is_bookable": room["is_bookable"], "conflicts": conflicts}
+    return {
+        "room": room,
+        "start": start_s,
+        "end": end_s,
+        "available": room["is_bookable"] and not conflicts,
+        "is_bookable": room["is_bookable"],
+        "conflicts": conflicts,
+    }
 
 
 @TOOLS.read
@@ -632,8 +674,10 @@ def find_available_rooms(
     if end_s <= start_s:
         raise ToolError("invalid_value", f"The end ({end_s}) must be after the start ({start_s}).")
     where, params = _room_filters(env, location, building_id, min_capacity, equipment)
-    where += ["r.is_bookable = 1",
-              "NOT EXISTS (SELECT 1 FROM room_bookings k WHERE k.room_id = r.id AND k.status = 'active' AND k.start_at < ? AND k.end_at > ?)"]
+    where += [
+        "r.is_bookable = 1",
+        "NOT EXISTS (SELECT 1 FROM room_bookings k WHERE k.room_id = r.id AND k.status = 'active' AND k.start_at < ? AND k.end_at > ?)",
+    ]
     params += [end_s, start_s]
     return paginate(env, ROOM_SELECT + _where(where), params, page, "r.capacity, r.name, r.id", _room_shape)
 
@@ -679,8 +723,14 @@ def list_room_bookings(
     if status is not None:
         where.append("k.status = ?")
         params.append(status)
-    return paginate(env, BOOKING_SELECT + _where(where), params, page, "k.start_at, k.id",
-                    count=(f"SELECT COUNT(*) FROM room_bookings k{_where(where)}", params))
+    return paginate(
+        env,
+        BOOKING_SELECT + _where(where),
+        params,
+        page,
+        "k.start_at, k.id",
+        count=(f"SELECT COUNT(*) FROM room_bookings k{_where(where)}", params),
+    )
 
 
 # -- meetings ------------------------------------------------------------------------------
@@ -726,8 +776,10 @@ def list_my_meetings(
     if response is not None:
         where.append("p.response = ?")
         params.append(response)
-    select = (f"SELECT p.role AS my_role, p.response AS my_response, {MEETING_COLUMNS} FROM meeting_participants p "
-              f"CROSS JOIN meetings m ON m.id = p.meeting_id {MEETING_JOINS}{_where(where)}")
+    select = (
+        f"SELECT p.role AS my_role, p.response AS my_response, {MEETING_COLUMNS} FROM meeting_participants p "
+        f"CROSS JOIN meetings m ON m.id = p.meeting_id {MEETING_JOINS}{_where(where)}"
+    )
     count = (f"SELECT COUNT(*) FROM meeting_participants p CROSS JOIN meetings m ON m.id = p.meeting_id{_where(where)}", params)
     return paginate(env, select, params, page, "m.start_at, m.id", count=count)
 
@@ -758,15 +810,26 @@ def get_meeting(env: ToolEnv, meeting_id: int, page: int = 1) -> dict[str, Any]:
     """
     mine = _my_part(env, meeting_id)
     meeting = _meeting_summary(env, meeting_id)
-    meeting.update(agenda=mine["agenda"], created_at=mine["created_at"], cancelled_at=mine["cancelled_at"],
-                   cancel_reason=mine["cancel_reason"], my_role=mine["my_role"], my_response=mine["my_response"])
+    meeting.update(
+        agenda=mine["agenda"],
+        created_at=mine["created_at"],
+        cancelled_at=mine["cancelled_at"],
+        cancel_reason=mine["cancel_reason"],
+        my_role=mine["my_role"],
+        my_response=mine["my_response"],
+    )
     meeting["booking_id"] = env.scalar(
-        "SELECT id FROM room_bookings WHERE meeting_id = ? ORDER BY status = 'active' DESC, id DESC LIMIT 1", (meeting_id,))
-    answers = dict(env.conn.execute(
-        "SELECT response, COUNT(*) FROM meeting_participants WHERE meeting_id = ? GROUP BY response", (meeting_id,)).fetchall())
+        "SELECT id FROM room_bookings WHERE meeting_id = ? ORDER BY status = 'active' DESC, id DESC LIMIT 1", (meeting_id,)
+    )
+    answers = dict(
+        env.conn.execute(
+            "SELECT response, COUNT(*) FROM meeting_participants WHERE meeting_id = ? GROUP BY response", (meeting_id,)
+        ).fetchall()
+    )
     meeting["responses"] = {r: answers.get(r, 0) for r in ("accepted", "tentative", "declined", "invited")}
-    meeting["participants"] = paginate(env, PARTICIPANT_SELECT + " WHERE p.meeting_id = ?", [meeting_id], page,
-                                       PARTICIPANT_ORDER, _participant)
+    meeting["participants"] = paginate(
+        env, PARTICIPANT_SELECT + " WHERE p.meeting_id = ?", [meeting_id], page, PARTICIPANT_ORDER, _participant
+    )
     return meeting
 
 
@@ -832,9 +895,18 @@ def get_schedule(
         "FROM schedule_entries s WHERE s.employee_id = ? AND s.start_at < ? AND s.end_at > ?"
     )
     params = [env.actor_id] * 4 + [who, window_end, low[1]]
-    result = paginate(env, select, params, page, "s.start_at, s.id", lambda r: _bools(r, "is_private"),
-                      count=("SELECT COUNT(*) FROM schedule_entries s WHERE s.employee_id = ? AND s.start_at < ? AND s.end_at > ?",
-                             [who, window_end, low[1]]))
+    result = paginate(
+        env,
+        select,
+        params,
+        page,
+        "s.start_at, s.id",
+        lambda r: _bools(r, "is_private"),
+        count=(
+            "SELECT COUNT(*) FROM schedule_entries s WHERE s.employee_id = ? AND s.start_at < ? AND s.end_at > ?",
+            [who, window_end, low[1]],
+        ),
+    )
     return {"employee_id": who, "name": person["name"], "start": low[1], "end": window_end, **result}
 
 
@@ -865,9 +937,9 @@ def list_my_chats(
         where.append("c.chat_type = ?")
         params.append(chat_type)
     select = CHAT_SELECT.replace("SELECT ", "SELECT cm.role AS my_role, cm.muted, cm.joined_at, ", 1).replace(
-        "FROM chats c", "FROM chat_members cm CROSS JOIN chats c ON c.id = cm.chat_id") + _where(where)
-    return paginate(env, select, params, page, "c.last_message_at IS NULL, c.last_message_at DESC, c.id",
-                    lambda r: _bools(r, "muted"))
+        "FROM chats c", "FROM chat_members cm CROSS JOIN chats c ON c.id = cm.chat_id"
+    ) + _where(where)
+    return paginate(env, select, params, page, "c.last_message_at IS NULL, c.last_message_at DESC, c.id", lambda r: _bools(r, "muted"))
 
 
 @TOOLS.read
@@ -879,11 +951,17 @@ def get_chat(env: ToolEnv, chat_id: int) -> dict[str, Any]:
         chat_id: The chat's id.
     """
     _, me = _my_chat(env, chat_id)
-    chat = env.one(CHAT_SELECT.replace("SELECT ", "SELECT (SELECT name FROM departments WHERE id = c.department_id) AS department, ", 1)
-                   + " WHERE c.id = ?", (chat_id,))
+    chat = env.one(
+        CHAT_SELECT.replace("SELECT ", "SELECT (SELECT name FROM departments WHERE id = c.department_id) AS department, ", 1)
+        + " WHERE c.id = ?",
+        (chat_id,),
+    )
     assert chat is not None
-    chat["admins"] = env.all("SELECT cm.employee_id, e.name FROM chat_members cm JOIN employees e ON e.id = cm.employee_id "
-                             "WHERE cm.chat_id = ? AND cm.role = 'admin' ORDER BY e.name, e.id", (chat_id,))
+    chat["admins"] = env.all(
+        "SELECT cm.employee_id, e.name FROM chat_members cm JOIN employees e ON e.id = cm.employee_id "
+        "WHERE cm.chat_id = ? AND cm.role = 'admin' ORDER BY e.name, e.id",
+        (chat_id,),
+    )
     chat.update(my_role=me["role"], muted=bool(me["muted"]), joined_at=me["joined_at"])
     return chat
 
@@ -909,8 +987,10 @@ def list_chat_members(
     if role is not None:
         where.append("cm.role = ?")
         params.append(role)
-    select = ("SELECT cm.employee_id, e.name, e.title, d.name AS department, cm.role, cm.joined_at, cm.muted FROM chat_members cm "
-              "CROSS JOIN employees e ON e.id = cm.employee_id CROSS JOIN departments d ON d.id = e.department_id" + _where(where))
+    select = (
+        "SELECT cm.employee_id, e.name, e.title, d.name AS department, cm.role, cm.joined_at, cm.muted FROM chat_members cm "
+        "CROSS JOIN employees e ON e.id = cm.employee_id CROSS JOIN departments d ON d.id = e.department_id" + _where(where)
+    )
     order = "CASE cm.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, e.name COLLATE NOCASE, cm.employee_id"
     return paginate(env, select, params, page, order, lambda r: _bools(r, "muted"))
 
@@ -932,8 +1012,9 @@ def list_chat_messages(env: ToolEnv, chat_id: int, page: int = 1) -> dict[str, A
         "x.reply_to_id AS reply_to_message_id, x.meeting_id, x.edited_at, x.is_recalled, x.reaction_count "
         "FROM chat_messages x CROSS JOIN employees e ON e.id = x.sender_id WHERE x.chat_id = ?"
     )
-    return paginate(env, select, [chat_id], page, "x.sent_at DESC, x.id DESC", lambda r: _bools(r, "is_recalled"),
-                    count=chat["message_count"])  # a stored aggregate the tools keep exact
+    return paginate(
+        env, select, [chat_id], page, "x.sent_at DESC, x.id DESC", lambda r: _bools(r, "is_recalled"), count=chat["message_count"]
+    )  # a stored aggregate the tools keep exact
 
 
 # -- writes: meetings ----------------------------------------------------------------------
@@ -987,21 +1068,38 @@ def create_meeting(
     cur = env.conn.execute(
         "INSERT INTO meetings (title, agenda, organizer_id, room_id, start_at, end_at, status, recurrence, meeting_code, join_url, "
         "participant_count, created_at) VALUES (?, ?, ?, ?, ?, ?, 'scheduled', 'none', ?, ?, ?, ?)",
-        (title, agenda.strip(), env.actor_id, room_id, start_s, end_s, code, f"https://meeting.qingyun.tech/j/{code}",
-         len(invitees) + 1, env.now),
+        (
+            title,
+            agenda.strip(),
+            env.actor_id,
+            room_id,
+            start_s,
+            end_s,
+            code,
+            f"https://meeting.qingyun.tech/j/{code}",
+            len(invitees) + 1,
+            env.now,
+        ),
     )
     meeting_id = cur.lastrowid
-    env.conn.execute("INSERT INTO meeting_participants (meeting_id, employee_id, role, response, invited_at, responded_at) "
-                     "VALUES (?, ?, 'organiser', 'accepted', ?, ?)", (meeting_id, env.actor_id, env.now, env.now))
-    env.conn.executemany("INSERT INTO meeting_participants (meeting_id, employee_id, role, response, invited_at) "
-                         "VALUES (?, ?, ?, 'invited', ?)", [(meeting_id, p, role, env.now) for p, role in invitees])
+    env.conn.execute(
+        "INSERT INTO meeting_participants (meeting_id, employee_id, role, response, invited_at, responded_at) "
+        "VALUES (?, ?, 'organiser', 'accepted', ?, ?)",
+        (meeting_id, env.actor_id, env.now, env.now),
+    )
+    env.conn.executemany(
+        "INSERT INTO meeting_participants (meeting_id, employee_id, role, response, invited_at) VALUES (?, ?, ?, 'invited', ?)",
+        [(meeting_id, p, role, env.now) for p, role in invitees],
+    )
     meeting = _meeting(env, meeting_id)  # type: ignore[arg-type]
     _add_entry(env, meeting, env.actor_id)
     booking_id = None
     if room_id is not None:
         booking_id = env.conn.execute(
             "INSERT INTO room_bookings (room_id, booker_id, meeting_id, start_at, end_at, status, purpose, created_at) "
-            "VALUES (?, ?, ?, ?, ?, 'active', ?, ?)", (room_id, env.actor_id, meeting_id, start_s, end_s, title, env.now)).lastrowid
+            "VALUES (?, ?, ?, ?, ?, 'active', ?, ?)",
+            (room_id, env.actor_id, meeting_id, start_s, end_s, title, env.now),
+        ).lastrowid
     return {**_meeting_summary(env, meeting_id), "booking_id": booking_id}  # type: ignore[arg-type]
 
 
@@ -1015,13 +1113,21 @@ def cancel_meeting(env: ToolEnv, meeting_id: int, reason: str = "") -> dict[str,
         reason: Why it is cancelled, shown to the participants.
     """
     meeting = _organised(env, meeting_id)
-    env.conn.execute("UPDATE meetings SET status = 'cancelled', cancelled_at = ?, cancel_reason = ? WHERE id = ?",
-                     (env.now, reason.strip() or None, meeting_id))
-    released = env.conn.execute("UPDATE room_bookings SET status = 'cancelled', cancelled_at = ? WHERE meeting_id = ? AND status = 'active'",
-                                (env.now, meeting_id)).rowcount
+    env.conn.execute(
+        "UPDATE meetings SET status = 'cancelled', cancelled_at = ?, cancel_reason = ? WHERE id = ?",
+        (env.now, reason.strip() or None, meeting_id),
+    )
+    released = env.conn.execute(
+        "UPDATE room_bookings SET status = 'cancelled', cancelled_at = ? WHERE meeting_id = ? AND status = 'active'", (env.now, meeting_id)
+    ).rowcount
     removed = env.conn.execute("DELETE FROM schedule_entries WHERE meeting_id = ?", (meeting_id,)).rowcount
-    return {"meeting_id": meeting_id, "title": meeting["title"], "status": "cancelled", "room_released": bool(released),
-            "calendar_entries_removed": removed}
+    return {
+        "meeting_id": meeting_id,
+        "title": meeting["title"],
+        "status": "cancelled",
+        "room_released": bool(released),
+        "calendar_entries_removed": removed,
+    }
 
 
 @TOOLS.write
@@ -1043,8 +1149,11 @@ def invite_participants(
     if not employee_ids:
         raise ToolError("invalid_value", "Give at least one employee to invite.")
     people = _people(env, employee_ids, "employee_ids")
-    already = [p["name"] for p in people if env.scalar("SELECT 1 FROM meeting_participants WHERE meeting_id = ? AND employee_id = ?",
-                                                           (meeting_id, p["id"]))]
+    already = [
+        p["name"]
+        for p in people
+        if env.scalar("SELECT 1 FROM meeting_participants WHERE meeting_id = ? AND employee_id = ?", (meeting_id, p["id"]))
+    ]
     if already:
         raise ToolError("conflict", f"Already invited to '{meeting['title']}': {', '.join(already)}.")
     total = meeting["participant_count"] + len(people)
@@ -1055,11 +1164,18 @@ def invite_participants(
         coming = _attending(env, meeting_id) + len(people)
         if coming > capacity:
             raise ToolError("conflict", f"The room holds {capacity} people; with these invitees {coming} would come.")
-    env.conn.executemany("INSERT INTO meeting_participants (meeting_id, employee_id, role, response, invited_at) VALUES (?, ?, ?, 'invited', ?)",
-                         [(meeting_id, p["id"], role, env.now) for p in people])
+    env.conn.executemany(
+        "INSERT INTO meeting_participants (meeting_id, employee_id, role, response, invited_at) VALUES (?, ?, ?, 'invited', ?)",
+        [(meeting_id, p["id"], role, env.now) for p in people],
+    )
     count = _recount(env, meeting_id)
-    return {"meeting_id": meeting_id, "title": meeting["title"], "invited": [{"employee_id": p["id"], "name": p["name"]} for p in people],
-            "role": role, "participant_count": count}
+    return {
+        "meeting_id": meeting_id,
+        "title": meeting["title"],
+        "invited": [{"employee_id": p["id"], "name": p["name"]} for p in people],
+        "role": role,
+        "participant_count": count,
+    }
 
 
 @TOOLS.write
@@ -1075,12 +1191,20 @@ def remove_participant(env: ToolEnv, meeting_id: int, employee_id: int) -> dict[
     if employee_id == env.actor_id:
         raise ToolError("invalid_value", "The organiser cannot be removed; cancel the meeting instead.")
     person = _employee(env, employee_id)
-    if not env.conn.execute("DELETE FROM meeting_participants WHERE meeting_id = ? AND employee_id = ?", (meeting_id, employee_id)).rowcount:
+    if not env.conn.execute(
+        "DELETE FROM meeting_participants WHERE meeting_id = ? AND employee_id = ?", (meeting_id, employee_id)
+    ).rowcount:
         raise ToolError("not_found", f"{person['name']} is not invited to '{meeting['title']}'.")
     removed = env.conn.execute("DELETE FROM schedule_entries WHERE meeting_id = ? AND employee_id = ?", (meeting_id, employee_id)).rowcount
     count = _recount(env, meeting_id)
-    return {"meeting_id": meeting_id, "title": meeting["title"], "removed_employee_id": employee_id, "name": person["name"],
-            "calendar_entry_removed": bool(removed), "participant_count": count}
+    return {
+        "meeting_id": meeting_id,
+        "title": meeting["title"],
+        "removed_employee_id": employee_id,
+        "name": person["name"],
+        "calendar_entry_removed": bool(removed),
+        "participant_count": count,
+    }
 
 
 @TOOLS.write
@@ -1103,14 +1227,21 @@ def respond_to_meeting(env: ToolEnv, meeting_id: int, response: Literal["accepte
         capacity = env.scalar("SELECT capacity FROM rooms WHERE id = ?", (mine["room_id"],))
         if _attending(env, meeting_id) + 1 > capacity:
             raise ToolError("conflict", f"The room of '{mine['title']}' is full ({capacity} people).")
-    env.conn.execute("UPDATE meeting_participants SET response = ?, responded_at = ? WHERE meeting_id = ? AND employee_id = ?",
-                     (response, env.now, meeting_id, env.actor_id))
+    env.conn.execute(
+        "UPDATE meeting_participants SET response = ?, responded_at = ? WHERE meeting_id = ? AND employee_id = ?",
+        (response, env.now, meeting_id, env.actor_id),
+    )
     if response == "accepted":
         _add_entry(env, mine, env.actor_id)
     else:
         env.conn.execute("DELETE FROM schedule_entries WHERE meeting_id = ? AND employee_id = ?", (meeting_id, env.actor_id))
-    return {"meeting_id": meeting_id, "title": mine["title"], "response": response, "previous_response": mine["my_response"],
-            "on_calendar": response == "accepted"}
+    return {
+        "meeting_id": meeting_id,
+        "title": mine["title"],
+        "response": response,
+        "previous_response": mine["my_response"],
+        "on_calendar": response == "accepted",
+    }
 
 
 # -- writes: room bookings -----------------------------------------------------------------
@@ -1132,8 +1263,11 @@ def book_room(env: ToolEnv, room_id: int, start: str, end: str, purpose: str = "
     start_s, end_s = _time_range(env, start, end, timedelta(hours=MAX_MEETING_HOURS), "A booking")
     purpose = _text(purpose, "The purpose", 100, allow_empty=True)
     _bookable(env, room_id, start_s, end_s)
-    cur = env.conn.execute("INSERT INTO room_bookings (room_id, booker_id, meeting_id, start_at, end_at, status, purpose, created_at) "
-                           "VALUES (?, ?, NULL, ?, ?, 'active', ?, ?)", (room_id, env.actor_id, start_s, end_s, purpose, env.now))
+    cur = env.conn.execute(
+        "INSERT INTO room_bookings (room_id, booker_id, meeting_id, start_at, end_at, status, purpose, created_at) "
+        "VALUES (?, ?, NULL, ?, ?, 'active', ?, ?)",
+        (room_id, env.actor_id, start_s, end_s, purpose, env.now),
+    )
     return env.one(BOOKING_SELECT + " WHERE k.id = ?", (cur.lastrowid,))  # type: ignore[return-value]
 
 
@@ -1153,7 +1287,9 @@ def release_room(env: ToolEnv, booking_id: int) -> dict[str, Any]:
     if booking["status"] == "cancelled":
         raise ToolError("conflict", f"Booking {booking_id} is already cancelled.")
     if booking["meeting_id"] is not None:
-        raise ToolError("conflict", f"Booking {booking_id} belongs to meeting {booking['meeting_id']}; cancel the meeting to free the room.")
+        raise ToolError(
+            "conflict", f"Booking {booking_id} belongs to meeting {booking['meeting_id']}; cancel the meeting to free the room."
+        )
     if booking["start_at"] <= env.now:
         raise ToolError("conflict", f"Booking {booking_id} started at {booking['start_at']}; it can no longer be released.")
     env.conn.execute("UPDATE room_bookings SET status = 'cancelled', cancelled_at = ? WHERE id = ?", (env.now, booking_id))
@@ -1187,14 +1323,25 @@ def create_schedule_entry(
     title = _text(title, "The title", 100)
     note = _text(note, "The note", 500, allow_empty=True)
     start_s, end_s = _time_range(env, start, end, timedelta(days=MAX_ENTRY_DAYS), "A calendar entry")
-    if env.scalar("SELECT 1 FROM schedule_entries WHERE employee_id = ? AND title = ? AND start_at = ? AND end_at = ?",
-                  (env.actor_id, title, start_s, end_s)):
+    if env.scalar(
+        "SELECT 1 FROM schedule_entries WHERE employee_id = ? AND title = ? AND start_at = ? AND end_at = ?",
+        (env.actor_id, title, start_s, end_s),
+    ):
         raise ToolError("conflict", f"Your calendar already has '{title}' from {start_s} to {end_s}.")
     cur = env.conn.execute(
         "INSERT INTO schedule_entries (employee_id, meeting_id, kind, title, start_at, end_at, is_private, note, created_at) "
-        "VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?)", (env.actor_id, kind, title, start_s, end_s, int(is_private), note, env.now))
-    return {"entry_id": cur.lastrowid, "kind": kind, "title": title, "start_at": start_s, "end_at": end_s,
-            "is_private": is_private, "note": note}
+        "VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?)",
+        (env.actor_id, kind, title, start_s, end_s, int(is_private), note, env.now),
+    )
+    return {
+        "entry_id": cur.lastrowid,
+        "kind": kind,
+        "title": title,
+        "start_at": start_s,
+        "end_at": end_s,
+        "is_private": is_private,
+        "note": note,
+    }
 
 
 @TOOLS.write
@@ -1246,10 +1393,14 @@ def create_chat(
         raise ToolError("conflict", f"You already own a chat named {name!r}.")
     cur = env.conn.execute(
         "INSERT INTO chats (name, description, chat_type, owner_id, department_id, created_at, member_count, message_count) "
-        "VALUES (?, ?, ?, ?, NULL, ?, ?, 0)", (name, description.strip(), chat_type, env.actor_id, env.now, len(people) + 1))
+        "VALUES (?, ?, ?, ?, NULL, ?, ?, 0)",
+        (name, description.strip(), chat_type, env.actor_id, env.now, len(people) + 1),
+    )
     chat_id = cur.lastrowid
-    env.conn.executemany("INSERT INTO chat_members (chat_id, employee_id, role, joined_at, muted) VALUES (?, ?, ?, ?, 0)",
-                         [(chat_id, env.actor_id, "owner", env.now)] + [(chat_id, p["id"], "member", env.now) for p in people])
+    env.conn.executemany(
+        "INSERT INTO chat_members (chat_id, employee_id, role, joined_at, muted) VALUES (?, ?, ?, ?, 0)",
+        [(chat_id, env.actor_id, "owner", env.now)] + [(chat_id, p["id"], "member", env.now) for p in people],
+    )
     return env.one(CHAT_SELECT + " WHERE c.id = ?", (chat_id,))  # type: ignore[return-value]
 
 
@@ -1265,16 +1416,24 @@ def add_chat_members(env: ToolEnv, chat_id: int, employee_ids: list[int]) -> dic
     if not employee_ids:
         raise ToolError("invalid_value", "Give at least one employee to add.")
     people = _people(env, employee_ids, "employee_ids")
-    already = [p["name"] for p in people if env.scalar("SELECT 1 FROM chat_members WHERE chat_id = ? AND employee_id = ?", (chat_id, p["id"]))]
+    already = [
+        p["name"] for p in people if env.scalar("SELECT 1 FROM chat_members WHERE chat_id = ? AND employee_id = ?", (chat_id, p["id"]))
+    ]
     if already:
         raise ToolError("conflict", f"Already in '{chat['name']}': {', '.join(already)}.")
     if chat["member_count"] + len(people) > MAX_CHAT_MEMBERS:
         raise ToolError("conflict", f"A group chat has at most {MAX_CHAT_MEMBERS} members.")
-    env.conn.executemany("INSERT INTO chat_members (chat_id, employee_id, role, joined_at, muted) VALUES (?, ?, 'member', ?, 0)",
-                         [(chat_id, p["id"], env.now) for p in people])
+    env.conn.executemany(
+        "INSERT INTO chat_members (chat_id, employee_id, role, joined_at, muted) VALUES (?, ?, 'member', ?, 0)",
+        [(chat_id, p["id"], env.now) for p in people],
+    )
     count = _recount_chat(env, chat_id)
-    return {"chat_id": chat_id, "name": chat["name"], "added": [{"employee_id": p["id"], "name": p["name"]} for p in people],
-            "member_count": count}
+    return {
+        "chat_id": chat_id,
+        "name": chat["name"],
+        "added": [{"employee_id": p["id"], "name": p["name"]} for p in people],
+        "member_count": count,
+    }
 
 
 @TOOLS.write
@@ -1336,10 +1495,18 @@ def send_chat_message(env: ToolEnv, chat_id: int, content: str, reply_to_message
             raise ToolError("invalid_value", f"Message {reply_to_message_id} is in another chat, not in '{chat['name']}'.")
     cur = env.conn.execute(
         "INSERT INTO chat_messages (chat_id, sender_id, reply_to_id, meeting_id, message_type, content, sent_at, is_recalled, reaction_count) "
-        "VALUES (?, ?, ?, NULL, 'text', ?, ?, 0, 0)", (chat_id, env.actor_id, reply_to_message_id, content, env.now))
+        "VALUES (?, ?, ?, NULL, 'text', ?, ?, 0, 0)",
+        (chat_id, env.actor_id, reply_to_message_id, content, env.now),
+    )
     env.conn.execute("UPDATE chats SET message_count = message_count + 1, last_message_at = ? WHERE id = ?", (env.now, chat_id))
-    return {"message_id": cur.lastrowid, "chat_id": chat_id, "chat": chat["name"], "content": content, "sent_at": env.now,
-            "reply_to_message_id": reply_to_message_id}
+    return {
+        "message_id": cur.lastrowid,
+        "chat_id": chat_id,
+        "chat": chat["name"],
+        "content": content,
+        "sent_at": env.now,
+        "reply_to_message_id": reply_to_message_id,
+    }
 
 
 # -- writes: the organisation --------------------------------------------------------------
@@ -1378,8 +1545,12 @@ def transfer_employee(env: ToolEnv, employee_id: int, department_id: int) -> dic
     env.conn.execute("UPDATE departments SET headcount = headcount + 1 WHERE id = ?", (department_id,))
     old_name = env.scalar("SELECT name FROM departments WHERE id = ?", (person["department_id"],))
     return {
-        "employee_id": employee_id, "name": person["name"],
-        "from_department_id": person["department_id"], "from_department": old_name,
-        "to_department_id": department_id, "to_department": target["name"],
-        "manager_id": new_manager, "manager": env.scalar("SELECT name FROM employees WHERE id = ?", (new_manager,)),
+        "employee_id": employee_id,
+        "name": person["name"],
+        "from_department_id": person["department_id"],
+        "from_department": old_name,
+        "to_department_id": department_id,
+        "to_department": target["name"],
+        "manager_id": new_manager,
+        "manager": env.scalar("SELECT name FROM employees WHERE id = ?", (new_manager,)),
     }

@@ -28,7 +28,12 @@ DOMAIN = Domain(
     actor_label_sql="SELECT nickname || ' (' || region || ', ' || tier || ')' FROM players WHERE id = ?",
     faker_locales=["en_US", "en_GB", "zh_CN", "zh_TW", "ko_KR", "ja_JP", "id_ID", "vi_VN", "de_DE", "es_MX", "pt_BR", "tr_TR"],
     source_files=[
-        _HERE / "schema.py", _HERE / "data.py", _HERE / "checks.py", _HERE / "vocabulary.py",
-        _HERE.parent / "engine" / "fill.py", _HERE.parent / "engine" / "repair.py", _HERE.parent / "engine" / "moments.py",
+        _HERE / "schema.py",
+        _HERE / "data.py",
+        _HERE / "checks.py",
+        _HERE / "vocabulary.py",
+        _HERE.parent / "engine" / "fill.py",
+        _HERE.parent / "engine" / "repair.py",
+        _HERE.parent / "engine" / "moments.py",
     ],
 )

@@ -14,11 +14,23 @@ CURRENT_SEASON = "(SELECT s.id FROM seasons s WHERE s.start_date <= substr(?, 1,
 NO_FIX = None  # verified only: the generators guarantee it (a violation fails the build)
 
 _TIMESTAMPS = [
-    ("players", "created_at"), ("players", "last_login"), ("player_heroes", "acquired_at"), ("relations", "since"),
-    ("friend_requests", "sent_at"), ("friend_requests", "answered_at"), ("teams", "created_at"),
-    ("team_members", "joined_at"), ("team_applications", "applied_at"), ("team_applications", "reviewed_at"),
-    ("rooms", "created_at"), ("rooms", "closed_at"), ("room_members", "joined_at"), ("room_invitations", "sent_at"),
-    ("room_invitations", "answered_at"), ("matches", "started_at"), ("favourite_matches", "favourited_at"),
+    ("players", "created_at"),
+    ("players", "last_login"),
+    ("player_heroes", "acquired_at"),
+    ("relations", "since"),
+    ("friend_requests", "sent_at"),
+    ("friend_requests", "answered_at"),
+    ("teams", "created_at"),
+    ("team_members", "joined_at"),
+    ("team_applications", "applied_at"),
+    ("team_applications", "reviewed_at"),
+    ("rooms", "created_at"),
+    ("rooms", "closed_at"),
+    ("room_members", "joined_at"),
+    ("room_invitations", "sent_at"),
+    ("room_invitations", "answered_at"),
+    ("matches", "started_at"),
+    ("favourite_matches", "favourited_at"),
 ]
 
 _MATCH_END = "datetime(m.started_at, '+' || m.duration_sec || ' seconds')"
@@ -38,13 +50,17 @@ _RANKED_RECORD = (
 _HERO_RECORD = "SELECT player_id, hero_id, COUNT(*) AS n, SUM(result = 'win') AS w FROM match_players GROUP BY player_id, hero_id"
 
 
-_REVERSE_FRIEND = ("(SELECT r.since, r.intimacy FROM relations r WHERE r.player_id = relations.other_id "
-                   "AND r.other_id = relations.player_id AND r.kind = 'friend')")
+_REVERSE_FRIEND = (
+    "(SELECT r.since, r.intimacy FROM relations r WHERE r.player_id = relations.other_id "
+    "AND r.other_id = relations.player_id AND r.kind = 'friend')"
+)
 
 
-_FRIENDS = ("EXISTS (SELECT 1 FROM relations f WHERE f.player_id = {a} AND f.other_id = {b} AND f.kind = 'friend')")
-_BLOCKED_EITHER = ("EXISTS (SELECT 1 FROM relations x WHERE x.kind = 'blocked' AND "
-                   "((x.player_id = {a} AND x.other_id = {b}) OR (x.player_id = {b} AND x.other_id = {a})))")
+_FRIENDS = "EXISTS (SELECT 1 FROM relations f WHERE f.player_id = {a} AND f.other_id = {b} AND f.kind = 'friend')"
+_BLOCKED_EITHER = (
+    "EXISTS (SELECT 1 FROM relations x WHERE x.kind = 'blocked' AND "
+    "((x.player_id = {a} AND x.other_id = {b}) OR (x.player_id = {b} AND x.other_id = {a})))"
+)
 
 CHECKS: list[Check] = [
     # -- matches: slots, result, MVP, heroes ------------------------------------------------
@@ -211,10 +227,16 @@ CHECKS: list[Check] = [
         "no pending request between friends or blocked players",
         "a pending friend request is between players who are not friends and neither of whom blocked the other",
         "friend_requests",
-        "status = 'pending' AND (" + _FRIENDS.format(a="sender_id", b="receiver_id") + " OR "
-        + _BLOCKED_EITHER.format(a="sender_id", b="receiver_id") + ")",
+        "status = 'pending' AND ("
+        + _FRIENDS.format(a="sender_id", b="receiver_id")
+        + " OR "
+        + _BLOCKED_EITHER.format(a="sender_id", b="receiver_id")
+        + ")",
         "UPDATE friend_requests SET status = 'rejected', answered_at = ? WHERE status = 'pending' AND ("
-        + _FRIENDS.format(a="sender_id", b="receiver_id") + " OR " + _BLOCKED_EITHER.format(a="sender_id", b="receiver_id") + ")",
+        + _FRIENDS.format(a="sender_id", b="receiver_id")
+        + " OR "
+        + _BLOCKED_EITHER.format(a="sender_id", b="receiver_id")
+        + ")",
     ),
     Rule(
         "one pending request per pair",

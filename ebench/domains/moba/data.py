@@ -26,9 +26,21 @@ SEASON_ONE = datetime(2023, 9, 7)
 SEASON_DAYS = 84
 SEASON_COUNT = 15  # season 14 contains the clock, season 15 is announced
 THEMES = [
-    "Dawn of Embers", "Jade Tide", "Frost Crown", "Lantern Festival", "Storm of Blades", "Sunken Court",
-    "Crimson Moon", "Azure Dragon", "Hollow Star", "Iron Lotus", "Veiled Isles", "Amber Wastes",
-    "Thunder Gate", "Celestial Duel", "Rising Phoenix",
+    "Dawn of Embers",
+    "Jade Tide",
+    "Frost Crown",
+    "Lantern Festival",
+    "Storm of Blades",
+    "Sunken Court",
+    "Crimson Moon",
+    "Azure Dragon",
+    "Hollow Star",
+    "Iron Lotus",
+    "Veiled Isles",
+    "Amber Wastes",
+    "Thunder Gate",
+    "Celestial Duel",
+    "Rising Phoenix",
 ]
 PLAYER_COUNT = 170
 MATCH_COUNT = 1520
@@ -83,8 +95,14 @@ def seasons(ctx: FillContext):
     for n in range(1, SEASON_COUNT + 1):
         start, end = season_bounds(n)
         theme = THEMES[n - 1]
-        yield {"id": n, "name": f"S{n} {theme}", "number": n, "start_date": start.strftime(DAY_FMT),
-               "end_date": end.strftime(DAY_FMT), "theme": theme}
+        yield {
+            "id": n,
+            "name": f"S{n} {theme}",
+            "number": n,
+            "start_date": start.strftime(DAY_FMT),
+            "end_date": end.strftime(DAY_FMT),
+            "theme": theme,
+        }
 
 
 def heroes(ctx: FillContext):
@@ -112,14 +130,25 @@ def heroes(ctx: FillContext):
         if availability == "shop":
             coins = 18888 if age_years < 1 else 13888 if age_years < 3 else rng.choice([5888, 8888])
             diamonds = {18888: 688, 13888: 588, 8888: 388, 5888: 288}[coins]
-        difficulty = rng.choices(["easy", "normal", "hard"],
-                                 weights=[1, 3, 4] if role in ("assassin", "mage") else [4, 4, 1] if role in ("tank", "support") else [2, 4, 2])[0]
+        difficulty = rng.choices(
+            ["easy", "normal", "hard"],
+            weights=[1, 3, 4] if role in ("assassin", "mage") else [4, 4, 1] if role in ("tank", "support") else [2, 4, 2],
+        )[0]
         lore = rng.choice(V.HERO_LORE).format(word=title.split(" of ")[0].lower(), place=title.split(" of ", 1)[1])
         yield {
-            "id": i, "name": name, "title": title, "role": role, "secondary_role": secondary,
-            "lane": rng.choice(V.ROLE_LANES[role]), "difficulty": difficulty, "availability": availability,
-            "price_coins": coins, "price_diamonds": diamonds, "release_date": released.strftime(DAY_FMT),
-            "lore": lore, "owner_count": 0,
+            "id": i,
+            "name": name,
+            "title": title,
+            "role": role,
+            "secondary_role": secondary,
+            "lane": rng.choice(V.ROLE_LANES[role]),
+            "difficulty": difficulty,
+            "availability": availability,
+            "price_coins": coins,
+            "price_diamonds": diamonds,
+            "release_date": released.strftime(DAY_FMT),
+            "lore": lore,
+            "owner_count": 0,
         }
 
 
@@ -133,9 +162,15 @@ def _nickname(ctx: FillContext, rng: Random, region: str) -> str:
     elif roll < 0.75:
         locale = rng.choice(V.REGION_LOCALES[region])
         first = ctx.faker[locale].first_name().replace(" ", "")
-        name = f"{first}{rng.choice(V.NICK_WORDS)}" if rng.random() < 0.5 else f"{rng.choice(V.NICK_WORDS)}{first}{rng.choice(V.NICK_SUFFIXES)}"
+        name = (
+            f"{first}{rng.choice(V.NICK_WORDS)}"
+            if rng.random() < 0.5
+            else f"{rng.choice(V.NICK_WORDS)}{first}{rng.choice(V.NICK_SUFFIXES)}"
+        )
     else:
-        name = f"{rng.choice(V.NICK_WORDS)}{rng.choice(['', '_', '.'])}{ctx.faker['en_US'].word().capitalize()}{rng.choice(V.NICK_SUFFIXES)}"
+        name = (
+            f"{rng.choice(V.NICK_WORDS)}{rng.choice(['', '_', '.'])}{ctx.faker['en_US'].word().capitalize()}{rng.choice(V.NICK_SUFFIXES)}"
+        )
     return name[:24]
 
 
@@ -165,13 +200,23 @@ def players(ctx: FillContext):
         coins = int(math.exp(rng.gauss(9.4, 1.2))) if rng.random() > 0.1 else rng.randint(0, 2500)
         diamonds = int(math.exp(rng.gauss(5.5, 1.3))) if rng.random() > 0.15 else rng.randint(0, 90)
         yield {
-            "id": pid, "nickname": nickname,
-            "level": max(1, min(60, int(4 + age_days / 30 * activity ** 0.3 + rng.gauss(0, 3)))),
-            "tier": tier, "stars": stars, "region": region, "server": rng.choice(V.SERVERS[region]),
-            "coins": min(coins, 250000), "diamonds": min(diamonds, 20000),
-            "created_at": ts(created), "last_login": ts(max(last_login, created)),
-            "status": "online" if online else "offline", "signature": rng.choice(V.SIGNATURES),
-            "hero_count": 0, "total_matches": 0, "total_wins": 0, "mvp_count": 0,
+            "id": pid,
+            "nickname": nickname,
+            "level": max(1, min(60, int(4 + age_days / 30 * activity**0.3 + rng.gauss(0, 3)))),
+            "tier": tier,
+            "stars": stars,
+            "region": region,
+            "server": rng.choice(V.SERVERS[region]),
+            "coins": min(coins, 250000),
+            "diamonds": min(diamonds, 20000),
+            "created_at": ts(created),
+            "last_login": ts(max(last_login, created)),
+            "status": "online" if online else "offline",
+            "signature": rng.choice(V.SIGNATURES),
+            "hero_count": 0,
+            "total_matches": 0,
+            "total_wins": 0,
+            "mvp_count": 0,
         }
 
 
@@ -185,10 +230,19 @@ def player_heroes(ctx: FillContext):
         created = _parse(player["created_at"])
         _, roles, activity = profiles[player["id"]]
         for hero in starters:
-            yield {"player_id": player["id"], "hero_id": hero["id"], "acquired_at": ts(created), "acquired_via": "starter",
-                   "currency": None, "price_paid": None, "proficiency": rng.randint(0, 400), "matches_played": 0, "wins": 0}
+            yield {
+                "player_id": player["id"],
+                "hero_id": hero["id"],
+                "acquired_at": ts(created),
+                "acquired_via": "starter",
+                "currency": None,
+                "price_paid": None,
+                "proficiency": rng.randint(0, 400),
+                "matches_played": 0,
+                "wins": 0,
+            }
         age = (now - created).days
-        n = max(1, min(len(others), int(rng.gauss(4 + min(age, 1500) / 80, 5) * activity ** 0.3)))
+        n = max(1, min(len(others), int(rng.gauss(4 + min(age, 1500) / 80, 5) * activity**0.3)))
         weights = [5 if h["role"] in roles else 1 for h in others]
         chosen: dict[int, sqlite3.Row] = {}
         while len(chosen) < n:
@@ -206,8 +260,17 @@ def player_heroes(ctx: FillContext):
                 via, price = "purchase", hero["price_coins"] if currency == "coins" else hero["price_diamonds"]
             favourite = hero["role"] in roles
             proficiency = int(math.exp(rng.gauss(7.2 if favourite else 6.0, 1.0)))
-            yield {"player_id": player["id"], "hero_id": hero["id"], "acquired_at": ts(acquired), "acquired_via": via,
-                   "currency": currency, "price_paid": price, "proficiency": proficiency, "matches_played": 0, "wins": 0}
+            yield {
+                "player_id": player["id"],
+                "hero_id": hero["id"],
+                "acquired_at": ts(acquired),
+                "acquired_via": via,
+                "currency": currency,
+                "price_paid": price,
+                "proficiency": proficiency,
+                "matches_played": 0,
+                "wins": 0,
+            }
 
 
 def season_ranks(ctx: FillContext):
@@ -219,8 +282,16 @@ def season_ranks(ctx: FillContext):
         skill = profiles[player["id"]][0]
         for season in range(first, current + 1):
             tier, stars, peak_tier, peak_stars = season_rank(ctx.seed, player["id"], season, skill)
-            yield {"player_id": player["id"], "season_id": season, "tier": tier, "stars": stars,
-                   "peak_tier": peak_tier, "peak_stars": peak_stars, "ranked_matches": 0, "ranked_wins": 0}
+            yield {
+                "player_id": player["id"],
+                "season_id": season,
+                "tier": tier,
+                "stars": stars,
+                "peak_tier": peak_tier,
+                "peak_stars": peak_stars,
+                "ranked_matches": 0,
+                "ranked_wins": 0,
+            }
 
 
 # -- social --------------------------------------------------------------------------------
@@ -322,8 +393,15 @@ def friend_requests(ctx: FillContext):
             rows.append((sent, sender, receiver, message(sender), status, answered))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))  # ids follow time
     for i, (sent, sender, receiver, text, status, answered) in enumerate(rows, start=1):
-        yield {"id": i, "sender_id": sender, "receiver_id": receiver, "message": text, "status": status,
-               "sent_at": ts(sent), "answered_at": answered}
+        yield {
+            "id": i,
+            "sender_id": sender,
+            "receiver_id": receiver,
+            "message": text,
+            "status": status,
+            "sent_at": ts(sent),
+            "answered_at": answered,
+        }
 
 
 # -- clans ---------------------------------------------------------------------------------
@@ -348,9 +426,18 @@ def teams(ctx: FillContext):
         capacity = max(5, size) if full else min(50, max(size + 2, 10 + 3 * level + rng.randint(-3, 3)))
         size = capacity if full else size
         created = between(rng, _parse(leader["created_at"]) + timedelta(days=1), now - timedelta(days=30))
-        yield {"id": i, "name": name, "leader_id": leader["id"], "region": leader["region"], "level": level,
-               "capacity": capacity, "member_count": size, "notice": rng.choice(V.TEAM_NOTICES),
-               "created_at": ts(created), "total_contribution": 0}
+        yield {
+            "id": i,
+            "name": name,
+            "leader_id": leader["id"],
+            "region": leader["region"],
+            "level": level,
+            "capacity": capacity,
+            "member_count": size,
+            "notice": rng.choice(V.TEAM_NOTICES),
+            "created_at": ts(created),
+            "total_contribution": 0,
+        }
 
 
 def team_members(ctx: FillContext):
@@ -365,22 +452,40 @@ def team_members(ctx: FillContext):
             free_by_region[info[pid][1]].append(pid)
     for team in team_rows:
         created = _parse(team["created_at"])
-        yield {"team_id": team["id"], "player_id": team["leader_id"], "role": "leader", "joined_at": team["created_at"],
-               "contribution": rng.randint(2000, 9000)}
+        yield {
+            "team_id": team["id"],
+            "player_id": team["leader_id"],
+            "role": "leader",
+            "joined_at": team["created_at"],
+            "contribution": rng.randint(2000, 9000),
+        }
         others = []
         for _ in range(team["member_count"] - 1):
-            pool = free_by_region[team["region"]] if free_by_region[team["region"]] and rng.random() < 0.85 else \
-                [p for region in sorted(free_by_region) for p in free_by_region[region]]
+            pool = (
+                free_by_region[team["region"]]
+                if free_by_region[team["region"]] and rng.random() < 0.85
+                else [p for region in sorted(free_by_region) for p in free_by_region[region]]
+            )
             pid = rng.choice(pool)
             free_by_region[info[pid][1]].remove(pid)
             others.append(pid)
         for n, pid in enumerate(sorted(others)):
-            role = "vice_leader" if n < (2 if len(others) >= 8 else 1 if len(others) >= 3 else 0) else \
-                "elite" if rng.random() < 0.25 else "member"
+            role = (
+                "vice_leader"
+                if n < (2 if len(others) >= 8 else 1 if len(others) >= 3 else 0)
+                else "elite"
+                if rng.random() < 0.25
+                else "member"
+            )
             joined = recent(rng, now, max(created, info[pid][0]) + timedelta(hours=2), 45, 0.2)
             tenure = (now - joined).days
-            yield {"team_id": team["id"], "player_id": pid, "role": role, "joined_at": ts(joined),
-                   "contribution": int(tenure * rng.uniform(2, 25))}
+            yield {
+                "team_id": team["id"],
+                "player_id": pid,
+                "role": role,
+                "joined_at": ts(joined),
+                "contribution": int(tenure * rng.uniform(2, 25)),
+            }
 
 
 def team_applications(ctx: FillContext):
@@ -397,8 +502,9 @@ def team_applications(ctx: FillContext):
     for m in members:
         if m["role"] != "leader" and rng.random() < 0.6:
             joined = _parse(m["joined_at"])
-            applied = max(joined - timedelta(minutes=rng.randint(10, 3000)), info[m["player_id"]][0],
-                          _parse(team_rows[m["team_id"]]["created_at"]))
+            applied = max(
+                joined - timedelta(minutes=rng.randint(10, 3000)), info[m["player_id"]][0], _parse(team_rows[m["team_id"]]["created_at"])
+            )
             reviewer = team_rows[m["team_id"]]["leader_id"]
             rows.append((applied, m["team_id"], m["player_id"], "approved", m["joined_at"], reviewer))
     ids = sorted(info)
@@ -428,8 +534,16 @@ def team_applications(ctx: FillContext):
     nick = {r["id"]: r["nickname"] for r in ctx.rows("players", "id, nickname")}
     for i, (applied, team, pid, status, reviewed, reviewer) in enumerate(rows, start=1):
         text = rng.choice(V.APPLICATION_MESSAGES).format(name=nick[team_rows[team]["leader_id"]])
-        yield {"id": i, "team_id": team, "player_id": pid, "message": text, "status": status,
-               "applied_at": ts(applied), "reviewed_at": reviewed, "reviewed_by": reviewer}
+        yield {
+            "id": i,
+            "team_id": team,
+            "player_id": pid,
+            "message": text,
+            "status": status,
+            "applied_at": ts(applied),
+            "reviewed_at": reviewed,
+            "reviewed_by": reviewer,
+        }
 
 
 # -- rooms ---------------------------------------------------------------------------------
@@ -447,8 +561,11 @@ def rooms(ctx: FillContext):
     leaders = sorted(r["leader_id"] for r in ctx.rows("teams", "leader_id"))
     hosts = rng.sample(leaders, ROOMS["open"] // 2)
     active_owners = hosts + rng.sample([p for p in ids if p not in hosts], ROOMS["open"] - len(hosts) + ROOMS["in_game"])
-    plan = [("closed", None)] * ROOMS["closed"] + [("open", o) for o in active_owners[:ROOMS["open"]]] + \
-        [("in_game", o) for o in active_owners[ROOMS["open"]:]]
+    plan = (
+        [("closed", None)] * ROOMS["closed"]
+        + [("open", o) for o in active_owners[: ROOMS["open"]]]
+        + [("in_game", o) for o in active_owners[ROOMS["open"] :]]
+    )
     rows = []
     for n, (status, owner) in enumerate(plan):
         mode = rng.choices(["ranked", "classic", "brawl", "custom"], weights=[35, 30, 20, 15])[0]
@@ -464,9 +581,22 @@ def rooms(ctx: FillContext):
             full = status == "open" and n % 5 == 0
             size = capacity if full else rng.randint(1 if status == "open" else 2, capacity)
         name = rng.choice(V.ROOM_NAMES).format(n=rng.randint(1, 9), team=rng.choice(team_names), name=nick[owner])[:30]
-        rows.append((created, {"name": name, "owner_id": owner, "mode": mode, "capacity": capacity, "status": status,
-                               "password": f"{rng.randint(0, 9999):04d}" if rng.random() < 0.3 else None,
-                               "created_at": ts(created), "closed_at": closed_at, "member_count": size}))
+        rows.append(
+            (
+                created,
+                {
+                    "name": name,
+                    "owner_id": owner,
+                    "mode": mode,
+                    "capacity": capacity,
+                    "status": status,
+                    "password": f"{rng.randint(0, 9999):04d}" if rng.random() < 0.3 else None,
+                    "created_at": ts(created),
+                    "closed_at": closed_at,
+                    "member_count": size,
+                },
+            )
+        )
     rows.sort(key=lambda r: (r[0], r[1]["owner_id"]))
     for i, (_, row) in enumerate(rows, start=1):
         yield {"id": i, **row}
@@ -513,8 +643,14 @@ def room_invitations(ctx: FillContext):
         for n in range(extra + (room["status"] == "open")):
             invitee = rng.choice(leaders) if n == extra else rng.choice(ids)
             inviter = rng.choice(sorted(inside)) if inside else room["owner_id"]
-            if invitee in inside or invitee in invited or invitee == inviter or (invitee, inviter) in blocked \
-                    or (inviter, invitee) in blocked or info[invitee][0] >= created:
+            if (
+                invitee in inside
+                or invitee in invited
+                or invitee == inviter
+                or (invitee, inviter) in blocked
+                or (inviter, invitee) in blocked
+                or info[invitee][0] >= created
+            ):
                 continue
             invited.add(invitee)
             sent = between(rng, created, end - timedelta(minutes=1))
@@ -528,8 +664,15 @@ def room_invitations(ctx: FillContext):
             rows.append((sent, room["id"], inviter, invitee, status, answered))
     rows.sort(key=lambda r: (r[0], r[1], r[3]))
     for i, (sent, room_id, inviter, invitee, status, answered) in enumerate(rows, start=1):
-        yield {"id": i, "room_id": room_id, "inviter_id": inviter, "invitee_id": invitee, "status": status,
-               "sent_at": ts(sent), "answered_at": answered}
+        yield {
+            "id": i,
+            "room_id": room_id,
+            "inviter_id": inviter,
+            "invitee_id": invitee,
+            "status": status,
+            "sent_at": ts(sent),
+            "answered_at": answered,
+        }
 
 
 # -- matches -------------------------------------------------------------------------------
@@ -554,8 +697,16 @@ def matches(ctx: FillContext):
         rows.append((started, mode, duration, rng.choice(["blue", "red"])))
     rows.sort()
     for i, (started, mode, duration, winner) in enumerate(rows, start=1):
-        yield {"id": i, "season_id": season_of(started), "mode": mode, "started_at": ts(started), "duration_sec": duration,
-               "winner_side": winner, "blue_kills": 0, "red_kills": 0}
+        yield {
+            "id": i,
+            "season_id": season_of(started),
+            "mode": mode,
+            "started_at": ts(started),
+            "duration_sec": duration,
+            "winner_side": winner,
+            "blue_kills": 0,
+            "red_kills": 0,
+        }
 
 
 # Per role: kills, deaths, assists per 18 minutes; damage dealt, taken, healing, tower damage per minute.
@@ -587,7 +738,7 @@ def match_players(ctx: FillContext):
     for match in ctx.rows("matches", "id, mode, started_at, duration_sec, winner_side"):
         start = match["started_at"]
         moment = _parse(start)
-        eligible = by_created[:bisect_right(created_list, moment - timedelta(hours=1))]
+        eligible = by_created[: bisect_right(created_list, moment - timedelta(hours=1))]
         region = rng.choices(V.REGIONS, weights=V.REGION_WEIGHTS)[0]
         key = (len(eligible), region)
         if key not in pool_cache:
@@ -605,7 +756,7 @@ def match_players(ctx: FillContext):
             pid = rng.choices(pool, cum_weights=cumulative)[0]
             if pid in chosen:
                 continue
-            have = owned[pid][:bisect_right(acquired_at[pid], start)]  # heroes owned when the match starts
+            have = owned[pid][: bisect_right(acquired_at[pid], start)]  # heroes owned when the match starts
             available = [(h, prof) for _, h, prof in have if h not in used_heroes]
             if not available:
                 continue
@@ -629,16 +780,30 @@ def match_players(ctx: FillContext):
             assists = max(0, int(rng.gauss(a * scale * boost, 2.2)))
             gold = int(minutes * rng.uniform(380, 520) + kills * 160 + assists * 45)
             damage = int(dmg * minutes * rng.uniform(0.7, 1.3) * boost)
-            score = 3.5 + kills * 0.55 + assists * 0.3 - deaths * 0.35 + damage / (minutes * 4000) + (1.5 if win else 0) + rng.uniform(0, 1.5)
-            slots.append({
-                "match_id": match["id"], "player_id": pid, "side": side, "hero_id": hero, "lane": hero_lane[hero],
-                "kills": kills, "deaths": deaths, "assists": assists, "gold": gold, "damage_dealt": damage,
-                "damage_taken": int(taken * minutes * rng.uniform(0.7, 1.3)),
-                "healing": int(heal * minutes * rng.uniform(0.5, 1.5)),
-                "tower_damage": int(tower * minutes * rng.uniform(0.3, 1.7) * (1.4 if win else 0.7)),
-                "score": round(min(16.0, max(1.0, score)), 1), "result": "win" if win else "loss", "is_mvp": 0,
-                "rating_change": 0,
-            })
+            score = (
+                3.5 + kills * 0.55 + assists * 0.3 - deaths * 0.35 + damage / (minutes * 4000) + (1.5 if win else 0) + rng.uniform(0, 1.5)
+            )
+            slots.append(
+                {
+                    "match_id": match["id"],
+                    "player_id": pid,
+                    "side": side,
+                    "hero_id": hero,
+                    "lane": hero_lane[hero],
+                    "kills": kills,
+                    "deaths": deaths,
+                    "assists": assists,
+                    "gold": gold,
+                    "damage_dealt": damage,
+                    "damage_taken": int(taken * minutes * rng.uniform(0.7, 1.3)),
+                    "healing": int(heal * minutes * rng.uniform(0.5, 1.5)),
+                    "tower_damage": int(tower * minutes * rng.uniform(0.3, 1.7) * (1.4 if win else 0.7)),
+                    "score": round(min(16.0, max(1.0, score)), 1),
+                    "result": "win" if win else "loss",
+                    "is_mvp": 0,
+                    "rating_change": 0,
+                }
+            )
         for side in ("blue", "red"):
             team = [s for s in slots if s["side"] == side]
             best = max(team, key=lambda s: (s["score"], -s["player_id"]))
@@ -652,13 +817,24 @@ def match_players(ctx: FillContext):
 
 def favourite_matches(ctx: FillContext):
     rng, now = ctx.rng, clock(ctx)
-    notes = ["", "", "", "Pentakill!", "Best comeback ever", "Clutch baron steal", "Carried by my support",
-             "Replay for the clan", "My first MVP with this hero", "Insane teamfight at 14:00"]
+    notes = [
+        "",
+        "",
+        "",
+        "Pentakill!",
+        "Best comeback ever",
+        "Clutch baron steal",
+        "Carried by my support",
+        "Replay for the clan",
+        "My first MVP with this hero",
+        "Insane teamfight at 14:00",
+    ]
     played: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for r in ctx.rows("match_players", "match_id, player_id, is_mvp"):
         played[r["player_id"]].append((r["match_id"], r["is_mvp"]))
-    ends = {r["id"]: _parse(r["started_at"]) + timedelta(seconds=r["duration_sec"])
-            for r in ctx.rows("matches", "id, started_at, duration_sec")}
+    ends = {
+        r["id"]: _parse(r["started_at"]) + timedelta(seconds=r["duration_sec"]) for r in ctx.rows("matches", "id, started_at, duration_sec")
+    }
     for pid in sorted(played):
         if rng.random() < 0.35:
             continue
@@ -670,8 +846,12 @@ def favourite_matches(ctx: FillContext):
             chosen[rng.choices(games, weights=weights)[0][0]] = None
         for match_id in sorted(chosen):
             end = ends[match_id]
-            yield {"player_id": pid, "match_id": match_id, "favourited_at": ts(between(rng, end, min(now, end + timedelta(days=3)))),
-                   "note": rng.choice(notes)}
+            yield {
+                "player_id": pid,
+                "match_id": match_id,
+                "favourited_at": ts(between(rng, end, min(now, end + timedelta(days=3)))),
+                "note": rng.choice(notes),
+            }
 
 
 GENERATORS = {

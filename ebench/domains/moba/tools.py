@@ -135,8 +135,7 @@ def _team_officer(env: ToolEnv, team_id: int) -> str:
 
 def _active_room(env: ToolEnv, player_id: int) -> dict[str, Any] | None:
     return env.one(
-        "SELECT r.id, r.name, r.status FROM room_members m JOIN rooms r ON r.id = m.room_id "
-        "WHERE m.player_id = ? AND r.status != 'closed'",
+        "SELECT r.id, r.name, r.status FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE m.player_id = ? AND r.status != 'closed'",
         (player_id,),
     )
 
@@ -164,8 +163,10 @@ def get_my_profile(env: ToolEnv) -> dict[str, Any]:
     )
     room = _active_room(env, env.actor_id)
     me["room"] = {"room_id": room["id"], "name": room["name"], "status": room["status"]} if room else None
-    season = env.one("SELECT id AS season_id, name, start_date, end_date FROM seasons WHERE start_date <= ? AND end_date >= ?",
-                     (_today(env), _today(env)))
+    season = env.one(
+        "SELECT id AS season_id, name, start_date, end_date FROM seasons WHERE start_date <= ? AND end_date >= ?",
+        (_today(env), _today(env)),
+    )
     me["current_season"] = season
     counts = env.one(
         "SELECT (SELECT COUNT(*) FROM relations WHERE player_id = :u AND kind = 'friend') AS friends, "
@@ -217,10 +218,13 @@ def search_players(
         "level": "p.level DESC, p.id",
         "nickname": "p.nickname COLLATE NOCASE, p.id",
     }[sort_by]
-    select = (f"SELECT {PLAYER_COLUMNS}, EXISTS (SELECT 1 FROM relations f WHERE f.player_id = :u AND f.other_id = p.id "
-              f"AND f.kind = 'friend') AS is_friend FROM players p WHERE {' AND '.join(where)}")
-    return paginate(env, select, params, page, order, _bools("is_friend"),
-                     count=f"SELECT COUNT(*) FROM players p WHERE {' AND '.join(where)}")
+    select = (
+        f"SELECT {PLAYER_COLUMNS}, EXISTS (SELECT 1 FROM relations f WHERE f.player_id = :u AND f.other_id = p.id "
+        f"AND f.kind = 'friend') AS is_friend FROM players p WHERE {' AND '.join(where)}"
+    )
+    return paginate(
+        env, select, params, page, order, _bools("is_friend"), count=f"SELECT COUNT(*) FROM players p WHERE {' AND '.join(where)}"
+    )
 
 
 @TOOLS.read
@@ -362,8 +366,9 @@ def get_hero(env: ToolEnv, hero_id: int) -> dict[str, Any]:
     Args:
         hero_id: The hero's id.
     """
-    hero = env.one(HERO_SELECT.replace("h.owner_count,", "h.owner_count, h.lore,", 1) + " WHERE h.id = :h",
-                   {"u": env.actor_id, "h": hero_id})
+    hero = env.one(
+        HERO_SELECT.replace("h.owner_count,", "h.owner_count, h.lore,", 1) + " WHERE h.id = :h", {"u": env.actor_id, "h": hero_id}
+    )
     if hero is None:
         raise not_found("hero", hero_id)
     hero = _hero(env)(hero)
@@ -499,8 +504,10 @@ def list_friends(
         "since": "f.since DESC, p.id",
         "rank": f"{rank_score('p.tier', 'p.stars')} DESC, p.id",
     }[sort_by]
-    select = (f"SELECT {PLAYER_COLUMNS}, p.last_login, f.intimacy, f.since AS friends_since FROM relations f "
-              f"JOIN players p ON p.id = f.other_id WHERE {where}")
+    select = (
+        f"SELECT {PLAYER_COLUMNS}, p.last_login, f.intimacy, f.since AS friends_since FROM relations f "
+        f"JOIN players p ON p.id = f.other_id WHERE {where}"
+    )
     return paginate(env, select, params, page, order)
 
 
@@ -538,8 +545,10 @@ def list_blacklist(env: ToolEnv, page: int = 1) -> dict[str, Any]:
     Args:
         page: Page number, from 1.
     """
-    select = (f"SELECT {PLAYER_COLUMNS}, b.since AS blocked_at FROM relations b JOIN players p ON p.id = b.other_id "
-              "WHERE b.player_id = ? AND b.kind = 'blocked'")
+    select = (
+        f"SELECT {PLAYER_COLUMNS}, b.since AS blocked_at FROM relations b JOIN players p ON p.id = b.other_id "
+        "WHERE b.player_id = ? AND b.kind = 'blocked'"
+    )
     return paginate(env, select, [env.actor_id], page, "b.since DESC, p.id")
 
 
@@ -612,7 +621,8 @@ def get_team(env: ToolEnv, team_id: int, page: int = 1) -> dict[str, Any]:
     team = _team(team)
     team["my_role"] = env.scalar("SELECT role FROM team_members WHERE team_id = ? AND player_id = ?", (team_id, env.actor_id))
     team["my_pending_application_id"] = env.scalar(
-        "SELECT id FROM team_applications WHERE team_id = ? AND player_id = ? AND status = 'pending'", (team_id, env.actor_id))
+        "SELECT id FROM team_applications WHERE team_id = ? AND player_id = ? AND status = 'pending'", (team_id, env.actor_id)
+    )
     members = paginate(
         env,
         f"SELECT {PLAYER_COLUMNS}, m.role, m.joined_at, m.contribution FROM team_members m JOIN players p ON p.id = m.player_id "
@@ -859,7 +869,8 @@ def get_match(env: ToolEnv, match_id: int) -> dict[str, Any]:
         raise not_found("match", match_id)
     match["favourited_by_me"] = bool(match["favourited_by_me"])
     match["players"] = [
-        _bools("is_mvp")(r) for r in env.all(
+        _bools("is_mvp")(r)
+        for r in env.all(
             "SELECT mp.player_id, p.nickname, mp.side, mp.hero_id, h.name AS hero, mp.lane, mp.kills, mp.deaths, mp.assists, "
             "mp.gold, mp.damage_dealt, mp.damage_taken, mp.healing, mp.tower_damage, mp.score, mp.result, mp.is_mvp, "
             "mp.rating_change FROM match_players mp JOIN players p ON p.id = mp.player_id JOIN heroes h ON h.id = mp.hero_id "
@@ -936,8 +947,14 @@ def send_friend_request(env: ToolEnv, player_id: int, message: str = "") -> dict
         "INSERT INTO friend_requests (sender_id, receiver_id, message, status, sent_at) VALUES (?, ?, ?, 'pending', ?)",
         (env.actor_id, player_id, message, env.now),
     )
-    return {"request_id": cur.lastrowid, "receiver_id": player_id, "receiver": other["nickname"], "message": message,
-            "status": "pending", "sent_at": env.now}
+    return {
+        "request_id": cur.lastrowid,
+        "receiver_id": player_id,
+        "receiver": other["nickname"],
+        "message": message,
+        "status": "pending",
+        "sent_at": env.now,
+    }
 
 
 @TOOLS.write
@@ -962,8 +979,7 @@ def answer_friend_request(env: ToolEnv, request_id: int, accept: bool) -> dict[s
         )
     status = "accepted" if accept else "rejected"
     env.conn.execute("UPDATE friend_requests SET status = ?, answered_at = ? WHERE id = ?", (status, env.now, request_id))
-    return {"request_id": request_id, "sender_id": sender["id"], "sender": sender["nickname"], "status": status,
-            "now_friends": accept}
+    return {"request_id": request_id, "sender_id": sender["id"], "sender": sender["nickname"], "status": status, "now_friends": accept}
 
 
 @TOOLS.write
@@ -1000,10 +1016,17 @@ def block_player(env: ToolEnv, player_id: int) -> dict[str, Any]:
         "OR (sender_id = :b AND receiver_id = :a))",
         {"a": env.actor_id, "b": player_id},
     ).rowcount
-    env.conn.execute("INSERT INTO relations (player_id, other_id, kind, since, intimacy) VALUES (?, ?, 'blocked', ?, 0)",
-                     (env.actor_id, player_id, env.now))
-    return {"player_id": player_id, "nickname": other["nickname"], "blocked": True, "friendship_ended": was_friend,
-            "requests_withdrawn": withdrawn}
+    env.conn.execute(
+        "INSERT INTO relations (player_id, other_id, kind, since, intimacy) VALUES (?, ?, 'blocked', ?, 0)",
+        (env.actor_id, player_id, env.now),
+    )
+    return {
+        "player_id": player_id,
+        "nickname": other["nickname"],
+        "blocked": True,
+        "friendship_ended": was_friend,
+        "requests_withdrawn": withdrawn,
+    }
 
 
 @TOOLS.write
@@ -1014,8 +1037,9 @@ def unblock_player(env: ToolEnv, player_id: int) -> dict[str, Any]:
         player_id: The blocked player's id.
     """
     other = _other_player(env, player_id, "unblock")
-    if not env.conn.execute("DELETE FROM relations WHERE player_id = ? AND other_id = ? AND kind = 'blocked'",
-                            (env.actor_id, player_id)).rowcount:
+    if not env.conn.execute(
+        "DELETE FROM relations WHERE player_id = ? AND other_id = ? AND kind = 'blocked'", (env.actor_id, player_id)
+    ).rowcount:
         raise ToolError("conflict", f"{other['nickname']} is not on your blacklist.")
     return {"player_id": player_id, "nickname": other["nickname"], "blocked": False}
 
@@ -1026,8 +1050,9 @@ def unblock_player(env: ToolEnv, player_id: int) -> dict[str, Any]:
 def _close_room(env: ToolEnv, room_id: int) -> tuple[int, int]:
     """Close a room: members leave, pending invitations expire. Returns (members, invitations)."""
     members = env.conn.execute("DELETE FROM room_members WHERE room_id = ?", (room_id,)).rowcount
-    expired = env.conn.execute("UPDATE room_invitations SET status = 'expired' WHERE room_id = ? AND status = 'pending'",
-                               (room_id,)).rowcount
+    expired = env.conn.execute(
+        "UPDATE room_invitations SET status = 'expired' WHERE room_id = ? AND status = 'pending'", (room_id,)
+    ).rowcount
     env.conn.execute("UPDATE rooms SET status = 'closed', closed_at = ?, member_count = 0 WHERE id = ?", (env.now, room_id))
     return members, expired
 
@@ -1142,8 +1167,15 @@ def invite_to_room(env: ToolEnv, room_id: int, player_id: int) -> dict[str, Any]
         "INSERT INTO room_invitations (room_id, inviter_id, invitee_id, status, sent_at) VALUES (?, ?, ?, 'pending', ?)",
         (room_id, env.actor_id, player_id, env.now),
     )
-    return {"invitation_id": cur.lastrowid, "room_id": room_id, "room": room["name"], "invitee_id": player_id,
-            "invitee": other["nickname"], "status": "pending", "sent_at": env.now}
+    return {
+        "invitation_id": cur.lastrowid,
+        "room_id": room_id,
+        "room": room["name"],
+        "invitee_id": player_id,
+        "invitee": other["nickname"],
+        "status": "pending",
+        "sent_at": env.now,
+    }
 
 
 @TOOLS.write
@@ -1200,20 +1232,30 @@ def approve_team_application(env: ToolEnv, application_id: int) -> dict[str, Any
     application = _pending_application(env, application_id)
     team = _require(env, "teams", application["team_id"], "clan")
     applicant = _player(env, application["player_id"])
-    current = env.one("SELECT t.id, t.name FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.player_id = ?",
-                      (applicant["id"],))
+    current = env.one("SELECT t.id, t.name FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.player_id = ?", (applicant["id"],))
     if current:
         raise ToolError("conflict", f"{applicant['nickname']} is already in the clan '{current['name']}'.")
     if team["member_count"] >= team["capacity"]:
         raise ToolError("conflict", f"The clan '{team['name']}' is full ({team['member_count']}/{team['capacity']}).")
-    env.conn.execute("INSERT INTO team_members (team_id, player_id, role, joined_at, contribution) VALUES (?, ?, 'member', ?, 0)",
-                     (team["id"], applicant["id"], env.now))
+    env.conn.execute(
+        "INSERT INTO team_members (team_id, player_id, role, joined_at, contribution) VALUES (?, ?, 'member', ?, 0)",
+        (team["id"], applicant["id"], env.now),
+    )
     env.conn.execute("UPDATE teams SET member_count = member_count + 1 WHERE id = ?", (team["id"],))
-    env.conn.execute("UPDATE team_applications SET status = 'approved', reviewed_at = ?, reviewed_by = ? WHERE id = ?",
-                     (env.now, env.actor_id, application_id))
-    return {"application_id": application_id, "status": "approved", "team_id": team["id"], "team": team["name"],
-            "player_id": applicant["id"], "nickname": applicant["nickname"], "member_count": team["member_count"] + 1,
-            "capacity": team["capacity"]}
+    env.conn.execute(
+        "UPDATE team_applications SET status = 'approved', reviewed_at = ?, reviewed_by = ? WHERE id = ?",
+        (env.now, env.actor_id, application_id),
+    )
+    return {
+        "application_id": application_id,
+        "status": "approved",
+        "team_id": team["id"],
+        "team": team["name"],
+        "player_id": applicant["id"],
+        "nickname": applicant["nickname"],
+        "member_count": team["member_count"] + 1,
+        "capacity": team["capacity"],
+    }
 
 
 @TOOLS.write
@@ -1224,11 +1266,18 @@ def reject_team_application(env: ToolEnv, application_id: int) -> dict[str, Any]
         application_id: The application's id.
     """
     application = _pending_application(env, application_id)
-    env.conn.execute("UPDATE team_applications SET status = 'rejected', reviewed_at = ?, reviewed_by = ? WHERE id = ?",
-                     (env.now, env.actor_id, application_id))
+    env.conn.execute(
+        "UPDATE team_applications SET status = 'rejected', reviewed_at = ?, reviewed_by = ? WHERE id = ?",
+        (env.now, env.actor_id, application_id),
+    )
     nickname = env.scalar("SELECT nickname FROM players WHERE id = ?", (application["player_id"],))
-    return {"application_id": application_id, "status": "rejected", "team_id": application["team_id"],
-            "player_id": application["player_id"], "nickname": nickname}
+    return {
+        "application_id": application_id,
+        "status": "rejected",
+        "team_id": application["team_id"],
+        "player_id": application["player_id"],
+        "nickname": nickname,
+    }
 
 
 # -- writes: favourites and the shop -------------------------------------------------------
@@ -1248,8 +1297,10 @@ def favourite_match(env: ToolEnv, match_id: int, note: str = "") -> dict[str, An
         raise ToolError("forbidden", f"You did not play match {match_id}; only your own matches can be favourited.")
     if env.scalar("SELECT 1 FROM favourite_matches WHERE player_id = ? AND match_id = ?", (env.actor_id, match_id)):
         raise ToolError("conflict", f"Match {match_id} is already in your favourites.")
-    env.conn.execute("INSERT INTO favourite_matches (player_id, match_id, favourited_at, note) VALUES (?, ?, ?, ?)",
-                     (env.actor_id, match_id, env.now, note))
+    env.conn.execute(
+        "INSERT INTO favourite_matches (player_id, match_id, favourited_at, note) VALUES (?, ?, ?, ?)",
+        (env.actor_id, match_id, env.now, note),
+    )
     return {"match_id": match_id, "favourited": True, "note": note, "favourited_at": env.now}
 
 

@@ -29,7 +29,12 @@ DOMAIN = Domain(
     search_indexes=[SONG_SEARCH],
     faker_locales=["en_US", "en_GB", "ko_KR", "ja_JP", "zh_CN", "zh_TW", "es_ES", "es_MX", "pt_BR", "fr_FR", "de_DE", "sv_SE"],
     source_files=[
-        _HERE / "schema.py", _HERE / "data.py", _HERE / "checks.py", _HERE / "vocabulary.py",
-        _HERE.parent / "engine" / "fill.py", _HERE.parent / "engine" / "repair.py", _HERE.parent / "engine" / "moments.py",
+        _HERE / "schema.py",
+        _HERE / "data.py",
+        _HERE / "checks.py",
+        _HERE / "vocabulary.py",
+        _HERE.parent / "engine" / "fill.py",
+        _HERE.parent / "engine" / "repair.py",
+        _HERE.parent / "engine" / "moments.py",
     ],
 )

@@ -5,10 +5,16 @@ from __future__ import annotations
 from ..engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
 
 _TIMESTAMPS = [
-    ("users", "joined_at"), ("playlists", "created_at"), ("playlists", "updated_at"),
-    ("playlist_songs", "added_at"), ("favourite_songs", "favourited_at"),
-    ("followed_artists", "followed_at"), ("saved_albums", "saved_at"),
-    ("listening_history", "played_at"), ("comments", "created_at"), ("comment_likes", "liked_at"),
+    ("users", "joined_at"),
+    ("playlists", "created_at"),
+    ("playlists", "updated_at"),
+    ("playlist_songs", "added_at"),
+    ("favourite_songs", "favourited_at"),
+    ("followed_artists", "followed_at"),
+    ("saved_albums", "saved_at"),
+    ("listening_history", "played_at"),
+    ("comments", "created_at"),
+    ("comment_likes", "liked_at"),
 ]
 
 CHECKS: list[Check] = [
@@ -96,7 +102,10 @@ CHECKS: list[Check] = [
     Aggregate("artists", "follower_count", "followed_artists", "artist_id"),
     Aggregate("playlists", "song_count", "playlist_songs", "playlist_id"),
     Aggregate(
-        "playlists", "total_duration_sec", "playlist_songs", "playlist_id",
+        "playlists",
+        "total_duration_sec",
+        "playlist_songs",
+        "playlist_id",
         expr="SUM((SELECT s.duration_sec FROM songs s WHERE s.id = c.song_id))",
     ),
     Aggregate("comments", "like_count", "comment_likes", "comment_id"),

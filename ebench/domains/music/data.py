@@ -19,6 +19,7 @@ from ..engine.fill import FillContext
 from ..engine.moments import DAY_FMT, TS_FMT, between, clock, recent, ts
 from . import vocabulary as V
 
+
 def _fill_pattern(rng: Random, pattern: str, country: str = "US") -> str:
     return pattern.format(
         adj=rng.choice(V.ADJECTIVES),
@@ -86,10 +87,30 @@ def users(ctx: FillContext):
 ARTIST_COUNT = 320
 # Genres' share of artists: pop, rock, hip-hop and electronic dominate a streaming catalogue.
 GENRE_WEIGHTS = {
-    "Pop": 14, "K-Pop": 9, "J-Pop": 5, "Mandopop": 10, "Cantopop": 4, "Synthpop": 3,
-    "Rock": 7, "Indie Rock": 7, "Metal": 3, "Punk": 2, "Hip-Hop": 8, "Trap": 3, "R&B": 6,
-    "Electronic": 4, "House": 3, "Techno": 2, "Lo-fi": 3, "Ambient": 2, "Jazz": 4,
-    "Classical": 3, "Folk": 3, "Country": 3, "Latin": 4, "Soundtrack": 2,
+    "Pop": 14,
+    "K-Pop": 9,
+    "J-Pop": 5,
+    "Mandopop": 10,
+    "Cantopop": 4,
+    "Synthpop": 3,
+    "Rock": 7,
+    "Indie Rock": 7,
+    "Metal": 3,
+    "Punk": 2,
+    "Hip-Hop": 8,
+    "Trap": 3,
+    "R&B": 6,
+    "Electronic": 4,
+    "House": 3,
+    "Techno": 2,
+    "Lo-fi": 3,
+    "Ambient": 2,
+    "Jazz": 4,
+    "Classical": 3,
+    "Folk": 3,
+    "Country": 3,
+    "Latin": 4,
+    "Soundtrack": 2,
 }
 
 
@@ -122,13 +143,24 @@ def artists(ctx: FillContext):
         debut = min(2025, 1978 + int(47 * rng.random() ** 0.6))
         type_word = {"solo": "Singer-songwriter", "band": "Band", "duo": "Duo", "orchestra": "Ensemble"}[kind]
         bio = rng.choice(V.BIO_TEMPLATES).format(
-            type_word=type_word, country=country, adj=rng.choice(V.ADJECTIVES).lower(),
-            adj2=rng.choice(V.ADJECTIVES).lower(), genre=genre, genre2=rng.choice(names), year=debut,
+            type_word=type_word,
+            country=country,
+            adj=rng.choice(V.ADJECTIVES).lower(),
+            adj2=rng.choice(V.ADJECTIVES).lower(),
+            genre=genre,
+            genre2=rng.choice(names),
+            year=debut,
         )
         yield {
-            "id": i, "name": name, "artist_type": kind, "country": country,
-            "genre_id": genre_ids[genre], "debut_year": debut, "bio": bio,
-            "is_verified": int(rng.random() < 0.6), "follower_count": 0,
+            "id": i,
+            "name": name,
+            "artist_type": kind,
+            "country": country,
+            "genre_id": genre_ids[genre],
+            "debut_year": debut,
+            "bio": bio,
+            "is_verified": int(rng.random() < 0.6),
+            "follower_count": 0,
         }
 
 
@@ -167,9 +199,7 @@ def _duration(rng: Random, genre: str) -> int:
 
 def _lyrics(rng: Random) -> str:
     lines = rng.sample(V.LYRIC_LINES, 2)
-    return " / ".join(
-        line.format(adj=rng.choice(V.ADJECTIVES).lower(), noun=rng.choice(V.NOUNS).lower()) for line in lines
-    )
+    return " / ".join(line.format(adj=rng.choice(V.ADJECTIVES).lower(), noun=rng.choice(V.NOUNS).lower()) for line in lines)
 
 
 def songs(ctx: FillContext):
@@ -291,9 +321,15 @@ def playlists(ctx: FillContext):
             pid += 1
             created = between(rng, datetime(2016, 1, 1), now - timedelta(days=2))  # repair dates it after joining
             yield {
-                "id": pid, "owner_id": uid, "name": name, "description": rng.choice(V.PLAYLIST_DESCRIPTIONS),
-                "is_public": int(rng.random() < 0.7), "created_at": ts(created), "updated_at": ts(created),
-                "song_count": 0, "total_duration_sec": 0,
+                "id": pid,
+                "owner_id": uid,
+                "name": name,
+                "description": rng.choice(V.PLAYLIST_DESCRIPTIONS),
+                "is_public": int(rng.random() < 0.7),
+                "created_at": ts(created),
+                "updated_at": ts(created),
+                "song_count": 0,
+                "total_duration_sec": 0,
             }
 
 
@@ -307,8 +343,15 @@ def playlist_songs(ctx: FillContext):
             yield {"playlist_id": playlist["id"], "song_id": song, "position": position, "added_at": ts(between(rng, created, now))}
 
 
-def _library(ctx: FillContext, items: str, key: str, stamp: str, size: tuple[int, float, float], bias: float,
-             when: Callable[[Random, datetime, datetime], datetime]):
+def _library(
+    ctx: FillContext,
+    items: str,
+    key: str,
+    stamp: str,
+    size: tuple[int, float, float],
+    bias: float,
+    when: Callable[[Random, datetime, datetime], datetime],
+):
     """Rows (user, item, moment) of a listener's library: about size=(minimum, mean, sd) items
     per listener, a share `bias` of them from the listener's favourite genres."""
     rng, now = ctx.rng, clock(ctx)
@@ -322,18 +365,15 @@ def _library(ctx: FillContext, items: str, key: str, stamp: str, size: tuple[int
 
 def favourite_songs(ctx: FillContext):
     # Favourites lean recent: 30% within the last 120 days.
-    return _library(ctx, "songs", "song_id", "favourited_at", (4, 42, 20), 0.7,
-                    lambda rng, joined, now: recent(rng, now, joined, 120, 0.3))
+    return _library(ctx, "songs", "song_id", "favourited_at", (4, 42, 20), 0.7, lambda rng, joined, now: recent(rng, now, joined, 120, 0.3))
 
 
 def followed_artists(ctx: FillContext):
-    return _library(ctx, "artists", "artist_id", "followed_at", (2, 14, 6), 0.65,
-                    lambda rng, joined, now: between(rng, joined, now))
+    return _library(ctx, "artists", "artist_id", "followed_at", (2, 14, 6), 0.65, lambda rng, joined, now: between(rng, joined, now))
 
 
 def saved_albums(ctx: FillContext):
-    return _library(ctx, "albums", "album_id", "saved_at", (1, 10, 4), 0.7,
-                    lambda rng, joined, now: between(rng, joined, now))
+    return _library(ctx, "albums", "album_id", "saved_at", (1, 10, 4), 0.7, lambda rng, joined, now: between(rng, joined, now))
 
 
 def listening_history(ctx: FillContext):
@@ -358,7 +398,11 @@ def listening_history(ctx: FillContext):
     plays.sort(key=lambda p: (p[0], p[1], p[2]))  # ids follow time, as in a real log
     for i, (moment, uid, song, seconds) in enumerate(plays, start=1):
         yield {
-            "id": i, "user_id": uid, "song_id": song, "played_at": ts(moment), "seconds_played": seconds,
+            "id": i,
+            "user_id": uid,
+            "song_id": song,
+            "played_at": ts(moment),
+            "seconds_played": seconds,
             "source": rng.choices(sources, weights=[20, 30, 15, 10, 20, 5])[0],
             "device": rng.choices(devices, weights=[55, 20, 10, 10, 5])[0],
         }
@@ -379,16 +423,29 @@ def comments(ctx: FillContext):
             time=f"{rng.randint(1, 3)}:{rng.randint(0, 59):02d}", year=now.year, adj=rng.choice(V.ADJECTIVES).lower()
         )
         top_level.append((cid, song, created))
-        yield {"id": cid, "song_id": song, "user_id": rng.choice(user_ids), "parent_id": None,
-               "content": content, "created_at": ts(created), "like_count": 0}
+        yield {
+            "id": cid,
+            "song_id": song,
+            "user_id": rng.choice(user_ids),
+            "parent_id": None,
+            "content": content,
+            "created_at": ts(created),
+            "like_count": 0,
+        }
     for _ in range(320):
         cid += 1
         parent, song, parent_created = rng.choice(top_level)
         if rng.random() < 0.05:  # a reply filed under the wrong song: the repair rules fix it
             song = rng.choice(song_rows)["id"]
-        yield {"id": cid, "song_id": song, "user_id": rng.choice(user_ids), "parent_id": parent,
-               "content": rng.choice(V.REPLY_TEMPLATES), "created_at": ts(between(rng, parent_created, now)),
-               "like_count": 0}
+        yield {
+            "id": cid,
+            "song_id": song,
+            "user_id": rng.choice(user_ids),
+            "parent_id": parent,
+            "content": rng.choice(V.REPLY_TEMPLATES),
+            "created_at": ts(between(rng, parent_created, now)),
+            "like_count": 0,
+        }
 
 
 def comment_likes(ctx: FillContext):

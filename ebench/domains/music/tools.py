@@ -262,8 +262,7 @@ def search_songs(
     if text:
         fragment, fts_params = candidates(SONG_SEARCH, "s.id", text)
         where.append(
-            f"{fragment} AND (s.title LIKE ? ESCAPE '\\' OR "
-            "s.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))"
+            f"{fragment} AND (s.title LIKE ? ESCAPE '\\' OR s.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))"
         )
         params += [*fts_params, like_pattern(text), like_pattern(text)]
     if artist_id is not None:
@@ -312,8 +311,7 @@ def search_songs(
         "title": "s.title COLLATE NOCASE, s.id",
         "duration": "s.duration_sec DESC, s.id DESC",
     }[sort_by]
-    return paginate(env, SONG_SELECT + condition, params, page, order, _song,
-                    count=(f"SELECT COUNT(*) FROM songs s{condition}", params))
+    return paginate(env, SONG_SELECT + condition, params, page, order, _song, count=(f"SELECT COUNT(*) FROM songs s{condition}", params))
 
 
 def _sql_text(text: str) -> str:
@@ -398,8 +396,9 @@ def search_artists(
         "debut_year": "ar.debut_year, ar.id",
     }[sort_by]
     condition = " WHERE " + " AND ".join(where) if where else ""
-    return paginate(env, ARTIST_SELECT + condition, params, page, order, _artist,
-                    count=(f"SELECT COUNT(*) FROM artists ar{condition}", params))
+    return paginate(
+        env, ARTIST_SELECT + condition, params, page, order, _artist, count=(f"SELECT COUNT(*) FROM artists ar{condition}", params)
+    )
 
 
 @TOOLS.read
@@ -411,9 +410,13 @@ def get_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
         artist_id: The artist's id.
     """
     artist = env.one(
-        ARTIST_SELECT.replace("SELECT ", "SELECT ar.bio, (SELECT COUNT(*) FROM albums WHERE artist_id = ar.id) AS album_count, "
-        "(SELECT COUNT(*) FROM songs WHERE artist_id = ar.id) AS song_count, "
-        "EXISTS (SELECT 1 FROM followed_artists WHERE artist_id = ar.id AND user_id = ?) AS followed_by_me, ", 1)
+        ARTIST_SELECT.replace(
+            "SELECT ",
+            "SELECT ar.bio, (SELECT COUNT(*) FROM albums WHERE artist_id = ar.id) AS album_count, "
+            "(SELECT COUNT(*) FROM songs WHERE artist_id = ar.id) AS song_count, "
+            "EXISTS (SELECT 1 FROM followed_artists WHERE artist_id = ar.id AND user_id = ?) AS followed_by_me, ",
+            1,
+        )
         + " WHERE ar.id = ?",
         (env.actor_id, artist_id),
     )
@@ -502,8 +505,9 @@ def search_albums(
         "title": "al.title COLLATE NOCASE, al.id",
     }[sort_by]
     condition = " WHERE " + " AND ".join(where) if where else ""
-    return paginate(env, ALBUM_SELECT + condition, params, page, order, _album,
-                    count=(f"SELECT COUNT(*) FROM albums al{condition}", params))
+    return paginate(
+        env, ALBUM_SELECT + condition, params, page, order, _album, count=(f"SELECT COUNT(*) FROM albums al{condition}", params)
+    )
 
 
 @TOOLS.read
@@ -517,9 +521,7 @@ def get_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
     if album is None:
         raise not_found("album", album_id)
     album = _album(album)
-    album["saved_by_me"] = bool(
-        env.scalar("SELECT 1 FROM saved_albums WHERE album_id = ? AND user_id = ?", (album_id, env.actor_id))
-    )
+    album["saved_by_me"] = bool(env.scalar("SELECT 1 FROM saved_albums WHERE album_id = ? AND user_id = ?", (album_id, env.actor_id)))
     album["tracks"] = [
         {"track_number": r.pop("track_number"), **_song(r)}
         for r in env.all(
@@ -657,7 +659,9 @@ def list_saved_albums(env: ToolEnv, page: int = 1) -> dict[str, Any]:
     Args:
         page: Page number, from 1.
     """
-    select = ALBUM_SELECT.replace("SELECT ", "SELECT sv.saved_at, ", 1) + " JOIN saved_albums sv ON sv.album_id = al.id WHERE sv.user_id = ?"
+    select = (
+        ALBUM_SELECT.replace("SELECT ", "SELECT sv.saved_at, ", 1) + " JOIN saved_albums sv ON sv.album_id = al.id WHERE sv.user_id = ?"
+    )
     return paginate(env, select, [env.actor_id], page, "sv.saved_at DESC, al.id", _album)
 
 
@@ -827,8 +831,14 @@ def add_song_to_playlist(env: ToolEnv, playlist_id: int, song_id: int) -> dict[s
         (playlist_id, song_id, count + 1, env.now),
     )
     _touch_playlist(env, playlist_id)
-    return {"playlist_id": playlist_id, "playlist": playlist["name"], "song_id": song_id, "title": song["title"],
-            "position": count + 1, "song_count": count + 1}
+    return {
+        "playlist_id": playlist_id,
+        "playlist": playlist["name"],
+        "song_id": song_id,
+        "title": song["title"],
+        "position": count + 1,
+        "song_count": count + 1,
+    }
 
 
 @TOOLS.write
@@ -866,12 +876,18 @@ class Library:
     absent: str  # message when removing what is not there
 
 
-FAVOURITES = Library("favourite_songs", "song_id", "favourited_at", "songs.favourite_count",
-                     "'{}' is already in your favourites.", "'{}' is not in your favourites.")
-FOLLOWS = Library("followed_artists", "artist_id", "followed_at", "artists.follower_count",
-                  "You already follow {}.", "You do not follow {}.")
-SAVED = Library("saved_albums", "album_id", "saved_at", None,
-                "'{}' is already in your library.", "'{}' is not in your library.")
+FAVOURITES = Library(
+    "favourite_songs",
+    "song_id",
+    "favourited_at",
+    "songs.favourite_count",
+    "'{}' is already in your favourites.",
+    "'{}' is not in your favourites.",
+)
+FOLLOWS = Library(
+    "followed_artists", "artist_id", "followed_at", "artists.follower_count", "You already follow {}.", "You do not follow {}."
+)
+SAVED = Library("saved_albums", "album_id", "saved_at", None, "'{}' is already in your library.", "'{}' is not in your library.")
 
 
 def _add_to_library(env: ToolEnv, library: Library, item_id: int, name: str) -> None:
@@ -1008,10 +1024,13 @@ def delete_comment(env: ToolEnv, comment_id: int) -> dict[str, Any]:
     comment = _require(env, "comments", comment_id, "comment")
     if comment["user_id"] != env.actor_id:
         raise ToolError("forbidden", f"Comment {comment_id} was posted by another user; you can only delete your own.")
-    thread = [r["id"] for r in env.all(
-        "WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT c.id FROM comments c JOIN t ON c.parent_id = t.id) SELECT id FROM t",
-        (comment_id,),
-    )]
+    thread = [
+        r["id"]
+        for r in env.all(
+            "WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT c.id FROM comments c JOIN t ON c.parent_id = t.id) SELECT id FROM t",
+            (comment_id,),
+        )
+    ]
     marks = ", ".join("?" for _ in thread)
     likes = env.conn.execute(f"DELETE FROM comment_likes WHERE comment_id IN ({marks})", thread).rowcount
     # Deepest replies first, so no row ever points at a deleted comment.

@@ -128,16 +128,50 @@ def landlock(ctypes, libc, read_paths, exec_paths, list_paths=()):
 # -- seccomp ----------------------------------------------------------------------------------
 # x86_64 system call numbers denied with EPERM (clone is allowed for threads only).
 X86_64_DENY = {
-    "socket": 41, "connect": 42, "accept": 43, "bind": 49, "listen": 50, "socketpair": 53,
-    "fork": 57, "vfork": 58, "kill": 62, "ptrace": 101, "mknod": 133, "chroot": 161,
-    "mount": 165, "umount2": 166, "pivot_root": 155, "reboot": 169, "init_module": 175,
-    "delete_module": 176, "tkill": 200, "tgkill": 234, "kexec_load": 246, "add_key": 248,
-    "request_key": 249, "keyctl": 250, "mknodat": 259, "unshare": 272, "accept4": 288,
-    "rt_tgsigqueueinfo": 297, "perf_event_open": 298, "name_to_handle_at": 303,
-    "open_by_handle_at": 304, "setns": 308, "process_vm_readv": 310, "process_vm_writev": 311,
-    "finit_module": 313, "bpf": 321, "execveat": 322, "userfaultfd": 323,
-    "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426,
-    "io_uring_register": 427, "pidfd_open": 434, "rt_sigqueueinfo": 129,
+    "socket": 41,
+    "connect": 42,
+    "accept": 43,
+    "bind": 49,
+    "listen": 50,
+    "socketpair": 53,
+    "fork": 57,
+    "vfork": 58,
+    "kill": 62,
+    "ptrace": 101,
+    "mknod": 133,
+    "chroot": 161,
+    "mount": 165,
+    "umount2": 166,
+    "pivot_root": 155,
+    "reboot": 169,
+    "init_module": 175,
+    "delete_module": 176,
+    "tkill": 200,
+    "tgkill": 234,
+    "kexec_load": 246,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "mknodat": 259,
+    "unshare": 272,
+    "accept4": 288,
+    "rt_tgsigqueueinfo": 297,
+    "perf_event_open": 298,
+    "name_to_handle_at": 303,
+    "open_by_handle_at": 304,
+    "setns": 308,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "finit_module": 313,
+    "bpf": 321,
+    "execveat": 322,
+    "userfaultfd": 323,
+    "pidfd_send_signal": 424,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "pidfd_open": 434,
+    "rt_sigqueueinfo": 129,
 }
 SYS_CLONE, SYS_CLONE3 = 56, 435
 AUDIT_ARCH_X86_64 = 0xC000003E
@@ -152,16 +186,16 @@ def seccomp(ctypes, libc):
     LD_W_ABS, JEQ_K, JSET_K, RET_K = 0x20, 0x15, 0x45, 0x06
     ALLOW, ERRNO, KILL = 0x7FFF0000, 0x00050000, 0x80000000
     prog = [
-        (LD_W_ABS, 0, 0, 4),                        # arch
+        (LD_W_ABS, 0, 0, 4),  # arch
         (JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
         (RET_K, 0, 0, KILL),
-        (LD_W_ABS, 0, 0, 0),                        # nr
-        (0x35, 0, 1, 0x40000000),                   # jge x32 ABI -> deny
+        (LD_W_ABS, 0, 0, 0),  # nr
+        (0x35, 0, 1, 0x40000000),  # jge x32 ABI -> deny
         (RET_K, 0, 0, ERRNO | errno.EPERM),
-        (JEQ_K, 0, 1, SYS_CLONE3),                  # clone3 -> ENOSYS: glibc falls back to clone
+        (JEQ_K, 0, 1, SYS_CLONE3),  # clone3 -> ENOSYS: glibc falls back to clone
         (RET_K, 0, 0, ERRNO | errno.ENOSYS),
-        (JEQ_K, 0, 4, SYS_CLONE),                   # clone: threads only
-        (LD_W_ABS, 0, 0, 16),                       # args[0], low 32 bits
+        (JEQ_K, 0, 4, SYS_CLONE),  # clone: threads only
+        (LD_W_ABS, 0, 0, 16),  # args[0], low 32 bits
         (JSET_K, 1, 0, CLONE_THREAD),
         (RET_K, 0, 0, ERRNO | errno.EPERM),
         (RET_K, 0, 0, ALLOW),
@@ -238,8 +272,15 @@ def main():
         missing = [n for n in cfg["require"] if not applied.get(n)]
         os.write(2, ("sandbox: required layers unavailable: %s\n" % ", ".join(missing)).encode())
         os._exit(70)
-    argv = [cfg["python"], "-I", "-S", "-B", "-c", worker_source, json.dumps(
-        {"fds": cfg["fds"], "isolation": applied, "stdlib": cfg["stdlib"], "denied": cfg["denied"]})]
+    argv = [
+        cfg["python"],
+        "-I",
+        "-S",
+        "-B",
+        "-c",
+        worker_source,
+        json.dumps({"fds": cfg["fds"], "isolation": applied, "stdlib": cfg["stdlib"], "denied": cfg["denied"]}),
+    ]
     os.execve(cfg["python"], argv, {})
 
 

@@ -33,18 +33,28 @@ class WorkerProcess:
         self.from_worker, from_worker_w = os.pipe()
         read_paths, exec_paths = landlock_paths() if "landlock" in layers else ([], [])
         config = {
-            "python": python_executable(), "worker": str(WORKER), "fds": [to_worker_r, from_worker_w],
-            "layers": list(layers), "require": list(require), "stdlib": list(stdlib_roots()),
-            "denied": list(denied_roots()), "read_paths": read_paths, "exec_paths": exec_paths,
-            "memory_bytes": limits.memory_mb * 1024 * 1024, "cpu_seconds": limits.cpu_seconds,
+            "python": python_executable(),
+            "worker": str(WORKER),
+            "fds": [to_worker_r, from_worker_w],
+            "layers": list(layers),
+            "require": list(require),
+            "stdlib": list(stdlib_roots()),
+            "denied": list(denied_roots()),
+            "read_paths": read_paths,
+            "exec_paths": exec_paths,
+            "memory_bytes": limits.memory_mb * 1024 * 1024,
+            "cpu_seconds": limits.cpu_seconds,
             "max_files": limits.max_files,
         }
         try:
             self.proc = subprocess.Popen(
                 [python_executable(), "-I", "-S", "-B", str(CONFINE), json.dumps(config)],
-                pass_fds=(to_worker_r, from_worker_w), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=None if os.environ.get("EBENCH_SANDBOX_DEBUG") else subprocess.DEVNULL,
-                env={}, cwd="/",
+                pass_fds=(to_worker_r, from_worker_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=None if os.environ.get("EBENCH_SANDBOX_DEBUG") else subprocess.DEVNULL,
+                env={},
+                cwd="/",
             )
         finally:
             os.close(to_worker_r)

@@ -54,8 +54,8 @@ class FrameReader:
                 raise ProtocolError(f"a message of {size} bytes exceeds the limit of {self.max_bytes}")
             if len(self.buffer) < 4 + size:
                 break
-            raw = bytes(self.buffer[4:4 + size])
-            del self.buffer[:4 + size]
+            raw = bytes(self.buffer[4 : 4 + size])
+            del self.buffer[: 4 + size]
             messages.append(decode(raw))
         return messages
 

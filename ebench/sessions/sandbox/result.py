@@ -15,7 +15,7 @@ class CallRecord:
     tool: str
     args: dict[str, Any]
     ok: bool
-    result: Any                 # the payload the block received (the value, or {"error": {...}})
+    result: Any  # the payload the block received (the value, or {"error": {...}})
     seconds: float
     error_code: str | None = None
 
@@ -27,9 +27,9 @@ class CallRecord:
 class ExecResult:
     ok: bool
     stdout: str = ""
-    value: str | None = None    # repr of the last expression's value, as in a notebook cell
-    error: str | None = None    # a traceback of the block's own lines, or a limit message
-    limit: str | None = None    # time, memory, output, tool_calls, forbidden, crash, protocol, code_size
+    value: str | None = None  # repr of the last expression's value, as in a notebook cell
+    error: str | None = None  # a traceback of the block's own lines, or a limit message
+    limit: str | None = None  # time, memory, output, tool_calls, forbidden, crash, protocol, code_size
     calls: list[CallRecord] = field(default_factory=list)
     seconds: float = 0.0
 

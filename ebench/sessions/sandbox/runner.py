@@ -73,8 +73,14 @@ class _Spare:
 class ExecCode:
     """Runs exec_code blocks for one trial. Thread-safe: blocks run one at a time."""
 
-    def __init__(self, call_tool: CallTool, tools: Iterable[Any], limits: Limits | None = None,
-                 layers: Iterable[str] = LAYERS, require: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        call_tool: CallTool,
+        tools: Iterable[Any],
+        limits: Limits | None = None,
+        layers: Iterable[str] = LAYERS,
+        require: Iterable[str] = (),
+    ) -> None:
         self.call_tool = call_tool
         self.specs = tool_specs(tools)
         self.tool_names = {s["name"] for s in self.specs}
@@ -150,9 +156,12 @@ class ExecCode:
         if not isinstance(code, str):
             return ExecResult(False, error="exec_code needs the code as a string.", limit="code_size")
         if len(code) > limits.code_chars:
-            return ExecResult(False, error=f"The code is {len(code)} characters long; a block may have at most "
-                                           f"{limits.code_chars}.", limit="code_size",
-                              seconds=time.perf_counter() - started)
+            return ExecResult(
+                False,
+                error=f"The code is {len(code)} characters long; a block may have at most {limits.code_chars}.",
+                limit="code_size",
+                seconds=time.perf_counter() - started,
+            )
         self._ensure_spare()
         assert self._spare is not None
         spare, self._spare = self._spare, None
@@ -176,8 +185,7 @@ class ExecCode:
 class _Block:
     """The conversation with one worker for one block."""
 
-    def __init__(self, worker: WorkerProcess, limits: Limits, call_tool: CallTool, names: set[str],
-                 on_call: OnCall | None) -> None:
+    def __init__(self, worker: WorkerProcess, limits: Limits, call_tool: CallTool, names: set[str], on_call: OnCall | None) -> None:
         self.worker = worker
         self.limits = limits
         self.call_tool = call_tool
@@ -222,7 +230,9 @@ class _Block:
                 return self._failed(self._output_message(), "output")
             return self._failed(
                 f"The block's worker process died before finishing ({how}). Tool calls made before that "
-                "took effect; nothing else is kept. Run the block again or change it.", "crash")
+                "took effect; nothing else is kept. Run the block again or change it.",
+                "crash",
+            )
         except ProtocolError as exc:
             self.worker.kill()
             return self._failed(f"The block broke the sandbox's protocol ({exc}) and was stopped.", "protocol")
@@ -248,8 +258,12 @@ class _Block:
             raise ProtocolError(f"call id {msg['id']} out of sequence")
         if len(self.calls) >= self.limits.tool_calls:
             self.limit = "tool_calls"
-            reply = {"t": "result", "ok": False, "limit": "tool_calls",
-                     "error": {"code": "limit", "message": tool_calls_message(self.limits)}}
+            reply = {
+                "t": "result",
+                "ok": False,
+                "limit": "tool_calls",
+                "error": {"code": "limit", "message": tool_calls_message(self.limits)},
+            }
             self.worker.send(reply, deadline)
             return
         tool, args = msg["tool"], msg["args"]
@@ -300,5 +314,7 @@ class _Block:
         return text
 
     def _output_message(self) -> str:
-        return (f"Output limit reached: the block printed more than {self.limits.output_chars} characters "
-                "and was stopped. Print less (aggregate, slice, count).")
+        return (
+            f"Output limit reached: the block printed more than {self.limits.output_chars} characters "
+            "and was stopped. Print less (aggregate, slice, count)."
+        )

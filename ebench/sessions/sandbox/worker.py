@@ -16,17 +16,73 @@ import sys
 
 # -- modules a block may import without touching the disk again -----------------------------
 PRELOAD = (
-    "json", "re", "math", "cmath", "statistics", "collections", "collections.abc", "itertools",
-    "functools", "operator", "datetime", "time", "calendar", "decimal", "fractions", "random",
-    "string", "textwrap", "heapq", "bisect", "copy", "pprint", "reprlib", "difflib", "enum",
-    "dataclasses", "typing", "types", "abc", "numbers", "unicodedata", "hashlib", "base64",
-    "binascii", "struct", "array", "csv", "io", "traceback", "linecache", "inspect", "ast",
-    "keyword", "tokenize", "contextlib", "weakref", "uuid", "zlib", "graphlib", "locale",
-    "codecs", "encodings.idna", "pydoc", "gc", "errno", "atexit", "symtable", "warnings", "queue", "threading", "html", "shlex",
+    "json",
+    "re",
+    "math",
+    "cmath",
+    "statistics",
+    "collections",
+    "collections.abc",
+    "itertools",
+    "functools",
+    "operator",
+    "datetime",
+    "time",
+    "calendar",
+    "decimal",
+    "fractions",
+    "random",
+    "string",
+    "textwrap",
+    "heapq",
+    "bisect",
+    "copy",
+    "pprint",
+    "reprlib",
+    "difflib",
+    "enum",
+    "dataclasses",
+    "typing",
+    "types",
+    "abc",
+    "numbers",
+    "unicodedata",
+    "hashlib",
+    "base64",
+    "binascii",
+    "struct",
+    "array",
+    "csv",
+    "io",
+    "traceback",
+    "linecache",
+    "inspect",
+    "ast",
+    "keyword",
+    "tokenize",
+    "contextlib",
+    "weakref",
+    "uuid",
+    "zlib",
+    "graphlib",
+    "locale",
+    "codecs",
+    "encodings.idna",
+    "pydoc",
+    "gc",
+    "errno",
+    "atexit",
+    "symtable",
+    "warnings",
+    "queue",
+    "threading",
+    "html",
+    "shlex",
 )
 
 # Modules a block may never load (by top-level name, or the file name of an extension module).
-BLOCKED_MODULES = frozenset("""
+BLOCKED_MODULES = frozenset(
+    """
 ctypes _ctypes _ctypes_test cffi _cffi_backend _posixsubprocess subprocess multiprocessing
 _multiprocessing _posixshmem socket _socket ssl _ssl select selectors asyncio _asyncio mmap sqlite3
 _sqlite3 fcntl termios tty pty resource signal _signal _xxsubinterpreters _xxinterpchannels
@@ -36,27 +92,73 @@ syslog nis spwd crypt _crypt pwd grp _imp _io _thread _tracemalloc faulthandler 
 _winapi winreg msvcrt _lsprof ossaudiodev audioop webbrowser http ftplib smtplib poplib
 imaplib nntplib telnetlib xmlrpc socketserver wsgiref zipimport venv ensurepip
 idlelib turtle turtledemo sysconfig site
-""".split())
+""".split()
+)
 
 # Functions of posix/os that raise no audit event but must not be callable.
 REMOVED_OS_FUNCTIONS = (
-    "mknod", "mkfifo", "chroot", "setuid", "setgid", "seteuid", "setegid", "setreuid",
-    "setregid", "setresuid", "setresgid", "setgroups", "initgroups", "kill", "killpg",
-    "fork", "forkpty", "register_at_fork", "system", "popen", "posix_spawn", "posix_spawnp",
-    "execv", "execve", "execl", "execle", "execlp", "execlpe", "execvp", "execvpe", "spawnv",
-    "spawnve", "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnvp", "spawnvpe",
-    "pidfd_open", "memfd_create", "eventfd", "setns", "unshare", "login_tty", "openpty",
-    "sched_setaffinity", "sched_setscheduler", "sched_setparam", "setpriority", "nice",
+    "mknod",
+    "mkfifo",
+    "chroot",
+    "setuid",
+    "setgid",
+    "seteuid",
+    "setegid",
+    "setreuid",
+    "setregid",
+    "setresuid",
+    "setresgid",
+    "setgroups",
+    "initgroups",
+    "kill",
+    "killpg",
+    "fork",
+    "forkpty",
+    "register_at_fork",
+    "system",
+    "popen",
+    "posix_spawn",
+    "posix_spawnp",
+    "execv",
+    "execve",
+    "execl",
+    "execle",
+    "execlp",
+    "execlpe",
+    "execvp",
+    "execvpe",
+    "spawnv",
+    "spawnve",
+    "spawnl",
+    "spawnle",
+    "spawnlp",
+    "spawnlpe",
+    "spawnvp",
+    "spawnvpe",
+    "pidfd_open",
+    "memfd_create",
+    "eventfd",
+    "setns",
+    "unshare",
+    "login_tty",
+    "openpty",
+    "sched_setaffinity",
+    "sched_setscheduler",
+    "sched_setparam",
+    "setpriority",
+    "nice",
 )
 
 # Events a block may raise; everything else is denied. Path events are checked further.
-ALLOWED_EVENTS = frozenset("""
+ALLOWED_EVENTS = frozenset(
+    """
 import open os.listdir os.scandir glob.glob glob.glob/2 os.walk os.fwalk compile exec
 object.__getattr__ object.__setattr__ object.__delattr__ sys._getframe builtins.id time.sleep
 array.__new__ function.__new__ marshal.dumps pickle.find_class copy.copy sys.excepthook
 sys.unraisablehook cpython._PySys_ClearAuditHooks cpython.PyInterpreterState_Clear
 code.__reduce__ sys.getrecursionlimit
-""".split())
+""".split()
+)
 
 DENIED_MESSAGE = "exec_code sandbox: {} is not allowed (only the tools reach the world)"
 MAX_ARG_DEPTH = 100  # levels of lists and dicts in a tool call's arguments (the tools take 2)
@@ -67,12 +169,26 @@ def make_hook(roots, denied_roots, blocked, allowed, message):
     so nothing the block can reach (globals, builtins, modules) changes its behaviour."""
     import posix
 
-    def hook(event, args, _roots=tuple(roots), _denied=tuple(denied_roots), _blocked=blocked,
-             _allowed=allowed, _msg=message, _str=str, _int=int, _type=type, _tuple=tuple,
-             _Perm=PermissionError, _stat=posix.stat, _fmt=str.format, _list=list, _len=len,
-             _O_WRITE=posix.O_WRONLY | posix.O_RDWR | posix.O_CREAT | posix.O_TRUNC | posix.O_APPEND,
-             _path_events=frozenset(("open", "os.listdir", "os.scandir", "glob.glob", "glob.glob/2",
-                                     "os.walk", "os.fwalk"))):
+    def hook(
+        event,
+        args,
+        _roots=tuple(roots),
+        _denied=tuple(denied_roots),
+        _blocked=blocked,
+        _allowed=allowed,
+        _msg=message,
+        _str=str,
+        _int=int,
+        _type=type,
+        _tuple=tuple,
+        _Perm=PermissionError,
+        _stat=posix.stat,
+        _fmt=str.format,
+        _list=list,
+        _len=len,
+        _O_WRITE=posix.O_WRONLY | posix.O_RDWR | posix.O_CREAT | posix.O_TRUNC | posix.O_APPEND,
+        _path_events=frozenset(("open", "os.listdir", "os.scandir", "glob.glob", "glob.glob/2", "os.walk", "os.fwalk")),
+    ):
         if _type(event) is not _str or event not in _allowed:
             raise _Perm(_fmt(_msg, event if _type(event) is _str else "this event"))
         if event == "import":
@@ -92,9 +208,12 @@ def make_hook(roots, denied_roots, blocked, allowed, message):
             if event == "open":
                 mode = args[1] if _len(args) > 1 else None
                 flags = args[2] if _len(args) > 2 else 0
-                if (_type(mode) is _str and ("w" in mode or "a" in mode or "x" in mode or "+" in mode)) \
-                        or (mode is not None and _type(mode) is not _str) \
-                        or _type(flags) is not _int or flags & _O_WRITE:
+                if (
+                    (_type(mode) is _str and ("w" in mode or "a" in mode or "x" in mode or "+" in mode))
+                    or (mode is not None and _type(mode) is not _str)
+                    or _type(flags) is not _int
+                    or flags & _O_WRITE
+                ):
                     raise _Perm(_fmt(_msg, "writing files"))
             if _type(path) is not _str:
                 raise _Perm(_fmt(_msg, event + " on this path"))
@@ -129,6 +248,7 @@ def make_hook(roots, denied_roots, blocked, allowed, message):
 
 
 # -- the block's world: proxies, ToolError, output ---------------------------------------------
+
 
 class ToolError(Exception):
     """A tool returned an error: `.code` (e.g. not_found, invalid_arguments) and `.message`."""
@@ -224,8 +344,11 @@ def main():
                 if self.size >= 8192:
                     self.flush()
             if self.total > max_output:
-                raise LimitReached("output", "Output limit reached: the block printed more than %d "
-                                   "characters and was stopped. Print less (aggregate, slice, count)." % max_output)
+                raise LimitReached(
+                    "output",
+                    "Output limit reached: the block printed more than %d "
+                    "characters and was stopped. Print less (aggregate, slice, count)." % max_output,
+                )
             return len(s)
 
         def flush(self):
@@ -242,8 +365,7 @@ def main():
         try:
             dumps(args)
         except (TypeError, ValueError, RecursionError) as exc:
-            raise TypeError("%s: arguments must be JSON values (str, int, float, bool, None, "
-                            "list, dict): %s" % (tool, exc)) from None
+            raise TypeError("%s: arguments must be JSON values (str, int, float, bool, None, list, dict): %s" % (tool, exc)) from None
         # The parent refuses a message nested deeper than its json can read: say so here.
         stack = [(args, 0)]
         while stack:
@@ -308,8 +430,7 @@ def main():
             source = self.get_data(self.path)
             return compile(source, self.path, "exec", dont_inherit=True)
 
-    loaders = [(machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
-               (SourceOnlyLoader, machinery.SOURCE_SUFFIXES)]
+    loaders = [(machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES), (SourceOnlyLoader, machinery.SOURCE_SUFFIXES)]
     sys.path_hooks[:] = [machinery.FileFinder.path_hook(*loaders)]
     sys.path_importer_cache.clear()
     import _imp
@@ -334,8 +455,7 @@ def main():
     stdlib = cfg["stdlib"]
     sys.addaudithook(make_hook(stdlib, cfg["denied"], BLOCKED_MODULES, ALLOWED_EVENTS, DENIED_MESSAGE))
     del cfg
-    send({"t": "ready", "isolation": dict(isolation, audit_hook=True), "python": sys.version.split()[0],
-          "preload_failed": failed})
+    send({"t": "ready", "isolation": dict(isolation, audit_hook=True), "python": sys.version.split()[0], "preload_failed": failed})
 
     run = recv()
     code = run["code"]
@@ -377,8 +497,7 @@ def describe(exc, filename, traceback):
     if isinstance(exc, LimitReached):
         return exc.message, exc.limit
     if isinstance(exc, MemoryError):
-        return ("Memory limit reached: the block ran out of memory (MemoryError) and was stopped. "
-                "Work on smaller pieces.", "memory")
+        return ("Memory limit reached: the block ran out of memory (MemoryError) and was stopped. Work on smaller pieces.", "memory")
     if isinstance(exc, SyntaxError) and exc.filename == filename:
         lines = ["  line %s" % exc.lineno]
         if exc.text:
@@ -394,7 +513,7 @@ def describe(exc, filename, traceback):
         frames = []
     lines = ["Traceback (most recent call last):"] if frames else []
     for f in frames:
-        lines.append('  line %d, in %s' % (f.lineno, f.name))
+        lines.append("  line %d, in %s" % (f.lineno, f.name))
         if f.line:
             lines.append("    " + f.line.strip())
     try:

@@ -86,8 +86,8 @@ def load_prices(path: Path) -> dict[str, dict[str, float]]:
         raise PricesError(f"{path}: expected an object of model -> {{input, output}}")
     prices: dict[str, dict[str, float]] = {}
     for model, entry in data.items():
-        if (not isinstance(entry, dict) or not all(isinstance(entry.get(k), (int, float)) for k in ("input", "output"))):
-            raise PricesError(f"{path}: {model}: expected {{\"input\": number, \"output\": number}} (USD per million tokens)")
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), (int, float)) for k in ("input", "output")):
+            raise PricesError(f'{path}: {model}: expected {{"input": number, "output": number}} (USD per million tokens)')
         prices[model] = {"input": float(entry["input"]), "output": float(entry["output"])}
     return prices
 
@@ -97,16 +97,21 @@ class LLMConfig:
     model: str
     api_base: str | None = None
     model_args: dict[str, Any] = field(default_factory=dict)
-    price_in: float | None = None   # USD per million input tokens, for models litellm does not price
+    price_in: float | None = None  # USD per million input tokens, for models litellm does not price
     price_out: float | None = None
-    retries: int = 6                # transient API errors retried this many times per turn
-    backoff: float = 1.0            # first retry delay, doubled each time (with jitter)
+    retries: int = 6  # transient API errors retried this many times per turn
+    backoff: float = 1.0  # first retry delay, doubled each time (with jitter)
     max_backoff: float = 60.0
     request_timeout: float = 300.0  # one model request
 
     def to_dict(self) -> dict[str, Any]:
-        return {"model": self.model, "api_base": self.api_base, "model_args": redact_config(self.model_args),
-                "price_in": self.price_in, "price_out": self.price_out}
+        return {
+            "model": self.model,
+            "api_base": self.api_base,
+            "model_args": redact_config(self.model_args),
+            "price_in": self.price_in,
+            "price_out": self.price_out,
+        }
 
 
 class TransientError(Exception):
@@ -131,11 +136,23 @@ def classify(exc: BaseException) -> str:
         return "context"
     if _UNREADABLE.search(str(exc)):
         return "unreadable"
-    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError,
-                        litellm.LiteLLMUnknownProvider)) or missing_credentials(exc) or _client_refused(exc):
+    if (
+        isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError, litellm.LiteLLMUnknownProvider))
+        or missing_credentials(exc)
+        or _client_refused(exc)
+    ):
         return "fatal"
-    if isinstance(exc, (litellm.RateLimitError, litellm.APIConnectionError, litellm.Timeout,
-                        litellm.InternalServerError, litellm.ServiceUnavailableError, asyncio.TimeoutError)):
+    if isinstance(
+        exc,
+        (
+            litellm.RateLimitError,
+            litellm.APIConnectionError,
+            litellm.Timeout,
+            litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+            asyncio.TimeoutError,
+        ),
+    ):
         return "transient"
     status = _status(exc)
     if status is not None and (status >= 500 or status in (408, 409, 429)):
@@ -206,8 +223,12 @@ def _sendable_json(text: str) -> str:
 class LLMSolver:
     name = "llm"
 
-    def __init__(self, config: LLMConfig, prices: dict[str, dict[str, float]] | None = None,
-                 before_turn: Callable[[Trial], Awaitable[None]] | None = None) -> None:
+    def __init__(
+        self,
+        config: LLMConfig,
+        prices: dict[str, dict[str, float]] | None = None,
+        before_turn: Callable[[Trial], Awaitable[None]] | None = None,
+    ) -> None:
         self.settings = config
         self.prices = prices or {}
         # Awaited before each model request: the app pauses a watched model here, or lets one turn through.
@@ -228,8 +249,14 @@ class LLMSolver:
     async def _complete(self, trial: Trial, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         litellm = load_litellm()
         cfg = self.settings
-        kwargs: dict[str, Any] = {"model": cfg.model, "messages": messages, "tools": tools,
-                                  "timeout": cfg.request_timeout, "max_retries": 0, "num_retries": 0}
+        kwargs: dict[str, Any] = {
+            "model": cfg.model,
+            "messages": messages,
+            "tools": tools,
+            "timeout": cfg.request_timeout,
+            "max_retries": 0,
+            "num_retries": 0,
+        }
         if cfg.api_base:
             kwargs["api_base"] = cfg.api_base
         kwargs.update(cfg.model_args)
@@ -245,10 +272,17 @@ class LLMSolver:
             except Exception as exc:  # classified below; nothing escapes unrecorded
                 kind = classify(exc)
                 final = kind not in ("transient", "unreadable") or attempt >= cfg.retries
-                delay = 0.0 if final else min(cfg.max_backoff, cfg.backoff * 2 ** attempt) * random.uniform(0.75, 1.0)
-                trial.note("api_error", turn=trial.turns + 1, attempt=attempt + 1, kind=kind, error=_describe(exc),
-                           status=_status(exc), seconds=round(time.perf_counter() - started, 4),
-                           retry_in=None if final else round(delay, 3))
+                delay = 0.0 if final else min(cfg.max_backoff, cfg.backoff * 2**attempt) * random.uniform(0.75, 1.0)
+                trial.note(
+                    "api_error",
+                    turn=trial.turns + 1,
+                    attempt=attempt + 1,
+                    kind=kind,
+                    error=_describe(exc),
+                    status=_status(exc),
+                    seconds=round(time.perf_counter() - started, 4),
+                    retry_in=None if final else round(delay, 3),
+                )
                 if kind == "fatal":
                     raise FatalSolverError(_fatal_message(cfg.model, exc)) from None
                 if final:
@@ -275,8 +309,7 @@ class LLMSolver:
         domain = trial.domain
         label = domain.actor_label(trial.conn, trial.task.actor)
         system = system_prompt(domain, label, trial.code)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system},
-                                          {"role": "user", "content": trial.task.query}]
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": trial.task.query}]
         trial.message("system", system)
         trial.message("user", trial.task.query)
         tools = domain.tools.openai_schemas()
@@ -325,11 +358,13 @@ class LLMSolver:
                 else:
                     result = trial.call(function["name"], function["arguments"], call_id=call["id"], turn=trial.turns)
                 payload = result.value if function["name"] == "exec_code" and result.value is not None else result.payload()
-                messages.append({"role": "tool", "tool_call_id": sent_call["id"],
-                                 "content": _sendable_json(json.dumps(payload, ensure_ascii=False))})
+                messages.append(
+                    {"role": "tool", "tool_call_id": sent_call["id"], "content": _sendable_json(json.dumps(payload, ensure_ascii=False))}
+                )
 
-    def _take_turn(self, trial: Trial, response: Any, messages: list[dict[str, Any]],
-                   seconds: float) -> tuple[Outcome | None, list[dict[str, Any]]]:
+    def _take_turn(
+        self, trial: Trial, response: Any, messages: list[dict[str, Any]], seconds: float
+    ) -> tuple[Outcome | None, list[dict[str, Any]]]:
         """Record the model's message and append it to the conversation: an Outcome ends the trial,
         else the tool calls to make, as the model sent them. The conversation gets them in a form
         the API can take back: text UTF-8 cannot encode (lone surrogates) becomes U+FFFD, and in
@@ -354,9 +389,16 @@ class LLMSolver:
             name = getattr(function, "name", None)
             arguments = getattr(function, "arguments", None)
             call_id = getattr(call, "id", None) or f"turn{trial.turns}-call{index + 1}"
-            calls.append({"id": call_id, "type": "function",
-                          "function": {"name": name if isinstance(name, str) else str(name),
-                                       "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}})
+            calls.append(
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {
+                        "name": name if isinstance(name, str) else str(name),
+                        "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                    },
+                }
+            )
         repaired: list[str] = []
 
         def sendable(value: Any, where: str, json_text: bool = False) -> Any:
@@ -365,15 +407,31 @@ class LLMSolver:
                 return _sendable_json(value) if json_text else _SURROGATE.sub("\ufffd", value)
             return value
 
-        sent = [{"id": sendable(c["id"], f"tool_calls[{i}].id"), "type": "function",
-                 "function": {"name": sendable(c["function"]["name"], f"tool_calls[{i}].name"),
-                              "arguments": sendable(c["function"]["arguments"], f"tool_calls[{i}].arguments", True)}}
-                for i, c in enumerate(calls)]
+        sent = [
+            {
+                "id": sendable(c["id"], f"tool_calls[{i}].id"),
+                "type": "function",
+                "function": {
+                    "name": sendable(c["function"]["name"], f"tool_calls[{i}].name"),
+                    "arguments": sendable(c["function"]["arguments"], f"tool_calls[{i}].arguments", True),
+                },
+            }
+            for i, c in enumerate(calls)
+        ]
         entry: dict[str, Any] = {"role": "assistant", "content": sendable(content, "content")}
         extra = {"repaired": repaired} if repaired else {}
-        trial.message("assistant", content, reasoning=reasoning, tool_calls=calls,
-                      finish_reason=getattr(choice, "finish_reason", None), turn=trial.turns,
-                      usage={"input": tokens_in, "output": tokens_out}, cost=cost, seconds=round(seconds, 4), **extra)
+        trial.message(
+            "assistant",
+            content,
+            reasoning=reasoning,
+            tool_calls=calls,
+            finish_reason=getattr(choice, "finish_reason", None),
+            turn=trial.turns,
+            usage={"input": tokens_in, "output": tokens_out},
+            cost=cost,
+            seconds=round(seconds, 4),
+            **extra,
+        )
         if sent:
             entry["tool_calls"] = sent
         messages.append(entry)

@@ -32,8 +32,9 @@ class OracleSolver:
                 return Outcome(AGENT_ERROR, f"reference step {len(results)} cannot be resolved: {exc}")
             result = trial.call(step.tool, args)
             if not result.ok:
-                return Outcome(AGENT_ERROR, f"reference step {len(results)} ({step.tool}) was refused: "
-                                            f"{result.error_code}: {result.error_message}")
+                return Outcome(
+                    AGENT_ERROR, f"reference step {len(results)} ({step.tool}) was refused: {result.error_code}: {result.error_message}"
+                )
             results.append(result.value)
         return Outcome(AGENT_STOPPED)
 

@@ -10,7 +10,6 @@ from ..generation import GenContext, NoTarget
 from ..spec import Step
 
 
-
 def ref(step: int, path: str) -> dict[str, Any]:
     """An argument taken from an earlier step's result (e.g. the id of a playlist just created)."""
     return {"$from": step, "path": path}

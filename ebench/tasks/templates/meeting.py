@@ -30,22 +30,56 @@ from .common import pretty_day, ref
 
 NOW = "2026-10-15 09:30:00"
 FIRST_DAY = "2026-10-16"  # the day after "now": everything new starts on or after it
-LAST_DAY = "2026-11-13"   # the calendar's data runs to November 12
+LAST_DAY = "2026-11-13"  # the calendar's data runs to November 12
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-SLOTS = (("09:00", "10:00"), ("10:00", "11:00"), ("10:30", "11:30"), ("11:00", "12:00"), ("13:30", "14:30"),
-         ("14:00", "15:00"), ("14:00", "15:30"), ("15:00", "16:00"), ("15:30", "16:30"), ("16:00", "17:00"))
+SLOTS = (
+    ("09:00", "10:00"),
+    ("10:00", "11:00"),
+    ("10:30", "11:30"),
+    ("11:00", "12:00"),
+    ("13:30", "14:30"),
+    ("14:00", "15:00"),
+    ("14:00", "15:30"),
+    ("15:00", "16:00"),
+    ("15:30", "16:30"),
+    ("16:00", "17:00"),
+)
 MESSAGES = (
-    "Hi all, welcome! We will keep the follow-ups here.", "Welcome aboard, everyone!", "Invites are out, please check your calendars.",
-    "Hello team, this is our space between meetings.", "Please post action items and questions here.",
-    "Quick heads-up: some changes took effect today.", "Thanks everyone, see you at the next session!",
+    "Hi all, welcome! We will keep the follow-ups here.",
+    "Welcome aboard, everyone!",
+    "Invites are out, please check your calendars.",
+    "Hello team, this is our space between meetings.",
+    "Please post action items and questions here.",
+    "Quick heads-up: some changes took effect today.",
+    "Thanks everyone, see you at the next session!",
 )
 SOCIAL_CHAT_NAMES = (
-    "Coffee Roulette", "Friday Lunch Club", "Newcomers Corner", "Badminton After Work", "Book Swap", "Hiking Crew",
-    "Hot Pot Fridays", "Board Game Night", "Running Buddies", "Photography Walks", "Tea Break", "Karaoke Squad",
+    "Coffee Roulette",
+    "Friday Lunch Club",
+    "Newcomers Corner",
+    "Badminton After Work",
+    "Book Swap",
+    "Hiking Crew",
+    "Hot Pot Fridays",
+    "Board Game Night",
+    "Running Buddies",
+    "Photography Walks",
+    "Tea Break",
+    "Karaoke Squad",
 )
 PROJECT_CHAT_NAMES = (
-    "Retro Follow-ups", "Core Crew", "Working Group", "Action Items", "Inner Circle", "Follow-up Squad",
-    "Standing Members", "Keep-in-the-loop", "Core Attendees", "Architecture Guild", "Launch Room", "Tiger Team",
+    "Retro Follow-ups",
+    "Core Crew",
+    "Working Group",
+    "Action Items",
+    "Inner Circle",
+    "Follow-up Squad",
+    "Standing Members",
+    "Keep-in-the-loop",
+    "Core Attendees",
+    "Architecture Guild",
+    "Launch Room",
+    "Tiger Team",
 )
 
 
@@ -127,8 +161,11 @@ def _in(ids: Iterable[int]) -> str:
 
 
 def _subtree(ctx: GenContext, department_id: int) -> list[int]:
-    return ctx.column("WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT d.id FROM departments d JOIN sub ON d.parent_id = sub.id) "
-                      "SELECT id FROM sub ORDER BY id", department_id)
+    return ctx.column(
+        "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT d.id FROM departments d JOIN sub ON d.parent_id = sub.id) "
+        "SELECT id FROM sub ORDER BY id",
+        department_id,
+    )
 
 
 def _heads(ctx: GenContext) -> dict[int, int]:
@@ -137,8 +174,10 @@ def _heads(ctx: GenContext) -> dict[int, int]:
 
 
 def _people(ctx: GenContext, department_ids: Iterable[int]) -> list[dict[str, Any]]:
-    return ctx.rows(f"SELECT id, name, title, job_family, level, status, hire_date, location_id, department_id, manager_id "
-                    f"FROM employees WHERE department_id IN {_in(department_ids)} ORDER BY id")
+    return ctx.rows(
+        f"SELECT id, name, title, job_family, level, status, hire_date, location_id, department_id, manager_id "
+        f"FROM employees WHERE department_id IN {_in(department_ids)} ORDER BY id"
+    )
 
 
 def _calendars(ctx: GenContext, ids: Iterable[int], first: str = FIRST_DAY, last: str = LAST_DAY) -> dict[int, list[tuple[str, str]]]:
@@ -146,20 +185,29 @@ def _calendars(ctx: GenContext, ids: Iterable[int], first: str = FIRST_DAY, last
     out: dict[int, list[tuple[str, str]]] = {i: [] for i in ids}
     if not out:
         return out
-    for r in ctx.rows(f"SELECT employee_id, start_at, end_at FROM schedule_entries WHERE employee_id IN {_in(out)} "
-                      "AND start_at < ? AND end_at > ? ORDER BY start_at, id", f"{_shift(last, 1)} 00:00:00", f"{first} 00:00:00"):
+    for r in ctx.rows(
+        f"SELECT employee_id, start_at, end_at FROM schedule_entries WHERE employee_id IN {_in(out)} "
+        "AND start_at < ? AND end_at > ? ORDER BY start_at, id",
+        f"{_shift(last, 1)} 00:00:00",
+        f"{first} 00:00:00",
+    ):
         out[r["employee_id"]].append((r["start_at"], r["end_at"]))
     return out
 
 
 def _room_free(ctx: GenContext, room_id: int, start: str, end: str) -> bool:
-    return not ctx.value("SELECT 1 FROM room_bookings WHERE room_id = ? AND status = 'active' AND start_at < ? AND end_at > ?",
-                         room_id, end, start)
+    return not ctx.value(
+        "SELECT 1 FROM room_bookings WHERE room_id = ? AND status = 'active' AND start_at < ? AND end_at > ?", room_id, end, start
+    )
 
 
 def _free_rooms(ctx: GenContext, location_id: int, start: str, end: str, min_capacity: int) -> list[dict[str, Any]]:
-    rooms = ctx.rows("SELECT r.id, r.name, r.capacity, b.name AS building FROM rooms r JOIN buildings b ON b.id = r.building_id "
-                     "WHERE b.location_id = ? AND r.is_bookable = 1 AND r.capacity >= ? ORDER BY r.capacity, r.id", location_id, min_capacity)
+    rooms = ctx.rows(
+        "SELECT r.id, r.name, r.capacity, b.name AS building FROM rooms r JOIN buildings b ON b.id = r.building_id "
+        "WHERE b.location_id = ? AND r.is_bookable = 1 AND r.capacity >= ? ORDER BY r.capacity, r.id",
+        location_id,
+        min_capacity,
+    )
     return [r for r in rooms if _room_free(ctx, r["id"], start, end)]
 
 
@@ -192,17 +240,41 @@ def _chat_name(ctx: GenContext, owner: int, names: tuple[str, ...]) -> str:
 
 def _unique_chat_for(ctx: GenContext, employee_id: int, name: str) -> bool:
     """The chat name picks out exactly one of the employee's chats (and can be quoted: no quote in it)."""
-    return "'" not in name and ctx.value("SELECT COUNT(*) FROM chats c JOIN chat_members m ON m.chat_id = c.id AND m.employee_id = ? "
-                     "WHERE c.name = ? COLLATE NOCASE", employee_id, name) == 1
+    return (
+        "'" not in name
+        and ctx.value(
+            "SELECT COUNT(*) FROM chats c JOIN chat_members m ON m.chat_id = c.id AND m.employee_id = ? WHERE c.name = ? COLLATE NOCASE",
+            employee_id,
+            name,
+        )
+        == 1
+    )
 
 
 def _unique_meeting_for(ctx: GenContext, employee_id: int, title: str, day: str) -> bool:
-    return "'" not in title and ctx.value("SELECT COUNT(*) FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id AND p.employee_id = ? "
-                     "WHERE m.title = ? COLLATE NOCASE AND substr(m.start_at, 1, 10) = ?", employee_id, title, day) == 1
+    return (
+        "'" not in title
+        and ctx.value(
+            "SELECT COUNT(*) FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id AND p.employee_id = ? "
+            "WHERE m.title = ? COLLATE NOCASE AND substr(m.start_at, 1, 10) = ?",
+            employee_id,
+            title,
+            day,
+        )
+        == 1
+    )
 
 
-def _meeting_step(title: str, day: str, start: str, end: str, required: list[int], optional: list[int] | None = None,
-                  room: int | None = None, agenda: str = "") -> Step:
+def _meeting_step(
+    title: str,
+    day: str,
+    start: str,
+    end: str,
+    required: list[int],
+    optional: list[int] | None = None,
+    room: int | None = None,
+    agenda: str = "",
+) -> Step:
     args: dict[str, Any] = {"title": title, "start": _at(day, start), "end": _at(day, end)}
     if required:
         args["participant_ids"] = required
@@ -269,8 +341,9 @@ def _room_arg(api: PublicAPI, stated: dict[str, Any]) -> dict[str, Any]:
     return {"room_id": _room(api, stated["room"], stated["building"])["room_id"]}
 
 
-def _create_meeting(api: PublicAPI, title: str, day: str, start: str, end: str, required: list[int],
-                    optional: list[int] | None = None, **extra: Any) -> Any:
+def _create_meeting(
+    api: PublicAPI, title: str, day: str, start: str, end: str, required: list[int], optional: list[int] | None = None, **extra: Any
+) -> Any:
     args: dict[str, Any] = {"title": title, "start": _at(day, start), "end": _at(day, end)}
     if required:
         args["participant_ids"] = required
@@ -302,7 +375,8 @@ class TeamMeetingFreeMembers(Template):
         pairs = ctx.rows(
             "SELECT a.id AS a_id, a.name AS a_name, b.id AS b_id, b.name AS b_name, a.parent_id, h.employee_id AS head "
             "FROM departments a JOIN departments b ON b.parent_id = a.parent_id AND b.id > a.id "
-            "JOIN department_heads h ON h.department_id = a.parent_id WHERE a.kind = 'team' ORDER BY a.id, b.id")
+            "JOIN department_heads h ON h.department_id = a.parent_id WHERE a.kind = 'team' ORDER BY a.id, b.id"
+        )
         return _pick(ctx, pairs, lambda pair: self._draft(ctx, pair), "pair of teams")
 
     def _draft(self, ctx: GenContext, pair: dict[str, Any]) -> Draft:
@@ -317,8 +391,9 @@ class TeamMeetingFreeMembers(Template):
                 s, e = _ts(day, start), _ts(day, end)
                 busy = {m["id"] for m in members if _overlaps(cal[m["id"]], s, e)}
                 invite = [m["id"] for m in members if m["status"] == "active" and m["id"] not in busy]
-                if (any(m["status"] == "active" and m["id"] in busy for m in members)
-                        and any(m["status"] == "on_leave" and m["id"] not in busy for m in members)):
+                if any(m["status"] == "active" and m["id"] in busy for m in members) and any(
+                    m["status"] == "on_leave" and m["id"] not in busy for m in members
+                ):
                     options.append((day, start, end, invite))
         day, start, end, invite = ctx.choice(options, "slot")
         room = None
@@ -328,10 +403,22 @@ class TeamMeetingFreeMembers(Template):
         title = ctx.rng.choice(self.titles).format(a=pair["a_name"], b=pair["b_name"])
         a, b = (pair["a_name"], pair["b_name"]) if ctx.rng.random() < 0.5 else (pair["b_name"], pair["a_name"])
         query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, team_a=a, team_b=b, where=_where(room))
-        return Draft(actor, query, [_meeting_step(title, day, start, end, invite, room=room["id"] if room else None)],
-                     stated={"title": title, "teams": [a, b], "day": day, "start": start, "end": end,
-                             "room": room["name"] if room else None, "building": room["building"] if room else None},
-                     hidden=[len(invite)], targets=(("team", pair["a_id"]), ("team", pair["b_id"])))
+        return Draft(
+            actor,
+            query,
+            [_meeting_step(title, day, start, end, invite, room=room["id"] if room else None)],
+            stated={
+                "title": title,
+                "teams": [a, b],
+                "day": day,
+                "start": start,
+                "end": end,
+                "room": room["name"] if room else None,
+                "building": room["building"] if room else None,
+            },
+            hidden=[len(invite)],
+            targets=(("team", pair["a_id"]), ("team", pair["b_id"])),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)["employee_id"]
@@ -363,9 +450,15 @@ class DepartmentFreeMeeting(Template):
     titles = ("{dept} town hall", "{dept} planning day", "{dept} quarterly review", "{dept} demo hour")
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind = 'department' ORDER BY d.id"), lambda dept: self._draft(ctx, dept), "department")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+                "WHERE d.kind = 'department' ORDER BY d.id"
+            ),
+            lambda dept: self._draft(ctx, dept),
+            "department",
+        )
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         actor = dept["head"]
@@ -382,15 +475,24 @@ class DepartmentFreeMeeting(Template):
                 busy = {p["id"] for p in people if _overlaps(cal[p["id"]], s, e)}
                 free = [p["id"] for p in people if p["status"] == "active" and p["id"] not in busy]
                 required = [i for i in free if i in leads]
-                if (required and len(required) < len(free) and any(p["status"] == "active" and p["id"] in busy for p in people)
-                        and any(p["status"] == "on_leave" and p["id"] not in busy for p in people)):
+                if (
+                    required
+                    and len(required) < len(free)
+                    and any(p["status"] == "active" and p["id"] in busy for p in people)
+                    and any(p["status"] == "on_leave" and p["id"] not in busy for p in people)
+                ):
                     options.append((day, start, end, required, [i for i in free if i not in leads]))
         day, start, end, required, optional = ctx.choice(options, "slot")
         title = ctx.rng.choice(self.titles).format(dept=dept["name"])
         query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, dept=dept["name"])
-        return Draft(actor, query, [_meeting_step(title, day, start, end, required, optional)],
-                     stated={"title": title, "dept": dept["name"], "day": day, "start": start, "end": end},
-                     hidden=[len(required) + len(optional)], targets=(("department", dept["id"]),))
+        return Draft(
+            actor,
+            query,
+            [_meeting_step(title, day, start, end, required, optional)],
+            stated={"title": title, "dept": dept["name"], "day": day, "start": start, "end": end},
+            hidden=[len(required) + len(optional)],
+            targets=(("department", dept["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         dept = _department(api, stated["dept"])
@@ -425,10 +527,15 @@ class TeamReviews(Template):
     kinds = ("quarterly review", "roadmap review", "health check", "OKR review", "retrospective")
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind = 'department' AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 3 ORDER BY d.id"),
-            lambda dept: self._draft(ctx, dept), "department")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+                "WHERE d.kind = 'department' AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 3 ORDER BY d.id"
+            ),
+            lambda dept: self._draft(ctx, dept),
+            "department",
+        )
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         teams = ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? ORDER BY id", dept["id"])
@@ -453,11 +560,19 @@ class TeamReviews(Template):
                     options.append((day, first, plan))
         day, first, plan = ctx.choice(options, "day")
         kind = ctx.rng.choice(self.kinds)
-        steps = [_meeting_step(f"{team['name']} {kind}", day, _hm(_minutes(first) + 60 * i), _hm(_minutes(first) + 60 * (i + 1)), plan[i])
-                 for i, team in enumerate(ordered)]
+        steps = [
+            _meeting_step(f"{team['name']} {kind}", day, _hm(_minutes(first) + 60 * i), _hm(_minutes(first) + 60 * (i + 1)), plan[i])
+            for i, team in enumerate(ordered)
+        ]
         query = self.phrase(ctx, day=_nice(day), kind=kind, start=first, dept=dept["name"])
-        return Draft(dept["head"], query, steps, stated={"dept": dept["name"], "day": day, "start": first, "kind": kind},
-                     hidden=[len(teams)], targets=(("department", dept["id"]),))
+        return Draft(
+            dept["head"],
+            query,
+            steps,
+            stated={"dept": dept["name"], "day": day, "start": first, "kind": kind},
+            hidden=[len(teams)],
+            targets=(("department", dept["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         dept = _department(api, stated["dept"])
@@ -492,9 +607,15 @@ class CommonFreeSlot(Template):
     titles = ("Department sync", "All-hands prep", "Planning session", "Incident review", "Budget walkthrough")
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind = 'department' ORDER BY d.id"), lambda dept: self._draft(ctx, dept), "department")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+                "WHERE d.kind = 'department' ORDER BY d.id"
+            ),
+            lambda dept: self._draft(ctx, dept),
+            "department",
+        )
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         actor = dept["head"]
@@ -516,14 +637,23 @@ class CommonFreeSlot(Template):
         title = ctx.rng.choice(self.titles)
         query = self.phrase(ctx, day=_nice(day), title=title)
         end = _hm(_minutes(start) + 60)
-        return Draft(actor, query, [_meeting_step(title, day, start, end, invite)], stated={"day": day, "title": title},
-                     hidden=[len(invite)], targets=(("department", dept["id"]),))
+        return Draft(
+            actor,
+            query,
+            [_meeting_step(title, day, start, end, invite)],
+            stated={"day": day, "title": title},
+            hidden=[len(invite)],
+            targets=(("department", dept["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)
         day = stated["day"]
-        people = [p for p in _members(api, me["heads_department_id"], sub=True)
-                  if p["employee_id"] == me["employee_id"] or api.keep("leave", p["status"] != "on_leave")]
+        people = [
+            p
+            for p in _members(api, me["heads_department_id"], sub=True)
+            if p["employee_id"] == me["employee_id"] or api.keep("leave", p["status"] != "on_leave")
+        ]
         calendars = [api.all_pages("get_schedule", employee_id=p["employee_id"], start=day, end=day) for p in people]
         spans = [(e["start_at"], e["end_at"]) for entries in calendars for e in entries]
         starts = [_hm(m) for m in range(9 * 60, 17 * 60 + 1, 30)]
@@ -531,6 +661,8 @@ class CommonFreeSlot(Template):
         invite = [p["employee_id"] for p in people if p["employee_id"] != me["employee_id"]]
         for start in api.top("earliest", free, 1, lambda s: s):
             _create_meeting(api, stated["title"], day, start, _hm(_minutes(start) + 60), invite)
+
+
 class DivisionAllHands(Template):
     name = "division_all_hands"
     conditions = (Condition("leave", "filter"), Condition("heads", "filter"))
@@ -546,9 +678,15 @@ class DivisionAllHands(Template):
     titles = ("{name} all-hands", "{name} quarterly town hall", "{name} kick-off", "{name} strategy update")
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, d.kind, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind = 'division' ORDER BY d.id"), lambda scope: self._draft(ctx, scope), "division")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, d.kind, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+                "WHERE d.kind = 'division' ORDER BY d.id"
+            ),
+            lambda scope: self._draft(ctx, scope),
+            "division",
+        )
 
     def _draft(self, ctx: GenContext, scope: dict[str, Any]) -> Draft:
         actor = scope["head"]
@@ -564,9 +702,14 @@ class DivisionAllHands(Template):
         title = ctx.rng.choice(self.titles).format(name=scope["name"])
         scope_text = f"the {scope['name']} {scope['kind']}"
         query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, scope=scope_text)
-        return Draft(actor, query, [_meeting_step(title, day, start, end, required, optional)],
-                     stated={"title": title, "scope": scope["name"], "day": day, "start": start, "end": end},
-                     hidden=[len(required) + len(optional)], targets=(("department", scope["id"]),))
+        return Draft(
+            actor,
+            query,
+            [_meeting_step(title, day, start, end, required, optional)],
+            stated={"title": title, "scope": scope["name"], "day": day, "start": start, "end": end},
+            hidden=[len(required) + len(optional)],
+            targets=(("department", scope["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         scope = _department(api, stated["scope"])
@@ -597,10 +740,15 @@ class OneOnOnes(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.column(
-            "SELECT h.employee_id FROM department_heads h JOIN departments d ON d.id = h.department_id JOIN employees e "
-            "ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"),
-            lambda lead: self._draft(ctx, lead), "team lead")
+        return _pick(
+            ctx,
+            ctx.column(
+                "SELECT h.employee_id FROM department_heads h JOIN departments d ON d.id = h.department_id JOIN employees e "
+                "ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"
+            ),
+            lambda lead: self._draft(ctx, lead),
+            "team lead",
+        )
 
     def _draft(self, ctx: GenContext, lead: int) -> Draft:
         reports = ctx.rows("SELECT id, name, level, status FROM employees WHERE manager_id = ? ORDER BY id", lead)
@@ -608,8 +756,12 @@ class OneOnOnes(Template):
         options = []
         for level in sorted({r["level"] for r in active}):
             chosen = [r for r in active if r["level"] >= level]
-            if not (any(r["level"] < level for r in active) and 3 <= len(chosen) <= 10
-                    and any(r["status"] == "on_leave" and r["level"] >= level for r in reports) and _two_words(r["name"] for r in chosen)):
+            if not (
+                any(r["level"] < level for r in active)
+                and 3 <= len(chosen) <= 10
+                and any(r["status"] == "on_leave" and r["level"] >= level for r in reports)
+                and _two_words(r["name"] for r in chosen)
+            ):
                 continue
             by_surname = sorted(chosen, key=lambda r: _surname_key(r["name"]))
             if by_surname != sorted(chosen, key=_directory_key) and len({_surname_key(r["name"]) for r in chosen}) == len(chosen):
@@ -621,23 +773,46 @@ class OneOnOnes(Template):
         room = None
         if ctx.rng.random() < 0.5:
             room = ctx.choice([r for r in _free_rooms(ctx, _location(ctx, lead), *span, 2) if r["capacity"] <= 6][:5], "small room")
-        steps = [_meeting_step(f"1:1 {r['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [r["id"]],
-                               room=room["id"] if room else None) for i, r in enumerate(ordered)]
+        steps = [
+            _meeting_step(
+                f"1:1 {r['name']}",
+                day,
+                _hm(_minutes(first) + 30 * i),
+                _hm(_minutes(first) + 30 * (i + 1)),
+                [r["id"]],
+                room=room["id"] if room else None,
+            )
+            for i, r in enumerate(ordered)
+        ]
         where = f", all in room {room['name']} of {room['building']}" if room else ", online only"
         query = self.phrase(ctx, day=_nice(day), level=level, start=first, where=where)
-        return Draft(lead, query, steps, stated={"day": day, "level": level, "start": first, "room": room["name"] if room else None,
-                                                 "building": room["building"] if room else None},
-                     targets=(("lead", lead),))
+        return Draft(
+            lead,
+            query,
+            steps,
+            stated={
+                "day": day,
+                "level": level,
+                "start": first,
+                "room": room["name"] if room else None,
+                "building": room["building"] if room else None,
+            },
+            targets=(("lead", lead),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)["employee_id"]
-        reports = [r for r in api.all_pages("search_employees", manager_id=me)
-                   if api.keep("leave", r["status"] != "on_leave") and api.compare("level", r["level"], ">=", stated["level"])]
+        reports = [
+            r
+            for r in api.all_pages("search_employees", manager_id=me)
+            if api.keep("leave", r["status"] != "on_leave") and api.compare("level", r["level"], ">=", stated["level"])
+        ]
         room = _room_arg(api, stated)
         first = _minutes(stated["start"])
         for i, person in enumerate(api.order("surname", reports, key=lambda r: _surname_key(r["name"]))):
-            _create_meeting(api, f"1:1 {person['name']}", stated["day"], _hm(first + 30 * i), _hm(first + 30 * (i + 1)),
-                            [person["employee_id"]], **room)
+            _create_meeting(
+                api, f"1:1 {person['name']}", stated["day"], _hm(first + 30 * i), _hm(first + 30 * (i + 1)), [person["employee_id"]], **room
+            )
 
 
 class InviteTeamToMeeting(Template):
@@ -653,10 +828,16 @@ class InviteTeamToMeeting(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND EXISTS (SELECT 1 FROM meeting_participants p "
-            "WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id", _ts(FIRST_DAY, "00:00")),
-            lambda meeting: self._draft(ctx, meeting), "meeting")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND EXISTS (SELECT 1 FROM meeting_participants p "
+                "WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id",
+                _ts(FIRST_DAY, "00:00"),
+            ),
+            lambda meeting: self._draft(ctx, meeting),
+            "meeting",
+        )
 
     def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
         actor, day = meeting["organizer_id"], meeting["start_at"][:10]
@@ -667,23 +848,34 @@ class InviteTeamToMeeting(Template):
         declined = [p["employee_id"] for p in parts if p["response"] == "declined"]
         room_left = None
         if meeting["room_id"] is not None:
-            room_left = ctx.value("SELECT capacity FROM rooms WHERE id = ?", meeting["room_id"]) - sum(p["response"] != "declined" for p in parts)
+            room_left = ctx.value("SELECT capacity FROM rooms WHERE id = ?", meeting["room_id"]) - sum(
+                p["response"] != "declined" for p in parts
+            )
         options = []
         for team in ctx.rows("SELECT id, name FROM departments WHERE kind = 'team' ORDER BY id"):
             members = _people(ctx, [team["id"]])
             if set(declined) & {m["id"] for m in members}:
                 continue  # "not invited yet" would be ambiguous for a decliner just taken off
             new = [m["id"] for m in members if m["status"] == "active" and m["id"] not in invited and m["id"] != actor]
-            if (3 <= len(new) <= 25 and (room_left is None or len(new) <= room_left)
-                    and any(m["status"] == "on_leave" and m["id"] not in invited for m in members)):
+            if (
+                3 <= len(new) <= 25
+                and (room_left is None or len(new) <= room_left)
+                and any(m["status"] == "on_leave" and m["id"] not in invited for m in members)
+            ):
                 options.append((team, new))
         own = [o for o in options if o[0]["id"] == ctx.value("SELECT department_id FROM employees WHERE id = ?", actor)]
         team, new = own[0] if own and ctx.rng.random() < 0.5 else ctx.choice(options, "team")
         query = self.phrase(ctx, title=meeting["title"], day=_nice(day), team=team["name"])
         steps = [Step("remove_participant", {"meeting_id": meeting["id"], "employee_id": e}) for e in declined]
         steps.append(Step("invite_participants", {"meeting_id": meeting["id"], "employee_ids": new, "role": "optional"}))
-        return Draft(actor, query, steps, stated={"title": meeting["title"], "day": day, "team": team["name"]},
-                     hidden=[len(new), len(declined)], targets=(("meeting", meeting["id"]),))
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"title": meeting["title"], "day": day, "team": team["name"]},
+            hidden=[len(new), len(declined)],
+            targets=(("meeting", meeting["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         meeting = _my_meeting(api, stated["title"], stated["day"])
@@ -696,8 +888,11 @@ class InviteTeamToMeeting(Template):
                 kept.add(p["employee_id"])
         team = _department(api, stated["team"])
         me = _me(api)["employee_id"]
-        new = [m["employee_id"] for m in _members(api, team["department_id"])
-               if m["employee_id"] not in kept and m["employee_id"] != me and api.keep("leave", m["status"] != "on_leave")]
+        new = [
+            m["employee_id"]
+            for m in _members(api, team["department_id"])
+            if m["employee_id"] not in kept and m["employee_id"] != me and api.keep("leave", m["status"] != "on_leave")
+        ]
         api.call("invite_participants", meeting_id=meeting["meeting_id"], employee_ids=new, role="optional")
 
 
@@ -715,34 +910,69 @@ class ChatTitleMeeting(Template):
     words = ("Engineer", "Manager", "Analyst", "Designer", "Senior", "Product", "Data", "Specialist", "Account", "Research")
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows("SELECT id, name FROM chats WHERE member_count >= 10 ORDER BY id"),
-            lambda chat: self._draft(ctx, chat), "chat")
+        return _pick(
+            ctx, ctx.rows("SELECT id, name FROM chats WHERE member_count >= 10 ORDER BY id"), lambda chat: self._draft(ctx, chat), "chat"
+        )
 
     def _draft(self, ctx: GenContext, chat: Any) -> Draft:
-        actor = ctx.choice(ctx.column("SELECT cm.employee_id FROM chat_members cm JOIN employees e ON e.id = cm.employee_id "
-                                      "WHERE cm.chat_id = ? AND e.status = 'active' ORDER BY cm.employee_id", chat["id"]), "member")
+        actor = ctx.choice(
+            ctx.column(
+                "SELECT cm.employee_id FROM chat_members cm JOIN employees e ON e.id = cm.employee_id "
+                "WHERE cm.chat_id = ? AND e.status = 'active' ORDER BY cm.employee_id",
+                chat["id"],
+            ),
+            "member",
+        )
         if not _unique_chat_for(ctx, actor, chat["name"]):
             raise NoTarget("chat name not unique for the actor")
-        members = ctx.rows("SELECT e.id, e.title, e.location_id, l.city FROM chat_members cm JOIN employees e ON e.id = cm.employee_id "
-                           "JOIN locations l ON l.id = e.location_id WHERE cm.chat_id = ? AND e.id != ? ORDER BY e.id", chat["id"], actor)
+        members = ctx.rows(
+            "SELECT e.id, e.title, e.location_id, l.city FROM chat_members cm JOIN employees e ON e.id = cm.employee_id "
+            "JOIN locations l ON l.id = e.location_id WHERE cm.chat_id = ? AND e.id != ? ORDER BY e.id",
+            chat["id"],
+            actor,
+        )
         options = []
         for word in self.words:
             for city in sorted({m["city"] for m in members}):
                 people = [m["id"] for m in members if word.casefold() in m["title"].casefold() and m["city"] == city]
-                if (2 <= len(people) <= 30 and any(word.casefold() in m["title"].casefold() and m["city"] != city for m in members)
-                        and any(word.casefold() not in m["title"].casefold() and m["city"] == city for m in members)):
+                if (
+                    2 <= len(people) <= 30
+                    and any(word.casefold() in m["title"].casefold() and m["city"] != city for m in members)
+                    and any(word.casefold() not in m["title"].casefold() and m["city"] == city for m in members)
+                ):
                     options.append((word, city, people))
         word, city, people = ctx.choice(options, "title word")
         day = ctx.choice(_weekdays_between())
         start, end = ctx.rng.choice(SLOTS)
         title = ctx.rng.choice(["{w} sync", "{w} roundtable", "{w} community of practice", "{w} knowledge sharing"]).format(w=word)
-        message = ctx.rng.choice(["Invites are out, please check your calendar.", f"Sent invites for '{title}', see you there!",
-                                  "Meeting invitations sent, please respond."]).replace("'", "")
-        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, chat=chat["name"], word=word, city=city, message=message)
+        message = ctx.rng.choice(
+            [
+                "Invites are out, please check your calendar.",
+                f"Sent invites for '{title}', see you there!",
+                "Meeting invitations sent, please respond.",
+            ]
+        ).replace("'", "")
+        query = self.phrase(
+            ctx, title=title, day=_nice(day), start=start, end=end, chat=chat["name"], word=word, city=city, message=message
+        )
         steps = [_meeting_step(title, day, start, end, people), Step("send_chat_message", {"chat_id": chat["id"], "content": message})]
-        return Draft(actor, query, steps, stated={"title": title, "day": day, "start": start, "end": end, "chat": chat["name"],
-                                                  "word": word, "city": city, "message": message},
-                     hidden=[len(people)], targets=(("chat", chat["id"]),))
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={
+                "title": title,
+                "day": day,
+                "start": start,
+                "end": end,
+                "chat": chat["name"],
+                "word": word,
+                "city": city,
+                "message": message,
+            },
+            hidden=[len(people)],
+            targets=(("chat", chat["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chat = _my_chat(api, stated["chat"])
@@ -774,18 +1004,27 @@ class HeadsSyncRoom(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind = 'division' ORDER BY d.id"), lambda division: self._draft(ctx, division), "division")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+                "WHERE d.kind = 'division' ORDER BY d.id"
+            ),
+            lambda division: self._draft(ctx, division),
+            "division",
+        )
 
     def _draft(self, ctx: GenContext, division: Any) -> Draft:
         actor = division["head"]
         below = [d for d in _subtree(ctx, division["id"]) if d != division["id"]]
         heads = sorted(e for e, d in _heads(ctx).items() if d in below)
         cal = _calendars(ctx, heads)
-        building = ctx.choice(ctx.rows("SELECT id, name FROM buildings WHERE location_id = ? ORDER BY id", _location(ctx, actor)), "building")
-        rooms = ctx.rows("SELECT id, name, capacity, has_video_conferencing AS vc FROM rooms WHERE building_id = ? AND is_bookable = 1",
-                         building["id"])
+        building = ctx.choice(
+            ctx.rows("SELECT id, name FROM buildings WHERE location_id = ? ORDER BY id", _location(ctx, actor)), "building"
+        )
+        rooms = ctx.rows(
+            "SELECT id, name, capacity, has_video_conferencing AS vc FROM rooms WHERE building_id = ? AND is_bookable = 1", building["id"]
+        )
         options = []
         for day in _weekdays_between():
             for start, end in SLOTS:
@@ -793,17 +1032,24 @@ class HeadsSyncRoom(Template):
                 free = [h for h in heads if not _overlaps(cal[h], s, e)]
                 if len(free) == len(heads) or len(free) < 3:
                     continue
-                fits = sorted((r for r in rooms if r["capacity"] >= len(free) + 1 and _room_free(ctx, r["id"], s, e)),
-                              key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]))
+                fits = sorted(
+                    (r for r in rooms if r["capacity"] >= len(free) + 1 and _room_free(ctx, r["id"], s, e)),
+                    key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]),
+                )
                 video = [r for r in fits if r["vc"]]
                 if len(video) >= 2 and not fits[0]["vc"]:
                     options.append((day, start, end, free, video[0]))
         day, start, end, free, room = ctx.choice(options, "slot")
         title = ctx.rng.choice(["{d} leadership sync", "{d} heads meeting", "{d} planning with leads"]).format(d=division["name"])
         query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, building=building["name"])
-        return Draft(actor, query, [_meeting_step(title, day, start, end, free, room=room["id"])],
-                     stated={"title": title, "day": day, "start": start, "end": end, "building": building["name"]},
-                     hidden=[room["name"], len(free)], targets=(("division", division["id"]),))
+        return Draft(
+            actor,
+            query,
+            [_meeting_step(title, day, start, end, free, room=room["id"])],
+            stated={"title": title, "day": day, "start": start, "end": end, "building": building["name"]},
+            hidden=[room["name"], len(free)],
+            targets=(("division", division["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)
@@ -811,9 +1057,17 @@ class HeadsSyncRoom(Template):
         units = api.all_pages("list_sub_departments", department_id=me["heads_department_id"], recursive=True)
         heads = [u["head_id"] for u in units if api.keep("free", not _busy(api, u["head_id"], start, end))]
         building = _building_id(api, stated["building"])
-        rooms = [r for r in api.all_pages("find_available_rooms", start=_at(stated["day"], stated["start"]),
-                                          end=_at(stated["day"], stated["end"]), min_capacity=len(heads) + 1, building_id=building)
-                 if api.keep("video", "video_conferencing" in r["equipment"])]
+        rooms = [
+            r
+            for r in api.all_pages(
+                "find_available_rooms",
+                start=_at(stated["day"], stated["start"]),
+                end=_at(stated["day"], stated["end"]),
+                min_capacity=len(heads) + 1,
+                building_id=building,
+            )
+            if api.keep("video", "video_conferencing" in r["equipment"])
+        ]
         ranked = sorted(rooms, key=lambda r: (r["capacity"], r["name"].casefold()))
         for room in api.top("smallest", ranked, 1, lambda r: r["capacity"]):
             _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], heads, room_id=room["room_id"])
@@ -833,10 +1087,16 @@ class RescheduleMeeting(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND substr(m.start_at, 1, 10) = substr(m.end_at, 1, 10) "
-            "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id",
-            _ts(FIRST_DAY, "00:00")), lambda meeting: self._draft(ctx, meeting), "meeting")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND substr(m.start_at, 1, 10) = substr(m.end_at, 1, 10) "
+                "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id",
+                _ts(FIRST_DAY, "00:00"),
+            ),
+            lambda meeting: self._draft(ctx, meeting),
+            "meeting",
+        )
 
     def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
         actor, day = meeting["organizer_id"], meeting["start_at"][:10]
@@ -845,12 +1105,20 @@ class RescheduleMeeting(Template):
         new_day = _shift(day, ctx.rng.choice([1, 2, 3, 7, 14, -1, -2, -7]))
         if new_day < FIRST_DAY or _day(new_day).weekday() >= 5 or new_day > LAST_DAY:
             raise NoTarget("new day")
-        if ctx.value("SELECT 1 FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id AND p.employee_id = ? "
-                     "WHERE m.title = ? COLLATE NOCASE AND substr(m.start_at, 1, 10) = ?", actor, meeting["title"], new_day):
+        if ctx.value(
+            "SELECT 1 FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id AND p.employee_id = ? "
+            "WHERE m.title = ? COLLATE NOCASE AND substr(m.start_at, 1, 10) = ?",
+            actor,
+            meeting["title"],
+            new_day,
+        ):
             raise NoTarget("the series already meets that day")
         start, end = meeting["start_at"][11:16], meeting["end_at"][11:16]
-        people = ctx.rows("SELECT employee_id, role FROM meeting_participants WHERE meeting_id = ? AND role != 'organiser' "
-                          "AND response != 'declined' ORDER BY employee_id", meeting["id"])
+        people = ctx.rows(
+            "SELECT employee_id, role FROM meeting_participants WHERE meeting_id = ? AND role != 'organiser' "
+            "AND response != 'declined' ORDER BY employee_id",
+            meeting["id"],
+        )
         if not people:
             raise NoTarget("nobody left")
         if meeting["room_id"] is not None:
@@ -861,11 +1129,27 @@ class RescheduleMeeting(Template):
             room_text = "It stays online only, as before."
         reason = f"Moved to {pretty_day(new_day).rsplit(',', 1)[0]}"
         query = self.phrase(ctx, title=meeting["title"], day=_nice(day), new_day=_nice(new_day), reason=reason, room=room_text)
-        steps = [Step("cancel_meeting", {"meeting_id": meeting["id"], "reason": reason}),
-                 _meeting_step(meeting["title"], new_day, start, end, [p["employee_id"] for p in people if p["role"] == "required"],
-                               [p["employee_id"] for p in people if p["role"] == "optional"], meeting["room_id"], meeting["agenda"])]
-        return Draft(actor, query, steps, stated={"title": meeting["title"], "day": day, "new_day": new_day, "reason": reason},
-                     hidden=[len(people)], targets=(("meeting", meeting["id"]),))
+        steps = [
+            Step("cancel_meeting", {"meeting_id": meeting["id"], "reason": reason}),
+            _meeting_step(
+                meeting["title"],
+                new_day,
+                start,
+                end,
+                [p["employee_id"] for p in people if p["role"] == "required"],
+                [p["employee_id"] for p in people if p["role"] == "optional"],
+                meeting["room_id"],
+                meeting["agenda"],
+            ),
+        ]
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"title": meeting["title"], "day": day, "new_day": new_day, "reason": reason},
+            hidden=[len(people)],
+            targets=(("meeting", meeting["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         found = _my_meeting(api, stated["title"], stated["day"])
@@ -882,8 +1166,9 @@ class RescheduleMeeting(Template):
             extra["room_id"] = meeting["room_id"]
         if meeting["agenda"]:
             extra["agenda"] = meeting["agenda"]
-        _create_meeting(api, stated["title"], stated["new_day"], meeting["start_at"][11:16], meeting["end_at"][11:16],
-                        required, optional, **extra)
+        _create_meeting(
+            api, stated["title"], stated["new_day"], meeting["start_at"][11:16], meeting["end_at"][11:16], required, optional, **extra
+        )
 
 
 # -- calendar and rooms -----------------------------------------------------------------------
@@ -916,7 +1201,12 @@ class OutOfOffice(Template):
             "WHERE m.status = 'scheduled' AND m.start_at > ? AND p.role != 'organiser' AND p.response != 'declined' "
             "UNION ALL SELECT booker_id, start_at, 'release', id FROM room_bookings WHERE meeting_id IS NULL AND status = 'active' "
             "AND start_at > ? UNION ALL SELECT employee_id, start_at, 'delete', id FROM schedule_entries "
-            "WHERE kind IN ('focus', 'personal', 'training') AND start_at > ? ORDER BY 1, 2, 3, 4", NOW, NOW, NOW, NOW)
+            "WHERE kind IN ('focus', 'personal', 'training') AND start_at > ? ORDER BY 1, 2, 3, 4",
+            NOW,
+            NOW,
+            NOW,
+            NOW,
+        )
         for r in rows:
             out.setdefault(r["emp"], []).append((r["start_at"], r["act"], r["id"]))
         return out
@@ -924,14 +1214,23 @@ class OutOfOffice(Template):
     def draft(self, ctx: GenContext) -> Draft:
         items = self._items(ctx)
         release = ctx.rng.random() < 0.8  # most of the time, a standalone room booking is among what goes
-        return _pick(ctx, sorted(e for e, its in items.items() if len({i[0][:10] for i in its}) >= 4
-                                 and (not release or any(i[1] == "release" for i in its))),
-                     lambda actor: self._draft(ctx, actor, items[actor], release), "busy employee")
+        return _pick(
+            ctx,
+            sorted(
+                e for e, its in items.items() if len({i[0][:10] for i in its}) >= 4 and (not release or any(i[1] == "release" for i in its))
+            ),
+            lambda actor: self._draft(ctx, actor, items[actor], release),
+            "busy employee",
+        )
 
     def _draft(self, ctx: GenContext, actor: int, mine: list[tuple[str, str, int]], release: bool) -> Draft:
         days = sorted({i[0][:10] for i in mine})
-        windows = [(a, b) for i, a in enumerate(days) for b in days[i + 1:]
-                   if a >= FIRST_DAY and days[0] < a and b < days[-1] and (_day(b) - _day(a)).days <= 21]
+        windows = [
+            (a, b)
+            for i, a in enumerate(days)
+            for b in days[i + 1 :]
+            if a >= FIRST_DAY and days[0] < a and b < days[-1] and (_day(b) - _day(a)).days <= 21
+        ]
         if release:
             windows = [(a, b) for a, b in windows if any(i[1] == "release" and a <= i[0][:10] <= b for i in mine)]
         first, last = ctx.choice(windows, "window")
@@ -942,13 +1241,21 @@ class OutOfOffice(Template):
         title = ctx.rng.choice(["Annual leave", "Family trip", "Vacation", "Out of office"])
         reason = ctx.rng.choice(["Organiser on annual leave", "Organiser out of office", "Away on leave, will reschedule"])
         query = self.phrase(ctx, first=pretty_day(first), last=pretty_day(last), title=title, reason=reason)
-        steps = ([Step("cancel_meeting", {"meeting_id": m, "reason": reason}) for m in acts["cancel"]]
-                 + [Step("respond_to_meeting", {"meeting_id": m, "response": "declined"}) for m in acts["decline"]]
-                 + [Step("release_room", {"booking_id": b}) for b in acts["release"]]
-                 + [Step("delete_schedule_entry", {"entry_id": e}) for e in acts["delete"]]
-                 + [Step("create_schedule_entry", {"title": title, "start": _at(first, "09:00"), "end": _at(last, "18:00"), "kind": "leave"})])
-        return Draft(actor, query, steps, stated={"first": first, "last": last, "title": title, "reason": reason},
-                     hidden=[len(inside)], targets=(("employee", actor),))
+        steps = (
+            [Step("cancel_meeting", {"meeting_id": m, "reason": reason}) for m in acts["cancel"]]
+            + [Step("respond_to_meeting", {"meeting_id": m, "response": "declined"}) for m in acts["decline"]]
+            + [Step("release_room", {"booking_id": b}) for b in acts["release"]]
+            + [Step("delete_schedule_entry", {"entry_id": e}) for e in acts["delete"]]
+            + [Step("create_schedule_entry", {"title": title, "start": _at(first, "09:00"), "end": _at(last, "18:00"), "kind": "leave"})]
+        )
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"first": first, "last": last, "title": title, "reason": reason},
+            hidden=[len(inside)],
+            targets=(("employee", actor),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         first, last = stated["first"], stated["last"]
@@ -992,11 +1299,19 @@ class FocusBlocks(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT s.employee_id, s.start_at, s.end_at FROM schedule_entries s JOIN employees e ON e.id = s.employee_id "
-            "WHERE e.status = 'active' AND s.start_at >= ? AND s.start_at < ? AND substr(s.start_at, 1, 10) = substr(s.end_at, 1, 10) "
-            "AND substr(s.end_at, 12, 8) BETWEEN '09:00:00' AND '16:00:00' AND substr(s.end_at, 15, 5) IN ('00:00', '30:00') "
-            "ORDER BY s.id", _ts(FIRST_DAY, "00:00"), _ts("2026-11-10", "00:00")), lambda anchor: self._draft(ctx, anchor), "anchor entry")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT s.employee_id, s.start_at, s.end_at FROM schedule_entries s JOIN employees e ON e.id = s.employee_id "
+                "WHERE e.status = 'active' AND s.start_at >= ? AND s.start_at < ? AND substr(s.start_at, 1, 10) = substr(s.end_at, 1, 10) "
+                "AND substr(s.end_at, 12, 8) BETWEEN '09:00:00' AND '16:00:00' AND substr(s.end_at, 15, 5) IN ('00:00', '30:00') "
+                "ORDER BY s.id",
+                _ts(FIRST_DAY, "00:00"),
+                _ts("2026-11-10", "00:00"),
+            ),
+            lambda anchor: self._draft(ctx, anchor),
+            "anchor entry",
+        )
 
     def _draft(self, ctx: GenContext, anchor: Any) -> Draft:
         actor, d0 = anchor["employee_id"], anchor["start_at"][:10]
@@ -1017,10 +1332,18 @@ class FocusBlocks(Template):
             raise NoTarget("no busy weekday")
         title = ctx.rng.choice(["Deep work", "Heads-down time", "No meetings please", "Writing time", "Focus block"])
         query = self.phrase(ctx, start=start, end=end, title=title, first=pretty_day(first), last=pretty_day(last))
-        steps = [Step("create_schedule_entry", {"title": title, "start": _at(d, start), "end": _at(d, end), "kind": "focus",
-                                                "is_private": True}) for d in free]
-        return Draft(actor, query, steps, stated={"first": first, "last": last, "start": start, "end": end, "title": title},
-                     hidden=[len(free)], targets=(("employee", actor),))
+        steps = [
+            Step("create_schedule_entry", {"title": title, "start": _at(d, start), "end": _at(d, end), "kind": "focus", "is_private": True})
+            for d in free
+        ]
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"first": first, "last": last, "start": start, "end": end, "title": title},
+            hidden=[len(free)],
+            targets=(("employee", actor),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         entries = api.all_pages("get_schedule", start=stated["first"], end=stated["last"])
@@ -1028,11 +1351,18 @@ class FocusBlocks(Template):
             if not api.keep("weekday", _day(day).weekday() < 5):
                 continue
             start, end = _ts(day, stated["start"]), _ts(day, stated["end"])
-            clash = any(api.compare("touching", e["end_at"], ">", start) and api.compare("touching", e["start_at"], "<", end)
-                        for e in entries)
+            clash = any(
+                api.compare("touching", e["end_at"], ">", start) and api.compare("touching", e["start_at"], "<", end) for e in entries
+            )
             if api.keep("free", not clash):
-                api.call("create_schedule_entry", title=stated["title"], start=_at(day, stated["start"]), end=_at(day, stated["end"]),
-                         kind="focus", is_private=True)
+                api.call(
+                    "create_schedule_entry",
+                    title=stated["title"],
+                    start=_at(day, stated["start"]),
+                    end=_at(day, stated["end"]),
+                    kind="focus",
+                    is_private=True,
+                )
 
 
 class WeekOfRoomBookings(Template):
@@ -1053,12 +1383,18 @@ class WeekOfRoomBookings(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT k.room_id, k.start_at, k.end_at, r.name, r.capacity, r.building_id, b.name AS building, b.location_id "
-            "FROM room_bookings k JOIN rooms r ON r.id = k.room_id JOIN buildings b ON b.id = r.building_id "
-            "WHERE k.status = 'active' AND k.start_at >= '2026-10-19 00:00:00' AND r.is_bookable = 1 "
-            "AND substr(k.start_at, 1, 10) = substr(k.end_at, 1, 10) AND substr(k.start_at, 15, 5) IN ('00:00', '30:00') "
-            "AND substr(k.end_at, 15, 5) IN ('00:00', '30:00') ORDER BY k.id"), lambda busy: self._draft(ctx, busy), "booking")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT k.room_id, k.start_at, k.end_at, r.name, r.capacity, r.building_id, b.name AS building, b.location_id "
+                "FROM room_bookings k JOIN rooms r ON r.id = k.room_id JOIN buildings b ON b.id = r.building_id "
+                "WHERE k.status = 'active' AND k.start_at >= '2026-10-19 00:00:00' AND r.is_bookable = 1 "
+                "AND substr(k.start_at, 1, 10) = substr(k.end_at, 1, 10) AND substr(k.start_at, 15, 5) IN ('00:00', '30:00') "
+                "AND substr(k.end_at, 15, 5) IN ('00:00', '30:00') ORDER BY k.id"
+            ),
+            lambda busy: self._draft(ctx, busy),
+            "booking",
+        )
 
     def _draft(self, ctx: GenContext, busy: Any) -> Draft:
         day = busy["start_at"][:10]
@@ -1070,28 +1406,51 @@ class WeekOfRoomBookings(Template):
             monday = _shift(monday, -7)  # the taken day falls in the second week
         days = _weekdays_between(monday, _shift(monday, 11 if two else 4))
         start, end = busy["start_at"][11:16], busy["end_at"][11:16]
-        others = ctx.rows("SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND capacity >= ? AND id != ? "
-                          "ORDER BY capacity, id", busy["building_id"], busy["capacity"], busy["room_id"])
+        others = ctx.rows(
+            "SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND capacity >= ? AND id != ? "
+            "ORDER BY capacity, id",
+            busy["building_id"],
+            busy["capacity"],
+            busy["room_id"],
+        )
         rooms = []
         for d in days:
             s, e = _ts(d, start), _ts(d, end)
             if _room_free(ctx, busy["room_id"], s, e):
                 rooms.append(busy["room_id"])
                 continue
-            free = sorted((r for r in others if _room_free(ctx, r["id"], s, e)), key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]))
+            free = sorted(
+                (r for r in others if _room_free(ctx, r["id"], s, e)), key=lambda r: (r["capacity"], r["name"].casefold(), r["id"])
+            )
             if len(free) < 2:
                 raise NoTarget("no choice of room")
             rooms.append(free[0]["id"])
-        actor = ctx.choice(ctx.column("SELECT id FROM employees WHERE location_id = ? AND status = 'active' ORDER BY id",
-                                      busy["location_id"]), "employee")
+        actor = ctx.choice(
+            ctx.column("SELECT id FROM employees WHERE location_id = ? AND status = 'active' ORDER BY id", busy["location_id"]), "employee"
+        )
         purpose = ctx.rng.choice(["Candidate interviews", "Customer calls", "Quiet work", "Training prep", "Vendor demos"])
-        weeks = (f"the two weeks starting Monday, {pretty_day(monday)}" if two else f"the week starting Monday, {pretty_day(monday)}")
+        weeks = f"the two weeks starting Monday, {pretty_day(monday)}" if two else f"the week starting Monday, {pretty_day(monday)}"
         query = self.phrase(ctx, room=busy["name"], building=busy["building"], purpose=purpose, start=start, end=end, weeks=weeks)
-        steps = [Step("book_room", {"room_id": r, "start": _at(d, start), "end": _at(d, end), "purpose": purpose}) for d, r in zip(days, rooms)]
+        steps = [
+            Step("book_room", {"room_id": r, "start": _at(d, start), "end": _at(d, end), "purpose": purpose}) for d, r in zip(days, rooms)
+        ]
         names = sorted({r["name"] for r in others if r["id"] in rooms})
-        return Draft(actor, query, steps, stated={"room": busy["name"], "building": busy["building"], "purpose": purpose, "start": start,
-                                                  "end": end, "monday": monday, "weeks": 2 if two else 1},
-                     hidden=names, targets=(("room", busy["room_id"]),))
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={
+                "room": busy["name"],
+                "building": busy["building"],
+                "purpose": purpose,
+                "start": start,
+                "end": end,
+                "monday": monday,
+                "weeks": 2 if two else 1,
+            },
+            hidden=names,
+            targets=(("room", busy["room_id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         room = _room(api, stated["room"], stated["building"])
@@ -1101,8 +1460,13 @@ class WeekOfRoomBookings(Template):
             if api.call("check_room_availability", room_id=room["room_id"], start=start, end=end)["available"]:
                 chosen = [room]
             else:
-                free = [r for r in api.all_pages("find_available_rooms", start=start, end=end, min_capacity=room["capacity"],
-                                                 building_id=room["building_id"]) if r["room_id"] != room["room_id"]]
+                free = [
+                    r
+                    for r in api.all_pages(
+                        "find_available_rooms", start=start, end=end, min_capacity=room["capacity"], building_id=room["building_id"]
+                    )
+                    if r["room_id"] != room["room_id"]
+                ]
                 ranked = sorted(free, key=lambda r: (r["capacity"], r["name"].casefold()))
                 chosen = api.top("smallest", ranked, 1, lambda r: r["capacity"])
             for r in chosen:
@@ -1125,9 +1489,15 @@ class AttendanceChat(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT organizer_id, title FROM meetings WHERE status = 'completed' GROUP BY organizer_id, title HAVING COUNT(*) >= 3 "
-            "ORDER BY organizer_id, title"), lambda series: self._draft(ctx, series), "series")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT organizer_id, title FROM meetings WHERE status = 'completed' GROUP BY organizer_id, title HAVING COUNT(*) >= 3 "
+                "ORDER BY organizer_id, title"
+            ),
+            lambda series: self._draft(ctx, series),
+            "series",
+        )
 
     def _draft(self, ctx: GenContext, series: Any) -> Draft:
         actor = series["organizer_id"]
@@ -1136,7 +1506,11 @@ class AttendanceChat(Template):
         counts = ctx.rows(
             "SELECT p.employee_id, SUM(p.attended = 1) AS n FROM meeting_participants p JOIN meetings m ON m.id = p.meeting_id "
             "WHERE m.organizer_id = ? AND m.title = ? AND m.status = 'completed' AND p.employee_id != ? "
-            "GROUP BY p.employee_id ORDER BY p.employee_id", actor, series["title"], actor)
+            "GROUP BY p.employee_id ORDER BY p.employee_id",
+            actor,
+            series["title"],
+            actor,
+        )
         levels = sorted({r["n"] for r in counts if r["n"] >= 2 and any(c["n"] < r["n"] for c in counts)})
         n = ctx.choice(levels, "attendance level")  # a real attendance count: "at least" must include it
         members = [r["employee_id"] for r in counts if r["n"] >= n]
@@ -1145,10 +1519,18 @@ class AttendanceChat(Template):
         name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
         message = ctx.rng.choice(MESSAGES)
         query = self.phrase(ctx, name=name, n=n, title=series["title"], message=message)
-        steps = [Step("create_chat", {"name": name, "member_ids": members, "chat_type": "project"}),
-                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message})]
-        return Draft(actor, query, steps, stated={"name": name, "n": n, "title": series["title"], "message": message},
-                     hidden=[len(members)], targets=(("series", actor, series["title"]),))
+        steps = [
+            Step("create_chat", {"name": name, "member_ids": members, "chat_type": "project"}),
+            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
+        ]
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"name": name, "n": n, "title": series["title"], "message": message},
+            hidden=[len(members)],
+            targets=(("series", actor, series["title"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)["employee_id"]
@@ -1178,8 +1560,12 @@ class NewcomerChat(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows("SELECT id, name FROM departments WHERE kind = 'division' ORDER BY id"),
-            lambda division: self._draft(ctx, division), "division")
+        return _pick(
+            ctx,
+            ctx.rows("SELECT id, name FROM departments WHERE kind = 'division' ORDER BY id"),
+            lambda division: self._draft(ctx, division),
+            "division",
+        )
 
     def _draft(self, ctx: GenContext, division: Any) -> Draft:
         people = _people(ctx, _subtree(ctx, division["id"]))
@@ -1191,24 +1577,39 @@ class NewcomerChat(Template):
             here = [p for p in others if p["location_id"] == loc]
             for cut in sorted({p["hire_date"] for p in here if p["hire_date"] >= "2024-01-01"}):
                 chosen = [p["id"] for p in here if p["hire_date"] >= cut]
-                if (3 <= len(chosen) <= 30 and any(p["hire_date"] < cut for p in here)
-                        and any(p["location_id"] != loc and p["hire_date"] >= cut for p in others)):
+                if (
+                    3 <= len(chosen) <= 30
+                    and any(p["hire_date"] < cut for p in here)
+                    and any(p["location_id"] != loc and p["hire_date"] >= cut for p in others)
+                ):
                     options.append((loc, cut, chosen))
         loc, cut, chosen = ctx.choice(options, "city and date")
         name = _chat_name(ctx, actor, SOCIAL_CHAT_NAMES)
         message = ctx.rng.choice(MESSAGES)
         query = self.phrase(ctx, name=name, division=division["name"], city=cities[loc], date=pretty_day(cut), message=message)
-        steps = [Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "social"}),
-                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message})]
-        return Draft(actor, query, steps, stated={"name": name, "division": division["name"], "city": cities[loc], "since": cut,
-                                                  "message": message}, hidden=[len(chosen)], targets=(("division", division["id"], loc),))
+        steps = [
+            Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "social"}),
+            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
+        ]
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"name": name, "division": division["name"], "city": cities[loc], "since": cut, "message": message},
+            hidden=[len(chosen)],
+            targets=(("division", division["id"], loc),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         division = _department(api, stated["division"])
         me = _me(api)["employee_id"]
-        members = [p["employee_id"] for p in _members(api, division["department_id"], sub=True)
-                   if p["employee_id"] != me and api.keep("city", p["location"].casefold() == stated["city"].casefold())
-                   and api.compare("hired", p["hire_date"], ">=", stated["since"])]
+        members = [
+            p["employee_id"]
+            for p in _members(api, division["department_id"], sub=True)
+            if p["employee_id"] != me
+            and api.keep("city", p["location"].casefold() == stated["city"].casefold())
+            and api.compare("hired", p["hire_date"], ">=", stated["since"])
+        ]
         chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=members, chat_type="social")
         api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
@@ -1226,20 +1627,35 @@ class PruneQuietChat(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT c.id, c.name, c.owner_id FROM chats c WHERE c.chat_type IN ('project', 'social', 'department') AND c.member_count >= 8 "
-            "ORDER BY c.id"), lambda chat: self._draft(ctx, chat), "chat")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT c.id, c.name, c.owner_id FROM chats c WHERE c.chat_type IN ('project', 'social', 'department') AND c.member_count >= 8 "
+                "ORDER BY c.id"
+            ),
+            lambda chat: self._draft(ctx, chat),
+            "chat",
+        )
 
     def _draft(self, ctx: GenContext, chat: Any) -> Draft:
         actor = chat["owner_id"]
         if not _unique_chat_for(ctx, actor, chat["name"]) or not _active(ctx, actor):
             raise NoTarget("chat name not unique")
         members = ctx.column("SELECT employee_id FROM chat_members WHERE chat_id = ? AND role != 'owner' ORDER BY employee_id", chat["id"])
-        last_any = {r["sender_id"]: r["d"] for r in ctx.rows(
-            "SELECT sender_id, MAX(substr(sent_at, 1, 10)) AS d FROM chat_messages WHERE chat_id = ? GROUP BY sender_id", chat["id"])}
-        last_kept = {r["sender_id"]: r["d"] for r in ctx.rows(
-            "SELECT sender_id, MAX(substr(sent_at, 1, 10)) AS d FROM chat_messages WHERE chat_id = ? AND is_recalled = 0 "
-            "GROUP BY sender_id", chat["id"])}
+        last_any = {
+            r["sender_id"]: r["d"]
+            for r in ctx.rows(
+                "SELECT sender_id, MAX(substr(sent_at, 1, 10)) AS d FROM chat_messages WHERE chat_id = ? GROUP BY sender_id", chat["id"]
+            )
+        }
+        last_kept = {
+            r["sender_id"]: r["d"]
+            for r in ctx.rows(
+                "SELECT sender_id, MAX(substr(sent_at, 1, 10)) AS d FROM chat_messages WHERE chat_id = ? AND is_recalled = 0 "
+                "GROUP BY sender_id",
+                chat["id"],
+            )
+        }
         dates = sorted({last_any[m] for m in members if m in last_any})
         cut = ctx.choice(dates[1:], "cut date")  # a member's last post day: "on or after" keeps them
 
@@ -1255,8 +1671,14 @@ class PruneQuietChat(Template):
         query = self.phrase(ctx, chat=chat["name"], date=pretty_day(cut), message=message)
         steps = [Step("remove_chat_member", {"chat_id": chat["id"], "employee_id": m}) for m in out]
         steps.append(Step("send_chat_message", {"chat_id": chat["id"], "content": message}))
-        return Draft(actor, query, steps, stated={"chat": chat["name"], "since": cut, "message": message},
-                     hidden=[len(out)], targets=(("chat", chat["id"]),))
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"chat": chat["name"], "since": cut, "message": message},
+            hidden=[len(out)],
+            targets=(("chat", chat["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chat = _my_chat(api, stated["chat"])
@@ -1285,11 +1707,16 @@ class TransferSeniorStaff(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
-            "JOIN department_heads h ON h.department_id = d.id JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id "
-            "AND c.chat_type = 'department' WHERE d.kind IN ('department', 'division') ORDER BY d.id"),
-            lambda dept: self._draft(ctx, dept), "department")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
+                "JOIN department_heads h ON h.department_id = d.id JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id "
+                "AND c.chat_type = 'department' WHERE d.kind IN ('department', 'division') ORDER BY d.id"
+            ),
+            lambda dept: self._draft(ctx, dept),
+            "department",
+        )
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         if not _unique_chat_for(ctx, dept["head"], dept["chat"]):
@@ -1304,26 +1731,48 @@ class TransferSeniorStaff(Template):
         for family in sorted({s["job_family"] for s in staff}):
             for level in sorted({s["level"] for s in staff if s["job_family"] == family}):
                 movers = [s["id"] for s in staff if s["job_family"] == family and s["level"] >= level]
-                if (2 <= len(movers) <= 12 and any(s["job_family"] == family and s["level"] < level for s in staff)
-                        and any(s["job_family"] != family and s["level"] >= level for s in staff)):
+                if (
+                    2 <= len(movers) <= 12
+                    and any(s["job_family"] == family and s["level"] < level for s in staff)
+                    and any(s["job_family"] != family and s["level"] >= level for s in staff)
+                ):
                     options.append((family, level, movers))
         family, level, movers = ctx.choice(options, "family and level")
-        message = ctx.rng.choice([f"Welcome to the {team_b['name']} team, new joiners!", "Heads-up: some team changes took effect today.",
-                                  "Org update: a few colleagues changed teams today."])
-        query = self.phrase(ctx, team_a=team_a["name"], team_b=team_b["name"], family=family, level=level, chat=dept["chat"], message=message)
+        message = ctx.rng.choice(
+            [
+                f"Welcome to the {team_b['name']} team, new joiners!",
+                "Heads-up: some team changes took effect today.",
+                "Org update: a few colleagues changed teams today.",
+            ]
+        )
+        query = self.phrase(
+            ctx, team_a=team_a["name"], team_b=team_b["name"], family=family, level=level, chat=dept["chat"], message=message
+        )
         steps = [Step("transfer_employee", {"employee_id": m, "department_id": team_b["id"]}) for m in movers]
         steps.append(Step("send_chat_message", {"chat_id": dept["chat_id"], "content": message}))
-        return Draft(dept["head"], query, steps, stated={"team_a": team_a["name"], "team_b": team_b["name"], "family": family,
-                                                         "level": level, "chat": dept["chat"], "message": message},
-                     targets=(("team", team_a["id"]),))
+        return Draft(
+            dept["head"],
+            query,
+            steps,
+            stated={
+                "team_a": team_a["name"],
+                "team_b": team_b["name"],
+                "family": family,
+                "level": level,
+                "chat": dept["chat"],
+                "message": message,
+            },
+            targets=(("team", team_a["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         team_a, team_b = _department(api, stated["team_a"]), _department(api, stated["team_b"])
         for person in _members(api, team_a["department_id"]):
             if person["is_department_head"]:
                 continue  # the product never transfers a head
-            if api.keep("family", person["job_family"].casefold() == stated["family"].casefold()) and \
-                    api.compare("level", person["level"], ">=", stated["level"]):
+            if api.keep("family", person["job_family"].casefold() == stated["family"].casefold()) and api.compare(
+                "level", person["level"], ">=", stated["level"]
+            ):
                 api.call("transfer_employee", employee_id=person["employee_id"], department_id=team_b["department_id"])
         api.call("send_chat_message", chat_id=_my_chat(api, stated["chat"])["chat_id"], content=stated["message"])
 
@@ -1342,17 +1791,25 @@ class TeamSplitTransfer(Template):
     words = ("Engineer", "Senior", "Manager", "Analyst", "Specialist", "Designer", "Account", "Research", "Product", "Data", "Marketing")
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, d.parent_id, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
-            "JOIN department_heads h ON h.department_id = d.id JOIN employees e ON e.id = h.employee_id "
-            "JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' "
-            "ORDER BY d.id"), lambda team: self._draft(ctx, team), "team")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, d.parent_id, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
+                "JOIN department_heads h ON h.department_id = d.id JOIN employees e ON e.id = h.employee_id "
+                "JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' "
+                "ORDER BY d.id"
+            ),
+            lambda team: self._draft(ctx, team),
+            "team",
+        )
 
     def _draft(self, ctx: GenContext, team: Any) -> Draft:
         if not _unique_chat_for(ctx, team["head"], team["chat"]):
             raise NoTarget("chat name")
-        team_b = ctx.choice(ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? AND id != ? ORDER BY id",
-                                     team["parent_id"], team["id"]), "sister team")
+        team_b = ctx.choice(
+            ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? AND id != ? ORDER BY id", team["parent_id"], team["id"]),
+            "sister team",
+        )
         in_chat = set(ctx.column("SELECT employee_id FROM chat_members WHERE chat_id = ?", team["chat_id"]))
         staff = [p for p in _people(ctx, [team["id"]]) if p["id"] != team["head"]]
         options = []
@@ -1360,18 +1817,34 @@ class TeamSplitTransfer(Template):
             has = [s for s in staff if word.casefold() in s["title"].casefold()]
             for level in sorted({s["level"] for s in has}):
                 movers = [s["id"] for s in has if s["level"] >= level]
-                if (2 <= len(movers) <= 8 and set(movers) <= in_chat and any(s["level"] < level for s in has)
-                        and any(word.casefold() not in s["title"].casefold() and s["level"] >= level for s in staff)):
+                if (
+                    2 <= len(movers) <= 8
+                    and set(movers) <= in_chat
+                    and any(s["level"] < level for s in has)
+                    and any(word.casefold() not in s["title"].casefold() and s["level"] >= level for s in staff)
+                ):
                     options.append((word, level, movers))
         word, level, movers = ctx.choice(options, "title word and level")
-        message = ctx.rng.choice([f"Please welcome our colleagues to {team_b['name']}, and thanks for everything!",
-                                  "Team update: a few of us moved to a sister team today.", "Org update: the team changes took effect today."])
+        message = ctx.rng.choice(
+            [
+                f"Please welcome our colleagues to {team_b['name']}, and thanks for everything!",
+                "Team update: a few of us moved to a sister team today.",
+                "Org update: the team changes took effect today.",
+            ]
+        )
         query = self.phrase(ctx, word=word, level=level, team_b=team_b["name"], chat=team["chat"], message=message)
-        steps = ([Step("transfer_employee", {"employee_id": m, "department_id": team_b["id"]}) for m in movers]
-                 + [Step("remove_chat_member", {"chat_id": team["chat_id"], "employee_id": m}) for m in movers]
-                 + [Step("send_chat_message", {"chat_id": team["chat_id"], "content": message})])
-        return Draft(team["head"], query, steps, stated={"word": word, "level": level, "team_b": team_b["name"], "chat": team["chat"],
-                                                         "message": message}, targets=(("team", team["id"]),))
+        steps = (
+            [Step("transfer_employee", {"employee_id": m, "department_id": team_b["id"]}) for m in movers]
+            + [Step("remove_chat_member", {"chat_id": team["chat_id"], "employee_id": m}) for m in movers]
+            + [Step("send_chat_message", {"chat_id": team["chat_id"], "content": message})]
+        )
+        return Draft(
+            team["head"],
+            query,
+            steps,
+            stated={"word": word, "level": level, "team_b": team_b["name"], "chat": team["chat"], "message": message},
+            targets=(("team", team["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)
@@ -1380,8 +1853,9 @@ class TeamSplitTransfer(Template):
         for person in _members(api, me["department_id"]):
             if person["is_department_head"]:
                 continue  # that is me: nobody transfers themselves
-            if api.keep("word", stated["word"].casefold() in person["title"].casefold()) and \
-                    api.compare("level", person["level"], ">=", stated["level"]):
+            if api.keep("word", stated["word"].casefold() in person["title"].casefold()) and api.compare(
+                "level", person["level"], ">=", stated["level"]
+            ):
                 api.call("transfer_employee", employee_id=person["employee_id"], department_id=team_b["department_id"])
                 moved.append(person["employee_id"])
         chat = _my_chat(api, stated["chat"])
@@ -1403,10 +1877,16 @@ class AddTeamToChat(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT c.id, c.name, cm.employee_id AS actor FROM chats c JOIN chat_members cm ON cm.chat_id = c.id AND cm.role IN ('owner', 'admin') "
-            "JOIN employees e ON e.id = cm.employee_id WHERE c.chat_type IN ('project', 'social') AND e.status = 'active' "
-            "ORDER BY c.id, cm.employee_id"), lambda chat: self._draft(ctx, chat), "chat")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT c.id, c.name, cm.employee_id AS actor FROM chats c JOIN chat_members cm ON cm.chat_id = c.id AND cm.role IN ('owner', 'admin') "
+                "JOIN employees e ON e.id = cm.employee_id WHERE c.chat_type IN ('project', 'social') AND e.status = 'active' "
+                "ORDER BY c.id, cm.employee_id"
+            ),
+            lambda chat: self._draft(ctx, chat),
+            "chat",
+        )
 
     def _draft(self, ctx: GenContext, chat: Any) -> Draft:
         actor = chat["actor"]
@@ -1419,24 +1899,38 @@ class AddTeamToChat(Template):
             active = [p for p in out if p["status"] == "active"]
             for level in sorted({p["level"] for p in active}):
                 chosen = [p["id"] for p in active if p["level"] >= level]
-                if (2 <= len(chosen) <= 15 and any(p["level"] < level for p in active)
-                        and any(p["status"] == "on_leave" and p["level"] >= level for p in out)):
+                if (
+                    2 <= len(chosen) <= 15
+                    and any(p["level"] < level for p in active)
+                    and any(p["status"] == "on_leave" and p["level"] >= level for p in out)
+                ):
                     options.append((team, level, chosen))
         team, level, chosen = ctx.choice(options, "team and level")
         message = ctx.rng.choice(MESSAGES)
         query = self.phrase(ctx, chat=chat["name"], team=team["name"], level=level, message=message)
-        steps = [Step("add_chat_members", {"chat_id": chat["id"], "employee_ids": chosen}),
-                 Step("send_chat_message", {"chat_id": chat["id"], "content": message})]
-        return Draft(actor, query, steps, stated={"chat": chat["name"], "team": team["name"], "level": level, "message": message},
-                     targets=(("chat", chat["id"]),))
+        steps = [
+            Step("add_chat_members", {"chat_id": chat["id"], "employee_ids": chosen}),
+            Step("send_chat_message", {"chat_id": chat["id"], "content": message}),
+        ]
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"chat": chat["name"], "team": team["name"], "level": level, "message": message},
+            targets=(("chat", chat["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chat = _my_chat(api, stated["chat"])
         already = {m["employee_id"] for m in api.all_pages("list_chat_members", chat_id=chat["chat_id"])}
         team = _department(api, stated["team"])
-        new = [p["employee_id"] for p in _members(api, team["department_id"])
-               if p["employee_id"] not in already and api.compare("level", p["level"], ">=", stated["level"])
-               and api.keep("leave", p["status"] != "on_leave")]
+        new = [
+            p["employee_id"]
+            for p in _members(api, team["department_id"])
+            if p["employee_id"] not in already
+            and api.compare("level", p["level"], ">=", stated["level"])
+            and api.keep("leave", p["status"] != "on_leave")
+        ]
         api.call("add_chat_members", chat_id=chat["chat_id"], employee_ids=new)
         api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
@@ -1454,8 +1948,12 @@ class CitySocialChat(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows("SELECT id, name, kind FROM departments WHERE kind IN ('division', 'department') ORDER BY id"),
-            lambda scope: self._draft(ctx, scope), "scope")
+        return _pick(
+            ctx,
+            ctx.rows("SELECT id, name, kind FROM departments WHERE kind IN ('division', 'department') ORDER BY id"),
+            lambda scope: self._draft(ctx, scope),
+            "scope",
+        )
 
     def _draft(self, ctx: GenContext, scope: Any) -> Draft:
         people = _people(ctx, _subtree(ctx, scope["id"]))
@@ -1465,24 +1963,39 @@ class CitySocialChat(Template):
         options = []
         for loc in sorted({p["location_id"] for p in others}):
             chosen = [p["id"] for p in others if p["location_id"] == loc and p["status"] == "active"]
-            if (3 <= len(chosen) <= 40 and any(p["location_id"] == loc and p["status"] == "on_leave" for p in others)
-                    and any(p["location_id"] != loc and p["status"] == "active" for p in others)):
+            if (
+                3 <= len(chosen) <= 40
+                and any(p["location_id"] == loc and p["status"] == "on_leave" for p in others)
+                and any(p["location_id"] != loc and p["status"] == "active" for p in others)
+            ):
                 options.append((loc, chosen))
         loc, chosen = ctx.choice(options, "city")
         name = _chat_name(ctx, actor, SOCIAL_CHAT_NAMES)
         message = ctx.rng.choice(MESSAGES)
         query = self.phrase(ctx, name=name, dept=scope["name"], kind=scope["kind"], city=cities[loc], message=message)
-        steps = [Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "social"}),
-                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message})]
-        return Draft(actor, query, steps, stated={"name": name, "dept": scope["name"], "city": cities[loc], "message": message},
-                     hidden=[len(chosen)], targets=(("scope", scope["id"], loc),))
+        steps = [
+            Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "social"}),
+            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
+        ]
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"name": name, "dept": scope["name"], "city": cities[loc], "message": message},
+            hidden=[len(chosen)],
+            targets=(("scope", scope["id"], loc),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         scope = _department(api, stated["dept"])
         me = _me(api)["employee_id"]
-        members = [p["employee_id"] for p in _members(api, scope["department_id"], sub=True)
-                   if p["employee_id"] != me and api.keep("city", p["location"].casefold() == stated["city"].casefold())
-                   and api.keep("leave", p["status"] != "on_leave")]
+        members = [
+            p["employee_id"]
+            for p in _members(api, scope["department_id"], sub=True)
+            if p["employee_id"] != me
+            and api.keep("city", p["location"].casefold() == stated["city"].casefold())
+            and api.keep("leave", p["status"] != "on_leave")
+        ]
         chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=members, chat_type="social")
         api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
@@ -1503,9 +2016,15 @@ class ProjectKickoff(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind = 'department' ORDER BY d.id"), lambda dept: self._draft(ctx, dept), "department")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+                "WHERE d.kind = 'department' ORDER BY d.id"
+            ),
+            lambda dept: self._draft(ctx, dept),
+            "department",
+        )
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         actor = dept["head"]
@@ -1514,8 +2033,11 @@ class ProjectKickoff(Template):
         for family in sorted({p["job_family"] for p in people}):
             for level in sorted({p["level"] for p in people if p["job_family"] == family}):
                 chosen = [p["id"] for p in people if p["job_family"] == family and p["level"] >= level]
-                if (3 <= len(chosen) <= 20 and any(p["job_family"] == family and p["level"] < level for p in people)
-                        and any(p["job_family"] != family and p["level"] >= level for p in people)):
+                if (
+                    3 <= len(chosen) <= 20
+                    and any(p["job_family"] == family and p["level"] < level for p in people)
+                    and any(p["job_family"] != family and p["level"] >= level for p in people)
+                ):
                     options.append((family, level, chosen))
         family, level, chosen = ctx.choice(options, "family and level")
         name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
@@ -1523,21 +2045,51 @@ class ProjectKickoff(Template):
         day = ctx.choice(_weekdays_between())
         start, end = ctx.rng.choice(SLOTS)
         title = f"{name} kickoff"
-        query = self.phrase(ctx, name=name, family=family, level=level, dept=dept["name"], message=message, title=title,
-                            day=_nice(day), start=start, end=end)
-        steps = [Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "project"}),
-                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
-                 _meeting_step(title, day, start, end, chosen)]
-        return Draft(actor, query, steps, stated={"name": name, "family": family, "level": level, "dept": dept["name"], "message": message,
-                                                  "title": title, "day": day, "start": start, "end": end},
-                     targets=(("department", dept["id"]),))
+        query = self.phrase(
+            ctx,
+            name=name,
+            family=family,
+            level=level,
+            dept=dept["name"],
+            message=message,
+            title=title,
+            day=_nice(day),
+            start=start,
+            end=end,
+        )
+        steps = [
+            Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "project"}),
+            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
+            _meeting_step(title, day, start, end, chosen),
+        ]
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={
+                "name": name,
+                "family": family,
+                "level": level,
+                "dept": dept["name"],
+                "message": message,
+                "title": title,
+                "day": day,
+                "start": start,
+                "end": end,
+            },
+            targets=(("department", dept["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         dept = _department(api, stated["dept"])
         me = _me(api)["employee_id"]
-        people = [p["employee_id"] for p in _members(api, dept["department_id"], sub=True)
-                  if p["employee_id"] != me and api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
-                  and api.compare("level", p["level"], ">=", stated["level"])]
+        people = [
+            p["employee_id"]
+            for p in _members(api, dept["department_id"], sub=True)
+            if p["employee_id"] != me
+            and api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
+            and api.compare("level", p["level"], ">=", stated["level"])
+        ]
         chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=people, chat_type="project")
         api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
         _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], people)
@@ -1556,33 +2108,56 @@ class SabbaticalChats(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.column(
-            "SELECT cm.employee_id FROM chat_members cm JOIN chats c ON c.id = cm.chat_id JOIN employees e ON e.id = cm.employee_id "
-            "WHERE c.chat_type = 'project' AND cm.role != 'owner' AND e.status = 'active' GROUP BY cm.employee_id ORDER BY cm.employee_id"),
-            lambda actor: self._draft(ctx, actor), "chat member")
+        return _pick(
+            ctx,
+            ctx.column(
+                "SELECT cm.employee_id FROM chat_members cm JOIN chats c ON c.id = cm.chat_id JOIN employees e ON e.id = cm.employee_id "
+                "WHERE c.chat_type = 'project' AND cm.role != 'owner' AND e.status = 'active' GROUP BY cm.employee_id ORDER BY cm.employee_id"
+            ),
+            lambda actor: self._draft(ctx, actor),
+            "chat member",
+        )
 
     def _draft(self, ctx: GenContext, actor: Any) -> Draft:
-        chats = ctx.rows("SELECT c.id, c.chat_type, cm.role FROM chat_members cm JOIN chats c ON c.id = cm.chat_id WHERE cm.employee_id = ? "
-                         "ORDER BY c.id", actor)
+        chats = ctx.rows(
+            "SELECT c.id, c.chat_type, cm.role FROM chat_members cm JOIN chats c ON c.id = cm.chat_id WHERE cm.employee_id = ? "
+            "ORDER BY c.id",
+            actor,
+        )
         leave = [c["id"] for c in chats if c["chat_type"] == "project" and c["role"] != "owner"]
         if not any(c["chat_type"] != "project" and c["role"] != "owner" for c in chats):
             raise NoTarget("no other chat")
         first = ctx.choice(_weekdays_between(FIRST_DAY, "2026-11-20"))
         last = _shift(first, ctx.rng.choice([4, 7, 11, 14, 21]))
         title = ctx.rng.choice(["Sabbatical", "Parental leave", "Study leave", "Long vacation"])
-        message = ctx.rng.choice(["I am off for a while; please reach my manager in the meantime. Bye for now!",
-                                  "Leaving this chat before my leave. Thanks all, and good luck with the project!",
-                                  "Signing off from this group for my time away. Take care!"])
+        message = ctx.rng.choice(
+            [
+                "I am off for a while; please reach my manager in the meantime. Bye for now!",
+                "Leaving this chat before my leave. Thanks all, and good luck with the project!",
+                "Signing off from this group for my time away. Take care!",
+            ]
+        )
         query = self.phrase(ctx, first=pretty_day(first), last=pretty_day(last), title=title, message=message)
         steps = [Step("create_schedule_entry", {"title": title, "start": _at(first, "09:00"), "end": _at(last, "18:00"), "kind": "leave"})]
         for chat in leave:
             steps += [Step("send_chat_message", {"chat_id": chat, "content": message}), Step("leave_chat", {"chat_id": chat})]
-        return Draft(actor, query, steps, stated={"first": first, "last": last, "title": title, "message": message},
-                     hidden=[len(leave)], targets=(("employee", actor),))
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"first": first, "last": last, "title": title, "message": message},
+            hidden=[len(leave)],
+            targets=(("employee", actor),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        api.call("create_schedule_entry", title=stated["title"], start=_at(stated["first"], "09:00"), end=_at(stated["last"], "18:00"),
-                 kind="leave")
+        api.call(
+            "create_schedule_entry",
+            title=stated["title"],
+            start=_at(stated["first"], "09:00"),
+            end=_at(stated["last"], "18:00"),
+            kind="leave",
+        )
         for chat in api.all_pages("list_my_chats"):
             if chat["my_role"] == "owner" or not api.keep("project", chat["chat_type"] == "project"):
                 continue
@@ -1607,9 +2182,15 @@ class SeniorPanel(Template):
     titles = ("Calibration", "Career conversation", "Architecture interview", "Mentoring kick-off")
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind = 'department' ORDER BY d.id"), lambda dept: self._draft(ctx, dept), "department")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+                "WHERE d.kind = 'department' ORDER BY d.id"
+            ),
+            lambda dept: self._draft(ctx, dept),
+            "department",
+        )
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         heads = _heads(ctx)
@@ -1619,30 +2200,50 @@ class SeniorPanel(Template):
             return sorted(people, key=lambda p: (-p["level"], p["hire_date"], p["id"]))
 
         active = ranked([p for p in staff if p["status"] == "active"])
-        options = [k for k in (3, 4, 5, 6) if len(active) > k + 1
-                   and len({(p["level"], p["hire_date"]) for p in active[:k + 1]}) == k + 1
-                   and any(p["status"] == "on_leave" for p in ranked(staff)[:k])]
+        options = [
+            k
+            for k in (3, 4, 5, 6)
+            if len(active) > k + 1
+            and len({(p["level"], p["hire_date"]) for p in active[: k + 1]}) == k + 1
+            and any(p["status"] == "on_leave" for p in ranked(staff)[:k])
+        ]
         k = ctx.choice(options, "k")
         chosen = active[:k]
         day = ctx.choice(_weekdays_between())
         first = ctx.rng.choice(["09:00", "10:00", "13:30", "15:00"])
         title = ctx.rng.choice(self.titles)
         query = self.phrase(ctx, k=k, dept=dept["name"], title=title, day=_nice(day), start=first)
-        steps = [_meeting_step(f"{title}: {p['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [p["id"]])
-                 for i, p in enumerate(chosen)]
-        return Draft(dept["head"], query, steps, stated={"k": k, "dept": dept["name"], "title": title, "day": day, "start": first},
-                     targets=(("department", dept["id"]),))
+        steps = [
+            _meeting_step(f"{title}: {p['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [p["id"]])
+            for i, p in enumerate(chosen)
+        ]
+        return Draft(
+            dept["head"],
+            query,
+            steps,
+            stated={"k": k, "dept": dept["name"], "title": title, "day": day, "start": first},
+            targets=(("department", dept["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         dept = _department(api, stated["dept"])
         me = _me(api)["employee_id"]
-        people = [p for p in _members(api, dept["department_id"], sub=True)
-                  if p["employee_id"] != me and api.keep("heads", not p["is_department_head"]) and api.keep("leave", p["status"] != "on_leave")]
+        people = [
+            p
+            for p in _members(api, dept["department_id"], sub=True)
+            if p["employee_id"] != me and api.keep("heads", not p["is_department_head"]) and api.keep("leave", p["status"] != "on_leave")
+        ]
         ranked = sorted(people, key=lambda p: (-p["level"], p["hire_date"]))
         first = _minutes(stated["start"])
         for i, person in enumerate(api.top("top", ranked, stated["k"], lambda p: (p["level"], p["hire_date"]))):
-            _create_meeting(api, f"{stated['title']}: {person['name']}", stated["day"], _hm(first + 30 * i), _hm(first + 30 * (i + 1)),
-                            [person["employee_id"]])
+            _create_meeting(
+                api,
+                f"{stated['title']}: {person['name']}",
+                stated["day"],
+                _hm(first + 30 * i),
+                _hm(first + 30 * (i + 1)),
+                [person["employee_id"]],
+            )
 
 
 class SkipLevelMeetings(Template):
@@ -1661,10 +2262,15 @@ class SkipLevelMeetings(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-            "WHERE d.kind = 'department' AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 2 ORDER BY d.id"),
-            lambda dept: self._draft(ctx, dept), "department")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+                "WHERE d.kind = 'department' AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 2 ORDER BY d.id"
+            ),
+            lambda dept: self._draft(ctx, dept),
+            "department",
+        )
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         teams = ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? ORDER BY id", dept["id"])
@@ -1674,7 +2280,9 @@ class SkipLevelMeetings(Template):
         heads = _heads(ctx)
         chosen, leave_bites = [], False
         for team in ordered:
-            staff = sorted((p for p in _people(ctx, [team["id"]]) if p["id"] not in heads), key=lambda p: (-p["level"], p["hire_date"], p["id"]))
+            staff = sorted(
+                (p for p in _people(ctx, [team["id"]]) if p["id"] not in heads), key=lambda p: (-p["level"], p["hire_date"], p["id"])
+            )
             active = [p for p in staff if p["status"] == "active"]
             if (active[0]["level"], active[0]["hire_date"]) == (active[1]["level"], active[1]["hire_date"]):
                 raise NoTarget("a tie the tie-break does not settle")
@@ -1684,8 +2292,10 @@ class SkipLevelMeetings(Template):
             raise NoTarget("nobody on leave at the top")
         day = ctx.choice(_weekdays_between())
         first = ctx.rng.choice(["09:00", "10:00", "14:00", "15:30"])
-        steps = [_meeting_step(f"Skip-level: {t['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [c])
-                 for i, (t, c) in enumerate(zip(ordered, chosen))]
+        steps = [
+            _meeting_step(f"Skip-level: {t['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [c])
+            for i, (t, c) in enumerate(zip(ordered, chosen))
+        ]
         query = self.phrase(ctx, day=_nice(day), start=first)
         return Draft(dept["head"], query, steps, stated={"day": day, "start": first}, targets=(("department", dept["id"]),))
 
@@ -1694,12 +2304,21 @@ class SkipLevelMeetings(Template):
         teams = api.all_pages("list_sub_departments", department_id=me["heads_department_id"])
         first = _minutes(stated["start"])
         for i, team in enumerate(api.order("alphabetical", teams, key=lambda t: t["name"].casefold())):
-            staff = [p for p in _members(api, team["department_id"])
-                     if not p["is_department_head"] and api.keep("leave", p["status"] != "on_leave")]
+            staff = [
+                p
+                for p in _members(api, team["department_id"])
+                if not p["is_department_head"] and api.keep("leave", p["status"] != "on_leave")
+            ]
             ranked = sorted(staff, key=lambda p: (-p["level"], p["hire_date"]))
             chosen = api.top("top", ranked, 1, lambda p: (p["level"], p["hire_date"]))
-            _create_meeting(api, f"Skip-level: {team['name']}", stated["day"], _hm(first + 30 * i), _hm(first + 30 * (i + 1)),
-                            [p["employee_id"] for p in chosen])
+            _create_meeting(
+                api,
+                f"Skip-level: {team['name']}",
+                stated["day"],
+                _hm(first + 30 * i),
+                _hm(first + 30 * (i + 1)),
+                [p["employee_id"] for p in chosen],
+            )
 
 
 class WeeklyTeamSeries(Template):
@@ -1722,45 +2341,72 @@ class WeeklyTeamSeries(Template):
     titles = ("{team} weekly sync", "{team} planning", "{team} team meeting", "{team} weekly check-in")
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT d.id, d.name FROM departments d WHERE d.kind = 'team' AND d.headcount <= 16 AND EXISTS (SELECT 1 FROM employees e "
-            "WHERE e.department_id = d.id AND e.status = 'on_leave') ORDER BY d.id"), lambda team: self._draft(ctx, team), "team")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT d.id, d.name FROM departments d WHERE d.kind = 'team' AND d.headcount <= 16 AND EXISTS (SELECT 1 FROM employees e "
+                "WHERE e.department_id = d.id AND e.status = 'on_leave') ORDER BY d.id"
+            ),
+            lambda team: self._draft(ctx, team),
+            "team",
+        )
 
     def _draft(self, ctx: GenContext, team: Any) -> Draft:
         members = _people(ctx, [team["id"]])
         actor = ctx.choice([m["id"] for m in members if m["status"] == "active"], "member")
         invitees = [m["id"] for m in members if m["status"] == "active" and m["id"] != actor]
         need = len(invitees) + 1
-        building = ctx.choice(ctx.rows("SELECT id, name FROM buildings WHERE location_id = ? ORDER BY id", _location(ctx, actor)), "building")
+        building = ctx.choice(
+            ctx.rows("SELECT id, name FROM buildings WHERE location_id = ? ORDER BY id", _location(ctx, actor)), "building"
+        )
         n = ctx.rng.choice([3, 4])
         first = ctx.choice(_weekdays_between(FIRST_DAY, _shift("2026-11-13", -7 * n)))
         dates = [_shift(first, 7 * i) for i in range(n)]
         start, end = ctx.rng.choice(SLOTS)
-        rooms = ctx.rows("SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND capacity >= ?",
-                         building["id"], need)
-        free = sorted((r for r in rooms if all(_room_free(ctx, r["id"], _ts(d, start), _ts(d, end)) for d in dates)),
-                      key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]))
+        rooms = ctx.rows(
+            "SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND capacity >= ?", building["id"], need
+        )
+        free = sorted(
+            (r for r in rooms if all(_room_free(ctx, r["id"], _ts(d, start), _ts(d, end)) for d in dates)),
+            key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]),
+        )
         if len(free) < 2:
             raise NoTarget("no choice of room")
         title = ctx.rng.choice(self.titles).format(team=team["name"])
-        query = self.phrase(ctx, title=title, n=n, weekday=_weekday(first), first=pretty_day(first), start=start, end=end,
-                            building=building["name"])
+        query = self.phrase(
+            ctx, title=title, n=n, weekday=_weekday(first), first=pretty_day(first), start=start, end=end, building=building["name"]
+        )
         steps = [_meeting_step(title, d, start, end, invitees, room=free[0]["id"]) for d in dates]
-        return Draft(actor, query, steps, stated={"title": title, "n": n, "first": first, "start": start, "end": end,
-                                                  "building": building["name"]},
-                     hidden=[free[0]["name"], len(invitees)], targets=(("team", team["id"]),))
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={"title": title, "n": n, "first": first, "start": start, "end": end, "building": building["name"]},
+            hidden=[free[0]["name"], len(invitees)],
+            targets=(("team", team["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)
-        invitees = [p["employee_id"] for p in _members(api, me["department_id"])
-                    if p["employee_id"] != me["employee_id"] and api.keep("leave", p["status"] != "on_leave")]
+        invitees = [
+            p["employee_id"]
+            for p in _members(api, me["department_id"])
+            if p["employee_id"] != me["employee_id"] and api.keep("leave", p["status"] != "on_leave")
+        ]
         building = _building_id(api, stated["building"])
         dates = [_shift(stated["first"], 7 * i) for i in range(stated["n"])]
         free: dict[int, dict[str, Any]] | None = None
         for day in dates:
-            rooms = {r["room_id"]: r for r in api.all_pages("find_available_rooms", start=_at(day, stated["start"]),
-                                                              end=_at(day, stated["end"]), min_capacity=len(invitees) + 1,
-                                                              building_id=building)}
+            rooms = {
+                r["room_id"]: r
+                for r in api.all_pages(
+                    "find_available_rooms",
+                    start=_at(day, stated["start"]),
+                    end=_at(day, stated["end"]),
+                    min_capacity=len(invitees) + 1,
+                    building_id=building,
+                )
+            }
             free = rooms if free is None else {i: r for i, r in free.items() if i in rooms}
         ranked = sorted((free or {}).values(), key=lambda r: (r["capacity"], r["name"].casefold()))
         for room in api.top("smallest", ranked, 1, lambda r: r["capacity"]):
@@ -1784,19 +2430,28 @@ class FollowupMeeting(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT m.id, m.title, m.organizer_id, m.start_at FROM meetings m JOIN employees e ON e.id = m.organizer_id "
-            "WHERE m.status = 'completed' AND e.status = 'active' AND length(m.title) <= 80 "
-            "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') "
-            "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response != 'declined' AND p.attended = 0) "
-            "ORDER BY m.id"), lambda meeting: self._draft(ctx, meeting), "meeting")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT m.id, m.title, m.organizer_id, m.start_at FROM meetings m JOIN employees e ON e.id = m.organizer_id "
+                "WHERE m.status = 'completed' AND e.status = 'active' AND length(m.title) <= 80 "
+                "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') "
+                "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response != 'declined' AND p.attended = 0) "
+                "ORDER BY m.id"
+            ),
+            lambda meeting: self._draft(ctx, meeting),
+            "meeting",
+        )
 
     def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
         actor, day = meeting["organizer_id"], meeting["start_at"][:10]
         if not _unique_meeting_for(ctx, actor, meeting["title"], day):
             raise NoTarget("title not unique that day")
-        parts = ctx.rows("SELECT employee_id, response, attended FROM meeting_participants WHERE meeting_id = ? AND role != 'organiser' "
-                         "ORDER BY employee_id", meeting["id"])
+        parts = ctx.rows(
+            "SELECT employee_id, response, attended FROM meeting_participants WHERE meeting_id = ? AND role != 'organiser' "
+            "ORDER BY employee_id",
+            meeting["id"],
+        )
         required = [p["employee_id"] for p in parts if p["response"] != "declined" and p["attended"]]
         optional = [p["employee_id"] for p in parts if p["response"] != "declined" and not p["attended"]]
         if not required:
@@ -1806,14 +2461,39 @@ class FollowupMeeting(Template):
         new_title = f"{meeting['title']} follow-up"
         name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
         message = ctx.rng.choice(MESSAGES)
-        query = self.phrase(ctx, title=meeting["title"], day=_nice(day), new_title=new_title, new_day=_nice(new_day), start=start, end=end,
-                            name=name, message=message)
-        steps = [Step("create_chat", {"name": name, "member_ids": required, "chat_type": "project"}),
-                 Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
-                 _meeting_step(new_title, new_day, start, end, required, optional)]
-        return Draft(actor, query, steps, stated={"title": meeting["title"], "day": day, "new_title": new_title, "new_day": new_day,
-                                                  "start": start, "end": end, "name": name, "message": message},
-                     hidden=[len(required), len(optional)], targets=(("meeting", meeting["id"]),))
+        query = self.phrase(
+            ctx,
+            title=meeting["title"],
+            day=_nice(day),
+            new_title=new_title,
+            new_day=_nice(new_day),
+            start=start,
+            end=end,
+            name=name,
+            message=message,
+        )
+        steps = [
+            Step("create_chat", {"name": name, "member_ids": required, "chat_type": "project"}),
+            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
+            _meeting_step(new_title, new_day, start, end, required, optional),
+        ]
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={
+                "title": meeting["title"],
+                "day": day,
+                "new_title": new_title,
+                "new_day": new_day,
+                "start": start,
+                "end": end,
+                "name": name,
+                "message": message,
+            },
+            hidden=[len(required), len(optional)],
+            targets=(("meeting", meeting["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         meeting = _my_meeting(api, stated["title"], stated["day"])
@@ -1844,16 +2524,27 @@ class ManagerPeersMeeting(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT h.employee_id AS id, h.department_id FROM department_heads h JOIN departments d ON d.id = h.department_id "
-            "JOIN employees e ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"),
-            lambda lead: self._draft(ctx, lead), "manager")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT h.employee_id AS id, h.department_id FROM department_heads h JOIN departments d ON d.id = h.department_id "
+                "JOIN employees e ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"
+            ),
+            lambda lead: self._draft(ctx, lead),
+            "manager",
+        )
 
     def _draft(self, ctx: GenContext, lead: Any) -> Draft:
         reports = ctx.rows("SELECT id, name, level, status FROM employees WHERE manager_id = ? ORDER BY id", lead["id"])
-        actor = ctx.choice(ctx.column("SELECT id FROM employees WHERE status = 'active' AND level >= 4 AND department_id != ? "
-                                      "AND location_id = (SELECT location_id FROM employees WHERE id = ?) ORDER BY id",
-                                      lead["department_id"], lead["id"]), "organiser")
+        actor = ctx.choice(
+            ctx.column(
+                "SELECT id FROM employees WHERE status = 'active' AND level >= 4 AND department_id != ? "
+                "AND location_id = (SELECT location_id FROM employees WHERE id = ?) ORDER BY id",
+                lead["department_id"],
+                lead["id"],
+            ),
+            "organiser",
+        )
         cal = _calendars(ctx, [r["id"] for r in reports])
         options = []
         for day in _weekdays_between():
@@ -1862,8 +2553,11 @@ class ManagerPeersMeeting(Template):
                 free = [r for r in reports if not _overlaps(cal[r["id"]], s, e)]
                 for level in sorted({r["level"] for r in free}):
                     chosen = [r for r in free if r["level"] >= level]
-                    if (2 <= len(chosen) <= 15 and any(r["level"] < level for r in free)
-                            and any(r["level"] >= level and r not in free for r in reports)):
+                    if (
+                        2 <= len(chosen) <= 15
+                        and any(r["level"] < level for r in free)
+                        and any(r["level"] >= level and r not in free for r in reports)
+                    ):
                         options.append((day, start, end, level, chosen))
         day, start, end, level, chosen = ctx.choice(options, "slot")
         person = ctx.choice([r for r in chosen if ctx.value("SELECT COUNT(*) FROM employees WHERE name = ?", r["name"]) == 1], "person")
@@ -1871,20 +2565,36 @@ class ManagerPeersMeeting(Template):
         if ctx.rng.random() < 0.5:
             room = ctx.choice(_free_rooms(ctx, _location(ctx, actor), _ts(day, start), _ts(day, end), len(chosen) + 2)[:4], "room")
         title = ctx.rng.choice(["Cross-team alignment", "Integration planning", "Dependency review", "Joint roadmap session"])
-        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, where=_where(room, ", online"), person=person["name"],
-                            level=level)
+        query = self.phrase(
+            ctx, title=title, day=_nice(day), start=start, end=end, where=_where(room, ", online"), person=person["name"], level=level
+        )
         step = _meeting_step(title, day, start, end, [lead["id"]], [r["id"] for r in chosen], room["id"] if room else None)
-        return Draft(actor, query, [step], stated={"title": title, "day": day, "start": start, "end": end, "person": person["name"],
-                                                   "level": level, "room": room["name"] if room else None,
-                                                   "building": room["building"] if room else None},
-                     targets=(("manager", lead["id"]),))
+        return Draft(
+            actor,
+            query,
+            [step],
+            stated={
+                "title": title,
+                "day": day,
+                "start": start,
+                "end": end,
+                "person": person["name"],
+                "level": level,
+                "room": room["name"] if room else None,
+                "building": room["building"] if room else None,
+            },
+            targets=(("manager", lead["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         person = find_one(api.all_pages("search_employees", query=stated["person"]), name=stated["person"])
         manager = person["manager_id"]
         start, end = _ts(stated["day"], stated["start"]), _ts(stated["day"], stated["end"])
-        optional = [r["employee_id"] for r in api.all_pages("search_employees", manager_id=manager)
-                    if api.compare("level", r["level"], ">=", stated["level"]) and api.keep("free", not _busy(api, r["employee_id"], start, end))]
+        optional = [
+            r["employee_id"]
+            for r in api.all_pages("search_employees", manager_id=manager)
+            if api.compare("level", r["level"], ">=", stated["level"]) and api.keep("free", not _busy(api, r["employee_id"], start, end))
+        ]
         _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], [manager], optional, **_room_arg(api, stated))
 
 
@@ -1904,11 +2614,18 @@ class OrganiserTeamMeeting(Template):
     )
 
     def draft(self, ctx: GenContext) -> Draft:
-        return _pick(ctx, ctx.rows(
-            "SELECT p.employee_id AS actor, m.title, m.start_at, m.organizer_id, e.department_id FROM meeting_participants p "
-            "JOIN meetings m ON m.id = p.meeting_id JOIN employees e ON e.id = m.organizer_id JOIN employees a ON a.id = p.employee_id "
-            "WHERE p.role != 'organiser' AND a.status = 'active' AND m.start_at >= '2026-09-01' AND m.start_at < ? "
-            "AND length(m.title) <= 80 ORDER BY m.id, p.employee_id", _ts(LAST_DAY, "00:00")), lambda row: self._draft(ctx, row), "meeting")
+        return _pick(
+            ctx,
+            ctx.rows(
+                "SELECT p.employee_id AS actor, m.title, m.start_at, m.organizer_id, e.department_id FROM meeting_participants p "
+                "JOIN meetings m ON m.id = p.meeting_id JOIN employees e ON e.id = m.organizer_id JOIN employees a ON a.id = p.employee_id "
+                "WHERE p.role != 'organiser' AND a.status = 'active' AND m.start_at >= '2026-09-01' AND m.start_at < ? "
+                "AND length(m.title) <= 80 ORDER BY m.id, p.employee_id",
+                _ts(LAST_DAY, "00:00"),
+            ),
+            lambda row: self._draft(ctx, row),
+            "meeting",
+        )
 
     def _draft(self, ctx: GenContext, row: Any) -> Draft:
         actor, other_day = row["actor"], row["start_at"][:10]
@@ -1918,8 +2635,11 @@ class OrganiserTeamMeeting(Template):
         options = []
         for family in sorted({p["job_family"] for p in people}):
             chosen = [p["id"] for p in people if p["job_family"] == family and p["status"] == "active"]
-            if (2 <= len(chosen) <= 25 and any(p["job_family"] == family and p["status"] == "on_leave" for p in people)
-                    and any(p["job_family"] != family and p["status"] == "active" for p in people)):
+            if (
+                2 <= len(chosen) <= 25
+                and any(p["job_family"] == family and p["status"] == "on_leave" for p in people)
+                and any(p["job_family"] != family and p["status"] == "active" for p in people)
+            ):
                 options.append((family, chosen))
         family, chosen = ctx.choice(options, "family")
         day = ctx.choice(_weekdays_between())
@@ -1927,29 +2647,85 @@ class OrganiserTeamMeeting(Template):
         title = ctx.rng.choice(["Handover session", "Knowledge transfer", "Process walkthrough", "Joint planning"])
         name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
         message = ctx.rng.choice(MESSAGES)
-        query = self.phrase(ctx, other=row["title"], other_day=_nice(other_day), title=title, day=_nice(day), start=start, end=end,
-                            family=family, name=name, message=message)
-        steps = [_meeting_step(title, day, start, end, chosen), Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "project"}),
-                 Step("send_chat_message", {"chat_id": ref(1, "chat_id"), "content": message})]
-        return Draft(actor, query, steps,
-                     stated={"other": row["title"], "other_day": other_day, "title": title, "day": day, "start": start, "end": end,
-                             "family": family, "name": name, "message": message},
-                     hidden=[len(chosen)], targets=(("department", row["department_id"]),))
+        query = self.phrase(
+            ctx,
+            other=row["title"],
+            other_day=_nice(other_day),
+            title=title,
+            day=_nice(day),
+            start=start,
+            end=end,
+            family=family,
+            name=name,
+            message=message,
+        )
+        steps = [
+            _meeting_step(title, day, start, end, chosen),
+            Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "project"}),
+            Step("send_chat_message", {"chat_id": ref(1, "chat_id"), "content": message}),
+        ]
+        return Draft(
+            actor,
+            query,
+            steps,
+            stated={
+                "other": row["title"],
+                "other_day": other_day,
+                "title": title,
+                "day": day,
+                "start": start,
+                "end": end,
+                "family": family,
+                "name": name,
+                "message": message,
+            },
+            hidden=[len(chosen)],
+            targets=(("department", row["department_id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         meeting = _my_meeting(api, stated["other"], stated["other_day"])
         organiser = api.call("get_employee", employee_id=meeting["organizer_id"])
         me = _me(api)["employee_id"]
-        chosen = [p["employee_id"] for p in _members(api, organiser["department_id"])
-                  if p["employee_id"] != me and api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
-                  and api.keep("leave", p["status"] != "on_leave")]
+        chosen = [
+            p["employee_id"]
+            for p in _members(api, organiser["department_id"])
+            if p["employee_id"] != me
+            and api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
+            and api.keep("leave", p["status"] != "on_leave")
+        ]
         _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], chosen)
         chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=chosen, chat_type="project")
         api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
 
-TEMPLATES = [TeamMeetingFreeMembers, DepartmentFreeMeeting, TeamReviews, CommonFreeSlot, DivisionAllHands, OneOnOnes,
-             InviteTeamToMeeting, ChatTitleMeeting, HeadsSyncRoom, RescheduleMeeting, OutOfOffice, FocusBlocks,
-             WeekOfRoomBookings, AttendanceChat, NewcomerChat, PruneQuietChat, TransferSeniorStaff, TeamSplitTransfer,
-             AddTeamToChat, CitySocialChat, ProjectKickoff, SabbaticalChats, SeniorPanel, SkipLevelMeetings, WeeklyTeamSeries,
-             FollowupMeeting, ManagerPeersMeeting, OrganiserTeamMeeting]
+TEMPLATES = [
+    TeamMeetingFreeMembers,
+    DepartmentFreeMeeting,
+    TeamReviews,
+    CommonFreeSlot,
+    DivisionAllHands,
+    OneOnOnes,
+    InviteTeamToMeeting,
+    ChatTitleMeeting,
+    HeadsSyncRoom,
+    RescheduleMeeting,
+    OutOfOffice,
+    FocusBlocks,
+    WeekOfRoomBookings,
+    AttendanceChat,
+    NewcomerChat,
+    PruneQuietChat,
+    TransferSeniorStaff,
+    TeamSplitTransfer,
+    AddTeamToChat,
+    CitySocialChat,
+    ProjectKickoff,
+    SabbaticalChats,
+    SeniorPanel,
+    SkipLevelMeetings,
+    WeeklyTeamSeries,
+    FollowupMeeting,
+    ManagerPeersMeeting,
+    OrganiserTeamMeeting,
+]

@@ -28,19 +28,51 @@ from ..spec import Step
 from .common import pretty_day, ref
 
 ROOM_NAMES = [
-    "Friday Night Stack", "Late Lobby", "Duo Queue Crew", "Practice Arena", "Sunday Scrims", "Rank Push",
-    "Chill Customs", "No Tilt Zone", "Midnight Brawl", "Team Drills", "Warm-up Games", "Climb Together",
-    "Jungle Gym", "Last Hit Club", "Tower Divers", "Weekend Warriors", "Lunch Break Lobby", "Draft Practice",
-    "Gank Squad", "Dragon Pit", "River Control", "Lane Swap Lab", "Base Race", "Full Send",
+    "Friday Night Stack",
+    "Late Lobby",
+    "Duo Queue Crew",
+    "Practice Arena",
+    "Sunday Scrims",
+    "Rank Push",
+    "Chill Customs",
+    "No Tilt Zone",
+    "Midnight Brawl",
+    "Team Drills",
+    "Warm-up Games",
+    "Climb Together",
+    "Jungle Gym",
+    "Last Hit Club",
+    "Tower Divers",
+    "Weekend Warriors",
+    "Lunch Break Lobby",
+    "Draft Practice",
+    "Gank Squad",
+    "Dragon Pit",
+    "River Control",
+    "Lane Swap Lab",
+    "Base Race",
+    "Full Send",
 ]
 PASSWORDS = ["2468", "7391", "5050", "8642", "3579", "4826", "9317", "60606", "772211", "1357", "2580", "90210"]
 FRIEND_MESSAGES = [  # no apostrophes: the query quotes them in single quotes
-    "GG! Want to team up again?", "Good games lately, want to queue together?", "Nice plays, add me for ranked?",
-    "We should duo sometime.", "You were great on my team!", "Add me, we can climb together.",
+    "GG! Want to team up again?",
+    "Good games lately, want to queue together?",
+    "Nice plays, add me for ranked?",
+    "We should duo sometime.",
+    "You were great on my team!",
+    "Add me, we can climb together.",
 ]
 MATCH_NOTES = [
-    "highlight", "MVP game", "rewatch this", "best of the season", "clip it", "great teamwork", "comeback",
-    "clean win", "study this", "hall of fame",
+    "highlight",
+    "MVP game",
+    "rewatch this",
+    "best of the season",
+    "clip it",
+    "great teamwork",
+    "comeback",
+    "clean win",
+    "study this",
+    "hall of fame",
 ]
 MODES = ("ranked", "classic", "brawl")
 
@@ -93,22 +125,37 @@ def _weighted(ctx: GenContext, items: list[Any], weights: list[float], what: str
 def _relation(ctx: GenContext, me: int, other: int) -> str:
     """How two players stand: 'friend', 'blocked' (either way), 'sent' (my request pending),
     'received' (their request pending) or 'free'."""
-    kinds = ctx.column("SELECT kind FROM relations WHERE (player_id = ? AND other_id = ?) OR (player_id = ? AND other_id = ?)",
-                       me, other, other, me)
+    kinds = ctx.column(
+        "SELECT kind FROM relations WHERE (player_id = ? AND other_id = ?) OR (player_id = ? AND other_id = ?)", me, other, other, me
+    )
     if "blocked" in kinds:
         return "blocked"
     if "friend" in kinds:
         return "friend"
-    pending = ctx.one("SELECT sender_id FROM friend_requests WHERE status = 'pending' AND ((sender_id = ? AND receiver_id = ?) "
-                      "OR (sender_id = ? AND receiver_id = ?))", me, other, other, me)
+    pending = ctx.one(
+        "SELECT sender_id FROM friend_requests WHERE status = 'pending' AND ((sender_id = ? AND receiver_id = ?) "
+        "OR (sender_id = ? AND receiver_id = ?))",
+        me,
+        other,
+        other,
+        me,
+    )
     if pending is None:
         return "free"
     return "sent" if pending["sender_id"] == me else "received"
 
 
 def _blocked_either_way(ctx: GenContext, me: int, other: int) -> bool:
-    return bool(ctx.value("SELECT COUNT(*) FROM relations WHERE kind = 'blocked' AND ((player_id = ? AND other_id = ?) "
-                          "OR (player_id = ? AND other_id = ?))", me, other, other, me))
+    return bool(
+        ctx.value(
+            "SELECT COUNT(*) FROM relations WHERE kind = 'blocked' AND ((player_id = ? AND other_id = ?) "
+            "OR (player_id = ? AND other_id = ?))",
+            me,
+            other,
+            other,
+            me,
+        )
+    )
 
 
 def _befriend_steps(ctx: GenContext, me: int, others: Iterable[int], message: str) -> dict[int, Step]:
@@ -120,16 +167,16 @@ def _befriend_steps(ctx: GenContext, me: int, others: Iterable[int], message: st
         if state == "free":
             out[other] = Step("send_friend_request", {"player_id": other, "message": message})
         elif state == "received":
-            request = ctx.value("SELECT id FROM friend_requests WHERE status = 'pending' AND sender_id = ? AND receiver_id = ?",
-                                other, me)
+            request = ctx.value("SELECT id FROM friend_requests WHERE status = 'pending' AND sender_id = ? AND receiver_id = ?", other, me)
             out[other] = Step("answer_friend_request", {"request_id": request, "accept": True})
     return out
 
 
 def _free_to_host(ctx: GenContext, player: int) -> bool:
     """Not in a room whose game is running (such a player cannot open or join another room)."""
-    return not ctx.value("SELECT COUNT(*) FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE m.player_id = ? "
-                         "AND r.status = 'in_game'", player)
+    return not ctx.value(
+        "SELECT COUNT(*) FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE m.player_id = ? AND r.status = 'in_game'", player
+    )
 
 
 def _nickname(ctx: GenContext, player: int) -> str:
@@ -149,7 +196,9 @@ def _my_matches(ctx: GenContext, player: int) -> list[dict[str, Any]]:
     return ctx.rows(
         "SELECT m.id, substr(m.started_at, 1, 10) AS day, m.started_at, m.mode, m.season_id, mp.side, mp.result, mp.kills, "
         "mp.deaths, mp.assists, mp.score, mp.is_mvp, mp.hero_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-        "WHERE mp.player_id = ? ORDER BY m.started_at DESC, m.id DESC", player)
+        "WHERE mp.player_id = ? ORDER BY m.started_at DESC, m.id DESC",
+        player,
+    )
 
 
 def _sides(ctx: GenContext, player: int, result: str | None = None) -> dict[int, list[tuple[int, bool]]]:
@@ -157,9 +206,12 @@ def _sides(ctx: GenContext, player: int, result: str | None = None) -> dict[int,
     players, each with whether they were on the player's side."""
     out: dict[int, list[tuple[int, bool]]] = {}
     for row in ctx.rows(
-            "SELECT mp.match_id, o.player_id, o.side = mp.side AS same FROM match_players mp JOIN match_players o "
-            "ON o.match_id = mp.match_id AND o.player_id != mp.player_id WHERE mp.player_id = ? "
-            "AND mp.result = coalesce(?, mp.result) ORDER BY mp.match_id, o.player_id", player, result):
+        "SELECT mp.match_id, o.player_id, o.side = mp.side AS same FROM match_players mp JOIN match_players o "
+        "ON o.match_id = mp.match_id AND o.player_id != mp.player_id WHERE mp.player_id = ? "
+        "AND mp.result = coalesce(?, mp.result) ORDER BY mp.match_id, o.player_id",
+        player,
+        result,
+    ):
         out.setdefault(row["match_id"], []).append((row["player_id"], bool(row["same"])))
     return out
 
@@ -269,13 +321,20 @@ class AcceptRequestsByRank(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(ctx.column("SELECT receiver_id FROM friend_requests WHERE status = 'pending' GROUP BY receiver_id "
-                                     "HAVING COUNT(*) >= 3 ORDER BY receiver_id"), "receiver")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT receiver_id FROM friend_requests WHERE status = 'pending' GROUP BY receiver_id "
+                "HAVING COUNT(*) >= 3 ORDER BY receiver_id"
+            ),
+            "receiver",
+        )
         if not _free_to_host(ctx, user):
             raise NoTarget("in a running game")
         requests = ctx.rows(
             f"SELECT f.id, f.sender_id, {TIER_P} AS tier FROM friend_requests f JOIN players p ON p.id = f.sender_id "
-            "WHERE f.receiver_id = ? AND f.status = 'pending' ORDER BY f.sent_at DESC, f.id DESC", user)
+            "WHERE f.receiver_id = ? AND f.status = 'pending' ORDER BY f.sent_at DESC, f.id DESC",
+            user,
+        )
         if any(_relation(ctx, user, r["sender_id"]) != "received" for r in requests):
             raise NoTarget("a relation in the way")
         tiers = sorted({r["tier"] for r in requests})
@@ -290,8 +349,14 @@ class AcceptRequestsByRank(MobaTemplate):
         steps.append(Step("create_room", {"name": name, "mode": mode}))
         steps += [Step("invite_to_room", {"room_id": ref(room, "room_id"), "player_id": p}) for p in accepted]
         query = self.phrase(ctx, tier=TIERS[cut], mode=mode, name=name) + _leave_note(ctx, user)
-        return Draft(user, query, steps, stated={"tier": TIERS[cut], "mode": mode, "name": name},
-                     hidden=[len(accepted), len(requests)], targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            steps,
+            stated={"tier": TIERS[cut], "mode": mode, "name": name},
+            hidden=[len(accepted), len(requests)],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         accepted = []
@@ -314,29 +379,45 @@ class PruneInactiveFriends(MobaTemplate):
         "last login was before {date} ({date} itself does not count).",
         "Unfriend the people I've drifted apart from: anyone on my friend list who last logged in before {date} (a login on "
         "{date} is recent enough) and with whom my intimacy is under {n} (a friend at exactly {n} stays).",
-        "Clean up my friends: a friend goes if both hold, intimacy lower than {n} (not {n} itself) and no login on or after "
-        "{date}.",
+        "Clean up my friends: a friend goes if both hold, intimacy lower than {n} (not {n} itself) and no login on or after {date}.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(ctx.column("SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id "
-                                     "HAVING COUNT(*) >= 6 ORDER BY player_id"), "player with friends")
-        friends = ctx.rows("SELECT r.other_id, r.intimacy, substr(p.last_login, 1, 10) AS day FROM relations r "
-                           "JOIN players p ON p.id = r.other_id WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY r.other_id", user)
+        user = ctx.choice(
+            ctx.column("SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 6 ORDER BY player_id"),
+            "player with friends",
+        )
+        friends = ctx.rows(
+            "SELECT r.other_id, r.intimacy, substr(p.last_login, 1, 10) AS day FROM relations r "
+            "JOIN players p ON p.id = r.other_id WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY r.other_id",
+            user,
+        )
 
         def removed(n: int, date: str, by_n: str = RIGHT, by_date: str = RIGHT) -> list[int]:
             return [f["other_id"] for f in friends if _below(by_n)(f["intimacy"], n) and _below(by_date)(f["day"], date)]
 
-        pairs = sorted({(f1["intimacy"], f2["day"]) for f1 in friends for f2 in friends
-                        if f1["day"] < f2["day"] and f2["intimacy"] < f1["intimacy"]})
+        pairs = sorted(
+            {(f1["intimacy"], f2["day"]) for f1 in friends for f2 in friends if f1["day"] < f2["day"] and f2["intimacy"] < f1["intimacy"]}
+        )
         pairs = [p for p in pairs if 3 <= len(removed(*p)) <= 12]
         n, date = ctx.choice(pairs, "intimacy and date that both bite")
         targets = removed(n, date)
-        _differs(targets, removed(n, date, by_n=OFF), removed(n, date, by_n=IGNORED), removed(n, date, by_date=OFF),
-                 removed(n, date, by_date=IGNORED))
+        _differs(
+            targets,
+            removed(n, date, by_n=OFF),
+            removed(n, date, by_n=IGNORED),
+            removed(n, date, by_date=OFF),
+            removed(n, date, by_date=IGNORED),
+        )
         query = self.phrase(ctx, n=n, date=pretty_day(date))
-        return Draft(user, query, [Step("remove_friend", {"player_id": p}) for p in targets], stated={"intimacy": n, "before": date},
-                     hidden=_hide([len(targets)], n), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("remove_friend", {"player_id": p}) for p in targets],
+            stated={"intimacy": n, "before": date},
+            hidden=_hide([len(targets)], n),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         for friend in api.all_pages("list_friends"):
@@ -354,16 +435,20 @@ class BlockRepeatOpponents(MobaTemplate):
         "the enemy team in at least {k} of those losses.",
         "Block everyone who has beaten me {k} or more times since {date} ({date} included): count, over all my losses from that "
         "day on, how often each player was on the winning side against me.",
-        "Go through my losses starting {date} (that day counts). Anyone who played against me in {k} or more of them goes on "
-        "my blacklist.",
+        "Go through my losses starting {date} (that day counts). Anyone who played against me in {k} or more of them goes on my blacklist.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
         start = ctx.rng.choice([14, 21, 30, 45, 60])
-        user = ctx.choice(ctx.column(
-            "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.result = 'loss' "
-            "AND m.started_at >= date(?, ?) GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 6 AND 60 ORDER BY mp.player_id",
-            _today(ctx), f"-{start} days"), "player with losses")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.result = 'loss' "
+                "AND m.started_at >= date(?, ?) GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 6 AND 60 ORDER BY mp.player_id",
+                _today(ctx),
+                f"-{start} days",
+            ),
+            "player with losses",
+        )
         losses = {m["id"]: m["day"] for m in _my_matches(ctx, user) if m["result"] == "loss"}
         sides = _sides(ctx, user, "loss")
         days = sorted({d for d in losses.values() if d >= ctx.value("SELECT date(?, ?)", _today(ctx), f"-{start} days")})
@@ -380,8 +465,14 @@ class BlockRepeatOpponents(MobaTemplate):
         query = self.phrase(ctx, date=pretty_day(since), k=k)
         if any(_relation(ctx, user, p) == "friend" for p in targets):
             query += " Friends are no exception."
-        return Draft(user, query, [Step("block_player", {"player_id": p}) for p in targets], stated={"since": since, "k": k},
-                     hidden=_hide([len(targets)], k), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("block_player", {"player_id": p}) for p in targets],
+            stated={"since": since, "k": k},
+            hidden=_hide([len(targets)], k),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         blocked = {p["player_id"] for p in api.all_pages("list_blacklist")}
@@ -413,10 +504,16 @@ class BefriendFrequentTeammates(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         start = ctx.rng.choice([14, 21, 30, 45])
-        user = ctx.choice(ctx.column(
-            "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE m.started_at >= date(?, ?) "
-            "GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 8 AND 70 AND (SELECT COUNT(*) FROM match_players a "
-            "WHERE a.player_id = mp.player_id) <= 300 ORDER BY mp.player_id", _today(ctx), f"-{start} days"), "player")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE m.started_at >= date(?, ?) "
+                "GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 8 AND 70 AND (SELECT COUNT(*) FROM match_players a "
+                "WHERE a.player_id = mp.player_id) <= 300 ORDER BY mp.player_id",
+                _today(ctx),
+                f"-{start} days",
+            ),
+            "player",
+        )
         played = {m["id"]: m["day"] for m in _my_matches(ctx, user)}
         sides = _sides(ctx, user)
         first = ctx.value("SELECT date(?, ?)", _today(ctx), f"-{start} days")
@@ -438,8 +535,14 @@ class BefriendFrequentTeammates(MobaTemplate):
         targets = _bounded(chosen(), 10, 40, "teammates")
         _differs(targets, chosen(by_day=OFF), chosen(by_day=IGNORED), chosen(by_k=OFF), chosen(by_k=IGNORED))
         query = self.phrase(ctx, k=k, date=pretty_day(since), msg=msg)
-        return Draft(user, query, [action(p) for p, _ in targets], stated={"since": since, "k": k, "message": msg},
-                     hidden=_hide([len(targets)], k), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [action(p) for p, _ in targets],
+            stated={"since": since, "k": k, "message": msg},
+            hidden=_hide([len(targets)], k),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         counts: Counter = Counter()
@@ -459,8 +562,7 @@ class BefriendFrequentTeammates(MobaTemplate):
 
 class FavouriteMvpWindow(MobaTemplate):
     name = "favourite_mvp_window"
-    conditions = (Condition("mode", "filter"), Condition("mvp", "filter"), Condition("start", "boundary"),
-                  Condition("end", "boundary"))
+    conditions = (Condition("mode", "filter"), Condition("mvp", "filter"), Condition("start", "boundary"), Condition("end", "boundary"))
     phrasings = (
         "Save to my favourites every {mode} match I played from {start} through {end} (both days included) in which I was MVP, "
         "with the note '{note}'. Leave alone the ones already saved.",
@@ -471,8 +573,9 @@ class FavouriteMvpWindow(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        stars = ctx.rows("SELECT player_id, SUM(is_mvp) AS n FROM match_players GROUP BY player_id HAVING SUM(is_mvp) >= 15 "
-                         "ORDER BY player_id")
+        stars = ctx.rows(
+            "SELECT player_id, SUM(is_mvp) AS n FROM match_players GROUP BY player_id HAVING SUM(is_mvp) >= 15 ORDER BY player_id"
+        )
         user = _weighted(ctx, [s["player_id"] for s in stars], [s["n"] for s in stars], "player")
         saved = _favourited(ctx, user)
         matches = [m for m in _my_matches(ctx, user) if m["id"] not in saved]
@@ -487,24 +590,46 @@ class FavouriteMvpWindow(MobaTemplate):
         end = qualifying[ctx.rng.randrange(len(qualifying) - third, len(qualifying) - 1)]
 
         def chosen(by_mode: bool = True, by_mvp: bool = True, by_start: str = RIGHT, by_end: str = RIGHT) -> list[int]:
-            return [m["id"] for m in matches if (m["mode"] == mode or not by_mode) and (m["is_mvp"] or not by_mvp)
-                    and _at_or_after(by_start)(m["day"], start) and _at_most(by_end)(m["day"], end)]
+            return [
+                m["id"]
+                for m in matches
+                if (m["mode"] == mode or not by_mode)
+                and (m["is_mvp"] or not by_mvp)
+                and _at_or_after(by_start)(m["day"], start)
+                and _at_most(by_end)(m["day"], end)
+            ]
 
         targets = _bounded(chosen(), 15, 70, "matches")
-        _differs(targets, chosen(by_mode=False), chosen(by_mvp=False), chosen(by_start=OFF), chosen(by_start=IGNORED),
-                 chosen(by_end=OFF), chosen(by_end=IGNORED))
+        _differs(
+            targets,
+            chosen(by_mode=False),
+            chosen(by_mvp=False),
+            chosen(by_start=OFF),
+            chosen(by_start=IGNORED),
+            chosen(by_end=OFF),
+            chosen(by_end=IGNORED),
+        )
         note = ctx.rng.choice(MATCH_NOTES)
         query = self.phrase(ctx, mode=mode, start=pretty_day(start), end=pretty_day(end), note=note)
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     stated={"mode": mode, "start": start, "end": end, "note": note}, hidden=[len(targets)],
-                     targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            stated={"mode": mode, "start": start, "end": end, "note": note},
+            hidden=[len(targets)],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = _favourite_ids(api)
         for match in api.all_pages("list_match_history"):
             day = match["started_at"][:10]
-            wanted = [api.keep("mode", match["mode"] == stated["mode"]), api.keep("mvp", match["is_mvp"]),
-                      api.compare("start", day, ">=", stated["start"]), api.compare("end", day, "<=", stated["end"])]
+            wanted = [
+                api.keep("mode", match["mode"] == stated["mode"]),
+                api.keep("mvp", match["is_mvp"]),
+                api.compare("start", day, ">=", stated["start"]),
+                api.compare("end", day, "<=", stated["end"]),
+            ]
             if all(wanted) and match["match_id"] not in saved:
                 api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
 
@@ -528,26 +653,41 @@ class FavouriteHighKdaWins(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = ctx.choice(ctx.column("SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-                                     "WHERE m.season_id = ? AND mp.result = 'win' GROUP BY mp.player_id HAVING COUNT(*) >= 15 "
-                                     "ORDER BY mp.player_id", season), "player")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+                "WHERE m.season_id = ? AND mp.result = 'win' GROUP BY mp.player_id HAVING COUNT(*) >= 15 "
+                "ORDER BY mp.player_id",
+                season,
+            ),
+            "player",
+        )
         saved = _favourited(ctx, user)
         matches = [{**m, "kda": _kda(m["kills"], m["deaths"], m["assists"])} for m in _my_matches(ctx, user) if m["id"] not in saved]
         wins = [m for m in matches if m["season_id"] == season and m["result"] == "win"]
         exact = sorted({m["kda"] for m in wins if (m["kda"] * 10).denominator == 1})
-        cut = ctx.choice(exact[1: max(2, len(exact) // 2)] if len(exact) > 2 else [], "a KDA one decimal long")
+        cut = ctx.choice(exact[1 : max(2, len(exact) // 2)] if len(exact) > 2 else [], "a KDA one decimal long")
 
         def chosen(by_season: bool = True, by_win: bool = True, by_kda: str = RIGHT) -> list[int]:
-            return [m["id"] for m in matches if (m["season_id"] == season or not by_season) and (m["result"] == "win" or not by_win)
-                    and _at_least(by_kda)(m["kda"], cut)]
+            return [
+                m["id"]
+                for m in matches
+                if (m["season_id"] == season or not by_season) and (m["result"] == "win" or not by_win) and _at_least(by_kda)(m["kda"], cut)
+            ]
 
         targets = _bounded(chosen(), 15, 80, "matches")
         _differs(targets, chosen(by_season=False), chosen(by_win=False), chosen(by_kda=OFF), chosen(by_kda=IGNORED))
         note = ctx.rng.choice(MATCH_NOTES)
         kda = f"{float(cut):.1f}"
         query = self.phrase(ctx, kda=kda, note=note)
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     stated={"kda": kda, "note": note}, hidden=_hide([len(targets)], float(cut)), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            stated={"kda": kda, "note": note},
+            hidden=_hide([len(targets)], float(cut)),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         season = _profile(api)["current_season"]["season_id"]
@@ -555,16 +695,23 @@ class FavouriteHighKdaWins(MobaTemplate):
         bound = Fraction(stated["kda"])
         for match in api.all_pages("list_match_history"):
             kda = _kda(match["kills"], match["deaths"], match["assists"])
-            wanted = [api.keep("season", match["season_id"] == season), api.keep("won", match["result"] == "win"),
-                      api.compare("kda", kda, ">=", bound)]
+            wanted = [
+                api.keep("season", match["season_id"] == season),
+                api.keep("won", match["result"] == "win"),
+                api.compare("kda", kda, ">=", bound),
+            ]
             if all(wanted) and match["match_id"] not in saved:
                 api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
 
 
 class TidyFavourites(MobaTemplate):
     name = "tidy_favourites"
-    conditions = (Condition("losses", "filter"), Condition("season", "filter"), Condition("won", "filter"),
-                  Condition("top_k", "ranking", tie_break_stated=True))
+    conditions = (
+        Condition("losses", "filter"),
+        Condition("season", "filter"),
+        Condition("won", "filter"),
+        Condition("top_k", "ranking", tie_break_stated=True),
+    )
     phrasings = (
         "Tidy my favourite matches: unfavourite every saved match that I lost. Then make sure my {k} highest-scoring wins of "
         "the current season (by my score; between equal scores the more recent match ranks higher) are all in my "
@@ -579,10 +726,14 @@ class TidyFavourites(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = ctx.choice(ctx.column(
-            "SELECT f.player_id FROM favourite_matches f JOIN match_players mp ON mp.match_id = f.match_id "
-            "AND mp.player_id = f.player_id GROUP BY f.player_id HAVING SUM(mp.result = 'loss') >= 1 AND SUM(mp.result = 'win') >= 1 "
-            "ORDER BY f.player_id"), "player with saved wins and losses")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT f.player_id FROM favourite_matches f JOIN match_players mp ON mp.match_id = f.match_id "
+                "AND mp.player_id = f.player_id GROUP BY f.player_id HAVING SUM(mp.result = 'loss') >= 1 AND SUM(mp.result = 'win') >= 1 "
+                "ORDER BY f.player_id"
+            ),
+            "player with saved wins and losses",
+        )
         saved = _favourited(ctx, user)
         matches = _my_matches(ctx, user)
         result = {m["id"]: m["result"] for m in matches}
@@ -590,9 +741,12 @@ class TidyFavourites(MobaTemplate):
 
         def chosen(k: int, by_losses: bool = True, by_season: bool = True, by_win: bool = True, by_k: str = RIGHT) -> tuple:
             dropped = sorted(m for m in saved if result[m] == "loss" or not by_losses)
-            ranked = sorted((m for m in matches if (m["season_id"] == season or not by_season) and (m["result"] == "win" or not by_win)),
-                            key=lambda m: (m["score"], m["started_at"], m["id"]), reverse=True)
-            top = ranked if by_k == IGNORED else ranked[:k + 1] if by_k == OFF else ranked[:k]
+            ranked = sorted(
+                (m for m in matches if (m["season_id"] == season or not by_season) and (m["result"] == "win" or not by_win)),
+                key=lambda m: (m["score"], m["started_at"], m["id"]),
+                reverse=True,
+            )
+            top = ranked if by_k == IGNORED else ranked[: k + 1] if by_k == OFF else ranked[:k]
             kept = saved - set(dropped)
             return tuple(dropped), tuple(m["id"] for m in top if m["id"] not in kept)
 
@@ -602,8 +756,14 @@ class TidyFavourites(MobaTemplate):
         for k in ks:  # the first k at which every condition bites
             dropped, add = chosen(k)
             try:
-                _differs((dropped, add), chosen(k, by_losses=False), chosen(k, by_season=False), chosen(k, by_win=False),
-                         chosen(k, by_k=OFF), chosen(k, by_k=IGNORED))
+                _differs(
+                    (dropped, add),
+                    chosen(k, by_losses=False),
+                    chosen(k, by_season=False),
+                    chosen(k, by_win=False),
+                    chosen(k, by_k=OFF),
+                    chosen(k, by_k=IGNORED),
+                )
             except NoTarget:
                 continue
             if add:
@@ -612,9 +772,15 @@ class TidyFavourites(MobaTemplate):
             raise NoTarget("no k at which every condition bites")
         note = ctx.rng.choice(MATCH_NOTES)
         query = self.phrase(ctx, k=k, note=note)
-        return Draft(user, query, [Step("unfavourite_match", {"match_id": m}) for m in dropped]
-                     + [Step("favourite_match", {"match_id": m, "note": note}) for m in add],
-                     stated={"k": k, "note": note}, hidden=_hide([len(losses), len(add)], k), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("unfavourite_match", {"match_id": m}) for m in dropped]
+            + [Step("favourite_match", {"match_id": m, "note": note}) for m in add],
+            stated={"k": k, "note": note},
+            hidden=_hide([len(losses), len(add)], k),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         season = _profile(api)["current_season"]["season_id"]
@@ -622,8 +788,11 @@ class TidyFavourites(MobaTemplate):
             if api.keep("losses", saved["result"] == "loss"):
                 api.call("unfavourite_match", match_id=saved["match_id"])
         kept = _favourite_ids(api)
-        wins = [m for m in api.all_pages("list_match_history")
-                if api.keep("season", m["season_id"] == season) and api.keep("won", m["result"] == "win")]
+        wins = [
+            m
+            for m in api.all_pages("list_match_history")
+            if api.keep("season", m["season_id"] == season) and api.keep("won", m["result"] == "win")
+        ]
         ranked = sorted(wins, key=lambda m: (m["score"], m["started_at"], m["match_id"]), reverse=True)
         for match in api.top("top_k", ranked, stated["k"], lambda m: m["score"]):
             if match["match_id"] not in kept:
@@ -646,32 +815,44 @@ class FavouriteSharedWins(MobaTemplate):
         pairs = ctx.rows(
             "SELECT a.player_id AS me, b.player_id AS other, COUNT(*) AS n FROM match_players a JOIN match_players b "
             "ON b.match_id = a.match_id AND b.player_id != a.player_id AND b.side = a.side WHERE a.result = 'win' "
-            "GROUP BY a.player_id, b.player_id HAVING COUNT(*) >= 12 ORDER BY a.player_id, b.player_id")
+            "GROUP BY a.player_id, b.player_id HAVING COUNT(*) >= 12 ORDER BY a.player_id, b.player_id"
+        )
         pair = _weighted(ctx, pairs, [p["n"] for p in pairs], "pair")
         user, other = pair["me"], pair["other"]
         saved = _favourited(ctx, user)
         shared = ctx.rows(
             "SELECT a.match_id AS id, substr(m.started_at, 1, 10) AS day, a.side = b.side AS same, a.result FROM match_players a "
             "JOIN match_players b ON b.match_id = a.match_id AND b.player_id = ? JOIN matches m ON m.id = a.match_id "
-            "WHERE a.player_id = ? ORDER BY m.started_at DESC, a.match_id DESC", other, user)
+            "WHERE a.player_id = ? ORDER BY m.started_at DESC, a.match_id DESC",
+            other,
+            user,
+        )
         shared = [s for s in shared if s["id"] not in saved]
         days = sorted({s["day"] for s in shared if s["same"] and s["result"] == "win"})
         if len(days) < 8:
             raise NoTarget("few shared wins")
-        since = ctx.rng.choice(days[1: len(days) // 2])
+        since = ctx.rng.choice(days[1 : len(days) // 2])
 
         def chosen(by_since: str = RIGHT, by_side: bool = True, by_win: bool = True) -> list[int]:
-            return [s["id"] for s in shared if _at_or_after(by_since)(s["day"], since) and (s["same"] or not by_side)
-                    and (s["result"] == "win" or not by_win)]
+            return [
+                s["id"]
+                for s in shared
+                if _at_or_after(by_since)(s["day"], since) and (s["same"] or not by_side) and (s["result"] == "win" or not by_win)
+            ]
 
         targets = _bounded(chosen(), 15, 80, "matches")
         _differs(targets, chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_side=False), chosen(by_win=False))
         note = ctx.rng.choice(MATCH_NOTES)
         nick = _nickname(ctx, other)
         query = self.phrase(ctx, nick=nick, note=note, date=pretty_day(since))
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     stated={"nickname": nick, "since": since, "note": note}, hidden=[len(targets)],
-                     targets=_once(("player", user), ("pair", min(user, other), max(user, other))))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            stated={"nickname": nick, "since": since, "note": note},
+            hidden=[len(targets)],
+            targets=_once(("player", user), ("pair", min(user, other), max(user, other))),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         other = _player_id(api, stated["nickname"])
@@ -681,8 +862,11 @@ class FavouriteSharedWins(MobaTemplate):
             shared = theirs.get(match["match_id"])
             if shared is None:
                 continue
-            wanted = [api.compare("since", match["started_at"][:10], ">=", stated["since"]),
-                      api.keep("same_team", shared["side"] == match["side"]), api.keep("won", match["result"] == "win")]
+            wanted = [
+                api.compare("since", match["started_at"][:10], ">=", stated["since"]),
+                api.keep("same_team", shared["side"] == match["side"]),
+                api.keep("won", match["result"] == "win"),
+            ]
             if all(wanted) and match["match_id"] not in saved:
                 api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
 
@@ -701,8 +885,14 @@ class FavouriteModeWinsSince(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         # The busiest players are drawn far more often: their archives are the suite's largest tasks.
-        heavy = [h for h in ctx.rows("SELECT player_id, COUNT(*) AS n FROM match_players WHERE result = 'win' GROUP BY player_id "
-                                     "HAVING COUNT(*) >= 40 ORDER BY player_id") if not self.drafted(("player", h["player_id"]))]
+        heavy = [
+            h
+            for h in ctx.rows(
+                "SELECT player_id, COUNT(*) AS n FROM match_players WHERE result = 'win' GROUP BY player_id "
+                "HAVING COUNT(*) >= 40 ORDER BY player_id"
+            )
+            if not self.drafted(("player", h["player_id"]))
+        ]
         user = _weighted(ctx, [h["player_id"] for h in heavy], [h["n"] ** 6 for h in heavy], "player")
         saved = _favourited(ctx, user)
         matches = [m for m in _my_matches(ctx, user) if m["id"] not in saved]
@@ -711,24 +901,36 @@ class FavouriteModeWinsSince(MobaTemplate):
         days = sorted({m["day"] for m in matches if m["mode"] == mode and m["result"] == "win"})
         if len(days) < 8:
             raise NoTarget("few winning days")
-        since = ctx.rng.choice(days[1: max(2, len(days) // 8)])
+        since = ctx.rng.choice(days[1 : max(2, len(days) // 8)])
 
         def chosen(by_mode: bool = True, by_win: bool = True, by_since: str = RIGHT) -> list[int]:
-            return [m["id"] for m in matches if (m["mode"] == mode or not by_mode) and (m["result"] == "win" or not by_win)
-                    and _at_or_after(by_since)(m["day"], since)]
+            return [
+                m["id"]
+                for m in matches
+                if (m["mode"] == mode or not by_mode) and (m["result"] == "win" or not by_win) and _at_or_after(by_since)(m["day"], since)
+            ]
 
         targets = _bounded(chosen(), 30, 200, "matches")
         _differs(targets, chosen(by_mode=False), chosen(by_win=False), chosen(by_since=OFF), chosen(by_since=IGNORED))
         note = ctx.rng.choice(MATCH_NOTES)
         query = self.phrase(ctx, mode=mode, date=pretty_day(since), note=note)
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     stated={"mode": mode, "since": since, "note": note}, hidden=[len(targets)], targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            stated={"mode": mode, "since": since, "note": note},
+            hidden=[len(targets)],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = _favourite_ids(api)
         for match in api.all_pages("list_match_history"):
-            wanted = [api.keep("mode", match["mode"] == stated["mode"]), api.keep("won", match["result"] == "win"),
-                      api.compare("since", match["started_at"][:10], ">=", stated["since"])]
+            wanted = [
+                api.keep("mode", match["mode"] == stated["mode"]),
+                api.keep("won", match["result"] == "win"),
+                api.compare("since", match["started_at"][:10], ">=", stated["since"]),
+            ]
             if all(wanted) and match["match_id"] not in saved:
                 api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
 
@@ -745,7 +947,9 @@ def _shop(ctx: GenContext, user: int) -> list[dict[str, Any]]:
     return ctx.rows(
         "SELECT id, name, role, secondary_role, price_coins, price_diamonds, owner_count FROM heroes WHERE availability = 'shop' "
         "AND release_date <= ? AND id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = ?) ORDER BY name COLLATE NOCASE, id",
-        _today(ctx), user)
+        _today(ctx),
+        user,
+    )
 
 
 def _plays(hero: dict[str, Any], role: str) -> bool:
@@ -808,18 +1012,31 @@ class BuyHeroesOnBudget(MobaTemplate):
                 options.append(balance - spent)
         reserve = ctx.choice(options, "reserve")
         targets = bought(reserve)
-        _differs(targets, bought(reserve, by_role=False), bought(reserve, by_price=False), bought(reserve, by_reserve=OFF),
-                 bought(reserve, by_reserve=IGNORED))
+        _differs(
+            targets,
+            bought(reserve, by_role=False),
+            bought(reserve, by_price=False),
+            bought(reserve, by_reserve=OFF),
+            bought(reserve, by_reserve=IGNORED),
+        )
         query = self.phrase(ctx, role=role, roles=_role_plural(role), currency=currency, reserve=reserve)
-        return Draft(user, query, [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in targets],
-                     stated={"role": role, "currency": currency, "reserve": reserve},
-                     hidden=_hide([len(targets), balance], reserve), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in targets],
+            stated={"role": role, "currency": currency, "reserve": reserve},
+            hidden=_hide([len(targets), balance], reserve),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         currency, column = stated["currency"], _price_column(stated["currency"])
         left = _profile(api)["wallet"][currency]
-        heroes = [h for h in api.all_pages("search_heroes", availability="shop", owned=False, sort_by="name")
-                  if h["released"] and api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))]
+        heroes = [
+            h
+            for h in api.all_pages("search_heroes", availability="shop", owned=False, sort_by="name")
+            if h["released"] and api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))
+        ]
         for hero in api.order("cheapest_first", heroes, key=lambda h: (h[column], h["name"].casefold())):
             if not api.compare("reserve", left - hero[column], ">=", stated["reserve"]):
                 break
@@ -829,8 +1046,7 @@ class BuyHeroesOnBudget(MobaTemplate):
 
 def _top_hero(ctx: GenContext, player: int) -> int | None:
     """The player's hero with the most proficiency; None when two share the top."""
-    top = ctx.rows("SELECT hero_id, proficiency FROM player_heroes WHERE player_id = ? ORDER BY proficiency DESC, hero_id LIMIT 2",
-                   player)
+    top = ctx.rows("SELECT hero_id, proficiency FROM player_heroes WHERE player_id = ? ORDER BY proficiency DESC, hero_id LIMIT 2", player)
     if not top or (len(top) == 2 and top[0]["proficiency"] == top[1]["proficiency"]):
         return None
     return top[0]["hero_id"]
@@ -851,10 +1067,12 @@ class BuyFriendsTopHeroes(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = _host_candidates(ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 5 "
-                                     "ORDER BY player_id")
-        friends = ctx.rows("SELECT other_id, intimacy FROM relations WHERE player_id = ? AND kind = 'friend' "
-                           "ORDER BY intimacy DESC, other_id", user)
+        user = _host_candidates(
+            ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 5 ORDER BY player_id"
+        )
+        friends = ctx.rows(
+            "SELECT other_id, intimacy FROM relations WHERE player_id = ? AND kind = 'friend' ORDER BY intimacy DESC, other_id", user
+        )
         shop = {h["id"]: h for h in _shop(ctx, user)}
         ks = [k for k in range(2, 6) if k < len(friends) and friends[k - 1]["intimacy"] != friends[k]["intimacy"]]
         k = ctx.choice(ks, "k without a tie")
@@ -870,8 +1088,9 @@ class BuyFriendsTopHeroes(MobaTemplate):
                 bought.append(hero)
         _bounded(bought, 1, 6, "heroes")
         wallet = ctx.one("SELECT coins, diamonds FROM players WHERE id = ?", user) or {}
-        currency = ctx.choice([c for c in ("coins", "diamonds") if sum(shop[h][_price_column(c)] for h in bought) <= wallet[c]],
-                              "currency that covers it")
+        currency = ctx.choice(
+            [c for c in ("coins", "diamonds") if sum(shop[h][_price_column(c)] for h in bought) <= wallet[c]], "currency that covers it"
+        )
         mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if k <= 4 else []))
         name = _room_name(ctx)
         query = self.phrase(ctx, k=k, currency=currency, mode=mode, name=name) + _leave_note(ctx, user)
@@ -879,8 +1098,14 @@ class BuyFriendsTopHeroes(MobaTemplate):
         room = len(steps)
         steps.append(Step("create_room", {"name": name, "mode": mode}))
         steps += [Step("invite_to_room", {"room_id": ref(room, "room_id"), "player_id": f["other_id"]}) for f in friends[:k]]
-        return Draft(user, query, steps, stated={"k": k, "currency": currency, "mode": mode, "name": name},
-                     hidden=_hide([len(bought)], k), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            steps,
+            stated={"k": k, "currency": currency, "mode": mode, "name": name},
+            hidden=_hide([len(bought)], k),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         friends = sorted(api.all_pages("list_friends", sort_by="intimacy"), key=lambda f: (-f["intimacy"], f["player_id"]))
@@ -902,8 +1127,7 @@ class BuyFriendsTopHeroes(MobaTemplate):
 class BuyPopularHeroes(MobaTemplate):
     name = "buy_popular_heroes"
     tries = 4  # a light task: drawn less eagerly, so that the suite leans on larger ones
-    conditions = (Condition("role", "filter"), Condition("not_owned", "filter"),
-                  Condition("most_owned", "ranking", tie_break_stated=True))
+    conditions = (Condition("role", "filter"), Condition("not_owned", "filter"), Condition("most_owned", "ranking", tie_break_stated=True))
     phrasings = (
         "Buy me, with {currency}, the {k} most popular {role} heroes in the shop (most owners first, alphabetical on equal "
         "counts) among those I don't own yet; main or secondary role counts.",
@@ -915,17 +1139,24 @@ class BuyPopularHeroes(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         currency = ctx.rng.choice(["coins", "diamonds"])
-        user = ctx.choice(ctx.column(f"SELECT id FROM players WHERE {currency} >= ? ORDER BY id",
-                                     15000 if currency == "coins" else 700), "player with money")
+        user = ctx.choice(
+            ctx.column(f"SELECT id FROM players WHERE {currency} >= ? ORDER BY id", 15000 if currency == "coins" else 700),
+            "player with money",
+        )
         owned = set(ctx.column("SELECT hero_id FROM player_heroes WHERE player_id = ?", user))
-        catalogue = ctx.rows("SELECT id, name, role, secondary_role, owner_count, price_coins, price_diamonds FROM heroes "
-                             "WHERE availability = 'shop' AND release_date <= ? ORDER BY id", _today(ctx))
+        catalogue = ctx.rows(
+            "SELECT id, name, role, secondary_role, owner_count, price_coins, price_diamonds FROM heroes "
+            "WHERE availability = 'shop' AND release_date <= ? ORDER BY id",
+            _today(ctx),
+        )
         balance = ctx.value(f"SELECT {currency} FROM players WHERE id = ?", user)
         column = _price_column(currency)
 
         def bought(role: str, k: int, by_role: bool = True, by_owned: bool = True, by_k: str = RIGHT) -> list[int]:
-            heroes = sorted((h for h in catalogue if (_plays(h, role) or not by_role) and (h["id"] not in owned or not by_owned)),
-                            key=lambda h: (-h["owner_count"], h["name"].casefold()))
+            heroes = sorted(
+                (h for h in catalogue if (_plays(h, role) or not by_role) and (h["id"] not in owned or not by_owned)),
+                key=lambda h: (-h["owner_count"], h["name"].casefold()),
+            )
             top = heroes if by_k == IGNORED else heroes[: k + 1] if by_k == OFF else heroes[:k]
             out, left = [], balance
             for hero in top:
@@ -941,21 +1172,36 @@ class BuyPopularHeroes(MobaTemplate):
             if len(targets) < k:
                 continue  # not affordable
             try:
-                _differs(targets, bought(role, k, by_role=False), bought(role, k, by_owned=False), bought(role, k, by_k=OFF),
-                         bought(role, k, by_k=IGNORED))
+                _differs(
+                    targets,
+                    bought(role, k, by_role=False),
+                    bought(role, k, by_owned=False),
+                    bought(role, k, by_k=OFF),
+                    bought(role, k, by_k=IGNORED),
+                )
             except NoTarget:
                 continue
             break
         else:
             raise NoTarget("no role and k that bite and are affordable")
         query = self.phrase(ctx, k=k, role=role, roles=_role_plural(role), currency=currency)
-        return Draft(user, query, [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in targets],
-                     stated={"k": k, "role": role, "currency": currency}, hidden=[balance], targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in targets],
+            stated={"k": k, "role": role, "currency": currency},
+            hidden=[balance],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        heroes = [h for h in api.all_pages("search_heroes", availability="shop", sort_by="popularity")
-                  if h["released"] and api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))
-                  and api.keep("not_owned", not h["owned_by_me"])]
+        heroes = [
+            h
+            for h in api.all_pages("search_heroes", availability="shop", sort_by="popularity")
+            if h["released"]
+            and api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))
+            and api.keep("not_owned", not h["owned_by_me"])
+        ]
         ranked = sorted(heroes, key=lambda h: (-h["owner_count"], h["name"].casefold()))
         for hero in api.top("most_owned", ranked, stated["k"], lambda h: h["owner_count"]):
             if not hero["owned_by_me"]:
@@ -967,8 +1213,7 @@ class BuyPopularHeroes(MobaTemplate):
 
 def _leave_note(ctx: GenContext, user: int) -> str:
     """Opening a room leaves the one the player is in (dissolving it if theirs): the query says so."""
-    if ctx.value("SELECT COUNT(*) FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE m.player_id = ? "
-                 "AND r.status = 'open'", user):
+    if ctx.value("SELECT COUNT(*) FROM room_members m JOIN rooms r ON r.id = m.room_id WHERE m.player_id = ? AND r.status = 'open'", user):
         return " It's fine to leave the room I'm in now (closing it if it's mine)."
     return ""
 
@@ -994,28 +1239,41 @@ class HostRoomForFriends(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = _host_candidates(ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id "
-                                     "HAVING COUNT(*) >= 5 ORDER BY player_id")
-        friends = ctx.rows(f"SELECT p.id, {TIER_P} AS tier, p.status FROM relations r JOIN players p ON p.id = r.other_id "
-                           "WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY p.id", user)
+        user = _host_candidates(
+            ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 5 ORDER BY player_id"
+        )
+        friends = ctx.rows(
+            f"SELECT p.id, {TIER_P} AS tier, p.status FROM relations r JOIN players p ON p.id = r.other_id "
+            "WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY p.id",
+            user,
+        )
 
         def invited(cut: int, by_tier: str = RIGHT, by_status: bool = True) -> list[int]:
             return [f["id"] for f in friends if _at_least(by_tier)(f["tier"], cut) and (f["status"] != "in_match" or not by_status)]
 
         cuts = sorted({f["tier"] for f in friends if f["status"] != "in_match"})
-        cut = ctx.choice(cuts[1: max(2, len(cuts) // 2 + 1)], "tier cut")
+        cut = ctx.choice(cuts[1 : max(2, len(cuts) // 2 + 1)], "tier cut")
         targets = _bounded(invited(cut), 3, 9, "friends")
         _differs(targets, invited(cut, by_tier=OFF), invited(cut, by_tier=IGNORED), invited(cut, by_status=False))
         mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if len(targets) <= 4 else []))
         name = _room_name(ctx)
         query = self.phrase(ctx, mode=mode, name=name, tier=TIERS[cut]) + _leave_note(ctx, user)
-        return Draft(user, query, [Step("create_room", {"name": name, "mode": mode})]
-                     + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in targets],
-                     stated={"mode": mode, "name": name, "tier": TIERS[cut]}, hidden=[len(targets)], targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("create_room", {"name": name, "mode": mode})]
+            + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in targets],
+            stated={"mode": mode, "name": name, "tier": TIERS[cut]},
+            hidden=[len(targets)],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        friends = [f for f in api.all_pages("list_friends")
-                   if api.compare("tier", _tier(f["tier"]), ">=", _tier(stated["tier"])) & api.keep("not_in_match", f["status"] != "in_match")]
+        friends = [
+            f
+            for f in api.all_pages("list_friends")
+            if api.compare("tier", _tier(f["tier"]), ">=", _tier(stated["tier"])) & api.keep("not_in_match", f["status"] != "in_match")
+        ]
         room = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
         for friend in friends:
             api.call("invite_to_room", room_id=room["room_id"], player_id=friend["player_id"])
@@ -1035,11 +1293,16 @@ class ClanPracticeRoom(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = _host_candidates(ctx, "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id "
-                                     "WHERE t.member_count >= 4 ORDER BY m.player_id")
+        user = _host_candidates(
+            ctx, "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 ORDER BY m.player_id"
+        )
         team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
-        mates = ctx.rows("SELECT p.id, p.status FROM team_members m JOIN players p ON p.id = m.player_id WHERE m.team_id = ? "
-                         "AND p.id != ? ORDER BY p.id", team, user)
+        mates = ctx.rows(
+            "SELECT p.id, p.status FROM team_members m JOIN players p ON p.id = m.player_id WHERE m.team_id = ? "
+            "AND p.id != ? ORDER BY p.id",
+            team,
+            user,
+        )
         free = [m["id"] for m in mates if m["status"] != "in_match"]
         _bounded(free, 2, 9, "free clanmates")
         if len(free) == len(mates):
@@ -1048,17 +1311,23 @@ class ClanPracticeRoom(MobaTemplate):
             raise NoTarget("a block inside the clan")
         name, pw = _room_name(ctx), ctx.rng.choice(PASSWORDS)
         query = self.phrase(ctx, name=name, pw=pw) + _leave_note(ctx, user)
-        return Draft(user, query, [Step("create_room", {"name": name, "mode": "custom", "capacity": len(free) + 1, "password": pw})]
-                     + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in free],
-                     stated={"name": name, "password": pw}, hidden=[len(free), len(free) + 1],
-                     targets=_once(("player", user), ("clan", team)))
+        return Draft(
+            user,
+            query,
+            [Step("create_room", {"name": name, "mode": "custom", "capacity": len(free) + 1, "password": pw})]
+            + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in free],
+            stated={"name": name, "password": pw},
+            hidden=[len(free), len(free) + 1],
+            targets=_once(("player", user), ("clan", team)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
         members = api.call("get_team", team_id=me["clan"]["team_id"])["members"]["items"]
         mates = [m for m in members if m["player_id"] != me["player_id"] and api.keep("not_in_match", m["status"] != "in_match")]
-        room = api.call("create_room", creates="room_id", name=stated["name"], mode="custom", capacity=len(mates) + 1,
-                        password=stated["password"])
+        room = api.call(
+            "create_room", creates="room_id", name=stated["name"], mode="custom", capacity=len(mates) + 1, password=stated["password"]
+        )
         for mate in mates:
             api.call("invite_to_room", room_id=room["room_id"], player_id=mate["player_id"])
 
@@ -1077,10 +1346,12 @@ class ReopenRoom(MobaTemplate):
     def attempt(self, ctx: GenContext) -> Draft:
         room = ctx.choice(ctx.rows("SELECT id, owner_id, mode FROM rooms WHERE status = 'open' ORDER BY id"), "open room")
         user = room["owner_id"]
-        members = ctx.column("SELECT player_id FROM room_members WHERE room_id = ? AND player_id != ? ORDER BY joined_at, player_id",
-                             room["id"], user)
-        invited = ctx.column("SELECT invitee_id FROM room_invitations WHERE room_id = ? AND status = 'pending' ORDER BY sent_at, id",
-                             room["id"])
+        members = ctx.column(
+            "SELECT player_id FROM room_members WHERE room_id = ? AND player_id != ? ORDER BY joined_at, player_id", room["id"], user
+        )
+        invited = ctx.column(
+            "SELECT invitee_id FROM room_invitations WHERE room_id = ? AND status = 'pending' ORDER BY sent_at, id", room["id"]
+        )
         people = members + [p for p in invited if p not in members and p != user]
         _bounded(people, 2, 15, "people")
         if any(_blocked_either_way(ctx, user, p) for p in people):
@@ -1088,10 +1359,15 @@ class ReopenRoom(MobaTemplate):
         mode = ctx.choice([m for m in ("ranked", "classic", "brawl", "custom") if m != room["mode"]], "mode")
         name = _room_name(ctx)
         query = self.phrase(ctx, mode=mode, name=name)
-        return Draft(user, query, [Step("dissolve_room", {"room_id": room["id"]}), Step("create_room", {"name": name, "mode": mode})]
-                     + [Step("invite_to_room", {"room_id": ref(1, "room_id"), "player_id": p}) for p in people],
-                     stated={"mode": mode, "name": name}, hidden=[len(people)],
-                     targets=_once(("player", user), ("room", room["id"])))
+        return Draft(
+            user,
+            query,
+            [Step("dissolve_room", {"room_id": room["id"]}), Step("create_room", {"name": name, "mode": mode})]
+            + [Step("invite_to_room", {"room_id": ref(1, "room_id"), "player_id": p}) for p in people],
+            stated={"mode": mode, "name": name},
+            hidden=[len(people)],
+            targets=_once(("player", user), ("room", room["id"])),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         old = _profile(api)["room"]["room_id"]
@@ -1108,8 +1384,7 @@ class RoomForFrequentTeammates(MobaTemplate):
     name = "room_for_frequent_teammates"
     conditions = (Condition("season", "filter"), Condition("most_often", "ranking"))
     phrasings = (
-        "Open a {mode} room called '{name}' and invite the {k} players who were on my team most often in my matches of the "
-        "current season.",
+        "Open a {mode} room called '{name}' and invite the {k} players who were on my team most often in my matches of the current season.",
         "Count, over my matches this season, how many times each player was on my side; the {k} with the highest counts get "
         "an invitation to a new {mode} room named '{name}'.",
         "Who have I teamed up with most this season? Create a {mode} room '{name}' and invite the top {k} of them by number of "
@@ -1118,9 +1393,13 @@ class RoomForFrequentTeammates(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = _host_candidates(ctx, "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-                                     "WHERE m.season_id = ? GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 8 AND 120 "
-                                     "ORDER BY mp.player_id", season)
+        user = _host_candidates(
+            ctx,
+            "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+            "WHERE m.season_id = ? GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 8 AND 120 "
+            "ORDER BY mp.player_id",
+            season,
+        )
         played = {m["id"]: m["season_id"] for m in _my_matches(ctx, user)}
         sides = _sides(ctx, user)
 
@@ -1129,8 +1408,11 @@ class RoomForFrequentTeammates(MobaTemplate):
             return sorted(counts.items(), key=lambda pc: (-pc[1], pc[0]))
 
         ranked, everyone = ranking(), ranking(by_season=False)
-        ks = [k for k in (3, 4, 5, 6, 7, 8) if k < len(ranked) and ranked[k - 1][1] != ranked[k][1]
-              and (k >= len(everyone) or everyone[k - 1][1] != everyone[k][1])]
+        ks = [
+            k
+            for k in (3, 4, 5, 6, 7, 8)
+            if k < len(ranked) and ranked[k - 1][1] != ranked[k][1] and (k >= len(everyone) or everyone[k - 1][1] != everyone[k][1])
+        ]
         k = ctx.choice(ks, "k without a tie")
         if any(_blocked_either_way(ctx, user, p) for p, _ in ranked[: k + 1] + everyone[:k]):
             raise NoTarget("a block in the way")
@@ -1145,9 +1427,15 @@ class RoomForFrequentTeammates(MobaTemplate):
         mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if k <= 4 else []))
         name = _room_name(ctx)
         query = self.phrase(ctx, k=k, mode=mode, name=name) + _leave_note(ctx, user)
-        return Draft(user, query, [Step("create_room", {"name": name, "mode": mode})]
-                     + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in targets],
-                     stated={"k": k, "mode": mode, "name": name}, hidden=[], targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("create_room", {"name": name, "mode": mode})]
+            + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in targets],
+            stated={"k": k, "mode": mode, "name": name},
+            hidden=[],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -1179,21 +1467,38 @@ class JoinRoomAndInvite(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        invitation = ctx.choice(ctx.rows(
-            "SELECT i.id, i.invitee_id, i.room_id, i.inviter_id, r.name FROM room_invitations i JOIN rooms r ON r.id = i.room_id "
-            "WHERE i.status = 'pending' AND r.status = 'open' AND r.member_count + 1 < r.capacity ORDER BY i.id"), "invitation")
+        invitation = ctx.choice(
+            ctx.rows(
+                "SELECT i.id, i.invitee_id, i.room_id, i.inviter_id, r.name FROM room_invitations i JOIN rooms r ON r.id = i.room_id "
+                "WHERE i.status = 'pending' AND r.status = 'open' AND r.member_count + 1 < r.capacity ORDER BY i.id"
+            ),
+            "invitation",
+        )
         user, room = invitation["invitee_id"], invitation["room_id"]
         if not _free_to_host(ctx, user):
             raise NoTarget("in a running game")
-        same = ctx.value("SELECT COUNT(*) FROM room_invitations i JOIN rooms r ON r.id = i.room_id JOIN players p ON p.id = i.inviter_id "
-                         "JOIN players q ON q.id = ? WHERE i.invitee_id = ? AND r.name = ? AND p.id = q.id", invitation["inviter_id"],
-                         user, invitation["name"])
+        same = ctx.value(
+            "SELECT COUNT(*) FROM room_invitations i JOIN rooms r ON r.id = i.room_id JOIN players p ON p.id = i.inviter_id "
+            "JOIN players q ON q.id = ? WHERE i.invitee_id = ? AND r.name = ? AND p.id = q.id",
+            invitation["inviter_id"],
+            user,
+            invitation["name"],
+        )
         if same != 1 or "'" in invitation["name"]:
             raise NoTarget("the invitation is not named by room and inviter")
-        taken = set(ctx.column("SELECT player_id FROM room_members WHERE room_id = ? UNION SELECT invitee_id FROM room_invitations "
-                               "WHERE room_id = ? AND status = 'pending'", room, room))
-        friends = ctx.rows(f"SELECT p.id, {TIER_P} AS tier, p.status FROM relations r JOIN players p ON p.id = r.other_id "
-                           "WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY p.id", user)
+        taken = set(
+            ctx.column(
+                "SELECT player_id FROM room_members WHERE room_id = ? UNION SELECT invitee_id FROM room_invitations "
+                "WHERE room_id = ? AND status = 'pending'",
+                room,
+                room,
+            )
+        )
+        friends = ctx.rows(
+            f"SELECT p.id, {TIER_P} AS tier, p.status FROM relations r JOIN players p ON p.id = r.other_id "
+            "WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY p.id",
+            user,
+        )
         friends = [f for f in friends if f["id"] not in taken]
         capacity = ctx.value("SELECT capacity - member_count - 1 FROM rooms WHERE id = ?", room)
 
@@ -1208,10 +1513,15 @@ class JoinRoomAndInvite(MobaTemplate):
             raise NoTarget("no place to invite to")
         inviter = _nickname(ctx, invitation["inviter_id"])
         query = self.phrase(ctx, inviter=inviter, room=invitation["name"], tier=TIERS[cut]) + _leave_note(ctx, user)
-        return Draft(user, query, [Step("answer_room_invitation", {"invitation_id": invitation["id"], "accept": True})]
-                     + [Step("invite_to_room", {"room_id": room, "player_id": p}) for p in targets],
-                     stated={"inviter": inviter, "room": invitation["name"], "tier": TIERS[cut]}, hidden=[len(targets)],
-                     targets=_once(("player", user), ("room", room)))
+        return Draft(
+            user,
+            query,
+            [Step("answer_room_invitation", {"invitation_id": invitation["id"], "accept": True})]
+            + [Step("invite_to_room", {"room_id": room, "player_id": p}) for p in targets],
+            stated={"inviter": inviter, "room": invitation["name"], "tier": TIERS[cut]},
+            hidden=[len(targets)],
+            targets=_once(("player", user), ("room", room)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         invitations = api.all_pages("list_room_invitations", direction="received", status="pending")
@@ -1242,16 +1552,21 @@ class ReviewClanApplications(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        officer = ctx.choice(ctx.rows(
-            "SELECT m.player_id, m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.role IN ('leader', 'vice_leader') "
-            "AND t.member_count < t.capacity AND (SELECT COUNT(*) FROM team_applications a WHERE a.team_id = m.team_id "
-            "AND a.status = 'pending' AND a.player_id NOT IN (SELECT player_id FROM team_members)) >= 2 ORDER BY m.player_id"),
-            "clan officer")
+        officer = ctx.choice(
+            ctx.rows(
+                "SELECT m.player_id, m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.role IN ('leader', 'vice_leader') "
+                "AND t.member_count < t.capacity AND (SELECT COUNT(*) FROM team_applications a WHERE a.team_id = m.team_id "
+                "AND a.status = 'pending' AND a.player_id NOT IN (SELECT player_id FROM team_members)) >= 2 ORDER BY m.player_id"
+            ),
+            "clan officer",
+        )
         team = ctx.one("SELECT member_count, capacity FROM teams WHERE id = ?", officer["team_id"]) or {}
         apps = ctx.rows(
             f"SELECT a.id, p.level, {TIER_P} AS tier, (SELECT COUNT(*) FROM team_members m WHERE m.player_id = a.player_id) AS in_clan "
             "FROM team_applications a JOIN players p ON p.id = a.player_id WHERE a.team_id = ? AND a.status = 'pending' "
-            "ORDER BY a.applied_at, a.id", officer["team_id"])
+            "ORDER BY a.applied_at, a.id",
+            officer["team_id"],
+        )
         places = team["capacity"] - team["member_count"]
         by = ctx.rng.choice(["level", "tier"])
 
@@ -1266,16 +1581,22 @@ class ReviewClanApplications(MobaTemplate):
         cut = ctx.choice(cuts[1:], f"{by} cut")
         chosen = approved(cut)
         _differs(chosen, approved(cut, OFF), approved(cut, IGNORED))
-        steps = [Step("approve_team_application" if a["id"] in chosen else "reject_team_application", {"application_id": a["id"]})
-                 for a in apps]
+        steps = [
+            Step("approve_team_application" if a["id"] in chosen else "reject_team_application", {"application_id": a["id"]}) for a in apps
+        ]
         if by == "level":
             bar, exact, value = f"at level {cut} or higher", f"exactly level {cut} counts", cut
         else:
             bar, exact, value = f"currently ranked {TIERS[cut]} or higher", f"{TIERS[cut]} itself counts", TIERS[cut]
         query = self.phrase(ctx, bar=bar, exact=exact)
-        return Draft(officer["player_id"], query, steps, stated={"by": by, "at_least": value},
-                     hidden=_hide([len(chosen), len(apps), places], cut if by == "level" else None),
-                     targets=_once(("player", officer["player_id"]), ("clan", officer["team_id"])))
+        return Draft(
+            officer["player_id"],
+            query,
+            steps,
+            stated={"by": by, "at_least": value},
+            hidden=_hide([len(chosen), len(apps), places], cut if by == "level" else None),
+            targets=_once(("player", officer["player_id"]), ("clan", officer["team_id"])),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         team = api.call("get_team", team_id=_profile(api)["clan"]["team_id"])["team"]
@@ -1307,11 +1628,18 @@ class ClanTopContributor(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(ctx.column("SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 "
-                                     "ORDER BY m.player_id"), "clan member")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 ORDER BY m.player_id"
+            ),
+            "clan member",
+        )
         team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
-        mates = ctx.rows("SELECT player_id, contribution FROM team_members WHERE team_id = ? AND player_id != ? "
-                         "ORDER BY contribution DESC, player_id", team, user)
+        mates = ctx.rows(
+            "SELECT player_id, contribution FROM team_members WHERE team_id = ? AND player_id != ? ORDER BY contribution DESC, player_id",
+            team,
+            user,
+        )
         if len(mates) < 3 or mates[0]["contribution"] == mates[1]["contribution"]:
             raise NoTarget("no single top contributor")
         top = mates[0]["player_id"]
@@ -1319,20 +1647,32 @@ class ClanTopContributor(MobaTemplate):
             raise NoTarget("a pending request or a block with the top contributor")
         saved = _favourited(ctx, user)
         note, msg = ctx.rng.choice(MATCH_NOTES), ctx.rng.choice(FRIEND_MESSAGES)
-        shared = {m["player_id"]: ctx.rows(
-            "SELECT a.match_id AS id, substr(x.started_at, 1, 10) AS day, a.side = b.side AS same FROM match_players a "
-            "JOIN match_players b ON b.match_id = a.match_id AND b.player_id = ? JOIN matches x ON x.id = a.match_id "
-            "WHERE a.player_id = ? ORDER BY a.match_id", m["player_id"], user) for m in mates}
+        shared = {
+            m["player_id"]: ctx.rows(
+                "SELECT a.match_id AS id, substr(x.started_at, 1, 10) AS day, a.side = b.side AS same FROM match_players a "
+                "JOIN match_players b ON b.match_id = a.match_id AND b.player_id = ? JOIN matches x ON x.id = a.match_id "
+                "WHERE a.player_id = ? ORDER BY a.match_id",
+                m["player_id"],
+                user,
+            )
+            for m in mates
+        }
         days = sorted({s["day"] for s in shared[top] if s["same"] and s["id"] not in saved})
         if len(days) < 4:
             raise NoTarget("few matches together")
-        since = ctx.rng.choice(days[1: max(2, len(days) // 2)])
+        since = ctx.rng.choice(days[1 : max(2, len(days) // 2)])
         befriend = _befriend_steps(ctx, user, [m["player_id"] for m in mates], msg)
 
         def chosen(n: int | None = 1, by_since: str = RIGHT, by_side: bool = True) -> tuple:
             who = [m["player_id"] for m in (mates if n is None else mates[:n])]
-            games = sorted({s["id"] for p in who for s in shared[p] if _at_or_after(by_since)(s["day"], since)
-                            and (s["same"] or not by_side) and s["id"] not in saved})
+            games = sorted(
+                {
+                    s["id"]
+                    for p in who
+                    for s in shared[p]
+                    if _at_or_after(by_since)(s["day"], since) and (s["same"] or not by_side) and s["id"] not in saved
+                }
+            )
             return tuple(games), tuple(p for p in who if p in befriend)
 
         games, asked = chosen()
@@ -1340,8 +1680,14 @@ class ClanTopContributor(MobaTemplate):
         _differs((games, asked), chosen(2), chosen(None), chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_side=False))
         steps = [Step("favourite_match", {"match_id": m, "note": note}) for m in games] + [befriend[p] for p in asked]
         query = self.phrase(ctx, note=note, msg=msg, date=pretty_day(since))
-        return Draft(user, query, steps, stated={"since": since, "note": note, "message": msg}, hidden=[len(games)],
-                     targets=_once(("player", user), ("player", top)))
+        return Draft(
+            user,
+            query,
+            steps,
+            stated={"since": since, "note": note, "message": msg},
+            hidden=[len(games)],
+            targets=_once(("player", user), ("player", top)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -1388,24 +1734,38 @@ class LeaderboardFriendRequests(MobaTemplate):
         user = ctx.choice(ctx.column("SELECT id FROM players ORDER BY id"), "player")
         region = ctx.value("SELECT region FROM players WHERE id = ?", user)
         msg = ctx.rng.choice(FRIEND_MESSAGES)
-        board = ctx.rows(f"SELECT r.player_id, {tier_index('r.tier')} AS tier, p.region FROM season_ranks r "
-                         "JOIN players p ON p.id = r.player_id WHERE r.season_id = ? AND r.player_id != ? ORDER BY r.player_id",
-                         season, user)
+        board = ctx.rows(
+            f"SELECT r.player_id, {tier_index('r.tier')} AS tier, p.region FROM season_ranks r "
+            "JOIN players p ON p.id = r.player_id WHERE r.season_id = ? AND r.player_id != ? ORDER BY r.player_id",
+            season,
+            user,
+        )
         cuts = sorted({b["tier"] for b in board if b["region"] == region})
         cut = ctx.choice(cuts[2:], "tier cut")
         pool = [b for b in board if b["tier"] >= cut - 1]
         actions = _befriend_steps(ctx, user, [b["player_id"] for b in pool], msg)
 
         def chosen(by_region: bool = True, by_tier: str = RIGHT) -> list[int]:
-            return [b["player_id"] for b in board if (b["region"] == region or not by_region) and _at_least(by_tier)(b["tier"], cut)
-                    and (b["player_id"] in actions or b["player_id"] not in {q["player_id"] for q in pool})]
+            return [
+                b["player_id"]
+                for b in board
+                if (b["region"] == region or not by_region)
+                and _at_least(by_tier)(b["tier"], cut)
+                and (b["player_id"] in actions or b["player_id"] not in {q["player_id"] for q in pool})
+            ]
 
         targets = _bounded(chosen(), 10, 30, "players")
         _differs(targets, chosen(by_region=False), chosen(by_tier=OFF), chosen(by_tier=IGNORED))
         name = ctx.value("SELECT name FROM seasons WHERE id = ?", season)
         query = self.phrase(ctx, season=name, tier=TIERS[cut], msg=msg)
-        return Draft(user, query, [actions[p] for p in targets], stated={"season": name, "tier": TIERS[cut], "message": msg},
-                     hidden=[len(targets)], targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [actions[p] for p in targets],
+            stated={"season": name, "tier": TIERS[cut], "message": msg},
+            hidden=[len(targets)],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -1434,8 +1794,11 @@ class ScoutRegionLeader(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        board = ctx.rows(f"SELECT r.player_id, p.region FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE r.season_id = ? "
-                         f"ORDER BY {rank_score('r.tier', 'r.stars')} DESC, r.ranked_wins DESC, r.player_id", season)
+        board = ctx.rows(
+            f"SELECT r.player_id, p.region FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE r.season_id = ? "
+            f"ORDER BY {rank_score('r.tier', 'r.stars')} DESC, r.ranked_wins DESC, r.player_id",
+            season,
+        )
         # Outside the overall leader's region, so that reading the whole leaderboard's top would be wrong.
         user = ctx.choice(ctx.column("SELECT id FROM players WHERE region != ? ORDER BY id", board[0]["region"]), "player")
         region = ctx.value("SELECT region FROM players WHERE id = ?", user)
@@ -1451,18 +1814,31 @@ class ScoutRegionLeader(MobaTemplate):
         wallet = ctx.one("SELECT coins, diamonds FROM players WHERE id = ?", user) or {}
         currency = ctx.choice([c for c in ("coins", "diamonds") if shop[hero][_price_column(c)] <= wallet[c]], "currency")
         saved = _favourited(ctx, user)
-        shared = ctx.rows("SELECT a.match_id AS id, a.side != b.side AS against FROM match_players a JOIN match_players b "
-                          "ON b.match_id = a.match_id AND b.player_id = ? WHERE a.player_id = ? ORDER BY a.match_id", leader, user)
+        shared = ctx.rows(
+            "SELECT a.match_id AS id, a.side != b.side AS against FROM match_players a JOIN match_players b "
+            "ON b.match_id = a.match_id AND b.player_id = ? WHERE a.player_id = ? ORDER BY a.match_id",
+            leader,
+            user,
+        )
         games = [s["id"] for s in shared if s["against"] and s["id"] not in saved]
         _bounded(games, 10, 60, "matches")
         if all(s["against"] or s["id"] in saved for s in shared):
             raise NoTarget("never on the same team: the filter would exclude nothing")
         note, msg = ctx.rng.choice(MATCH_NOTES), ctx.rng.choice(FRIEND_MESSAGES)
         query = self.phrase(ctx, msg=msg, currency=currency, note=note)
-        steps = [Step("send_friend_request", {"player_id": leader, "message": msg}), Step("buy_hero", {"hero_id": hero, "currency": currency})]
+        steps = [
+            Step("send_friend_request", {"player_id": leader, "message": msg}),
+            Step("buy_hero", {"hero_id": hero, "currency": currency}),
+        ]
         steps += [Step("favourite_match", {"match_id": m, "note": note}) for m in games]
-        return Draft(user, query, steps, stated={"message": msg, "currency": currency, "note": note}, hidden=[len(games)],
-                     targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            steps,
+            stated={"message": msg, "currency": currency, "note": note},
+            hidden=[len(games)],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -1500,28 +1876,42 @@ class UnblockAndReconnect(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = _host_candidates(ctx, "SELECT player_id FROM relations WHERE kind = 'blocked' GROUP BY player_id "
-                                     "HAVING COUNT(DISTINCT substr(since, 1, 10)) >= 2 ORDER BY player_id")
-        blocked = ctx.rows("SELECT other_id, substr(since, 1, 10) AS day FROM relations WHERE player_id = ? AND kind = 'blocked' "
-                           "ORDER BY other_id", user)
+        user = _host_candidates(
+            ctx,
+            "SELECT player_id FROM relations WHERE kind = 'blocked' GROUP BY player_id "
+            "HAVING COUNT(DISTINCT substr(since, 1, 10)) >= 2 ORDER BY player_id",
+        )
+        blocked = ctx.rows(
+            "SELECT other_id, substr(since, 1, 10) AS day FROM relations WHERE player_id = ? AND kind = 'blocked' ORDER BY other_id", user
+        )
         date = ctx.choice(sorted({b["day"] for b in blocked})[1:], "block day")
         freed = [b["other_id"] for b in blocked if b["day"] < date]
-        if any(_relation(ctx, user, p) != "blocked" or ctx.value(
-                "SELECT COUNT(*) FROM relations WHERE player_id = ? AND other_id = ?", p, user) for p in freed):
+        if any(
+            _relation(ctx, user, p) != "blocked"
+            or ctx.value("SELECT COUNT(*) FROM relations WHERE player_id = ? AND other_id = ?", p, user)
+            for p in freed
+        ):
             raise NoTarget("they blocked me too")
         msg, name = ctx.rng.choice(FRIEND_MESSAGES), _room_name(ctx)
-        steps = [s for p in freed for s in (Step("unblock_player", {"player_id": p}),
-                                            Step("send_friend_request", {"player_id": p, "message": msg}))]
+        steps = [
+            s
+            for p in freed
+            for s in (Step("unblock_player", {"player_id": p}), Step("send_friend_request", {"player_id": p, "message": msg}))
+        ]
         room = len(steps)
         steps.append(Step("create_room", {"name": name, "mode": "custom"}))
         steps += [Step("invite_to_room", {"room_id": ref(room, "room_id"), "player_id": p}) for p in freed]
         query = self.phrase(ctx, date=pretty_day(date), msg=msg, name=name) + _leave_note(ctx, user)
-        return Draft(user, query, steps, stated={"before": date, "message": msg, "name": name}, hidden=[len(freed)],
-                     targets=_once(("player", user)))
+        return Draft(
+            user, query, steps, stated={"before": date, "message": msg, "name": name}, hidden=[len(freed)], targets=_once(("player", user))
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        freed = [b["player_id"] for b in api.all_pages("list_blacklist")
-                 if api.compare("blocked_before", b["blocked_at"][:10], "<", stated["before"])]
+        freed = [
+            b["player_id"]
+            for b in api.all_pages("list_blacklist")
+            if api.compare("blocked_before", b["blocked_at"][:10], "<", stated["before"])
+        ]
         for player in freed:
             api.call("unblock_player", player_id=player)
             api.call("send_friend_request", player_id=player, message=stated["message"])
@@ -1545,30 +1935,52 @@ class BlockToxicTeammates(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         start = ctx.rng.choice([14, 21, 30, 45])
-        user = ctx.choice(ctx.column(
-            "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.result = 'loss' "
-            "AND m.started_at >= date(?, ?) GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 4 AND 40 ORDER BY mp.player_id",
-            _today(ctx), f"-{start} days"), "player with losses")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.result = 'loss' "
+                "AND m.started_at >= date(?, ?) GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 4 AND 40 ORDER BY mp.player_id",
+                _today(ctx),
+                f"-{start} days",
+            ),
+            "player with losses",
+        )
         rows = ctx.rows(
             "SELECT substr(m.started_at, 1, 10) AS day, o.player_id, o.side = mp.side AS same, o.deaths FROM match_players mp "
             "JOIN matches m ON m.id = mp.match_id JOIN match_players o ON o.match_id = mp.match_id AND o.player_id != mp.player_id "
-            "WHERE mp.player_id = ? AND mp.result = 'loss' ORDER BY m.id, o.player_id", user)
+            "WHERE mp.player_id = ? AND mp.result = 'loss' ORDER BY m.id, o.player_id",
+            user,
+        )
         first = ctx.value("SELECT date(?, ?)", _today(ctx), f"-{start} days")
         since = ctx.choice(sorted({r["day"] for r in rows if r["day"] >= first})[1:], "loss day")
         blocked = set(ctx.column("SELECT other_id FROM relations WHERE player_id = ? AND kind = 'blocked'", user))
         window = [r["deaths"] for r in rows if r["day"] >= since and r["same"]]
-        d = ctx.choice([x for x in sorted(set(window))[len(set(window)) // 2:] if x >= 2], "deaths")
+        d = ctx.choice([x for x in sorted(set(window))[len(set(window)) // 2 :] if x >= 2], "deaths")
 
         def chosen(by_day: str = RIGHT, by_deaths: str = RIGHT, by_side: bool = True) -> list[int]:
-            return sorted({r["player_id"] for r in rows if _at_or_after(by_day)(r["day"], since) and _at_least(by_deaths)(r["deaths"], d)
-                           and (r["same"] or not by_side) and r["player_id"] not in blocked})
+            return sorted(
+                {
+                    r["player_id"]
+                    for r in rows
+                    if _at_or_after(by_day)(r["day"], since)
+                    and _at_least(by_deaths)(r["deaths"], d)
+                    and (r["same"] or not by_side)
+                    and r["player_id"] not in blocked
+                }
+            )
 
         targets = _bounded(chosen(), 4, 30, "teammates")
-        _differs(targets, chosen(by_day=OFF), chosen(by_day=IGNORED), chosen(by_deaths=OFF), chosen(by_deaths=IGNORED),
-                 chosen(by_side=False))
+        _differs(
+            targets, chosen(by_day=OFF), chosen(by_day=IGNORED), chosen(by_deaths=OFF), chosen(by_deaths=IGNORED), chosen(by_side=False)
+        )
         query = self.phrase(ctx, date=pretty_day(since), d=d)
-        return Draft(user, query, [Step("block_player", {"player_id": p}) for p in targets], stated={"since": since, "deaths": d},
-                     hidden=_hide([len(targets)], d), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("block_player", {"player_id": p}) for p in targets],
+            stated={"since": since, "deaths": d},
+            hidden=_hide([len(targets)], d),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)["player_id"]
@@ -1591,8 +2003,12 @@ class BlockToxicTeammates(MobaTemplate):
 
 class FavouriteTopHeroMatches(MobaTemplate):
     name = "favourite_top_hero_matches"
-    conditions = (Condition("role", "filter"), Condition("top_hero", "ranking"), Condition("since", "boundary"),
-                  Condition("min_score", "boundary"))
+    conditions = (
+        Condition("role", "filter"),
+        Condition("top_hero", "ranking"),
+        Condition("since", "boundary"),
+        Condition("min_score", "boundary"),
+    )
     phrasings = (
         "Take the {role} hero I have the most proficiency with (main or secondary role). Favourite every match I played with "
         "it on or after {date} in which my score was at least {score} (exactly {score} counts), with the note '{note}'.",
@@ -1604,10 +2020,14 @@ class FavouriteTopHeroMatches(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 60 ORDER BY player_id"),
-                          "player")
-        heroes = ctx.rows("SELECT h.id, h.role, h.secondary_role, ph.proficiency FROM player_heroes ph JOIN heroes h ON h.id = ph.hero_id "
-                          "WHERE ph.player_id = ? ORDER BY ph.proficiency DESC, h.id", user)
+        user = ctx.choice(
+            ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 60 ORDER BY player_id"), "player"
+        )
+        heroes = ctx.rows(
+            "SELECT h.id, h.role, h.secondary_role, ph.proficiency FROM player_heroes ph JOIN heroes h ON h.id = ph.hero_id "
+            "WHERE ph.player_id = ? ORDER BY ph.proficiency DESC, h.id",
+            user,
+        )
         if len(heroes) < 2 or heroes[0]["proficiency"] == heroes[1]["proficiency"]:
             raise NoTarget("a tie overall")
         saved = _favourited(ctx, user)
@@ -1617,38 +2037,61 @@ class FavouriteTopHeroMatches(MobaTemplate):
         def single_top(role: str) -> bool:
             """The role has one hero of highest proficiency, not the overall top one, with matches to save."""
             pool = [h for h in heroes if _plays(h, role)]
-            return (len(pool) >= 2 and pool[0]["proficiency"] != pool[1]["proficiency"] and pool[0]["id"] != heroes[0]["id"]
-                    and played[pool[0]["id"]] >= 10)
+            return (
+                len(pool) >= 2
+                and pool[0]["proficiency"] != pool[1]["proficiency"]
+                and pool[0]["id"] != heroes[0]["id"]
+                and played[pool[0]["id"]] >= 10
+            )
 
         role = ctx.choice([r for r in ROLES if single_top(r)], "role with a single top hero")
         mine = [h for h in heroes if _plays(h, role)]
         own = [m for m in matches if m["hero_id"] == mine[0]["id"]]
         days = sorted({m["day"] for m in own})
-        since = ctx.rng.choice(days[1: max(2, len(days) // 3)])
+        since = ctx.rng.choice(days[1 : max(2, len(days) // 3)])
         scores = sorted({m["score"] for m in own if m["day"] >= since})
         if len(scores) < 3:
             raise NoTarget("few scores")
-        score = ctx.rng.choice(scores[1: max(2, len(scores) // 3)])
+        score = ctx.rng.choice(scores[1 : max(2, len(scores) // 3)])
 
         def chosen(by_role: bool = True, by_top: str = RIGHT, by_since: str = RIGHT, by_score: str = RIGHT) -> list[int]:
             pool = mine if by_role else heroes
             picked = pool if by_top == IGNORED else pool[:2] if by_top == OFF else pool[:1]
             ids = {h["id"] for h in picked}
-            return [m["id"] for m in matches if m["hero_id"] in ids and _at_or_after(by_since)(m["day"], since)
-                    and _at_least(by_score)(m["score"], score)]
+            return [
+                m["id"]
+                for m in matches
+                if m["hero_id"] in ids and _at_or_after(by_since)(m["day"], since) and _at_least(by_score)(m["score"], score)
+            ]
 
         targets = _bounded(chosen(), 15, 70, "matches")
-        _differs(targets, chosen(by_role=False), chosen(by_top=OFF), chosen(by_top=IGNORED), chosen(by_since=OFF),
-                 chosen(by_since=IGNORED), chosen(by_score=OFF), chosen(by_score=IGNORED))
+        _differs(
+            targets,
+            chosen(by_role=False),
+            chosen(by_top=OFF),
+            chosen(by_top=IGNORED),
+            chosen(by_since=OFF),
+            chosen(by_since=IGNORED),
+            chosen(by_score=OFF),
+            chosen(by_score=IGNORED),
+        )
         note = ctx.rng.choice(MATCH_NOTES)
         query = self.phrase(ctx, role=role, date=pretty_day(since), score=score, note=note)
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     stated={"role": role, "since": since, "score": score, "note": note}, hidden=_hide([len(targets)], score),
-                     targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            stated={"role": role, "since": since, "score": score, "note": note},
+            hidden=_hide([len(targets)], score),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        heroes = [h for h in api.all_pages("list_my_heroes", sort_by="proficiency")
-                  if api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))]
+        heroes = [
+            h
+            for h in api.all_pages("list_my_heroes", sort_by="proficiency")
+            if api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))
+        ]
         ranked = sorted(heroes, key=lambda h: (-h["proficiency"], h["hero_id"]))
         saved = _favourite_ids(api)
         for hero in api.top("top_hero", ranked, 1, lambda h: h["proficiency"]):
@@ -1661,8 +2104,11 @@ class FavouriteTopHeroMatches(MobaTemplate):
 
 class FavouriteCarryGames(MobaTemplate):
     name = "favourite_carry_games"
-    conditions = (Condition("since", "boundary"), Condition("won", "filter"),
-                  Condition("top_damage", "filter", capability="aggregation_computation"))
+    conditions = (
+        Condition("since", "boundary"),
+        Condition("won", "filter"),
+        Condition("top_damage", "filter", capability="aggregation_computation"),
+    )
     phrasings = (
         "Favourite every match since {date} (that day included) that I won and in which nobody on my team dealt more damage "
         "than me, with the note '{note}'. Skip matches already in my favourites.",
@@ -1673,31 +2119,44 @@ class FavouriteCarryGames(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING SUM(result = 'win') >= 25 "
-                                     "ORDER BY player_id"), "player")
+        user = ctx.choice(
+            ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING SUM(result = 'win') >= 25 ORDER BY player_id"),
+            "player",
+        )
         saved = _favourited(ctx, user)
         rows = ctx.rows(
             "SELECT m.id, substr(m.started_at, 1, 10) AS day, mp.result, mp.damage_dealt >= (SELECT MAX(o.damage_dealt) "
             "FROM match_players o WHERE o.match_id = mp.match_id AND o.side = mp.side) AS top FROM match_players mp "
-            "JOIN matches m ON m.id = mp.match_id WHERE mp.player_id = ? ORDER BY m.started_at DESC, m.id DESC", user)
+            "JOIN matches m ON m.id = mp.match_id WHERE mp.player_id = ? ORDER BY m.started_at DESC, m.id DESC",
+            user,
+        )
         rows = [r for r in rows if r["id"] not in saved]
         carried = sorted({r["day"] for r in rows if r["result"] == "win" and r["top"]}, reverse=True)
         if len(carried) < 8:
             raise NoTarget("few carried wins")
-        since = ctx.rng.choice(carried[6: 30])
+        since = ctx.rng.choice(carried[6:30])
         if sum(r["result"] == "win" and r["day"] >= since for r in rows) > 90:
             raise NoTarget("too many matches to open")
 
         def chosen(by_since: str = RIGHT, by_win: bool = True, by_top: bool = True) -> list[int]:
-            return [r["id"] for r in rows if _at_or_after(by_since)(r["day"], since) and (r["result"] == "win" or not by_win)
-                    and (r["top"] or not by_top)]
+            return [
+                r["id"]
+                for r in rows
+                if _at_or_after(by_since)(r["day"], since) and (r["result"] == "win" or not by_win) and (r["top"] or not by_top)
+            ]
 
         targets = _bounded(chosen(), 12, 50, "matches")
         _differs(targets, chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_win=False), chosen(by_top=False))
         note = ctx.rng.choice(MATCH_NOTES)
         query = self.phrase(ctx, note=note, date=pretty_day(since))
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     stated={"since": since, "note": note}, hidden=[len(targets)], targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            stated={"since": since, "note": note},
+            hidden=[len(targets)],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)["player_id"]
@@ -1715,8 +2174,11 @@ class FavouriteCarryGames(MobaTemplate):
 
 class SeasonMvpRecap(MobaTemplate):
     name = "season_mvp_recap"
-    conditions = (Condition("season", "filter"), Condition("mvp", "filter"),
-                  Condition("times", "boundary", capability="aggregation_computation"))
+    conditions = (
+        Condition("season", "filter"),
+        Condition("mvp", "filter"),
+        Condition("times", "boundary", capability="aggregation_computation"),
+    )
     phrasings = (
         "Favourite every match of the current season in which I was MVP, with the note '{note}'. Then befriend everyone who "
         "was on my team in at least {k} of those MVP matches: accept their pending request if they sent one, otherwise send "
@@ -1732,9 +2194,15 @@ class SeasonMvpRecap(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = ctx.choice(ctx.column("SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-                                     "WHERE m.season_id = ? GROUP BY mp.player_id HAVING SUM(mp.is_mvp) BETWEEN 6 AND 60 "
-                                     "ORDER BY mp.player_id", season), "player with MVPs")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+                "WHERE m.season_id = ? GROUP BY mp.player_id HAVING SUM(mp.is_mvp) BETWEEN 6 AND 60 "
+                "ORDER BY mp.player_id",
+                season,
+            ),
+            "player with MVPs",
+        )
         matches = _my_matches(ctx, user)
         saved = _favourited(ctx, user)
         sides = _sides(ctx, user)
@@ -1757,8 +2225,9 @@ class SeasonMvpRecap(MobaTemplate):
             if len(games) < 12 or len(friends) < 1:
                 continue
             try:
-                _differs((games, friends), chosen(k, by_season=False), chosen(k, by_mvp=False), chosen(k, by_k=OFF),
-                         chosen(k, by_k=IGNORED))
+                _differs(
+                    (games, friends), chosen(k, by_season=False), chosen(k, by_mvp=False), chosen(k, by_k=OFF), chosen(k, by_k=IGNORED)
+                )
             except NoTarget:
                 continue
             break
@@ -1766,8 +2235,14 @@ class SeasonMvpRecap(MobaTemplate):
             raise NoTarget("no threshold at which every condition bites")
         query = self.phrase(ctx, note=note, k=k, msg=msg)
         steps = [Step("favourite_match", {"match_id": m, "note": note}) for m in games] + [action(p) for p, _ in friends]
-        return Draft(user, query, steps, stated={"note": note, "k": k, "message": msg},
-                     hidden=_hide([len(games), len(friends)], k), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            steps,
+            stated={"note": note, "k": k, "message": msg},
+            hidden=_hide([len(games), len(friends)], k),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -1800,8 +2275,12 @@ class ClanSquadMatches(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(ctx.column("SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 "
-                                     "ORDER BY m.player_id"), "clan member")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 ORDER BY m.player_id"
+            ),
+            "clan member",
+        )
         team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
         mates = set(ctx.column("SELECT player_id FROM team_members WHERE team_id = ? AND player_id != ?", team, user))
         saved = _favourited(ctx, user)
@@ -1812,22 +2291,28 @@ class ClanSquadMatches(MobaTemplate):
         days = sorted({played[m] for m in played if together[m] >= n and m not in saved}, reverse=True)
         if len(days) < 8:
             raise NoTarget("few clan games")
-        since = ctx.rng.choice(days[5: 40])
+        since = ctx.rng.choice(days[5:40])
         if sum(day >= since for day in played.values()) > 100:
             raise NoTarget("too many matches to open")
 
         def chosen(by_since: str = RIGHT, by_n: str = RIGHT) -> list[int]:
-            return sorted(m for m, day in played.items() if _at_or_after(by_since)(day, since) and _at_least(by_n)(together[m], n)
-                          and m not in saved)
+            return sorted(
+                m for m, day in played.items() if _at_or_after(by_since)(day, since) and _at_least(by_n)(together[m], n) and m not in saved
+            )
 
         targets = _bounded(chosen(), 15, 70, "matches")
         _differs(targets, chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_n=OFF), chosen(by_n=IGNORED))
         note = ctx.rng.choice(MATCH_NOTES)
         who = "any of my clanmates" if n == 1 else f"at least {n} of my clanmates"
         query = self.phrase(ctx, date=pretty_day(since), who=who, note=note)
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     stated={"since": since, "n": n, "note": note}, hidden=_hide([len(targets)], n),
-                     targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            stated={"since": since, "n": n, "note": note},
+            hidden=_hide([len(targets)], n),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -1855,29 +2340,40 @@ class FavouriteBoughtHeroWins(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 50 ORDER BY player_id"),
-                          "player")
-        heroes = ctx.rows("SELECT hero_id, acquired_via, substr(acquired_at, 1, 10) AS day FROM player_heroes WHERE player_id = ? "
-                          "ORDER BY hero_id", user)
+        user = ctx.choice(
+            ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 50 ORDER BY player_id"), "player"
+        )
+        heroes = ctx.rows(
+            "SELECT hero_id, acquired_via, substr(acquired_at, 1, 10) AS day FROM player_heroes WHERE player_id = ? ORDER BY hero_id", user
+        )
         saved = _favourited(ctx, user)
         matches = [m for m in _my_matches(ctx, user) if m["id"] not in saved]
         wins = Counter(m["hero_id"] for m in matches if m["result"] == "win")
         days = sorted({h["day"] for h in heroes if h["acquired_via"] == "purchase" and wins[h["hero_id"]]})
         if len(days) < 4:
             raise NoTarget("few bought heroes with wins")
-        since = ctx.rng.choice(days[1: max(2, len(days) * 2 // 3)])
+        since = ctx.rng.choice(days[1 : max(2, len(days) * 2 // 3)])
 
         def chosen(by_bought: bool = True, by_since: str = RIGHT, by_win: bool = True) -> list[int]:
-            picked = {h["hero_id"] for h in heroes if (h["acquired_via"] == "purchase" or not by_bought)
-                      and _at_or_after(by_since)(h["day"], since)}
+            picked = {
+                h["hero_id"]
+                for h in heroes
+                if (h["acquired_via"] == "purchase" or not by_bought) and _at_or_after(by_since)(h["day"], since)
+            }
             return sorted(m["id"] for m in matches if m["hero_id"] in picked and (m["result"] == "win" or not by_win))
 
         targets = _bounded(chosen(), 10, 70, "matches")
         _differs(targets, chosen(by_bought=False), chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_win=False))
         note = ctx.rng.choice(MATCH_NOTES)
         query = self.phrase(ctx, date=pretty_day(since), note=note)
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     stated={"since": since, "note": note}, hidden=[len(targets)], targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            stated={"since": since, "note": note},
+            hidden=[len(targets)],
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = _favourite_ids(api)
@@ -1894,8 +2390,12 @@ class FavouriteBoughtHeroWins(MobaTemplate):
 
 class FavouriteGamesAgainstLeaders(MobaTemplate):
     name = "favourite_games_against_leaders"
-    conditions = (Condition("region", "filter"), Condition("top_k", "ranking", tie_break_stated=True),
-                  Condition("season", "filter"), Condition("against", "filter"))
+    conditions = (
+        Condition("region", "filter"),
+        Condition("top_k", "ranking", tie_break_stated=True),
+        Condition("season", "filter"),
+        Condition("against", "filter"),
+    )
     phrasings = (
         "Favourite every match of the current season in which I played against one of the top {k} players of my region's "
         "leaderboard for this season (in the leaderboard's own order), with the note '{note}'. Skip matches already saved.",
@@ -1909,12 +2409,21 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = ctx.choice(ctx.column("SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-                                     "WHERE m.season_id = ? GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 15 AND 120 "
-                                     "ORDER BY mp.player_id", season), "player")
+        user = ctx.choice(
+            ctx.column(
+                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
+                "WHERE m.season_id = ? GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 15 AND 120 "
+                "ORDER BY mp.player_id",
+                season,
+            ),
+            "player",
+        )
         region = ctx.value("SELECT region FROM players WHERE id = ?", user)
-        board = ctx.rows(f"SELECT r.player_id, p.region FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE r.season_id = ? "
-                         f"ORDER BY {rank_score('r.tier', 'r.stars')} DESC, r.ranked_wins DESC, r.player_id", season)
+        board = ctx.rows(
+            f"SELECT r.player_id, p.region FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE r.season_id = ? "
+            f"ORDER BY {rank_score('r.tier', 'r.stars')} DESC, r.ranked_wins DESC, r.player_id",
+            season,
+        )
         saved = _favourited(ctx, user)
         played = {m["id"]: m["season_id"] for m in _my_matches(ctx, user)}
         sides = _sides(ctx, user)
@@ -1922,8 +2431,11 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
         def chosen(k: int, by_region: bool = True, by_k: str = RIGHT, by_season: bool = True, by_side: bool = True) -> list[int]:
             pool = [b["player_id"] for b in board if (b["region"] == region or not by_region) and b["player_id"] != user]
             top = set(pool if by_k == IGNORED else pool[: k + 1] if by_k == OFF else pool[:k])
-            return sorted(m for m, s in played.items() if (s == season or not by_season) and m not in saved
-                          and any(p in top and (not same or not by_side) for p, same in sides[m]))
+            return sorted(
+                m
+                for m, s in played.items()
+                if (s == season or not by_season) and m not in saved and any(p in top and (not same or not by_side) for p, same in sides[m])
+            )
 
         mine = [b["player_id"] for b in board if b["region"] == region]
         for k in ctx.rng.sample([3, 4, 5, 6, 8], 5):
@@ -1933,8 +2445,14 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
             if not 8 <= len(targets) <= 60:
                 continue
             try:
-                _differs(targets, chosen(k, by_region=False), chosen(k, by_k=OFF), chosen(k, by_k=IGNORED),
-                         chosen(k, by_season=False), chosen(k, by_side=False))
+                _differs(
+                    targets,
+                    chosen(k, by_region=False),
+                    chosen(k, by_k=OFF),
+                    chosen(k, by_k=IGNORED),
+                    chosen(k, by_season=False),
+                    chosen(k, by_side=False),
+                )
             except NoTarget:
                 continue
             break
@@ -1942,14 +2460,23 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
             raise NoTarget("no k at which every condition bites")
         note = ctx.rng.choice(MATCH_NOTES)
         query = self.phrase(ctx, k=k, note=note)
-        return Draft(user, query, [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-                     stated={"k": k, "note": note}, hidden=_hide([len(targets)], k), targets=_once(("player", user)))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            stated={"k": k, "note": note},
+            hidden=_hide([len(targets)], k),
+            targets=_once(("player", user)),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
         season = me["current_season"]["season_id"]
-        board = [r for r in api.all_pages("get_rank", within="leaderboard", season_id=season)
-                 if r["player_id"] != me["player_id"] and api.keep("region", r["region"] == me["region"])]
+        board = [
+            r
+            for r in api.all_pages("get_rank", within="leaderboard", season_id=season)
+            if r["player_id"] != me["player_id"] and api.keep("region", r["region"] == me["region"])
+        ]
         leaders = {r["player_id"] for r in api.top("top_k", board, stated["k"], lambda r: r["position"])}
         saved = _favourite_ids(api)
         for match in api.all_pages("list_match_history"):
@@ -1961,10 +2488,33 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
 
 
 TEMPLATES = [
-    AcceptRequestsByRank, PruneInactiveFriends, BlockRepeatOpponents, BefriendFrequentTeammates,
-    FavouriteMvpWindow, FavouriteHighKdaWins, TidyFavourites, FavouriteSharedWins, FavouriteModeWinsSince,
-    BuyHeroesOnBudget, BuyFriendsTopHeroes, BuyPopularHeroes, HostRoomForFriends, ClanPracticeRoom,
-    ReopenRoom, RoomForFrequentTeammates, JoinRoomAndInvite, ReviewClanApplications, ClanTopContributor,
-    LeaderboardFriendRequests, ScoutRegionLeader, UnblockAndReconnect, BlockToxicTeammates, FavouriteTopHeroMatches,
-    FavouriteCarryGames, SeasonMvpRecap, ClanSquadMatches, FavouriteBoughtHeroWins, FavouriteGamesAgainstLeaders,
+    AcceptRequestsByRank,
+    PruneInactiveFriends,
+    BlockRepeatOpponents,
+    BefriendFrequentTeammates,
+    FavouriteMvpWindow,
+    FavouriteHighKdaWins,
+    TidyFavourites,
+    FavouriteSharedWins,
+    FavouriteModeWinsSince,
+    BuyHeroesOnBudget,
+    BuyFriendsTopHeroes,
+    BuyPopularHeroes,
+    HostRoomForFriends,
+    ClanPracticeRoom,
+    ReopenRoom,
+    RoomForFrequentTeammates,
+    JoinRoomAndInvite,
+    ReviewClanApplications,
+    ClanTopContributor,
+    LeaderboardFriendRequests,
+    ScoutRegionLeader,
+    UnblockAndReconnect,
+    BlockToxicTeammates,
+    FavouriteTopHeroMatches,
+    FavouriteCarryGames,
+    SeasonMvpRecap,
+    ClanSquadMatches,
+    FavouriteBoughtHeroWins,
+    FavouriteGamesAgainstLeaders,
 ]

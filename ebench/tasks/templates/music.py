@@ -27,21 +27,59 @@ from ..spec import Step
 from .common import days_ago, pretty_day, ref
 
 PLAYLIST_NAMES = [
-    "Late Night Drive", "Sunday Reset", "Focus Mode", "Gym Rotation", "Rainy Window", "Road Trip 2026",
-    "Kitchen Disco", "Slow Mornings", "Deep Work", "Throwbacks", "Weekend Warmup", "Commute Mix",
-    "Study Session", "Dinner Party", "Summer Leftovers", "Winter Coat", "Quiet Hours", "Party Starters",
-    "Heartbreak Hotel", "Fresh Finds", "Long Run", "Sunset Terrace", "Coffee Shop", "Night Shift",
-    "Morning Pages", "Autumn Walks", "Train Window", "Old Flames", "Back Porch", "City Lights",
-    "Slow Burn", "Warm Up", "Cool Down", "Open Road", "Midnight Snack", "Golden Hour",
+    "Late Night Drive",
+    "Sunday Reset",
+    "Focus Mode",
+    "Gym Rotation",
+    "Rainy Window",
+    "Road Trip 2026",
+    "Kitchen Disco",
+    "Slow Mornings",
+    "Deep Work",
+    "Throwbacks",
+    "Weekend Warmup",
+    "Commute Mix",
+    "Study Session",
+    "Dinner Party",
+    "Summer Leftovers",
+    "Winter Coat",
+    "Quiet Hours",
+    "Party Starters",
+    "Heartbreak Hotel",
+    "Fresh Finds",
+    "Long Run",
+    "Sunset Terrace",
+    "Coffee Shop",
+    "Night Shift",
+    "Morning Pages",
+    "Autumn Walks",
+    "Train Window",
+    "Old Flames",
+    "Back Porch",
+    "City Lights",
+    "Slow Burn",
+    "Warm Up",
+    "Cool Down",
+    "Open Road",
+    "Midnight Snack",
+    "Golden Hour",
 ]
 COMMENTS = [
-    "On repeat all month.", "This one never gets old!", "Still my favourite track of the year.",
-    "Beautiful production on this one.", "Cannot stop listening to this.", "Pure gold from start to finish.",
-    "The chorus lives in my head now.", "Perfect for a long drive.",
+    "On repeat all month.",
+    "This one never gets old!",
+    "Still my favourite track of the year.",
+    "Beautiful production on this one.",
+    "Cannot stop listening to this.",
+    "Pure gold from start to finish.",
+    "The chorus lives in my head now.",
+    "Perfect for a long drive.",
 ]
 THANKS = ["Thanks, glad you agree!", "Thank you for the reply!", "Appreciate it, thanks!", "Thanks for sharing that!"]
 DEVICE_WORDS = {
-    "car": "in the car", "mobile": "on my phone", "desktop": "in the desktop app", "web": "in the web player",
+    "car": "in the car",
+    "mobile": "on my phone",
+    "desktop": "in the desktop app",
+    "web": "in the web player",
     "smart_speaker": "on my smart speaker",
 }
 
@@ -83,7 +121,8 @@ def _in_range(items: Any, low: int, high: int, what: str) -> Any:
 def _playlist_steps(name: str, songs: Iterable[int], at: int = 0, **extra: Any) -> list[Step]:
     """Create a playlist (step `at` of the task) and add songs to it."""
     return [Step("create_playlist", {"name": name, **extra})] + [
-        Step("add_song_to_playlist", {"playlist_id": ref(at, "playlist_id"), "song_id": s}) for s in songs]
+        Step("add_song_to_playlist", {"playlist_id": ref(at, "playlist_id"), "song_id": s}) for s in songs
+    ]
 
 
 def _unique(ids: Iterable[int]) -> list[int]:
@@ -164,22 +203,35 @@ class FavouriteArtistSince(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        artist = ctx.choice(ctx.rows(
-            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) BETWEEN 22 AND 80 "
-            "AND (SELECT COUNT(*) FROM artists b WHERE b.name = a.name) = 1 ORDER BY a.id"), "artist")
+        artist = ctx.choice(
+            ctx.rows(
+                "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) BETWEEN 22 AND 80 "
+                "AND (SELECT COUNT(*) FROM artists b WHERE b.name = a.name) = 1 ORDER BY a.id"
+            ),
+            "artist",
+        )
         user = user_any(ctx)
         # The boundary is the release date of a song the task favourites: "on or after" must include it.
         candidates = ctx.rows(
             "SELECT id, release_date FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
-            "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY release_date, id", artist["id"], user)
+            "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY release_date, id",
+            artist["id"],
+            user,
+        )
         dates = sorted({c["release_date"] for c in candidates})
         if len(dates) < 4:
             raise NoTarget("few release dates")
         cut = ctx.rng.choice(dates[1:-2])
         songs = _in_range([c["id"] for c in candidates if c["release_date"] >= cut], 3, 60, "songs")
         query = self.phrase(ctx, artist=artist["name"], date=pretty_day(cut))
-        return Draft(user, query, [Step("favourite_song", {"song_id": s}) for s in songs],
-                     stated={"artist": artist["name"], "since": cut}, hidden=[len(songs)], targets=(("artist", artist["id"]),))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_song", {"song_id": s}) for s in songs],
+            stated={"artist": artist["name"], "since": cut},
+            hidden=[len(songs)],
+            targets=(("artist", artist["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         artist = _artist_id(api, stated["artist"])
@@ -204,18 +256,29 @@ class TopPlayedOfGenre(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        combo = ctx.choice(ctx.rows(
-            "SELECT g.id AS genre_id, g.name AS genre, s.language FROM songs s JOIN genres g ON g.id = s.genre_id "
-            "WHERE s.copyright_status != 'expired' AND s.language != 'Instrumental' GROUP BY g.id, s.language HAVING COUNT(*) >= 30 "
-            "ORDER BY g.id, s.language"),
-            "genre and language")
-        lengths = sorted(ctx.column("SELECT duration_sec FROM songs WHERE genre_id = ? AND language = ? AND copyright_status != 'expired'",
-                                    combo["genre_id"], combo["language"]))
-        limit = ctx.rng.choice(lengths[len(lengths) // 3: -len(lengths) // 4])
+        combo = ctx.choice(
+            ctx.rows(
+                "SELECT g.id AS genre_id, g.name AS genre, s.language FROM songs s JOIN genres g ON g.id = s.genre_id "
+                "WHERE s.copyright_status != 'expired' AND s.language != 'Instrumental' GROUP BY g.id, s.language HAVING COUNT(*) >= 30 "
+                "ORDER BY g.id, s.language"
+            ),
+            "genre and language",
+        )
+        lengths = sorted(
+            ctx.column(
+                "SELECT duration_sec FROM songs WHERE genre_id = ? AND language = ? AND copyright_status != 'expired'",
+                combo["genre_id"],
+                combo["language"],
+            )
+        )
+        limit = ctx.rng.choice(lengths[len(lengths) // 3 : -len(lengths) // 4])
         k = ctx.rng.choice([5, 6, 8, 10, 12])
         every = ctx.rows(
             "SELECT id, play_count, duration_sec, language = ? AS lang FROM songs WHERE genre_id = ? AND copyright_status != 'expired' "
-            "ORDER BY play_count DESC, id", combo["language"], combo["genre_id"])
+            "ORDER BY play_count DESC, id",
+            combo["language"],
+            combo["genre_id"],
+        )
 
         def top(length_ok: Callable[[int], bool], any_language: bool = False) -> list[int]:
             return [r["id"] for r in every if length_ok(r["duration_sec"]) and (any_language or r["lang"])][:k]
@@ -228,13 +291,18 @@ class TopPlayedOfGenre(MusicTemplate):
         name = _new_name(ctx)
         length = _mmss(limit)
         query = self.phrase(ctx, name=name, k=k, genre=combo["genre"], language=combo["language"], length=length)
-        return Draft(user_any(ctx), query, _playlist_steps(name, songs),
-                     stated={"name": name, "k": k, "genre": combo["genre"], "language": combo["language"], "max_duration_sec": limit},
-                     targets=(("genre", combo["genre_id"], combo["language"]),))
+        return Draft(
+            user_any(ctx),
+            query,
+            _playlist_steps(name, songs),
+            stated={"name": name, "k": k, "genre": combo["genre"], "language": combo["language"], "max_duration_sec": limit},
+            targets=(("genre", combo["genre_id"], combo["language"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         candidates = [
-            s for s in api.all_pages("search_songs", genre=stated["genre"], sort_by="most_played")
+            s
+            for s in api.all_pages("search_songs", genre=stated["genre"], sort_by="most_played")
             if s["copyright_status"] != "expired"
             and api.keep("language", s["language"].casefold() == stated["language"].casefold())
             and api.compare("max_length", s["duration_sec"], "<=", stated["max_duration_sec"])
@@ -261,11 +329,14 @@ class HistoryNotFavourited(MusicTemplate):
         plays = ctx.rows(
             "SELECT h.song_id, substr(h.played_at, 1, 10) AS day, s.copyright_status = 'expired' AS expired, "
             "h.song_id IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) AS fav "
-            "FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? ORDER BY h.played_at, h.id", user, user)
+            "FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? ORDER BY h.played_at, h.id",
+            user,
+            user,
+        )
         days = sorted({p["day"] for p in plays if not p["fav"] and not p["expired"]})
         if len(days) < 8:
             raise NoTarget("few days")
-        end = ctx.rng.choice(days[len(days) // 2: -2])
+        end = ctx.rng.choice(days[len(days) // 2 : -2])
         start = ctx.rng.choice([d for d in days if d < end and d >= days_ago(ctx, 75)] or [None])
         if start is None:
             raise NoTarget("no start day")
@@ -281,14 +352,25 @@ class HistoryNotFavourited(MusicTemplate):
         def able(ids: list[int]) -> set[int]:
             return {i for i in ids if i in playable}
 
-        _bites(set(right), able(pick(lambda d: d > start, lambda d: d <= end)), able(pick(lambda d: d >= start, lambda d: d < end)),
-               able(pick(lambda d: True, lambda d: d <= end)), able(pick(lambda d: d >= start, lambda d: True)),
-               able(pick(lambda d: d >= start, lambda d: d <= end, fav_ok=True)))
+        _bites(
+            set(right),
+            able(pick(lambda d: d > start, lambda d: d <= end)),
+            able(pick(lambda d: d >= start, lambda d: d < end)),
+            able(pick(lambda d: True, lambda d: d <= end)),
+            able(pick(lambda d: d >= start, lambda d: True)),
+            able(pick(lambda d: d >= start, lambda d: d <= end, fav_ok=True)),
+        )
         _in_range(right, 15, 60, "songs")
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, start=pretty_day(start), end=pretty_day(end))
-        return Draft(user, query, _playlist_steps(name, right), stated={"name": name, "start": start, "end": end},
-                     hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            _playlist_steps(name, right),
+            stated={"name": name, "start": start, "end": end},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         plays = _by_time(api.all_pages("get_listening_history"))
@@ -296,8 +378,12 @@ class HistoryNotFavourited(MusicTemplate):
         chosen: list[int] = []
         for play in plays:
             day = play["played_at"][:10]
-            if (api.compare("start", day, ">=", stated["start"]) and api.compare("end", day, "<=", stated["end"])
-                    and api.keep("not_favourite", play["song_id"] not in favourites) and play["song_id"] not in chosen):
+            if (
+                api.compare("start", day, ">=", stated["start"])
+                and api.compare("end", day, "<=", stated["end"])
+                and api.keep("not_favourite", play["song_id"] not in favourites)
+                and play["song_id"] not in chosen
+            ):
                 chosen.append(play["song_id"])
         _new_playlist(api, stated["name"], chosen)
 
@@ -322,7 +408,10 @@ class FollowTopPlayedArtists(MusicTemplate):
         counts = ctx.rows(
             "SELECT s.artist_id, COUNT(*) AS plays, s.artist_id IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) AS followed "
             "FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? GROUP BY s.artist_id "
-            "ORDER BY plays DESC, s.artist_id", user, user)
+            "ORDER BY plays DESC, s.artist_id",
+            user,
+            user,
+        )
         k = ctx.rng.choice([3, 4, 5])
         ranked = [c for c in counts if not c["followed"]]
         if len(ranked) <= k + 1 or ranked[k - 1]["plays"] == ranked[k]["plays"]:
@@ -334,8 +423,9 @@ class FollowTopPlayedArtists(MusicTemplate):
         steps: list[Step] = []
         for artist in chosen:
             steps.append(Step("follow_artist", {"artist_id": artist}))
-            top = ctx.rows("SELECT id, play_count, copyright_status FROM songs WHERE artist_id = ? "
-                           "ORDER BY play_count DESC, id DESC LIMIT 2", artist)
+            top = ctx.rows(
+                "SELECT id, play_count, copyright_status FROM songs WHERE artist_id = ? ORDER BY play_count DESC, id DESC LIMIT 2", artist
+            )
             if len(top) > 1 and top[0]["play_count"] == top[1]["play_count"]:
                 raise NoTarget("two most played songs")
             if top[0]["copyright_status"] != "expired" and top[0]["id"] not in favourites:
@@ -374,10 +464,14 @@ class CleanExpired(MusicTemplate):
         pairs = ctx.rows(
             "SELECT ps.playlist_id, ps.song_id FROM playlist_songs ps JOIN playlists p ON p.id = ps.playlist_id "
             "JOIN songs s ON s.id = ps.song_id WHERE p.owner_id = ? AND s.copyright_status = 'expired' "
-            "ORDER BY ps.playlist_id, ps.position", user)
+            "ORDER BY ps.playlist_id, ps.position",
+            user,
+        )
         favourites = ctx.column(
             "SELECT f.song_id FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? "
-            "AND s.copyright_status = 'expired' ORDER BY f.favourited_at DESC, s.id", user)
+            "AND s.copyright_status = 'expired' ORDER BY f.favourited_at DESC, s.id",
+            user,
+        )
         if not pairs or not favourites:
             raise NoTarget("nothing expired in one of the two")
         steps = [Step("remove_song_from_playlist", p) for p in pairs] + [Step("unfavourite_song", {"song_id": s}) for s in favourites]
@@ -406,11 +500,16 @@ class LatestAlbumPlaylist(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        artist = ctx.choice(ctx.rows(
-            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id AND b.album_type = 'album') >= 2 "
-            "ORDER BY a.id"), "artist")
-        releases = ctx.rows("SELECT id, album_type, release_date FROM albums WHERE artist_id = ? ORDER BY release_date DESC, id DESC",
-                            artist["id"])
+        artist = ctx.choice(
+            ctx.rows(
+                "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id AND b.album_type = 'album') >= 2 "
+                "ORDER BY a.id"
+            ),
+            "artist",
+        )
+        releases = ctx.rows(
+            "SELECT id, album_type, release_date FROM albums WHERE artist_id = ? ORDER BY release_date DESC, id DESC", artist["id"]
+        )
         albums = [r for r in releases if r["album_type"] == "album"]
         if albums[0]["release_date"] == albums[1]["release_date"]:
             raise NoTarget("two latest albums")
@@ -419,14 +518,19 @@ class LatestAlbumPlaylist(MusicTemplate):
         if releases[0]["release_date"] == albums[0]["release_date"]:
             raise NoTarget("a single on the album's day")
         album = albums[0]["id"]
-        user = _listener(ctx, "SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM saved_albums WHERE album_id = ?) ORDER BY id", album)
-        tracks = _in_range(ctx.column("SELECT id FROM songs WHERE album_id = ? AND copyright_status != 'expired' ORDER BY track_number", album),
-                           2, 40, "tracks")
+        user = _listener(
+            ctx, "SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM saved_albums WHERE album_id = ?) ORDER BY id", album
+        )
+        tracks = _in_range(
+            ctx.column("SELECT id FROM songs WHERE album_id = ? AND copyright_status != 'expired' ORDER BY track_number", album),
+            2,
+            40,
+            "tracks",
+        )
         name = _new_name(ctx)
         query = self.phrase(ctx, artist=artist["name"], name=name)
         steps = [Step("save_album", {"album_id": album})] + _playlist_steps(name, tracks, at=1, is_public=False)
-        return Draft(user, query, steps, stated={"artist": artist["name"], "name": name}, hidden=[len(tracks)],
-                     targets=(("album", album),))
+        return Draft(user, query, steps, stated={"artist": artist["name"], "name": name}, hidden=[len(tracks)], targets=(("album", album),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         artist = _artist_id(api, stated["artist"])
@@ -437,8 +541,9 @@ class LatestAlbumPlaylist(MusicTemplate):
             api.call("save_album", album_id=album["album_id"])
         tracks: list[int] = []
         for album in chosen:
-            tracks += [t["song_id"] for t in api.call("get_album", album_id=album["album_id"])["tracks"]
-                       if t["copyright_status"] != "expired"]
+            tracks += [
+                t["song_id"] for t in api.call("get_album", album_id=album["album_id"])["tracks"] if t["copyright_status"] != "expired"
+            ]
         _new_playlist(api, stated["name"], tracks, is_public=False)
 
 
@@ -455,35 +560,53 @@ class LongSongsOfGenreYear(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        genre = ctx.choice(ctx.rows("SELECT g.id, g.name FROM genres g WHERE (SELECT COUNT(*) FROM songs s WHERE s.genre_id = g.id) "
-                                    "BETWEEN 40 AND 300 ORDER BY g.id"), "genre")
+        genre = ctx.choice(
+            ctx.rows(
+                "SELECT g.id, g.name FROM genres g WHERE (SELECT COUNT(*) FROM songs s WHERE s.genre_id = g.id) "
+                "BETWEEN 40 AND 300 ORDER BY g.id"
+            ),
+            "genre",
+        )
         user = user_any(ctx)
         songs = ctx.rows(
             "SELECT id, substr(release_date, 1, 4) AS year, duration_sec FROM songs WHERE genre_id = ? AND copyright_status != 'expired' "
-            "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY duration_sec DESC, id DESC", genre["id"], user)
+            "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY duration_sec DESC, id DESC",
+            genre["id"],
+            user,
+        )
         year = ctx.choice(sorted({s["year"] for s in songs if sum(t["year"] == s["year"] for t in songs) >= 6}), "year")
         lengths = sorted(s["duration_sec"] for s in songs if s["year"] == year)
-        threshold = ctx.rng.choice(lengths[len(lengths) // 3: -2])
+        threshold = ctx.rng.choice(lengths[len(lengths) // 3 : -2])
 
         def pick(year_ok: Callable[[str], bool], length_ok: Callable[[int], bool]) -> list[int]:
             return [s["id"] for s in songs if year_ok(s["year"]) and length_ok(s["duration_sec"])]
 
         right = pick(lambda y: y == year, lambda d: d >= threshold)
-        _bites(right, pick(lambda y: True, lambda d: d >= threshold), pick(lambda y: y == year, lambda d: d > threshold),
-               pick(lambda y: y == year, lambda d: True))
+        _bites(
+            right,
+            pick(lambda y: True, lambda d: d >= threshold),
+            pick(lambda y: y == year, lambda d: d > threshold),
+            pick(lambda y: y == year, lambda d: True),
+        )
         _in_range(right, 3, 40, "songs")
         query = self.phrase(ctx, genre=genre["name"], year=year, length=_mmss(threshold))
-        return Draft(user, query, [Step("favourite_song", {"song_id": s}) for s in right],
-                     stated={"genre": genre["name"], "year": year, "min_duration_sec": threshold}, hidden=[len(right)],
-                     targets=(("genre", genre["id"], year),))
+        return Draft(
+            user,
+            query,
+            [Step("favourite_song", {"song_id": s}) for s in right],
+            stated={"genre": genre["name"], "year": year, "min_duration_sec": threshold},
+            hidden=[len(right)],
+            targets=(("genre", genre["id"], year),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         favourites = _favourite_ids(api)
         for song in api.all_pages("search_songs", genre=stated["genre"], sort_by="duration"):
             if song["copyright_status"] == "expired" or song["song_id"] in favourites:
                 continue
-            if (api.keep("year", song["release_date"][:4] == stated["year"])
-                    and api.compare("min_length", song["duration_sec"], ">=", stated["min_duration_sec"])):
+            if api.keep("year", song["release_date"][:4] == stated["year"]) and api.compare(
+                "min_length", song["duration_sec"], ">=", stated["min_duration_sec"]
+            ):
                 api.call("favourite_song", song_id=song["song_id"])
 
 
@@ -504,7 +627,10 @@ class UnfollowUnplayedArtists(MusicTemplate):
         follows = ctx.rows(
             "SELECT artist_id, substr(followed_at, 1, 10) AS day, artist_id IN (SELECT s.artist_id FROM listening_history h "
             "JOIN songs s ON s.id = h.song_id WHERE h.user_id = ?) AS played FROM followed_artists WHERE user_id = ? "
-            "ORDER BY followed_at, artist_id", user, user)
+            "ORDER BY followed_at, artist_id",
+            user,
+            user,
+        )
         date = ctx.choice(sorted({f["day"] for f in follows if not f["played"]}), "follow day")
 
         def pick(day_ok: Callable[[str], bool], played_ok: bool = False) -> list[int]:
@@ -514,15 +640,22 @@ class UnfollowUnplayedArtists(MusicTemplate):
         _bites(right, pick(lambda d: True), pick(lambda d: d <= date), pick(lambda d: d < date, played_ok=True))
         _in_range(right, 2, 30, "artists")
         query = self.phrase(ctx, date=pretty_day(date))
-        return Draft(user, query, [Step("unfollow_artist", {"artist_id": a}) for a in right], stated={"before": date},
-                     hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            [Step("unfollow_artist", {"artist_id": a}) for a in right],
+            stated={"before": date},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         followed = api.all_pages("list_followed_artists")
         played = {p["artist_id"] for p in api.all_pages("get_listening_history")}
         for artist in sorted(followed, key=lambda a: (a["followed_at"], a["artist_id"])):
-            if (api.compare("followed_before", artist["followed_at"][:10], "<", stated["before"])
-                    and api.keep("never_played", artist["artist_id"] not in played)):
+            if api.compare("followed_before", artist["followed_at"][:10], "<", stated["before"]) and api.keep(
+                "never_played", artist["artist_id"] not in played
+            ):
                 api.call("unfollow_artist", artist_id=artist["artist_id"])
 
 
@@ -544,14 +677,25 @@ class MergePlaylists(MusicTemplate):
         songs = ctx.column(
             "SELECT ps.song_id FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id IN (?, ?) "
             "AND s.copyright_status != 'expired' GROUP BY ps.song_id ORDER BY MIN(ps.playlist_id = ?) DESC, MIN(ps.position), ps.song_id",
-            a["id"], b["id"], a["id"])
+            a["id"],
+            b["id"],
+            a["id"],
+        )
         _in_range(songs, 34, 200, "songs")
         name = _new_name(ctx)
         query = self.phrase(ctx, a=a["name"], b=b["name"], name=name)
-        steps = _playlist_steps(name, songs) + [Step("delete_playlist", {"playlist_id": a["id"]}),
-                                                Step("delete_playlist", {"playlist_id": b["id"]})]
-        return Draft(user, query, steps, stated={"a": a["name"], "b": b["name"], "name": name}, hidden=[len(songs)],
-                     targets=(("playlist", a["id"]), ("playlist", b["id"])))
+        steps = _playlist_steps(name, songs) + [
+            Step("delete_playlist", {"playlist_id": a["id"]}),
+            Step("delete_playlist", {"playlist_id": b["id"]}),
+        ]
+        return Draft(
+            user,
+            query,
+            steps,
+            stated={"a": a["name"], "b": b["name"], "name": name},
+            hidden=[len(songs)],
+            targets=(("playlist", a["id"]), ("playlist", b["id"])),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         a, b = _my_playlist(api, stated["a"]), _my_playlist(api, stated["b"])
@@ -578,16 +722,25 @@ class LikeArtistComments(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        artist = ctx.choice(ctx.rows(
-            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) >= 30 "
-            "AND (SELECT COUNT(*) FROM comments c JOIN songs s ON s.id = c.song_id WHERE s.artist_id = a.id) >= 10 ORDER BY a.id"),
-            "artist")
-        user = _listener(ctx, "SELECT id FROM users WHERE id NOT IN (SELECT c.user_id FROM comments c JOIN songs s ON s.id = c.song_id "
-                              "WHERE s.artist_id = ?) ORDER BY id", artist["id"])
+        artist = ctx.choice(
+            ctx.rows(
+                "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) >= 30 "
+                "AND (SELECT COUNT(*) FROM comments c JOIN songs s ON s.id = c.song_id WHERE s.artist_id = a.id) >= 10 ORDER BY a.id"
+            ),
+            "artist",
+        )
+        user = _listener(
+            ctx,
+            "SELECT id FROM users WHERE id NOT IN (SELECT c.user_id FROM comments c JOIN songs s ON s.id = c.song_id "
+            "WHERE s.artist_id = ?) ORDER BY id",
+            artist["id"],
+        )
         comments = ctx.rows(
             "SELECT c.id, c.like_count AS likes, substr(c.created_at, 1, 10) AS day FROM comments c JOIN songs s ON s.id = c.song_id "
             "WHERE s.artist_id = ? AND c.id NOT IN (SELECT comment_id FROM comment_likes WHERE user_id = ?) ORDER BY c.id",
-            artist["id"], user)
+            artist["id"],
+            user,
+        )
         n = ctx.rng.choice([1, 2])
         date = ctx.choice(sorted({c["day"] for c in comments if c["likes"] >= n}), "comment day")
 
@@ -595,14 +748,24 @@ class LikeArtistComments(MusicTemplate):
             return [c["id"] for c in comments if likes_ok(c["likes"]) and day_ok(c["day"])]
 
         right = pick(lambda x: x >= n, lambda d: d >= date)
-        _bites(right, pick(lambda x: x > n, lambda d: d >= date), pick(lambda x: True, lambda d: d >= date),
-               pick(lambda x: x >= n, lambda d: d > date), pick(lambda x: x >= n, lambda d: True))
+        _bites(
+            right,
+            pick(lambda x: x > n, lambda d: d >= date),
+            pick(lambda x: True, lambda d: d >= date),
+            pick(lambda x: x >= n, lambda d: d > date),
+            pick(lambda x: x >= n, lambda d: True),
+        )
         _in_range(right, 2, 40, "comments")
         likes = "any likes" if n == 1 else f"{n} or more likes"
         query = self.phrase(ctx, artist=artist["name"], likes=likes, date=pretty_day(date))
-        return Draft(user, query, [Step("like_comment", {"comment_id": c}) for c in right],
-                     stated={"artist": artist["name"], "min_likes": n, "since": date}, hidden=[len(right)],
-                     targets=(("artist", artist["id"]),))
+        return Draft(
+            user,
+            query,
+            [Step("like_comment", {"comment_id": c}) for c in right],
+            stated={"artist": artist["name"], "min_likes": n, "since": date},
+            hidden=[len(right)],
+            targets=(("artist", artist["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         artist = _artist_id(api, stated["artist"])
@@ -611,15 +774,19 @@ class LikeArtistComments(MusicTemplate):
             for comment in sorted(comments, key=lambda c: c["comment_id"]):
                 if comment["liked_by_me"]:
                     continue
-                if (api.compare("min_likes", comment["like_count"], ">=", stated["min_likes"])
-                        and api.compare("since", comment["created_at"][:10], ">=", stated["since"])):
+                if api.compare("min_likes", comment["like_count"], ">=", stated["min_likes"]) and api.compare(
+                    "since", comment["created_at"][:10], ">=", stated["since"]
+                ):
                     api.call("like_comment", comment_id=comment["comment_id"])
 
 
 class SaveAlbumsOfFavourites(MusicTemplate):
     name = "save_albums_of_favourites"
-    conditions = (Condition("min_favourites", "boundary", capability="aggregation_computation"), Condition("full_album", "filter"),
-                  Condition("since_year", "boundary"))
+    conditions = (
+        Condition("min_favourites", "boundary", capability="aggregation_computation"),
+        Condition("full_album", "filter"),
+        Condition("since_year", "boundary"),
+    )
     phrasings = (
         "Save to my library every full album (not an EP or single) released in {year} or later from which I've favourited "
         "at least {k} songs, unless it's saved already.",
@@ -635,7 +802,9 @@ class SaveAlbumsOfFavourites(MusicTemplate):
             "SELECT s.album_id, COUNT(*) AS n, a.album_type = 'album' AS full, substr(a.release_date, 1, 4) AS year "
             "FROM favourite_songs f JOIN songs s ON s.id = f.song_id JOIN albums a ON a.id = s.album_id WHERE f.user_id = ? "
             "AND s.album_id NOT IN (SELECT album_id FROM saved_albums WHERE user_id = ?) GROUP BY s.album_id ORDER BY s.album_id",
-            user, user)
+            user,
+            user,
+        )
         k = ctx.rng.choice([2, 2, 3])
         year = ctx.choice(sorted({a["year"] for a in albums if a["full"] and a["n"] >= k}), "year")
 
@@ -643,13 +812,24 @@ class SaveAlbumsOfFavourites(MusicTemplate):
             return [a["album_id"] for a in albums if count_ok(a["n"]) and year_ok(a["year"]) and (type_ok or a["full"])]
 
         right = pick(lambda n: n >= k, lambda y: y >= year)
-        _bites(right, pick(lambda n: n > k, lambda y: y >= year), pick(lambda n: True, lambda y: y >= year),
-               pick(lambda n: n >= k, lambda y: y > year), pick(lambda n: n >= k, lambda y: True),
-               pick(lambda n: n >= k, lambda y: y >= year, type_ok=True))
+        _bites(
+            right,
+            pick(lambda n: n > k, lambda y: y >= year),
+            pick(lambda n: True, lambda y: y >= year),
+            pick(lambda n: n >= k, lambda y: y > year),
+            pick(lambda n: n >= k, lambda y: True),
+            pick(lambda n: n >= k, lambda y: y >= year, type_ok=True),
+        )
         _in_range(right, 3, 30, "albums")
         query = self.phrase(ctx, k=k, year=year)
-        return Draft(user, query, [Step("save_album", {"album_id": a}) for a in right], stated={"k": k, "year": year},
-                     hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            [Step("save_album", {"album_id": a}) for a in right],
+            stated={"k": k, "year": year},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         counts = Counter(f["album_id"] for f in api.all_pages("list_favourite_songs"))
@@ -658,8 +838,9 @@ class SaveAlbumsOfFavourites(MusicTemplate):
             if album in saved or not api.compare("min_favourites", counts[album], ">=", stated["k"]):
                 continue
             info = api.call("get_album", album_id=album)
-            if (api.keep("full_album", info["album_type"] == "album")
-                    and api.compare("since_year", info["release_date"][:4], ">=", stated["year"])):
+            if api.keep("full_album", info["album_type"] == "album") and api.compare(
+                "since_year", info["release_date"][:4], ">=", stated["year"]
+            ):
                 api.call("save_album", album_id=album)
 
 
@@ -676,15 +857,22 @@ class TopTaggedSongs(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        combo = ctx.choice(ctx.rows(
-            "SELECT t.id AS tag_id, t.name AS tag, s.language FROM song_tags st JOIN tags t ON t.id = st.tag_id "
-            "JOIN songs s ON s.id = st.song_id WHERE s.copyright_status = 'licensed' AND s.language != 'Instrumental' GROUP BY t.id, s.language "
-            "HAVING COUNT(*) >= 15 ORDER BY t.id, s.language"), "tag and language")
+        combo = ctx.choice(
+            ctx.rows(
+                "SELECT t.id AS tag_id, t.name AS tag, s.language FROM song_tags st JOIN tags t ON t.id = st.tag_id "
+                "JOIN songs s ON s.id = st.song_id WHERE s.copyright_status = 'licensed' AND s.language != 'Instrumental' GROUP BY t.id, s.language "
+                "HAVING COUNT(*) >= 15 ORDER BY t.id, s.language"
+            ),
+            "tag and language",
+        )
         k = ctx.rng.choice([5, 6, 8, 10, 12])
         songs = ctx.rows(
             "SELECT s.id, s.play_count, s.language = ? AS lang, s.copyright_status = 'vip_only' AS vip FROM songs s "
             "JOIN song_tags st ON st.song_id = s.id WHERE st.tag_id = ? AND s.copyright_status != 'expired' "
-            "ORDER BY s.play_count DESC, s.id", combo["language"], combo["tag_id"])
+            "ORDER BY s.play_count DESC, s.id",
+            combo["language"],
+            combo["tag_id"],
+        )
 
         def pick(lang_ok: bool = False, vip_ok: bool = False) -> list[dict[str, Any]]:
             return [s for s in songs if (lang_ok or s["lang"]) and (vip_ok or not s["vip"])]
@@ -696,13 +884,18 @@ class TopTaggedSongs(MusicTemplate):
         _bites(set(right), {s["id"] for s in pick(lang_ok=True)[:k]}, {s["id"] for s in pick(vip_ok=True)[:k]})
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, k=k, tag=combo["tag"], language=combo["language"])
-        return Draft(user_any(ctx), query, _playlist_steps(name, right),
-                     stated={"name": name, "k": k, "tag": combo["tag"], "language": combo["language"]},
-                     targets=(("tag", combo["tag_id"], combo["language"]),))
+        return Draft(
+            user_any(ctx),
+            query,
+            _playlist_steps(name, right),
+            stated={"name": name, "k": k, "tag": combo["tag"], "language": combo["language"]},
+            targets=(("tag", combo["tag_id"], combo["language"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         candidates = [
-            s for s in api.all_pages("search_songs", tag=stated["tag"], sort_by="most_played")
+            s
+            for s in api.all_pages("search_songs", tag=stated["tag"], sort_by="most_played")
             if s["copyright_status"] != "expired"
             and api.keep("language", s["language"].casefold() == stated["language"].casefold())
             and api.keep("no_vip", s["copyright_status"] != "vip_only")
@@ -725,15 +918,22 @@ class FavouritesBeforeYear(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        combo = ctx.choice(ctx.rows(
-            "SELECT f.user_id, s.language FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE s.copyright_status != 'expired' "
-            "AND s.language != 'Instrumental' "
-            "GROUP BY f.user_id, s.language HAVING COUNT(*) >= 4 ORDER BY f.user_id, s.language"), "listener and language")
+        combo = ctx.choice(
+            ctx.rows(
+                "SELECT f.user_id, s.language FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE s.copyright_status != 'expired' "
+                "AND s.language != 'Instrumental' "
+                "GROUP BY f.user_id, s.language HAVING COUNT(*) >= 4 ORDER BY f.user_id, s.language"
+            ),
+            "listener and language",
+        )
         user, language = combo["user_id"], combo["language"]
         favourites = ctx.rows(
             "SELECT s.id, substr(s.release_date, 1, 4) AS year, s.language = ? AS lang FROM favourite_songs f "
             "JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? AND s.copyright_status != 'expired' "
-            "ORDER BY f.favourited_at DESC, s.id", language, user)
+            "ORDER BY f.favourited_at DESC, s.id",
+            language,
+            user,
+        )
         year = ctx.choice(sorted({f["year"] for f in favourites if f["lang"]})[1:], "year")
 
         def pick(year_ok: Callable[[str], bool], lang_ok: bool = False) -> list[int]:
@@ -744,12 +944,19 @@ class FavouritesBeforeYear(MusicTemplate):
         _in_range(right, 2, 40, "songs")
         name = _new_name(ctx)
         query = self.phrase(ctx, language=language, year=year, name=name)
-        return Draft(user, query, _playlist_steps(name, right), stated={"language": language, "year": year, "name": name},
-                     hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            _playlist_steps(name, right),
+            stated={"language": language, "year": year, "name": name},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chosen = [
-            f["song_id"] for f in api.all_pages("list_favourite_songs")
+            f["song_id"]
+            for f in api.all_pages("list_favourite_songs")
             if f["copyright_status"] != "expired"
             and api.compare("before_year", f["release_date"][:4], "<", stated["year"])
             and api.keep("language", f["language"].casefold() == stated["language"].casefold())
@@ -770,13 +977,18 @@ class FollowArtistsOfPlaylist(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        playlist = ctx.choice(ctx.rows(
-            "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE p.is_public = 1 AND p.song_count >= 6 ORDER BY p.id"), "playlist")
+        playlist = ctx.choice(
+            ctx.rows("SELECT p.id, p.name, p.owner_id FROM playlists p WHERE p.is_public = 1 AND p.song_count >= 6 ORDER BY p.id"),
+            "playlist",
+        )
         user = playlist["owner_id"]
         artists = ctx.rows(
             "SELECT s.artist_id, COUNT(*) AS n FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
             "AND s.artist_id NOT IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) GROUP BY s.artist_id "
-            "ORDER BY s.artist_id", playlist["id"], user)
+            "ORDER BY s.artist_id",
+            playlist["id"],
+            user,
+        )
         k = ctx.rng.choice([2, 2, 3])
 
         def pick(ok: Callable[[int], bool]) -> list[int]:
@@ -787,9 +999,11 @@ class FollowArtistsOfPlaylist(MusicTemplate):
         _in_range(right, 1, 20, "artists")
         query = self.phrase(ctx, playlist=playlist["name"], k=k)
         steps = [Step("follow_artist", {"artist_id": a}) for a in right] + [
-            Step("update_playlist", {"playlist_id": playlist["id"], "is_public": False})]
-        return Draft(user, query, steps, stated={"playlist": playlist["name"], "k": k}, hidden=[len(right)],
-                     targets=(("playlist", playlist["id"]),))
+            Step("update_playlist", {"playlist_id": playlist["id"], "is_public": False})
+        ]
+        return Draft(
+            user, query, steps, stated={"playlist": playlist["name"], "k": k}, hidden=[len(right)], targets=(("playlist", playlist["id"]),)
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["playlist"])
@@ -817,7 +1031,9 @@ class ArchiveOldFavourites(MusicTemplate):
         user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 58 ORDER BY user_id")
         favourites = ctx.rows(
             "SELECT f.song_id, substr(f.favourited_at, 1, 10) AS day, s.copyright_status = 'expired' AS expired "
-            "FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? ORDER BY f.favourited_at, f.song_id", user)
+            "FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? ORDER BY f.favourited_at, f.song_id",
+            user,
+        )
         # A big clean-up: most of the favourites move, so the cut is a late favourite day.
         cut = ctx.choice(sorted({f["day"] for f in favourites[52:-3]}), "cut day")
         old = [f for f in favourites if f["day"] < cut]
@@ -825,7 +1041,8 @@ class ArchiveOldFavourites(MusicTemplate):
         _in_range(old, 52, 80, "favourites")
         name = _new_name(ctx)
         steps = _playlist_steps(name, [f["song_id"] for f in old if not f["expired"]], is_public=False) + [
-            Step("unfavourite_song", {"song_id": f["song_id"]}) for f in old]
+            Step("unfavourite_song", {"song_id": f["song_id"]}) for f in old
+        ]
         query = self.phrase(ctx, date=pretty_day(cut), name=name)
         return Draft(user, query, steps, stated={"before": cut, "name": name}, hidden=[len(old)], targets=(("user", user),))
 
@@ -849,8 +1066,11 @@ class DeleteOldComments(MusicTemplate):
 
     def make(self, ctx: GenContext) -> Draft:
         user = user_any(ctx)
-        mine = ctx.rows("SELECT id, parent_id, substr(created_at, 1, 10) AS day, like_count AS likes FROM comments "
-                        "WHERE user_id = ? ORDER BY created_at, id", user)
+        mine = ctx.rows(
+            "SELECT id, parent_id, substr(created_at, 1, 10) AS day, like_count AS likes FROM comments "
+            "WHERE user_id = ? ORDER BY created_at, id",
+            user,
+        )
         n = ctx.rng.choice([2, 2, 3])
         date = ctx.choice(sorted({c["day"] for c in mine if c["likes"] < n})[2:], "comment day")
 
@@ -858,26 +1078,41 @@ class DeleteOldComments(MusicTemplate):
             return [c["id"] for c in mine if day_ok(c["day"]) and likes_ok(c["likes"])]
 
         right = pick(lambda d: d < date, lambda x: x < n)
-        _bites(right, pick(lambda d: d <= date, lambda x: x < n), pick(lambda d: True, lambda x: x < n),
-               pick(lambda d: d < date, lambda x: x <= n), pick(lambda d: d < date, lambda x: True))
+        _bites(
+            right,
+            pick(lambda d: d <= date, lambda x: x < n),
+            pick(lambda d: True, lambda x: x < n),
+            pick(lambda d: d < date, lambda x: x <= n),
+            pick(lambda d: d < date, lambda x: True),
+        )
         _in_range(right, 2, 30, "comments")
         # A comment deleted with its thread cannot be deleted again: no chosen comment inside another's thread.
         for cid in right:
-            ancestors = ctx.column("WITH RECURSIVE up(id, parent) AS (SELECT id, parent_id FROM comments WHERE id = ? "
-                                   "UNION ALL SELECT c.id, c.parent_id FROM comments c JOIN up ON c.id = up.parent) SELECT id FROM up", cid)
+            ancestors = ctx.column(
+                "WITH RECURSIVE up(id, parent) AS (SELECT id, parent_id FROM comments WHERE id = ? "
+                "UNION ALL SELECT c.id, c.parent_id FROM comments c JOIN up ON c.id = up.parent) SELECT id FROM up",
+                cid,
+            )
             if any(a in right for a in ancestors[1:]):
                 raise NoTarget("nested comments")
         if not ctx.value(f"SELECT COUNT(*) FROM comment_likes WHERE comment_id IN ({','.join('?' * len(right))})", *right):
             raise NoTarget("no like goes with the comments")
         query = self.phrase(ctx, date=pretty_day(date), n=n)
-        return Draft(user, query, [Step("delete_comment", {"comment_id": c}) for c in right],
-                     stated={"before": date, "max_likes": n}, hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            [Step("delete_comment", {"comment_id": c}) for c in right],
+            stated={"before": date, "max_likes": n},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         mine = sorted(api.all_pages("list_my_comments"), key=lambda c: (c["created_at"], c["comment_id"]))
         for comment in mine:
-            if (api.compare("before", comment["created_at"][:10], "<", stated["before"])
-                    and api.compare("max_likes", comment["like_count"], "<", stated["max_likes"])):
+            if api.compare("before", comment["created_at"][:10], "<", stated["before"]) and api.compare(
+                "max_likes", comment["like_count"], "<", stated["max_likes"]
+            ):
                 api.call("delete_comment", comment_id=comment["comment_id"])
 
 
@@ -908,8 +1143,11 @@ class ConsolidateSmallPlaylists(MusicTemplate):
         present = set(ctx.column("SELECT song_id FROM playlist_songs WHERE playlist_id = ?", target["id"]))
         steps: list[Step] = []
         for pid in right:
-            for song in ctx.column("SELECT ps.song_id FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
-                                   "AND s.copyright_status != 'expired' ORDER BY ps.position", pid):
+            for song in ctx.column(
+                "SELECT ps.song_id FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
+                "AND s.copyright_status != 'expired' ORDER BY ps.position",
+                pid,
+            ):
                 if song not in present:
                     present.add(song)
                     steps.append(Step("add_song_to_playlist", {"playlist_id": target["id"], "song_id": song}))
@@ -917,8 +1155,9 @@ class ConsolidateSmallPlaylists(MusicTemplate):
         if len(present) > 500:
             raise NoTarget("too many songs")
         query = self.phrase(ctx, target=target["name"], n=n)
-        return Draft(user, query, steps, stated={"target": target["name"], "max_size": n}, hidden=[len(right)],
-                     targets=(("playlist", target["id"]),))
+        return Draft(
+            user, query, steps, stated={"target": target["name"], "max_size": n}, hidden=[len(right)], targets=(("playlist", target["id"]),)
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlists = api.all_pages("list_my_playlists")
@@ -950,8 +1189,11 @@ class RenameAndTrim(MusicTemplate):
 
     def make(self, ctx: GenContext) -> Draft:
         playlist = ctx.choice(ctx.rows("SELECT id, name, owner_id FROM playlists WHERE song_count >= 6 ORDER BY id"), "playlist")
-        songs = ctx.rows("SELECT s.id, s.duration_sec FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
-                         "WHERE ps.playlist_id = ? ORDER BY ps.position", playlist["id"])
+        songs = ctx.rows(
+            "SELECT s.id, s.duration_sec FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
+            "WHERE ps.playlist_id = ? ORDER BY ps.position",
+            playlist["id"],
+        )
         lengths = sorted({s["duration_sec"] for s in songs})
         limit = ctx.rng.choice(lengths[2:-1] or [0])
 
@@ -965,9 +1207,16 @@ class RenameAndTrim(MusicTemplate):
         new = _new_name(ctx, *mine)
         query = self.phrase(ctx, old=playlist["name"], new=new, length=_mmss(limit))
         steps = [Step("update_playlist", {"playlist_id": playlist["id"], "name": new})] + [
-            Step("remove_song_from_playlist", {"playlist_id": playlist["id"], "song_id": s}) for s in right]
-        return Draft(playlist["owner_id"], query, steps, stated={"old": playlist["name"], "new": new, "min_duration_sec": limit},
-                     hidden=[len(right)], targets=(("playlist", playlist["id"]),))
+            Step("remove_song_from_playlist", {"playlist_id": playlist["id"], "song_id": s}) for s in right
+        ]
+        return Draft(
+            playlist["owner_id"],
+            query,
+            steps,
+            stated={"old": playlist["name"], "new": new, "min_duration_sec": limit},
+            hidden=[len(right)],
+            targets=(("playlist", playlist["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["old"])
@@ -1004,8 +1253,10 @@ class MostPlayedSinceCompose(MusicTemplate):
 
     def make(self, ctx: GenContext) -> Draft:
         user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 40 ORDER BY user_id")
-        plays = ctx.rows("SELECT song_id, played_at, substr(played_at, 1, 10) AS day FROM listening_history WHERE user_id = ? "
-                         "ORDER BY played_at, id", user)
+        plays = ctx.rows(
+            "SELECT song_id, played_at, substr(played_at, 1, 10) AS day FROM listening_history WHERE user_id = ? ORDER BY played_at, id",
+            user,
+        )
 
         def top(ok: Callable[[str], bool]) -> int:
             return _play_ranking(p for p in plays if ok(p["day"]))[0][0]
@@ -1022,15 +1273,19 @@ class MostPlayedSinceCompose(MusicTemplate):
             "EXISTS (SELECT 1 FROM favourite_songs WHERE user_id = ?1 AND song_id = s.id) AS fav, "
             "EXISTS (SELECT 1 FROM followed_artists WHERE user_id = ?1 AND artist_id = s.artist_id) AS followed, "
             "EXISTS (SELECT 1 FROM saved_albums WHERE user_id = ?1 AND album_id = s.album_id) AS saved FROM songs s WHERE s.id = ?2",
-            user, song)[0]
+            user,
+            song,
+        )[0]
         if info["copyright_status"] == "expired":
             raise NoTarget("an expired song")
         text = ctx.rng.choice(COMMENTS)
         query = self.phrase(ctx, date=pretty_day(date), text=text)
-        steps = ([] if info["fav"] else [Step("favourite_song", {"song_id": song})]) + (
-            [] if info["followed"] else [Step("follow_artist", {"artist_id": info["artist_id"]})]) + (
-            [] if info["saved"] else [Step("save_album", {"album_id": info["album_id"]})]) + [
-            Step("post_comment", {"song_id": song, "content": text})]
+        steps = (
+            ([] if info["fav"] else [Step("favourite_song", {"song_id": song})])
+            + ([] if info["followed"] else [Step("follow_artist", {"artist_id": info["artist_id"]})])
+            + ([] if info["saved"] else [Step("save_album", {"album_id": info["album_id"]})])
+            + [Step("post_comment", {"song_id": song, "content": text})]
+        )
         if len(steps) < 3:
             raise NoTarget("too small a change")
         return Draft(user, query, steps, stated={"since": date, "text": text}, targets=(("user", user),))
@@ -1067,7 +1322,10 @@ class ThankRepliers(MusicTemplate):
         replies = ctx.rows(
             "SELECT c.id, c.song_id, c.user_id, substr(c.created_at, 1, 10) AS day, "
             "c.id IN (SELECT comment_id FROM comment_likes WHERE user_id = ?) AS liked FROM comments c JOIN comments p "
-            "ON p.id = c.parent_id WHERE p.user_id = ? ORDER BY c.song_id, c.created_at, c.id", user, user)
+            "ON p.id = c.parent_id WHERE p.user_id = ? ORDER BY c.song_id, c.created_at, c.id",
+            user,
+            user,
+        )
         if any(r["user_id"] == user for r in replies):
             raise NoTarget("a reply to myself")
         date = ctx.choice(sorted({r["day"] for r in replies})[1:], "reply day")
@@ -1113,7 +1371,10 @@ class FollowArtistsOfFavourites(MusicTemplate):
         artists = ctx.rows(
             "SELECT s.artist_id, COUNT(*) AS n, a.is_verified AS verified FROM favourite_songs f JOIN songs s ON s.id = f.song_id "
             "JOIN artists a ON a.id = s.artist_id WHERE f.user_id = ? AND s.artist_id NOT IN (SELECT artist_id FROM followed_artists "
-            "WHERE user_id = ?) GROUP BY s.artist_id ORDER BY s.artist_id", user, user)
+            "WHERE user_id = ?) GROUP BY s.artist_id ORDER BY s.artist_id",
+            user,
+            user,
+        )
         k = ctx.rng.choice([2, 2, 3])
 
         def pick(ok: Callable[[int], bool], any_artist: bool = False) -> list[int]:
@@ -1123,8 +1384,14 @@ class FollowArtistsOfFavourites(MusicTemplate):
         _bites(right, pick(lambda n: n > k), pick(lambda n: True), pick(lambda n: n >= k, any_artist=True))
         _in_range(right, 2, 25, "artists")
         query = self.phrase(ctx, k=k)
-        return Draft(user, query, [Step("follow_artist", {"artist_id": a}) for a in right], stated={"k": k},
-                     hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            [Step("follow_artist", {"artist_id": a}) for a in right],
+            stated={"k": k},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         counts = Counter(f["artist_id"] for f in api.all_pages("list_favourite_songs"))
@@ -1140,8 +1407,7 @@ class NewAlbumsOfFollowed(MusicTemplate):
     name = "new_albums_of_followed"
     conditions = (Condition("since", "boundary"), Condition("full_album", "filter"))
     phrasings = (
-        "Save every full album (not EPs or singles) released on or after {date} by the artists I follow, skipping ones "
-        "already saved.",
+        "Save every full album (not EPs or singles) released on or after {date} by the artists I follow, skipping ones already saved.",
         "For each artist I follow, add their full-length albums that came out on {date} or later (that day included) to my "
         "saved albums; singles and EPs don't count.",
         "Catch me up on the artists I follow: any album-type release of theirs (no EPs, no singles) from {date} onwards, "
@@ -1153,7 +1419,10 @@ class NewAlbumsOfFollowed(MusicTemplate):
         releases = ctx.rows(
             "SELECT a.id, a.release_date AS day, a.album_type = 'album' AS full FROM albums a JOIN followed_artists f "
             "ON f.artist_id = a.artist_id WHERE f.user_id = ? AND a.id NOT IN (SELECT album_id FROM saved_albums WHERE user_id = ?) "
-            "ORDER BY a.release_date, a.id", user, user)
+            "ORDER BY a.release_date, a.id",
+            user,
+            user,
+        )
         date = ctx.choice(sorted({r["day"] for r in releases if r["full"]})[-12:-2], "release day")
 
         def pick(day_ok: Callable[[str], bool], any_type: bool = False) -> set[int]:
@@ -1163,8 +1432,14 @@ class NewAlbumsOfFollowed(MusicTemplate):
         _bites(right, pick(lambda d: d > date), pick(lambda d: True), pick(lambda d: d >= date, any_type=True))
         _in_range(right, 3, 20, "albums")
         query = self.phrase(ctx, date=pretty_day(date))
-        return Draft(user, query, [Step("save_album", {"album_id": a}) for a in sorted(right)], stated={"since": date},
-                     hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            [Step("save_album", {"album_id": a}) for a in sorted(right)],
+            stated={"since": date},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = {a["album_id"] for a in api.all_pages("list_saved_albums")}
@@ -1172,8 +1447,9 @@ class NewAlbumsOfFollowed(MusicTemplate):
             for album in api.all_pages("list_artist_albums", artist_id=artist["artist_id"]):
                 if album["album_id"] in saved:
                     continue
-                if (api.keep("full_album", album["album_type"] == "album")
-                        and api.compare("since", album["release_date"], ">=", stated["since"])):
+                if api.keep("full_album", album["album_type"] == "album") and api.compare(
+                    "since", album["release_date"], ">=", stated["since"]
+                ):
                     api.call("save_album", album_id=album["album_id"])
 
 
@@ -1190,12 +1466,19 @@ class DevicePlaysPlaylist(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        combo = ctx.choice(ctx.rows("SELECT user_id, device FROM listening_history GROUP BY user_id, device HAVING COUNT(*) >= 8 "
-                                    "ORDER BY user_id, device"), "listener and device")
+        combo = ctx.choice(
+            ctx.rows(
+                "SELECT user_id, device FROM listening_history GROUP BY user_id, device HAVING COUNT(*) >= 8 ORDER BY user_id, device"
+            ),
+            "listener and device",
+        )
         user, device = combo["user_id"], combo["device"]
         plays = ctx.rows(
             "SELECT h.song_id, h.device = ? AS here, h.seconds_played AS secs, s.copyright_status = 'expired' AS expired "
-            "FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? ORDER BY h.played_at, h.id", device, user)
+            "FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? ORDER BY h.played_at, h.id",
+            device,
+            user,
+        )
         limit = ctx.choice(sorted({p["secs"] for p in plays if p["here"] and p["secs"] >= 60})[1:-2], "length")
 
         def pick(ok: Callable[[int], bool], anywhere: bool = False) -> set[int]:
@@ -1208,15 +1491,23 @@ class DevicePlaysPlaylist(MusicTemplate):
         _in_range(right, 3, 60, "songs")
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, where=DEVICE_WORDS[device], length=_mmss(limit))
-        return Draft(user, query, _playlist_steps(name, right), stated={"name": name, "device": device, "min_seconds": limit},
-                     hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            _playlist_steps(name, right),
+            stated={"name": name, "device": device, "min_seconds": limit},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chosen: list[int] = []
         for play in _by_time(api.all_pages("get_listening_history")):
-            if (api.keep("device", play["device"] == stated["device"])
-                    and api.compare("min_listen", play["seconds_played"], ">=", stated["min_seconds"])
-                    and play["song_id"] not in chosen):
+            if (
+                api.keep("device", play["device"] == stated["device"])
+                and api.compare("min_listen", play["seconds_played"], ">=", stated["min_seconds"])
+                and play["song_id"] not in chosen
+            ):
                 chosen.append(play["song_id"])
         _new_playlist(api, stated["name"], chosen)
 
@@ -1235,9 +1526,12 @@ class TopListenTimePlaylist(MusicTemplate):
 
     def make(self, ctx: GenContext) -> Draft:
         user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 40 ORDER BY user_id")
-        plays = ctx.rows("SELECT h.song_id, substr(h.played_at, 1, 10) AS day, h.seconds_played AS secs, "
-                         "s.copyright_status = 'expired' AS expired FROM listening_history h JOIN songs s ON s.id = h.song_id "
-                         "WHERE h.user_id = ? ORDER BY h.played_at, h.id", user)
+        plays = ctx.rows(
+            "SELECT h.song_id, substr(h.played_at, 1, 10) AS day, h.seconds_played AS secs, "
+            "s.copyright_status = 'expired' AS expired FROM listening_history h JOIN songs s ON s.id = h.song_id "
+            "WHERE h.user_id = ? ORDER BY h.played_at, h.id",
+            user,
+        )
         date = ctx.choice(sorted({p["day"] for p in plays})[-40:-8], "day")
         k = ctx.rng.choice([5, 6, 8, 10])
 
@@ -1257,8 +1551,7 @@ class TopListenTimePlaylist(MusicTemplate):
         _bites(set(right), {s for s, _ in ranked(lambda d: d > date)[:k]}, {s for s, _ in ranked(lambda d: True)[:k]})
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, k=k, date=pretty_day(date))
-        return Draft(user, query, _playlist_steps(name, right), stated={"name": name, "k": k, "since": date},
-                     targets=(("user", user),))
+        return Draft(user, query, _playlist_steps(name, right), stated={"name": name, "k": k, "since": date}, targets=(("user", user),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         total: Counter = Counter()
@@ -1289,7 +1582,10 @@ class PromotePlayedFromPlaylist(MusicTemplate):
             "SELECT ps.song_id AS id, (SELECT COUNT(*) FROM listening_history h WHERE h.user_id = ? AND h.song_id = ps.song_id) AS plays, "
             "ps.song_id IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) AS fav, s.copyright_status = 'expired' AS expired "
             "FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? ORDER BY ps.position",
-            user, user, playlist["id"])
+            user,
+            user,
+            playlist["id"],
+        )
         n = ctx.choice(sorted({s["plays"] for s in songs if s["plays"] >= 2}), "play count")
         right = [s for s in songs if s["plays"] >= n]
         _bites([s["id"] for s in right], [s["id"] for s in songs if s["plays"] > n], [s["id"] for s in songs])
@@ -1304,8 +1600,9 @@ class PromotePlayedFromPlaylist(MusicTemplate):
         if len(steps) < 2:
             raise NoTarget("too small a change")
         query = self.phrase(ctx, playlist=playlist["name"], n=n)
-        return Draft(user, query, steps, stated={"playlist": playlist["name"], "n": n}, hidden=[len(right)],
-                     targets=(("playlist", playlist["id"]),))
+        return Draft(
+            user, query, steps, stated={"playlist": playlist["name"], "n": n}, hidden=[len(right)], targets=(("playlist", playlist["id"]),)
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["playlist"])
@@ -1333,11 +1630,18 @@ class VipSwap(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        playlist = ctx.choice(ctx.rows(
-            "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE EXISTS (SELECT 1 FROM playlist_songs ps JOIN songs s "
-            "ON s.id = ps.song_id WHERE ps.playlist_id = p.id AND s.copyright_status = 'vip_only') ORDER BY p.id"), "playlist")
-        songs = ctx.rows("SELECT s.id, s.artist_id, s.copyright_status AS status FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
-                         "WHERE ps.playlist_id = ? ORDER BY ps.position", playlist["id"])
+        playlist = ctx.choice(
+            ctx.rows(
+                "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE EXISTS (SELECT 1 FROM playlist_songs ps JOIN songs s "
+                "ON s.id = ps.song_id WHERE ps.playlist_id = p.id AND s.copyright_status = 'vip_only') ORDER BY p.id"
+            ),
+            "playlist",
+        )
+        songs = ctx.rows(
+            "SELECT s.id, s.artist_id, s.copyright_status AS status FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
+            "WHERE ps.playlist_id = ? ORDER BY ps.position",
+            playlist["id"],
+        )
         present = {s["id"] for s in songs}
         vip = [s for s in songs if s["status"] == "vip_only"]
         if len({s["artist_id"] for s in vip}) != len(vip):
@@ -1345,21 +1649,32 @@ class VipSwap(MusicTemplate):
         steps: list[Step] = []
         licensed_bites = False
         for s in vip:
-            options = ctx.rows("SELECT id, play_count, copyright_status AS status FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
-                               "ORDER BY play_count DESC, id DESC", s["artist_id"])
+            options = ctx.rows(
+                "SELECT id, play_count, copyright_status AS status FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
+                "ORDER BY play_count DESC, id DESC",
+                s["artist_id"],
+            )
             options = [o for o in options if o["id"] not in present]
             free = [o for o in options if o["status"] == "licensed"]
             if len(free) < 2 or free[0]["play_count"] == free[1]["play_count"]:
                 raise NoTarget("no clear replacement")
             licensed_bites |= options[0]["id"] != free[0]["id"]
             present.add(free[0]["id"])
-            steps += [Step("remove_song_from_playlist", {"playlist_id": playlist["id"], "song_id": s["id"]}),
-                      Step("add_song_to_playlist", {"playlist_id": playlist["id"], "song_id": free[0]["id"]})]
+            steps += [
+                Step("remove_song_from_playlist", {"playlist_id": playlist["id"], "song_id": s["id"]}),
+                Step("add_song_to_playlist", {"playlist_id": playlist["id"], "song_id": free[0]["id"]}),
+            ]
         if not licensed_bites:
             raise NoTarget("the licensed filter excludes nothing")
         query = self.phrase(ctx, playlist=playlist["name"])
-        return Draft(playlist["owner_id"], query, steps, stated={"playlist": playlist["name"]}, hidden=[len(vip)],
-                     targets=(("playlist", playlist["id"]),))
+        return Draft(
+            playlist["owner_id"],
+            query,
+            steps,
+            stated={"playlist": playlist["name"]},
+            hidden=[len(vip)],
+            targets=(("playlist", playlist["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["playlist"])
@@ -1369,8 +1684,10 @@ class VipSwap(MusicTemplate):
             if not api.keep("vip_only", track["copyright_status"] == "vip_only"):
                 continue
             options = [
-                s for s in api.all_pages("search_songs", artist_id=track["artist_id"], sort_by="most_played")
-                if s["copyright_status"] != "expired" and s["song_id"] not in present
+                s
+                for s in api.all_pages("search_songs", artist_id=track["artist_id"], sort_by="most_played")
+                if s["copyright_status"] != "expired"
+                and s["song_id"] not in present
                 and api.keep("licensed", s["copyright_status"] == "licensed")
             ]
             ranked = sorted(options, key=lambda s: (-s["play_count"], -s["song_id"]))
@@ -1397,13 +1714,23 @@ class ArtistCollect(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        artist = ctx.choice(ctx.rows("SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id) >= 3 "
-                                     "ORDER BY a.id"), "artist")
-        user = _listener(ctx, "SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM followed_artists WHERE artist_id = ?) "
-                              "AND id NOT IN (SELECT s.user_id FROM saved_albums s JOIN albums a ON a.id = s.album_id WHERE a.artist_id = ?) "
-                              "ORDER BY id", artist["id"], artist["id"])
-        releases = ctx.rows("SELECT id, substr(release_date, 1, 4) AS year FROM albums WHERE artist_id = ? ORDER BY release_date DESC, id",
-                            artist["id"])
+        artist = ctx.choice(
+            ctx.rows(
+                "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id) >= 3 ORDER BY a.id"
+            ),
+            "artist",
+        )
+        user = _listener(
+            ctx,
+            "SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM followed_artists WHERE artist_id = ?) "
+            "AND id NOT IN (SELECT s.user_id FROM saved_albums s JOIN albums a ON a.id = s.album_id WHERE a.artist_id = ?) "
+            "ORDER BY id",
+            artist["id"],
+            artist["id"],
+        )
+        releases = ctx.rows(
+            "SELECT id, substr(release_date, 1, 4) AS year FROM albums WHERE artist_id = ? ORDER BY release_date DESC, id", artist["id"]
+        )
         years = sorted({r["year"] for r in releases})
         if len(years) < 2:
             raise NoTarget("one release year")
@@ -1411,7 +1738,10 @@ class ArtistCollect(MusicTemplate):
         tracks = ctx.rows(
             "SELECT s.id, s.album_id, substr(a.release_date, 1, 4) AS year, s.duration_sec AS secs FROM songs s JOIN albums a "
             "ON a.id = s.album_id WHERE a.artist_id = ? AND s.copyright_status != 'expired' AND s.id NOT IN "
-            "(SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY a.release_date DESC, a.id, s.track_number", artist["id"], user)
+            "(SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY a.release_date DESC, a.id, s.track_number",
+            artist["id"],
+            user,
+        )
         lengths = sorted({t["secs"] for t in tracks if t["year"] >= year})
         if len(lengths) < 4:
             raise NoTarget("few tracks")
@@ -1421,8 +1751,13 @@ class ArtistCollect(MusicTemplate):
             return [t["id"] for t in tracks if year_ok(t["year"]) and length_ok(t["secs"])]
 
         right = pick(lambda y: y >= year, lambda s: s >= limit)
-        _bites(right, pick(lambda y: y > year, lambda s: s >= limit), pick(lambda y: True, lambda s: s >= limit),
-               pick(lambda y: y >= year, lambda s: s > limit), pick(lambda y: y >= year, lambda s: True))
+        _bites(
+            right,
+            pick(lambda y: y > year, lambda s: s >= limit),
+            pick(lambda y: True, lambda s: s >= limit),
+            pick(lambda y: y >= year, lambda s: s > limit),
+            pick(lambda y: y >= year, lambda s: True),
+        )
         albums = [r["id"] for r in releases if r["year"] >= year]
         _in_range(albums, 1, 8, "releases")
         steps = [Step("follow_artist", {"artist_id": artist["id"]})]
@@ -1430,8 +1765,14 @@ class ArtistCollect(MusicTemplate):
             steps.append(Step("save_album", {"album_id": album}))
             steps += [Step("favourite_song", {"song_id": t["id"]}) for t in tracks if t["album_id"] == album and t["id"] in right]
         query = self.phrase(ctx, artist=artist["name"], year=year, length=_mmss(limit))
-        return Draft(user, query, steps, stated={"artist": artist["name"], "year": year, "min_duration_sec": limit},
-                     hidden=[len(right), len(albums)], targets=(("artist", artist["id"]),))
+        return Draft(
+            user,
+            query,
+            steps,
+            stated={"artist": artist["name"], "year": year, "min_duration_sec": limit},
+            hidden=[len(right), len(albums)],
+            targets=(("artist", artist["id"]),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         artist = _artist_id(api, stated["artist"])
@@ -1464,7 +1805,10 @@ class CommentRecentFavourites(MusicTemplate):
         favourites = ctx.rows(
             "SELECT f.song_id, substr(f.favourited_at, 1, 10) AS day, s.artist_id IN (SELECT artist_id FROM followed_artists "
             "WHERE user_id = ?) AS followed FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? "
-            "ORDER BY f.favourited_at DESC, s.id", user, user)
+            "ORDER BY f.favourited_at DESC, s.id",
+            user,
+            user,
+        )
         date = ctx.choice(sorted({f["day"] for f in favourites if f["followed"]})[1:-2], "favourite day")
 
         def pick(day_ok: Callable[[str], bool], any_artist: bool = False) -> list[int]:
@@ -1475,14 +1819,21 @@ class CommentRecentFavourites(MusicTemplate):
         _in_range(right, 3, 25, "songs")
         text = ctx.rng.choice(COMMENTS)
         query = self.phrase(ctx, date=pretty_day(date), text=text)
-        return Draft(user, query, [Step("post_comment", {"song_id": s, "content": text}) for s in right],
-                     stated={"since": date, "text": text}, hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            [Step("post_comment", {"song_id": s, "content": text}) for s in right],
+            stated={"since": date, "text": text},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         followed = {a["artist_id"] for a in api.all_pages("list_followed_artists")}
         for song in api.all_pages("list_favourite_songs"):
-            if (api.compare("since", song["favourited_at"][:10], ">=", stated["since"])
-                    and api.keep("followed", song["artist_id"] in followed)):
+            if api.compare("since", song["favourited_at"][:10], ">=", stated["since"]) and api.keep(
+                "followed", song["artist_id"] in followed
+            ):
                 api.call("post_comment", song_id=song["song_id"], content=stated["text"])
 
 
@@ -1503,7 +1854,10 @@ class UnsaveUnplayedAlbums(MusicTemplate):
         saved = ctx.rows(
             "SELECT a.id, substr(a.release_date, 1, 4) AS year, a.id IN (SELECT s.album_id FROM listening_history h JOIN songs s "
             "ON s.id = h.song_id WHERE h.user_id = ?) AS played FROM saved_albums v JOIN albums a ON a.id = v.album_id "
-            "WHERE v.user_id = ? ORDER BY v.saved_at DESC, a.id", user, user)
+            "WHERE v.user_id = ? ORDER BY v.saved_at DESC, a.id",
+            user,
+            user,
+        )
         year = ctx.choice(sorted({s["year"] for s in saved if not s["played"]})[1:], "year")
 
         def pick(year_ok: Callable[[str], bool], played_ok: bool = False) -> list[int]:
@@ -1513,23 +1867,53 @@ class UnsaveUnplayedAlbums(MusicTemplate):
         _bites(right, pick(lambda y: y <= year), pick(lambda y: True), pick(lambda y: y < year, played_ok=True))
         _in_range(right, 3, 20, "albums")
         query = self.phrase(ctx, year=year)
-        return Draft(user, query, [Step("unsave_album", {"album_id": a}) for a in right], stated={"year": year},
-                     hidden=[len(right)], targets=(("user", user),))
+        return Draft(
+            user,
+            query,
+            [Step("unsave_album", {"album_id": a}) for a in right],
+            stated={"year": year},
+            hidden=[len(right)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = api.all_pages("list_saved_albums")
         played = {p["album_id"] for p in api.all_pages("get_listening_history")}
         for album in saved:
-            if (api.compare("released_before", album["release_date"][:4], "<", stated["year"])
-                    and api.keep("never_played", album["album_id"] not in played)):
+            if api.compare("released_before", album["release_date"][:4], "<", stated["year"]) and api.keep(
+                "never_played", album["album_id"] not in played
+            ):
                 api.call("unsave_album", album_id=album["album_id"])
 
 
 TEMPLATES = [
-    FavouriteArtistSince, TopPlayedOfGenre, HistoryNotFavourited, FollowTopPlayedArtists, CleanExpired, LatestAlbumPlaylist,
-    LongSongsOfGenreYear, UnfollowUnplayedArtists, MergePlaylists, LikeArtistComments, SaveAlbumsOfFavourites,
-    TopTaggedSongs, FavouritesBeforeYear, FollowArtistsOfPlaylist, ArchiveOldFavourites, DeleteOldComments,
-    ConsolidateSmallPlaylists, RenameAndTrim, MostPlayedSinceCompose, ThankRepliers, FollowArtistsOfFavourites,
-    NewAlbumsOfFollowed, DevicePlaysPlaylist, TopListenTimePlaylist, PromotePlayedFromPlaylist, VipSwap, ArtistCollect,
-    CommentRecentFavourites, UnsaveUnplayedAlbums,
+    FavouriteArtistSince,
+    TopPlayedOfGenre,
+    HistoryNotFavourited,
+    FollowTopPlayedArtists,
+    CleanExpired,
+    LatestAlbumPlaylist,
+    LongSongsOfGenreYear,
+    UnfollowUnplayedArtists,
+    MergePlaylists,
+    LikeArtistComments,
+    SaveAlbumsOfFavourites,
+    TopTaggedSongs,
+    FavouritesBeforeYear,
+    FollowArtistsOfPlaylist,
+    ArchiveOldFavourites,
+    DeleteOldComments,
+    ConsolidateSmallPlaylists,
+    RenameAndTrim,
+    MostPlayedSinceCompose,
+    ThankRepliers,
+    FollowArtistsOfFavourites,
+    NewAlbumsOfFollowed,
+    DevicePlaysPlaylist,
+    TopListenTimePlaylist,
+    PromotePlayedFromPlaylist,
+    VipSwap,
+    ArtistCollect,
+    CommentRecentFavourites,
+    UnsaveUnplayedAlbums,
 ]
