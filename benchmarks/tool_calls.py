@@ -3,8 +3,8 @@
 Goals (issues: foundation, meeting and moba): under 100 us for a lookup by id, under 2 ms for
 any search or list.
 Usage: python benchmarks/tool_calls.py [--domain D ...] [--repeat 300] [--rounds 3] [--json]
-The arguments of each domain's calls are in benchmarks/tool_cases/<domain>.py: `cases(conn,
-actor)` maps a label (`tool` or `tool(variant)`) to arguments, `LOOKUPS` names the tools held to
+The arguments of each domain's calls are in the domain's tool cases module (`Domain.tool_cases_module`,
+ebench/domains/<domain>/tool_cases.py for the built-in ones): `cases(conn, actor)` maps a label (`tool` or `tool(variant)`) to arguments, `LOOKUPS` names the tools held to
 the lookup goal, and `ACTOR_SQL` (optional) picks the actor measured.
 Write tools are measured on a scratch copy; each sample undoes its change (a savepoint rolled
 back outside the timed call), so every sample sees the same world. The machine is a shared VM:
@@ -15,25 +15,20 @@ filters out neighbours' noise without hiding a slow tool (every call of a round 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import statistics
 import time
-from pathlib import Path
 from types import ModuleType
 
-CASES_DIR = Path(__file__).resolve().parent / "tool_cases"
 GOALS_US = {"lookup": 100, "search/list": 2000}
 
 
 def load_cases(domain: str) -> ModuleType:
-    path = CASES_DIR / f"{domain}.py"
-    if not path.exists():
-        raise SystemExit(f"no benchmark cases for domain {domain!r}: expected {path}")
-    spec = importlib.util.spec_from_file_location(f"tool_cases_{domain}", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from ebench.domains import get_domain
+
+    module = get_domain(domain).tool_cases()
+    if module is None:
+        raise SystemExit(f"no benchmark cases for domain {domain!r}: its Domain names no tool_cases_module")
     return module
 
 
@@ -51,7 +46,7 @@ def measure_domain(name: str, repeat: int, rounds: int, actor: int | None) -> di
     cases = module.cases(conn, actor)
     missing = sorted(set(domain.tools.names) - {label.split("(")[0] for label in cases})
     if missing:
-        raise SystemExit(f"{name}: no benchmark case for {', '.join(missing)} (add them to {CASES_DIR / name}.py)")
+        raise SystemExit(f"{name}: no benchmark case for {', '.join(missing)} (add them to {domain.tool_cases_module})")
     env = domain.env(conn, actor)
     results = []
     for label, call_args in cases.items():

@@ -42,10 +42,18 @@ def load_dotted(path: str) -> object:
 
 
 class Registry(Generic[T]):
-    def __init__(self, kind: str, group: str, check: Callable[[object], T] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        group: str,
+        check: Callable[[object], T] | None = None,
+        unknown: Callable[[str, list[str]], UnknownName] | None = None,
+    ) -> None:
         self.kind = kind  # "domain", "solver": used in messages
         self.group = group  # the entry-point group other packages declare
         self._check = check  # validates (and may convert) what a loader gives
+        # The error for a name nobody answers to: a subclass of UnknownName that callers catch by name.
+        self._unknown = unknown or (lambda name, known: UnknownName(self.kind, name, known))
         self._builtin: dict[str, str | T] = {}
         self._plugins: dict[str, str] | None = None
         self._loaded: dict[str, T] = {}
@@ -73,6 +81,10 @@ class Registry(Generic[T]):
         """Built-in names in registration order, then plug-ins sorted by name."""
         return [*self._builtin, *sorted(self._entry_points())]
 
+    def builtin_names(self) -> list[str]:
+        """The names ebench registers itself, in registration order (no plug-ins)."""
+        return list(self._builtin)
+
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.names()
 
@@ -85,7 +97,7 @@ class Registry(Generic[T]):
         elif name in self._entry_points():
             target = self._entry_points()[name]
         else:
-            raise UnknownName(self.kind, name, self.names())
+            raise self._unknown(name, self.names())
         if isinstance(target, str):
             try:
                 value: object = load_dotted(target)
@@ -93,6 +105,9 @@ class Registry(Generic[T]):
                 raise PluginError(f"the {self.kind} {name!r} ({target}) cannot be loaded: {type(exc).__name__}: {exc}") from exc
         else:
             value = target
-        loaded = self._check(value) if self._check else value  # type: ignore[assignment]
+        try:
+            loaded = self._check(value) if self._check else value  # type: ignore[assignment]
+        except PluginError as exc:
+            raise PluginError(f"the {self.kind} {name!r} ({target if isinstance(target, str) else 'built in'}): {exc}") from None
         self._loaded[name] = loaded  # type: ignore[assignment]
         return loaded  # type: ignore[return-value]

@@ -1,15 +1,21 @@
-"""What the app's screen tests share: a stand-in for a screen another test file covers, so a
-screen's own tests assert on how it opens the next one without running it."""
+"""What the app's screen tests share: the one way to wait for the app (`until_settled`), and a
+stand-in for a screen another test file covers, so a screen's own tests assert on how it opens the
+next one without running it."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Static
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ebench.app.screens.base import EBenchScreen
 
@@ -38,14 +44,67 @@ def stand_in(monkeypatch: pytest.MonkeyPatch, module: str, name: str) -> list[St
     return StandIn.made
 
 
-async def until_loaded(pilot: Any, screen_type: type) -> Any:
+# Only a hang reaches this, however loaded the machine: the waiting itself follows the app's workers.
+SAFETY_SECONDS = 300.0
+# How often a condition no worker reports on (a solver thread held at its step gate) is looked at again.
+RECHECK_SECONDS = 0.02
+
+
+async def until_settled(pilot: Pilot[Any], done: Callable[[], object] | None = None, *, what: str = "the app") -> None:
+    """Let the app finish what it started: handle the pending messages, wait for the running workers
+    to complete (Textual's own completion, not a clock), handle what they posted, and again, until
+    `done()` holds; without `done`, until no worker runs. A worker that never ends on its own (a
+    watched solver held at its gate) needs a `done`."""
+
+    async def settle() -> None:
+        endings: dict[Worker[Any], asyncio.Task[None]] = {}
+        while True:
+            await pilot.pause()  # the messages the workers posted, which may start other workers
+            running = [worker for worker in pilot.app.workers if not worker.is_finished]
+            finished = done() if done is not None else not running
+            if finished:
+                return
+            for worker in running:
+                if worker not in endings and worker.is_running:
+                    endings[worker] = asyncio.create_task(_ended(worker))
+            waiting = [endings[worker] for worker in running if worker in endings]
+            recheck = None if done is None else RECHECK_SECONDS
+            if waiting:
+                await asyncio.wait(waiting, timeout=recheck, return_when=asyncio.FIRST_COMPLETED)
+            else:  # nothing running yet (a worker about to start) or a condition outside the workers
+                await asyncio.sleep(recheck or 0)
+
+    try:
+        await asyncio.wait_for(settle(), SAFETY_SECONDS)
+    except TimeoutError:
+        raise AssertionError(f"{what} did not settle in {SAFETY_SECONDS:.0f} s") from None
+
+
+async def _ended(worker: Worker[Any]) -> None:
+    """Returns when `worker` has ended, however: its failure is the screen's to show (or the test's
+    to assert), and waiting on it must never cancel it (so this runs as its own task)."""
+    with contextlib.suppress(WorkerCancelled, WorkerFailed):
+        await worker.wait()
+
+
+def notified(app: App[Any]) -> list[str]:
+    """Every message the app is asked to show as a notification from now on (through the public
+    `notify`, which screens and widgets call too); the app still shows them."""
+    messages: list[str] = []
+    show = app.notify
+
+    def notify(message: str, *args: Any, **kwargs: Any) -> None:
+        messages.append(str(message))
+        show(message, *args, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    return messages
+
+
+async def until_loaded(pilot: Pilot[Any], screen_type: type) -> Any:
     """The current screen, once it is a `screen_type` whose worker has loaded its data."""
     screen = pilot.app.screen
     assert isinstance(screen, screen_type)
-    for _ in range(400):
-        if screen.loaded:
-            break
-        await pilot.pause(0.025)
-    assert screen.loaded
+    await until_settled(pilot, lambda: screen.loaded, what=f"{screen_type.__name__} loading")
     await pilot.pause()
     return screen

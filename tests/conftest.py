@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from ebench.domains import domain_names
+
 # Tests never reach the network; litellm must not fetch its price map.
 os.environ["LITELLM_OFFLINE_MODE"] = "true"
 
@@ -59,5 +61,6 @@ def _domain_fixtures(name: str) -> None:
     globals().update({name: domain, f"{name}_world": world, f"{name}_conn": conn})
 
 
-for _name in ("music", "meeting", "moba"):
+# Every registered domain gets its fixtures (a plug-in installed in the environment too).
+for _name in domain_names():
     _domain_fixtures(_name)

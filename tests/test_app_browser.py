@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from appcheck import StandIn, stand_in, until_loaded
+from appcheck import StandIn, notified, stand_in, until_loaded, until_settled
 from textual.widgets import Input, Select, Static
 
 from ebench.app.app import EBenchApp
@@ -273,10 +273,7 @@ async def test_attempts_show_as_results_and_update_when_the_solve_screen_closes(
         assert solve_stand_in[-1].args == (later,)
         record_attempt(later, folder, solve=True)  # what the solve screen records
         await pilot.press("escape")
-        for _ in range(200):
-            if result_cell(screen, later.id):
-                break
-            await pilot.pause(0.025)
+        await until_settled(pilot, lambda: result_cell(screen, later.id), what="the browser's attempts")
         assert result_cell(screen, later.id) == "✓ passed"
         assert "✓ passed" in preview(screen)
 
@@ -288,9 +285,10 @@ async def test_results_key_without_runs_says_how_to_make_one(data_folders):
     app = app_with_browser()
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
+        messages = notified(app)
         await pilot.press("R")
         assert app.screen is screen
-        assert any("no runs yet" in n.message for n in app._notifications)
+        assert any("no runs yet" in message for message in messages)
 
 
 async def test_results_key_opens_the_results_screen_on_the_runs_and_the_sessions(data_folders, monkeypatch):

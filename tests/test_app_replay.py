@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from appcheck import until_settled
 from textual.widgets import DataTable, Select, Switch
 
 from ebench.app.app import EBenchApp
@@ -67,16 +68,14 @@ def runs(tmp_path_factory, music_world) -> dict[str, Path]:
     return out
 
 
-async def settle(pilot, view: TrialView | None = None, rounds: int = 100) -> None:
+async def settle(pilot, view: TrialView | None = None) -> None:
     """Wait until the trial view has its analysis and the current step's rebuilt state."""
-    for _ in range(rounds):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+
+    def settled() -> bool:
         current = view or pilot.app.screen.query_one(TrialView)
-        if current.timeline is not None and current.analysed and current.state is not None and current.state.step == current.current:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the trial view did not settle")
+        return current.timeline is not None and current.analysed and current.state is not None and current.state.step == current.current
+
+    await until_settled(pilot, settled, what="the trial view")
 
 
 def all_runs(runs: dict[str, Path]):
@@ -146,11 +145,7 @@ async def test_filter_open_step_jump_and_reference(runs):
         # The reference solution beside the trial.
         assert not view.reference_shown
         await pilot.press("r")
-        await settle(pilot, view)
-        for _ in range(50):
-            if view.reference is not None:
-                break
-            await pilot.pause(0.02)
+        await until_settled(pilot, lambda: view.reference is not None, what="the reference solution")
         assert view.reference_shown and view.reference is not None
         assert len(view.reference) == len(timeline.task.reference_solution)
         assert view.reference[-1].grade.passed
@@ -178,11 +173,7 @@ async def test_the_results_screen_contract_opens_the_failed_trials_of_one_run(ru
 async def test_a_folder_without_runs_given_is_loaded_in_a_worker(runs):
     app = EBenchApp(lambda: ReplayScreen(runs["oracle"] / "sessions"), theme="ebench-dark")
     async with app.run_test(size=(160, 48)) as pilot:
-        for _ in range(50):
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            if app.screen.rows:
-                break
+        await until_settled(pilot, lambda: app.screen.rows, what="the runs")
         assert len(app.screen.rows) == 2 and all(row.passed for row in app.screen.rows)
         await pilot.press("f")
         await pilot.pause()
@@ -228,8 +219,7 @@ async def test_an_unreadable_session_is_shown_not_raised(tmp_path):
     bad.write_text('{"event": "start"}\n', encoding="utf-8")
     app = EBenchApp(lambda: ReplayScreen(bad), theme="ebench-dark")
     async with app.run_test(size=(120, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until_settled(pilot)
         view = app.screen.query_one(TrialView)
         assert view.timeline is None and view.error and "not an ebench-session" in view.error
         await pilot.press("right", "x", "r")  # nothing to step through: no error
@@ -280,20 +270,23 @@ def test_snapshot_trial_view_at_the_first_correct_call(snap_compare, tmp_path, m
 
 
 def test_model_events_read_well_in_the_list_and_the_event_pane():
+    from ebench.sessions.events import event_from
     from ebench.sessions.timeline import Step
 
     asks = Step(
         3,
         "message",
-        {
-            "event": "message",
-            "t": 1.0,
-            "role": "assistant",
-            "content": None,
-            "reasoning": "Page through the songs first.",
-            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search_songs", "arguments": "{}"}}],
-            "usage": {"input": 120, "output": 30},
-        },
+        event_from(
+            {
+                "event": "message",
+                "t": 1.0,
+                "role": "assistant",
+                "content": None,
+                "reasoning": "Page through the songs first.",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search_songs", "arguments": "{}"}}],
+                "usage": {"input": 120, "output": 30},
+            }
+        )[0],
     )
     assert asks.label == "assistant: → search_songs"
     text = step_detail(asks).plain
@@ -301,7 +294,9 @@ def test_model_events_read_well_in_the_list_and_the_event_pane():
     error = Step(
         4,
         "api_error",
-        {"event": "api_error", "t": 2.0, "kind": "rate_limit", "status": 429, "attempt": 1, "error": "slow down", "retry_in": 1.5},
+        event_from(
+            {"event": "api_error", "t": 2.0, "kind": "rate_limit", "status": 429, "attempt": 1, "error": "slow down", "retry_in": 1.5}
+        )[0],
     )
     assert error.label == "api error: slow down"
     assert "status: 429" in step_detail(error).plain and "retry_in: 1.5" in step_detail(error).plain

@@ -7,10 +7,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from appcheck import until_settled
 
 from ebench.app.app import EBenchApp
 from ebench.app.screens.solve import SolveScreen
@@ -47,19 +47,10 @@ def world_untouched(task):
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
 
 
-async def until(pilot, condition: Callable[[], object], timeout: float = 20.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.05)
-        waited += 0.05
-        if waited > timeout:
-            raise AssertionError("timed out waiting for the screen")
-
-
 async def ready(pilot) -> SolveScreen:
     screen = pilot.app.screen
     assert isinstance(screen, SolveScreen)
-    await until(pilot, lambda: screen.trial is not None and screen.last_diff is not None)
+    await until_settled(pilot, lambda: screen.trial is not None and screen.last_diff is not None)
     return screen
 
 
@@ -70,10 +61,8 @@ async def run_call(pilot, screen: SolveScreen, tool: str, args: dict) -> None:
     screen.query_one(CallComposer).set_args(args)
     await pilot.pause()
     await pilot.press("f5")
-    await until(
-        pilot,
-        lambda: screen.trial.tool_calls == calls + 1 and not screen.busy and screen.last_diff is not None and not screen._diff_running,
-    )
+    await until_settled(pilot)  # the call's worker, then the diff's
+    assert screen.trial.tool_calls == calls + 1 and not screen.busy and screen.last_diff is not None
 
 
 def session_files(kind: str = "human") -> set[Path]:
@@ -90,23 +79,23 @@ async def test_compose_and_run_calls_then_submit_and_pass(task):
         trace = screen.query_one(CallTrace)
         assert trace.call_ids == ["call-1"]
         assert screen.query_one(DiffView).counts == {"matched": 4, "missing": 3, "unexpected": 0, "wrong": 0, "actual": 4}
-        room = screen.trial.history[-1]["result"]["room_id"]
+        room = screen.trial.history[-1].result["room_id"]
         for player in INVITEES:
             await run_call(pilot, screen, "invite_to_room", {"room_id": room, "player_id": player})
         assert screen.query_one(DiffView).counts["matched"] == len(task.expected_diff)
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: screen.summary is not None)
+        await until_settled(pilot, lambda: screen.summary is not None)
         assert screen.summary.passed and "PASS" in screen.query_one(task_pane.TaskPane).status
         # a submitted attempt takes no more calls
         screen.query_one(CallComposer).set_args({"room_id": room, "player_id": 5})
         await pilot.press("f5")
-        await pilot.pause(0.2)
+        await until_settled(pilot)  # a call it wrongly started would be waited for
         assert screen.trial.tool_calls == 4
     [new] = session_files() - before
     session = read_session(new)
-    assert session.finished and session.end["grade"]["passed"]
-    assert session.start["solver"]["name"] == "human" and session.start["solver"]["label"] == "human-assisted"
-    assert [e["tool"] for e in session.tool_calls()] == ["create_room", *["invite_to_room"] * 3]
+    assert session.finished and session.end.grade["passed"]
+    assert session.start.solver["name"] == "human" and session.start.solver["label"] == "human-assisted"
+    assert [e.tool for e in session.tool_calls()] == ["create_room", *["invite_to_room"] * 3]
 
 
 async def test_a_bad_call_shows_the_tools_error_and_changes_nothing(task):
@@ -115,7 +104,7 @@ async def test_a_bad_call_shows_the_tools_error_and_changes_nothing(task):
         screen = await ready(pilot)
         await run_call(pilot, screen, "invite_to_room", {"room_id": 999999, "player_id": 33})
         [entry] = screen.trial.history
-        assert not entry["ok"] and entry["error_code"] == "not_found"
+        assert not entry.ok and entry.error_code == "not_found"
         view = screen.query_one(CallTrace).view("call-1")
         assert view is not None and "not_found" in str(view.render())
         assert screen.query_one(DiffView).counts["actual"] == 0
@@ -136,14 +125,15 @@ async def test_exec_code_runs_nests_its_calls_and_solves_the_task(task):
         editor.code = code
         editor.query_one("#code-input").focus()
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: screen.trial.exec_blocks == 1 and not screen.busy and not editor.running)
-        await until(pilot, lambda: not screen._diff_running and screen.query_one(DiffView).counts["matched"] == 7)
+        await until_settled(pilot)  # the block's worker, then the diff's
+        assert screen.trial.exec_blocks == 1 and not screen.busy and not editor.running
+        assert screen.query_one(DiffView).counts["matched"] == 7
         block = screen.trial.history[-1]
-        assert block["tool"] == "exec_code" and block["ok"], block
-        children = [e for e in screen.trial.history if e.get("parent") == block["id"]]
-        assert [c["tool"] for c in children] == ["create_room", *["invite_to_room"] * 3, "list_room_invitations"]
+        assert block.tool == "exec_code" and block.ok, block
+        children = [e for e in screen.trial.history if e.get("parent") == block.id]
+        assert [c.tool for c in children] == ["create_room", *["invite_to_room"] * 3, "list_room_invitations"]
         assert "invited" in str(editor.query_one("#code-output").render())
-        assert set(screen.query_one(CallTrace).call_ids) >= {block["id"], *(c["id"] for c in children)}
+        assert set(screen.query_one(CallTrace).call_ids) >= {block.id, *(c.id for c in children)}
 
 
 async def test_a_new_attempt_starts_clean_and_drops_the_unsubmitted_one(task):
@@ -154,7 +144,7 @@ async def test_a_new_attempt_starts_clean_and_drops_the_unsubmitted_one(task):
         await run_call(pilot, screen, "create_room", ROOM)
         first = screen.trial
         await pilot.press("ctrl+n")
-        await until(pilot, lambda: screen.trial is not None and screen.trial is not first and screen.last_diff is not None)
+        await until_settled(pilot, lambda: screen.trial is not None and screen.trial is not first and screen.last_diff is not None)
         assert screen.query_one(CallTrace).call_ids == []
         assert screen.query_one(DiffView).counts["actual"] == 0
         second = screen.trial.writer.path
@@ -181,14 +171,14 @@ async def test_blind_mode_hides_the_expected_side_until_submit(task, monkeypatch
         pane = screen.query_one(task_pane.TaskPane)
         assert pane.elapsed and pane.elapsed > 0 and str(pane.border_subtitle).startswith("⏱ ")
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: screen.summary is not None)
+        await until_settled(pilot, lambda: screen.summary is not None)
         assert diff.counts["matched"] == 4 and diff.counts["missing"] == 3  # revealed after submit
         stopped = pane.elapsed
         assert pane.elapsed == stopped  # the timer stopped at submit
         path = screen.trial.writer.path
     session = read_session(path)
-    assert session.start["solver"] == {"name": "human", "label": "human", "blind": True}
-    assert session.end["grade"]["passed"] is False
+    assert session.start.solver == {"name": "human", "label": "human", "blind": True}
+    assert session.end.grade["passed"] is False
 
 
 async def test_watching_the_oracle_paused_stepping_then_resumed(task):
@@ -196,20 +186,20 @@ async def test_watching_the_oracle_paused_stepping_then_resumed(task):
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         gate = screen.gate
-        await until(pilot, lambda: gate.waiting)
+        await until_settled(pilot, lambda: gate.waiting)
         assert screen.trial.tool_calls == 0
         screen.query_one(CallTrace).focus()
         await pilot.press("n")
-        await until(pilot, lambda: screen.trial.tool_calls == 1 and gate.waiting)
-        await until(pilot, lambda: screen.query_one(CallTrace).call_ids == ["call-1"])
-        await until(pilot, lambda: not screen._diff_running and screen.query_one(DiffView).counts["matched"] == 4)
+        await until_settled(pilot, lambda: screen.trial.tool_calls == 1 and gate.waiting)
+        await until_settled(pilot, lambda: screen.query_one(CallTrace).call_ids == ["call-1"])
+        await until_settled(pilot, lambda: screen.query_one(DiffView).counts["matched"] == 4)
         await pilot.press("p")  # resume
-        await until(pilot, lambda: screen.summary is not None)
+        await until_settled(pilot, lambda: screen.summary is not None)
         assert screen.summary.passed and screen.trial.tool_calls == 4
         assert screen.query_one(DiffView).counts["matched"] == len(task.expected_diff)
         assert "PASS" in screen.query_one(task_pane.TaskPane).status
         path = screen.trial.writer.path
-    assert read_session(path).start["solver"] == {"name": "oracle"}
+    assert read_session(path).start.solver == {"name": "oracle"}
 
 
 async def test_a_call_picked_in_the_trace_comes_back_into_the_composer(task):
@@ -221,7 +211,7 @@ async def test_a_call_picked_in_the_trace_comes_back_into_the_composer(task):
         await pilot.pause()
         screen.post_message(CallTrace.Selected(screen.trial.history[0]))
         composer = screen.query_one(CallComposer)
-        await until(pilot, lambda: composer.tool.name == "create_room" and composer.values.get("name"))
+        await until_settled(pilot, lambda: composer.tool.name == "create_room" and composer.values.get("name"))
         assert json.loads(json.dumps(composer.values))["name"] == ROOM["name"]
 
 
@@ -245,7 +235,7 @@ async def test_from_the_browser_to_a_graded_attempt_and_back(task):
     app = EBenchApp(BrowserScreen)
     async with app.run_test(size=SIZE) as pilot:
         browser = app.screen
-        await until(pilot, lambda: browser.loaded)
+        await until_settled(pilot, lambda: browser.loaded)
         table = browser.query_one(TaskTable)
         table.move_cursor(row=[t.id for t in browser.shown].index(TASK))
         await pilot.pause()
@@ -255,10 +245,12 @@ async def test_from_the_browser_to_a_graded_attempt_and_back(task):
         assert screen.task_spec.id == TASK and not screen.code and not screen.blind
         await run_call(pilot, screen, "create_room", ROOM)
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: screen.summary is not None)
+        await until_settled(pilot, lambda: screen.summary is not None)
         await pilot.press("escape")
         assert app.screen is browser
-        await until(pilot, lambda: browser.attempts.get(TASK) is not None and browser.attempts[TASK].session == screen.trial.writer.path)
+        await until_settled(
+            pilot, lambda: browser.attempts.get(TASK) is not None and browser.attempts[TASK].session == screen.trial.writer.path
+        )
         assert attempt_status(browser.attempts[TASK]) == "failed"
 
 
@@ -274,18 +266,18 @@ async def test_watching_a_model_one_turn_at_a_time(task, monkeypatch):
         app = EBenchApp(lambda: SolveScreen(task, watcher=solver, paused=True))
         async with app.run_test(size=SIZE) as pilot:
             screen = await ready(pilot)
-            await until(pilot, lambda: screen.gate.waiting)
+            await until_settled(pilot, lambda: screen.gate.waiting)
             assert server.requests == []
             screen.query_one(CallTrace).focus()
             await pilot.press("n")
-            await until(pilot, lambda: screen.gate.waiting and screen.trial.turns == 1)
+            await until_settled(pilot, lambda: screen.gate.waiting and screen.trial.turns == 1)
             assert len(server.requests) == 1 and screen.trial.tool_calls == 1
-            await until(pilot, lambda: screen.query_one(CallTrace).call_ids == [screen.trial.history[0]["id"]])
+            await until_settled(pilot, lambda: screen.query_one(CallTrace).call_ids == [screen.trial.history[0]["id"]])
             log = screen.query_one("#conversation")
-            await until(pilot, lambda: any("assistant" in str(line.text) for line in log.lines))
+            await until_settled(pilot, lambda: any("assistant" in str(line.text) for line in log.lines))
             await pilot.press("p")
-            await until(pilot, lambda: screen.summary is not None, timeout=60)
+            await until_settled(pilot, lambda: screen.summary is not None)
             assert screen.summary.passed and screen.summary.turns == 5
             path = screen.trial.writer.path
     start = read_session(path).start
-    assert start["solver"]["name"] == "llm" and start["solver"]["model"] == "openai/fake"
+    assert start.solver["name"] == "llm" and start.solver["model"] == "openai/fake"

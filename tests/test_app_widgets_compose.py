@@ -127,6 +127,25 @@ def test_check_arguments_on_a_real_schema_with_defaults():
     assert errors["equipment"].startswith("item 0: expected one of: projector")
 
 
+def test_the_form_refuses_what_the_registry_refuses_in_its_own_words():
+    """The form checks values with the registry's check (value_mismatch); only the phrasing differs."""
+    from ebench.domains.engine.tools import ToolEnv
+
+    tool = TOOLS.get("create_chat")
+    cases = {
+        f"[2, {2**63}]": "item 1: integer out of range",
+        "[true]": "item 0: expected an integer",
+        "[null]": "item 0: null is not allowed",
+    }
+    for text, error in cases.items():
+        args, errors = check_arguments(tool.parameters, {"name": "Chat", "member_ids": text})
+        assert errors == {"member_ids": error}
+        refused = TOOLS.call(ToolEnv(None, 1, ""), tool.name, {"name": "Chat", "member_ids": json.loads(text)})  # type: ignore[arg-type]
+        assert refused.error_code == "invalid_arguments" and "member_ids' item" in refused.error_message
+    args, errors = check_arguments(tool.parameters, {"name": "Chat", "member_ids": "2, 3.0"})
+    assert (args, errors) == ({"name": "Chat", "member_ids": [2, 3.0]}, {})
+
+
 # -- the catalog ---------------------------------------------------------------------------
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -86,10 +85,11 @@ def test_listeners_see_every_event_in_order(tmp_path: Path, task):
 def test_the_oracle_watched_step_by_step(tmp_path: Path, task):
     trial = human_trial(task, folder=tmp_path)
     gate, thread, result = watch_in_thread(trial, OracleSolver())
-    for expected in range(len(task.reference_solution)):
-        _wait(lambda expected=expected: gate.waiting and trial.tool_calls == expected)
+    for done in range(len(task.reference_solution)):
+        gate.until_arrived(done + 1)
+        assert trial.tool_calls == done  # held before its next call
         gate.step()
-    thread.join(10)
+    finish(thread)
     assert result["summary"].passed and trial.tool_calls == len(task.reference_solution)
 
 
@@ -99,22 +99,22 @@ def test_a_model_watched_one_turn_at_a_time_then_resumed(tmp_path: Path, task, m
         solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, retries=0))
         trial = human_trial(task, folder=tmp_path)
         gate, thread, result = watch_in_thread(trial, solver)
-        _wait(lambda: gate.waiting)
+        gate.until_arrived(1)
         assert len(server.requests) == 0  # paused before the first request
         gate.step()
-        _wait(lambda: gate.waiting and trial.turns == 1)
-        assert len(server.requests) == 1 and trial.tool_calls == 1  # one turn: one request, its call
+        gate.until_arrived(2)
+        assert trial.turns == 1 and len(server.requests) == 1 and trial.tool_calls == 1  # one turn: one request, its call
         gate.resume()
-        thread.join(20)
+        finish(thread)
     assert result["summary"].passed and result["summary"].turns == 5
 
 
 def test_closing_the_gate_abandons_the_trial_unfinished(tmp_path: Path, task):
     trial = human_trial(task, folder=tmp_path)
     gate, thread, result = watch_in_thread(trial, OracleSolver())
-    _wait(lambda: gate.waiting)
+    gate.until_arrived(1)
     gate.close()
-    thread.join(10)
+    finish(thread)
     assert result["summary"] is None and not trial.finished and trial.tool_calls == 0
 
 
@@ -150,21 +150,43 @@ def test_a_wrong_update_reports_old_expected_and_actual():
     assert wrong.to_dict()["old"] == "a"
 
 
-def watch_in_thread(trial, solver) -> tuple[StepGate, threading.Thread, dict]:
+# Only a hang reaches this, however loaded the machine: the tests wait on events, not on a clock.
+SAFETY_SECONDS = 300.0
+
+
+class ObservedGate(StepGate):
+    """A step gate that tells the test each time the solver's thread brings a step to it."""
+
+    def __init__(self) -> None:
+        super().__init__(paused=True)
+        self.arrived = 0
+        self._arrivals = threading.Condition()
+
+    def wait(self) -> None:
+        with self._arrivals:
+            self.arrived += 1
+            self._arrivals.notify_all()
+        super().wait()
+
+    def until_arrived(self, count: int) -> None:
+        """Block until the `count`th step has reached the gate (it is held there while paused)."""
+        with self._arrivals:
+            if not self._arrivals.wait_for(lambda: self.arrived >= count, SAFETY_SECONDS):
+                raise AssertionError(f"step {count} never reached the gate")
+
+
+def watch_in_thread(trial, solver) -> tuple[ObservedGate, threading.Thread, dict]:
     """Watch `solver` on `trial` from a thread, paused at the start; result["summary"] once done."""
-    gate = StepGate(paused=True)
+    gate = ObservedGate()
     result: dict = {}
     thread = threading.Thread(target=lambda: result.setdefault("summary", watch(trial, solver, TrialLimits(), gate)))
     thread.start()
     return gate, thread, result
 
 
-def _wait(condition, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting")
-        time.sleep(0.01)
+def finish(thread: threading.Thread) -> None:
+    thread.join(SAFETY_SECONDS)
+    assert not thread.is_alive(), "the watched solver never finished"
 
 
 def test_the_last_line_is_read_whole_however_long(tmp_path: Path):
@@ -192,7 +214,7 @@ def test_closing_waits_for_a_diff_in_another_thread_and_later_diffs_fail_cleanly
         closer.start()
         closer.join(0.2)
         assert closer.is_alive()  # close waits for it
-    closer.join(5)
+    closer.join(SAFETY_SECONDS)
     assert not closer.is_alive()
     with pytest.raises(sqlite3.ProgrammingError):
         trial.diff()

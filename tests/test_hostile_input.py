@@ -20,12 +20,13 @@ from pathlib import Path
 import pytest
 from fuzzing import HOSTILE_JSON, HOSTILE_TEXTS, HOSTILE_VALUES, KNOWN_ERRORS, LONGEST_TEXTS, nested
 
+from ebench.domains import domain_names
 from ebench.domains.engine.tools import MAX_DEPTH, MAX_TEXT
 from ebench.sessions.record import SessionWriter, read_session
 from ebench.sessions.timeline import Timeline
 from ebench.sessions.trial import Trial
 
-DOMAINS = ["music", "meeting", "moba"]
+DOMAINS = domain_names()
 
 
 def session_events(path: Path) -> list[dict]:

@@ -170,14 +170,14 @@ def test_an_unknown_tool_gets_the_registrys_structured_error_and_is_recorded(hom
 
     [session] = sessions(home)
     recorded = list(session.tool_calls(leaves=False))
-    assert [(c["tool"], c["error_code"]) for c in recorded] == [
+    assert [(c.tool, c.error_code) for c in recorded] == [
         ("drop_everything", "unknown_tool"),
         ("get_sogn", "unknown_tool"),
         ("exec_code", "unknown_tool"),
         ("get_song", "invalid_arguments"),
     ]
-    assert [c["result"] for c in recorded[:3]] == [payload(calls[name]) for name in calls]
-    summary = session.end["summary"]
+    assert [c.result for c in recorded[:3]] == [payload(calls[name]) for name in calls]
+    summary = session.end.summary
     assert summary["tool_calls"] == 4 and summary["tool_errors"] == {"invalid_arguments": 1, "unknown_tool": 3}
     [scored] = report(home)["runs"]
     assert scored["metrics"]["failures"]["unknown_tool"] == 1  # the failure breakdown names it
@@ -219,10 +219,10 @@ def test_a_connection_that_made_no_tool_call_is_abandoned_and_left_out_of_scores
     assert f"task {task.id}: PASS" in (tmp_path / "solved.log").read_text()
 
     abandoned, solved = sessions(home)  # in the order they were made
-    assert abandoned.finished and abandoned.end["termination"] == "abandoned"
-    assert abandoned.end["summary"] is None and abandoned.end["grade"] is None and abandoned.end["diff"] == []
+    assert abandoned.finished and abandoned.end.termination == "abandoned"
+    assert abandoned.end.summary is None and abandoned.end.grade is None and abandoned.end.diff == []
     assert not list(abandoned.tool_calls())
-    assert solved.end["summary"]["passed"]
+    assert solved.end.summary["passed"]
     # the report over the folder holds the solved trial only: the abandoned connection is no trial of any solver
     [scored] = report(home)["runs"]
     assert scored["label"] == "mcp:mcp"
@@ -261,12 +261,12 @@ def test_a_stop_signal_grades_the_trial_and_writes_its_end_event(signum, solved,
     log = (tmp_path / "err.log").read_text()
     assert "Traceback" not in log
     if solved:
-        assert session.end["termination"] == "agent_stopped" and session.end["grade"]["passed"]
-        assert session.end["summary"]["tool_calls"] == len(task.reference_solution)
+        assert session.end.termination == "agent_stopped" and session.end.grade["passed"]
+        assert session.end.summary["tool_calls"] == len(task.reference_solution)
         assert f"task {task.id}: PASS" in log
         assert report(home)["runs"][0]["metrics"]["overall"]["passes"] == 1
     else:
-        assert session.end["termination"] == "abandoned" and session.end["summary"] is None
+        assert session.end.termination == "abandoned" and session.end.summary is None
         assert f"task {task.id}: abandoned" in log
 
 
@@ -297,11 +297,11 @@ def test_a_call_in_flight_when_the_signal_comes_is_finished_and_recorded_first(h
     [session] = sessions(home)
     assert session.events[-1]["event"] == "end"
     [top] = list(session.tool_calls(leaves=False))
-    assert top["tool"] == "exec_code" and top["ok"], top
+    assert top.tool == "exec_code" and top.ok, top
     children = list(session.tool_calls(leaves=True))
-    assert len(children) == reads + 1 == top["result"]["tool_calls"]
-    assert any(row["table"] == "playlists" and row["op"] == "insert" for row in session.end["diff"])
-    assert session.end["summary"]["exec_blocks"] == 1 and session.end["summary"]["inner_calls"] == reads + 1
+    assert len(children) == reads + 1 == top.result["tool_calls"]
+    assert any(row["table"] == "playlists" and row["op"] == "insert" for row in session.end.diff)
+    assert session.end.summary["exec_blocks"] == 1 and session.end.summary["inner_calls"] == reads + 1
 
 
 async def wait_for_files(folder: Path) -> list[Path]:

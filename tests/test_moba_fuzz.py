@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fuzzing import fuzz_suite
 
-# The benchmark's actor (benchmarks/tool_cases/moba.py ACTOR_SQL): a clan officer who owns an
+# The benchmark's actor (ebench/domains/moba/tool_cases.py ACTOR_SQL): a clan officer who owns an
 # open room and has pending requests and invitations; the first test below checks it still is.
 ACTOR = 164
 

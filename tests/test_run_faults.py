@@ -48,7 +48,7 @@ def one_line(stderr: str) -> str:
 
 def comparable(out: Path) -> list[tuple]:
     return sorted(
-        (r["task"], r["trial"], r["passed"], r["termination"], r["tool_calls"], json.dumps(r["grade"], sort_keys=True))
+        (r.task, r.trial, r.passed, r.termination, r.tool_calls, json.dumps(r.to_dict()["grade"], sort_keys=True))
         for r in load_run(out).results
     )
 

@@ -12,11 +12,11 @@ from random import Random
 import pytest
 
 from ebench.domains import get_domain
+from ebench.domains.meeting import templates as M
 from ebench.tasks.generation import GenContext, NoTarget, generate, templates_for
 from ebench.tasks.grading import grade
 from ebench.tasks.reference import check_task, run_steps
 from ebench.tasks.spec import CAPABILITIES, parse_task
-from ebench.tasks.templates import meeting as M
 
 SEED = 20261129
 PER_TEMPLATE = 2

@@ -12,12 +12,12 @@ from collections import Counter
 import pytest
 
 from ebench.domains import get_domain
+from ebench.domains.moba import templates as moba
 from ebench.domains.moba.vocabulary import TIERS
 from ebench.tasks.generation import generate, templates_for
 from ebench.tasks.grading import grade
 from ebench.tasks.reference import check_task, run_steps
 from ebench.tasks.spec import parse_task
-from ebench.tasks.templates import moba
 
 SEED = 20261129
 

@@ -11,11 +11,11 @@ from random import Random
 import pytest
 
 from ebench.domains import get_domain
+from ebench.domains.music import templates as M
 from ebench.tasks.generation import Draft, GenContext, NoTarget, Template, generate, leaked, templates_for
 from ebench.tasks.grading import grade
 from ebench.tasks.reference import check_task, run_steps
 from ebench.tasks.spec import CAPABILITIES, parse_task
-from ebench.tasks.templates import music as M
 
 SEED = 20261129
 PER_TEMPLATE = 2

@@ -58,9 +58,9 @@ def test_the_last_step_rebuilds_the_recorded_end_diff(tmp_path, task, music_worl
     timeline = Timeline.open(path)
     assert timeline.task is not None and timeline.task.id == TASK_ID  # found in the shipped suite
     final = timeline.state_at(timeline.last)
-    assert final.diff.to_list() == read_session(path).end["diff"] == timeline.recorded_diff().to_list()
+    assert final.diff.to_list() == read_session(path).end.diff == timeline.recorded_diff().to_list()
     assert final.grade is not None and not final.grade.passed
-    assert final.grade.to_dict() == read_session(path).end["grade"] | {"note": final.grade.note}
+    assert final.grade.to_dict() == read_session(path).end.grade | {"note": final.grade.note}
     assert timeline.faithful and timeline.check() is None
     assert [s.kind for s in timeline.steps] == ["start"] + ["tool_call"] * 8 + ["end"]
     assert all(s.role == CALL and s.is_leaf for s in timeline.steps[1:-1])
@@ -109,11 +109,11 @@ def test_exec_code_children_are_replayed(tmp_path, task):
     assert roles == [CALL, CHILD, CHILD, CHILD, BLOCK]
     assert [s.calls for s in timeline.steps] == [0, 1, 2, 3, 4, 4, 4]
     block_step = next(s for s in timeline.steps if s.role == BLOCK)
-    assert timeline.state_at(block_step.index).diff.to_list() == read_session(path).end["diff"]
+    assert timeline.state_at(block_step.index).diff.to_list() == read_session(path).end.diff
     assert timeline.state_at(block_step.index - 1).counts["changes"] == 8  # 4 songs, 2 changes each
     assert timeline.state_at(2).counts["changes"] == 4
     assert timeline.faithful
-    assert [c["id"] for c in timeline.calls_until(block_step.index)] == ["call-1", "call-2.1", "call-2.2", "call-2.3", "call-2"]
+    assert [c.id for c in timeline.calls_until(block_step.index)] == ["call-1", "call-2.1", "call-2.2", "call-2.3", "call-2"]
 
 
 def test_point_of_no_return_a_wrong_write_early_then_correct_work(tmp_path, task):
@@ -181,7 +181,7 @@ def test_a_tampered_session_is_unfaithful(tmp_path, task, music_world):
     assert mismatch.recorded["title"] == "Not the recorded title" != mismatch.replayed["title"]
     assert "get_song" in mismatch.describe()
     # The state is still rebuilt from the calls (the write calls were not tampered with).
-    assert timeline.final_state().diff.to_list() == read_session(path).end["diff"]
+    assert timeline.final_state().diff.to_list() == read_session(path).end.diff
     timeline.close()
     assert world_hash(music_world) == before
 

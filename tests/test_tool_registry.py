@@ -245,3 +245,42 @@ def test_paginate_with_positional_and_named_parameters_and_each_kind_of_count():
             assert (page["total"], page["total_pages"], page["page"]) == (len(expected), pages, n)
             seen += [r["id"] for r in page["items"]]
         assert seen == expected, (select, count)
+
+
+def test_codes_and_kinds_are_enums_equal_to_their_strings(env):
+    import json
+
+    from ebench.domains.engine.tools import ErrorCode, ToolKind
+
+    assert {t.name: t.kind for t in REG} == {"find_items": ToolKind.READ, "add_two": ToolKind.WRITE}
+    assert ToolKind.WRITE == "write" and f"{ToolKind.READ}" == "read"
+    assert {str(c) for c in ErrorCode} == {
+        "unknown_tool",
+        "invalid_arguments",
+        "invalid_value",
+        "not_found",
+        "forbidden",
+        "conflict",
+        "internal_error",
+    }
+    assert REG.call(env, "nope", {}).error_code is ErrorCode.UNKNOWN_TOOL
+    refused = REG.call(env, "add_two", {"value": -1})  # a plain string code works as well
+    assert refused.error_code == ErrorCode.INVALID_VALUE
+    assert refused.to_json() == json.dumps({"error": {"code": "invalid_value", "message": refused.error_message}})
+
+
+def test_value_mismatch_is_the_one_check_of_a_value_against_a_parameter():
+    from ebench.domains.engine.tools import INT64_MAX, Mismatch, value_mismatch
+
+    params = {p.name: p for p in REG.get("find_items").params}
+    assert params["owner_id"].accepts == {"type": "integer", "nullable": True}
+    assert params["kind"].accepts == {"enum": ["a", "b"], "type": "string"}
+    assert value_mismatch(params["owner_id"].accepts, None) is None
+    assert value_mismatch(params["limit"].accepts, None) == Mismatch("integer", None)
+    assert value_mismatch(params["limit"].accepts, 3.0) is None
+    assert value_mismatch(params["limit"].accepts, INT64_MAX + 1) == Mismatch("integer", INT64_MAX + 1, out_of_range=True)
+    assert value_mismatch(params["kind"].accepts, "c") == Mismatch("enum", "c", ("a", "b"))
+    assert value_mismatch({"enum": [1, 2]}, True) == Mismatch("enum", True, (1, 2))  # true is not 1
+    assert value_mismatch(params["ids"].accepts, [1, "2"]) == Mismatch("array", [1, "2"], item=1, inner=Mismatch("integer", "2"))
+    assert value_mismatch({"type": "object"}, []) == Mismatch("object", [])
+    assert value_mismatch({}, object()) is None  # no type: any value

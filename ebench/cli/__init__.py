@@ -1,7 +1,8 @@
 """The `ebench` command line.
 
-Only typer and the standard library are imported at module level: each command imports what it
-needs when it runs, so `ebench --help` stays fast (no litellm, no mcp, no textual, no Faker).
+Only typer, the standard library and the solver registry (its names, for `ebench run --help`) are
+imported at module level: each command imports what it needs when it runs, so `ebench --help`
+stays fast (no litellm, no mcp, no textual, no Faker).
 Expected errors (an unknown domain, tool or actor, a malformed argument) are printed as one
 line on stderr with a non-zero exit code, never as a traceback.
 """
@@ -16,6 +17,7 @@ from .mcp import mcp_app
 from .play import play_command, replay_command
 from .report import report_command
 from .run import regrade_command, run_command
+from .sessions import sessions_app
 from .tasks import tasks_app
 from .tools import tools_app
 
@@ -49,6 +51,7 @@ app.add_typer(domains_app, name="domains")
 app.add_typer(tools_app, name="tools")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(mcp_app, name="mcp")
+app.add_typer(sessions_app, name="sessions")
 app.command("play")(play_command)
 app.command("replay")(replay_command)
 app.command("run")(run_command)

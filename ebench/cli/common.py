@@ -41,11 +41,14 @@ def console():
 
 def domain(name: str):
     from ..domains import UnknownDomain, get_domain
+    from ..registry import PluginError
 
     try:
         return get_domain(name)
     except UnknownDomain as exc:
         fail(str(exc), 2)
+    except PluginError as exc:  # an installed domain package that cannot be loaded: said, not a traceback
+        fail(str(exc))
 
 
 def domains(name: str | None) -> list:

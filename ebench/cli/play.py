@@ -73,14 +73,13 @@ def play_command(
     task = common.task(task_id, tasks_dir)
     common.world(common.domain(task.domain))  # built (with progress) before the app takes the screen
     watcher = None
-    if model:
-        from .run import make_solver
+    if model or oracle:
+        from ..sessions.solvers.base import SolverOptions
+        from .run import chosen_solver, parse_model_args
 
-        watcher = make_solver("llm", model, api_base, model_arg, None, None, None, None, 2, 1.0)
-    elif oracle:
-        from ..sessions.solvers import OracleSolver
-
-        watcher = OracleSolver()
+        # A watched model retries less than a batch: a person is waiting on the screen.
+        options = SolverOptions(model=model, api_base=api_base, model_args=parse_model_args(model_arg), retries=2, backoff=1.0)
+        watcher = chosen_solver("llm" if model else "oracle", options)
     from ..app.screens.solve import SolveScreen
 
     launch(lambda: SolveScreen(task, code=code, blind=blind, watcher=watcher), theme)

@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..sessions.solvers.registry import builtin_solver_names
 from . import common
 from .common import JSON_OPTION, console, fail, print_json
 
-SOLVERS = ("llm", "oracle", "noop", "replay")
+if TYPE_CHECKING:
+    from ..sessions.events import SessionEvent
+    from ..sessions.record import SessionWriter
+    from ..sessions.solvers.base import Solver, SolverOptions
 
 
 def parse_model_args(items: list[str]) -> dict[str, Any]:
@@ -29,64 +33,16 @@ def parse_model_args(items: list[str]) -> dict[str, Any]:
     return args
 
 
-def make_solver(
-    name: str,
-    model: str | None,
-    api_base: str | None,
-    model_args: list[str],
-    price_in: float | None,
-    price_out: float | None,
-    prices: Path | None,
-    replay_from: Path | None,
-    retries: int,
-    backoff: float,
-):
-    from ..sessions.solvers import NoopSolver, OracleSolver, ReplaySolver
+def chosen_solver(name: str, options: SolverOptions) -> Solver:
+    """The registered solver `name` built from `options`; what stops it is a one-line usage error."""
+    from ..registry import PluginError
+    from ..sessions.solvers.base import SolverOptionsError
+    from ..sessions.solvers.registry import UnknownSolver, build_solver
 
-    if name not in SOLVERS:
-        fail(f"unknown solver {name!r}; choose one of: {', '.join(SOLVERS)}", 2)
-    if name == "llm":
-        if not model:
-            fail("--solver llm needs --model (any litellm model string, e.g. openai/gpt-4o-mini)", 2)
-        from ..sessions.solvers.llm import LLMConfig, LLMSolver, PricesError, load_prices
-
-        table = {}
-        if prices is not None:
-            try:
-                table = load_prices(prices)
-            except PricesError as exc:
-                fail(str(exc), 2)
-        from ..sessions.solvers.base import FatalSolverError
-
-        solver = LLMSolver(
-            LLMConfig(
-                model=model,
-                api_base=api_base,
-                model_args=parse_model_args(model_args),
-                price_in=price_in,
-                price_out=price_out,
-                retries=retries,
-                backoff=backoff,
-            ),
-            table,
-        )
-        try:
-            solver.check()
-        except FatalSolverError as exc:
-            fail(str(exc), 2)
-        return solver
-    if model:
-        fail(f"--model is for --solver llm, not {name}", 2)
-    if name == "replay":
-        if replay_from is None:
-            fail("--solver replay needs --replay-from RUN_DIR|SESSION_FILE", 2)
-        from ..sessions.record import SessionFileError
-
-        try:
-            return ReplaySolver(replay_from)
-        except SessionFileError as exc:
-            fail(str(exc), 2)
-    return OracleSolver() if name == "oracle" else NoopSolver()
+    try:
+        return build_solver(name, options)
+    except (UnknownSolver, SolverOptionsError, PluginError) as exc:
+        fail(str(exc), 2)
 
 
 def select_tasks(domain: str | None, task_ids: list[str], capability: str | None, tasks_dir: Path | None):
@@ -127,7 +83,9 @@ def _check_worlds(tasks) -> None:
 
 def run_command(
     batch: bool = typer.Option(False, "--batch", help="Run every selected task x --trials headless, into a run directory."),
-    solver: str = typer.Option("llm", "--solver", help="llm | oracle | noop | replay."),
+    solver_name: str = typer.Option(
+        "llm", "--solver", help=f"A registered solver: {' | '.join(builtin_solver_names())}, or a plug-in's (ebench.solvers entry point)."
+    ),
     model: str | None = typer.Option(None, "--model", help="A litellm model string (openai/gpt-4o, anthropic/..., ollama/...)."),
     api_base: str | None = typer.Option(None, "--api-base", help="The API's base URL (an OpenAI-compatible server, a proxy)."),
     model_arg: list[str] = typer.Option(
@@ -157,11 +115,24 @@ def run_command(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Score a solver on tasks ([bold]--batch[/]), or run one task and watch its trace."""
+    from ..sessions.solvers.base import SolverOptions
+    from ..sessions.solvers.simple import ReplaySolver
     from ..sessions.trial import TrialLimits
 
-    the_solver = make_solver(solver, model, api_base, model_arg, price_in, price_out, prices, replay_from, retries, backoff)
+    options = SolverOptions(
+        model=model,
+        api_base=api_base,
+        model_args=parse_model_args(model_arg),
+        price_in=price_in,
+        price_out=price_out,
+        prices=prices,
+        replay_from=replay_from,
+        retries=retries,
+        backoff=backoff,
+    )
+    the_solver = chosen_solver(solver_name, options)
     tasks = select_tasks(domain, task, capability, tasks_dir)
-    if solver == "replay":
+    if isinstance(the_solver, ReplaySolver):
         tasks = [t for t in tasks if t.id in set(the_solver.task_ids)]
         if not tasks:
             fail("none of the selected tasks has a recorded session to replay", 2)
@@ -177,7 +148,7 @@ def run_command(
         "capability": capability,
         "ids": sorted(task) or None,
     }
-    run_label = label or model or solver
+    run_label = label or model or solver_name
     if out is None:
         from ..paths import runs_dir
 
@@ -316,15 +287,18 @@ class _progress_bar:
 def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
     """One trial with its events printed as they happen; recorded in the data directory's sessions."""
     import asyncio
+    from functools import partial
 
     from ..paths import sessions_dir
     from ..sessions.record import new_session_file, secret_values
     from ..sessions.solvers.base import FatalSolverError
-    from ..sessions.trial import Trial
+    from ..sessions.trial import open_trial
 
     path = new_session_file(sessions_dir(), task.id, solver.name)
-    writer = _echo_writer(path, secret_values(solver.config()), quiet=as_json)
-    trial = Trial(task, writer=writer, solver=solver.config(), code=code, session_name=str(path))
+    echo = partial(_echo_writer, quiet=as_json)
+    trial = open_trial(
+        task, path, secrets=secret_values(solver.config()), writer=echo, solver=solver.config(), code=code, session_name=str(path)
+    )
     limits = limits.for_task(task)
     try:
         outcome = asyncio.run(solver.solve(trial, limits))
@@ -345,33 +319,35 @@ def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
         )
 
 
-def _echo_writer(path: Path, secrets: list[str], quiet: bool):
+def _echo_writer(path: Path, secrets: list[str], quiet: bool) -> SessionWriter:
     """A SessionWriter that also prints each event in one line (for `ebench run` of one task)."""
     from ..sessions.record import SessionWriter
 
     class EchoWriter(SessionWriter):
-        def write(self, event: str, **data: Any) -> None:
-            super().write(event, **data)
+        def write(self, event: SessionEvent | str, **data: Any) -> SessionEvent:
+            written = super().write(event, **data)
             if not quiet:
-                _echo(event, data)
+                _echo(written)
+            return written
 
     return EchoWriter(path, secrets)
 
 
-def _echo(event: str, data: dict[str, Any]) -> None:
+def _echo(event: SessionEvent) -> None:
     from rich.markup import escape
 
-    from ..sessions.timeline import shown_args
+    from ..sessions.describe import shown_args
+    from ..sessions.events import ApiErrorEvent, MessageEvent, ToolCallEvent
 
-    if event == "tool_call":
-        mark = "[green]ok[/]" if data.get("ok") else f"[red]{data.get('error_code')}[/]"
-        indent = "    " if data.get("parent") else ""
-        args = json.dumps(shown_args(data.get("args")), ensure_ascii=False)[:160]
-        console().print(f"{indent}[cyan]{escape(str(data.get('tool')))}[/] {escape(args)} {mark}")
-    elif event == "message" and data.get("role") == "assistant" and data.get("content"):
-        console().print(f"[bold]model:[/] {escape(str(data['content'])[:400])}")
-    elif event == "api_error":
-        console().print(f"[yellow]api error[/] {escape(str(data.get('error')))}")
+    if isinstance(event, ToolCallEvent):
+        mark = "[green]ok[/]" if event.ok else f"[red]{event.error_code}[/]"
+        indent = "    " if event.parent else ""
+        args = json.dumps(shown_args(event.args), ensure_ascii=False)[:160]
+        console().print(f"{indent}[cyan]{escape(str(event.tool))}[/] {escape(args)} {mark}")
+    elif isinstance(event, MessageEvent) and event.role == "assistant" and event.content:
+        console().print(f"[bold]model:[/] {escape(str(event.content)[:400])}")
+    elif isinstance(event, ApiErrorEvent):
+        console().print(f"[yellow]api error[/] {escape(str(event.error))}")
 
 
 def regrade_command(

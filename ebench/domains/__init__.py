@@ -1,37 +1,63 @@
-"""The domains: synthetic products, each a package exposing `DOMAIN`.
+"""The domains: synthetic products, each a package exposing a `Domain` object.
+
+The built-in domains are registered here by dotted path; a package outside ebench adds one by
+declaring an entry point in the "ebench.domains" group that names its `Domain`:
+
+    [project.entry-points."ebench.domains"]
+    loans = "ebench_loans:DOMAIN"
 
 Domains are imported on first use, so listing names costs nothing.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ..registry import PluginError, Registry, UnknownName
 
 if TYPE_CHECKING:
     from .engine.domain import Domain
 
-# name -> module; a new domain is one line here and one package beside this file.
-_MODULES = {
-    "music": "ebench.domains.music",
-    "meeting": "ebench.domains.meeting",
-    "moba": "ebench.domains.moba",
-}
+GROUP = "ebench.domains"
 
 
-class UnknownDomain(LookupError):
-    def __init__(self, name: str) -> None:
-        super().__init__(f"unknown domain {name!r}; available: {', '.join(_MODULES)}")
-        self.name = name
+class UnknownDomain(UnknownName):
+    """A domain name no built-in or plug-in answers to (a LookupError, as before the registry)."""
+
+    def __init__(self, name: str, known: list[str] | None = None) -> None:
+        super().__init__("domain", name, domain_names() if known is None else known)
+
+
+def _checked(value: object) -> Domain:
+    from .engine.domain import Domain
+
+    if not isinstance(value, Domain):
+        raise PluginError(f"a domain entry point must name a Domain object, got {type(value).__name__}")
+    return value
+
+
+DOMAINS: Registry[Domain] = Registry("domain", GROUP, _checked, unknown=UnknownDomain)
+DOMAINS.register("music", "ebench.domains.music:DOMAIN")
+DOMAINS.register("meeting", "ebench.domains.meeting:DOMAIN")
+DOMAINS.register("moba", "ebench.domains.moba:DOMAIN")
 
 
 def domain_names() -> list[str]:
-    return list(_MODULES)
+    """The built-in domains in their shipped order, then the plug-ins by name."""
+    return DOMAINS.names()
+
+
+def builtin_domain_names() -> list[str]:
+    """The domains ebench ships (and its task suite covers)."""
+    return DOMAINS.builtin_names()
 
 
 def get_domain(name: str) -> Domain:
-    try:
-        module = _MODULES[name]
-    except KeyError:
-        raise UnknownDomain(name) from None
-    return importlib.import_module(module).DOMAIN
+    """The domain called `name`; UnknownDomain when none is, PluginError when a plug-in is broken."""
+    domain = DOMAINS.get(name)
+    if domain.name != name:  # tasks and worlds are filed under the name: the two must agree
+        raise PluginError(f"the domain {name!r} names a Domain called {domain.name!r}")
+    return domain
+
+
+__all__ = ["GROUP", "PluginError", "UnknownDomain", "builtin_domain_names", "domain_names", "get_domain"]

@@ -11,8 +11,9 @@ from typing import Any
 
 from ..paths import sessions_dir
 from ..tasks.spec import Task
-from .record import SessionWriter, new_session_file, secret_values
-from .trial import Trial
+from .events import EndEvent, SessionEvent, StartEvent, event_from
+from .record import new_session_file, secret_values, session_files
+from .trial import Trial, open_trial
 
 HUMAN = "human"
 
@@ -27,13 +28,7 @@ def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: 
 def recorded_trial(task: Task, kind: str, solver: dict[str, Any], *, code: bool = False, folder: Path | None = None) -> Trial:
     """A trial recorded into a fresh session file; the file is removed again if the trial cannot start."""
     path = new_session_file(folder or sessions_dir(), task.id, kind)
-    writer = SessionWriter(path, secret_values(solver))
-    try:
-        return Trial(task, writer=writer, code=code, solver=solver)
-    except Exception:
-        writer.close()
-        path.unlink(missing_ok=True)
-        raise
+    return open_trial(task, path, secrets=secret_values(solver), code=code, solver=solver)
 
 
 def discard(trial: Trial) -> None:
@@ -72,6 +67,15 @@ def _first_line(path: Path) -> str:
         return handle.readline()
 
 
+def _event(line: str) -> SessionEvent | None:
+    """The model of one session line (None when it is not an event, or not a well-formed one)."""
+    data = json.loads(line)
+    if not isinstance(data, dict) or not isinstance(data.get("event"), str):
+        return None
+    event, valid = event_from(data)
+    return event if valid else None
+
+
 def latest_attempts(folder: Path | None = None, solver: str = HUMAN, queries: dict[str, str] | None = None) -> dict[str, Attempt]:
     """Each task's most recent attempt by `solver`, read from the first and last lines of the
     session files only (the browser calls this for hundreds of files). With `queries` (task id ->
@@ -86,24 +90,21 @@ def latest_attempts(folder: Path | None = None, solver: str = HUMAN, queries: di
         except OSError:
             return 0, path.name
 
-    for path in sorted(folder.glob(f"*-{solver}*.jsonl"), key=written):  # oldest first: the latest wins
+    for path in sorted(session_files(folder, solver), key=written):  # oldest first: the latest wins
         try:
-            start: dict[str, Any] = json.loads(_first_line(path))
-            if (start.get("solver") or {}).get("name") != solver or not start.get("task"):
+            start = _event(_first_line(path))
+            if not isinstance(start, StartEvent) or start.solver.get("name") != solver or start.task is None:
                 continue
-            end: dict[str, Any] = {}
+            end = None
             try:
-                last = json.loads(_last_line(path))
-                end = last if last.get("event") == "end" else {}
+                last = _event(_last_line(path))
+                end = last if isinstance(last, EndEvent) else None
             except json.JSONDecodeError:
                 pass
-        except (OSError, json.JSONDecodeError, AttributeError):
+        except (OSError, json.JSONDecodeError, RecursionError):
             continue  # not a session: skipped here, `ebench report` names it
-        task_id = str(start["task"].get("id", ""))
-        if queries is not None and queries.get(task_id) != start["task"].get("query"):
+        task_id = start.task.id
+        if queries is not None and queries.get(task_id) != start.task.query:
             continue
-        grade = end.get("grade") or {}
-        latest[task_id] = Attempt(
-            task_id, bool(grade.get("passed")) if end else None, end.get("termination"), path, str(start.get("started", ""))
-        )
+        latest[task_id] = Attempt(task_id, end.passed if end else None, end.termination if end else None, path, start.started)
     return latest

@@ -21,7 +21,8 @@ from typing import Any
 
 from .. import __version__
 from ..tasks.spec import Task
-from .record import SessionWriter, secret_values
+from .events import InternalErrorEvent
+from .record import secret_values, trial_session_file
 from .runs import (
     LOCK,
     MANIFEST,
@@ -30,13 +31,14 @@ from .runs import (
     SESSIONS,
     RunError,
     RunLock,
+    RunManifest,
     read_manifest,
     read_results,
     repair_results,
     write_json_atomic,
 )
 from .solvers.base import FatalSolverError, Solver
-from .trial import INFRA_ERROR, Trial, TrialLimits, TrialSummary, session_path
+from .trial import INFRA_ERROR, TrialLimits, TrialSummary, open_trial
 
 
 def config_hash(config: dict[str, Any]) -> str:
@@ -120,7 +122,7 @@ class Batch:
         ids = [t.id for t in self.tasks]
         if manifest_path.exists():
             try:
-                manifest = read_manifest(manifest_path)
+                manifest = read_manifest(manifest_path).to_dict()
             except RunError as exc:
                 raise RunError(f"{exc}; use another --out") from None
             if manifest.get("config_hash") != digest and not self.force:
@@ -159,11 +161,11 @@ class Batch:
             )
         manifest["suite"] = suite
         self.manifest = manifest
-        write_json_atomic(manifest_path, manifest)
+        write_json_atomic(manifest_path, RunManifest.model_validate(manifest).to_dict())
         repaired = repair_results(self.out / RESULTS)
         if repaired:
             self.warnings.append(repaired)
-        finished = {(r["task"], r["trial"]) for r in read_results(self.out / RESULTS, self.warnings) if not r.get("infra_error")}
+        finished = {(r.task, r.trial) for r in read_results(self.out / RESULTS, self.warnings) if not r.infra_error}
         self.todo = [(task, k) for task in self.tasks for k in range(1, self.trials + 1) if (task.id, k) not in finished]
         self.kept = len(self.tasks) * self.trials - len(self.todo)
 
@@ -220,17 +222,14 @@ class Batch:
         return summaries
 
     async def run_trial(self, task: Task, number: int) -> TrialSummary:
-        path = session_path(self.out / SESSIONS, task.id, number)
-        writer = SessionWriter(path, self.secrets)
+        path = trial_session_file(self.out / SESSIONS, task.id, number)
         session = str(path.relative_to(self.out))
         try:
-            trial = Trial(task, writer=writer, solver=self.solver.config(), code=self.code, trial_number=number, session_name=session)
+            trial = open_trial(
+                task, path, secrets=self.secrets, solver=self.solver.config(), code=self.code, trial_number=number, session_name=session
+            )
         except Exception as exc:  # the task cannot start (its actor is unknown to the world): reported apart
-            writer.close()
             return TrialSummary.not_started(task, number, session, f"the trial could not start: {exc}")
-        except BaseException:
-            writer.close()
-            raise
         limits = self.limits.for_task(task)
         try:
             outcome = await self.solver.solve(trial, limits)
@@ -238,7 +237,7 @@ class Batch:
             trial.close()  # the session stays without its end: the trial runs again on resume
             raise
         except Exception as exc:  # a harness fault: recorded, and not counted against the solver
-            trial.note("internal_error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+            trial.record(InternalErrorEvent(error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()))
             summary = trial.finish(INFRA_ERROR, f"internal error: {type(exc).__name__}: {exc}")
         else:
             summary = trial.finish(outcome.termination, outcome.error)

@@ -40,9 +40,10 @@ from ..domains import get_domain
 from ..domains.engine.tools import ToolResult
 from ..paths import sessions_dir
 from ..tasks.spec import Task
+from .events import ClientEvent, EndEvent, SignalEvent
 from .prompts import solver_context
-from .record import SessionWriter, new_session_file, secret_values
-from .trial import AGENT_STOPPED, Trial, TrialSummary
+from .record import new_session_file, secret_values
+from .trial import AGENT_STOPPED, Trial, TrialSummary, open_trial
 
 log = logging.getLogger("ebench.mcp")
 
@@ -52,7 +53,7 @@ ABANDONED = "abandoned"
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
-def _no_arguments():  # no return annotation: no output schema for clients to enforce
+def _no_arguments():  # type: ignore[no-untyped-def]  # no return annotation: no output schema for clients to enforce
     """Placeholder: registry tools validate their own arguments."""
 
 
@@ -131,7 +132,7 @@ def build_server(trial: Trial, code: bool = False, calls: Calls | None = None) -
     def handler(name: str) -> Callable[[dict[str, Any], Any], Any]:
         async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
             result = await anyio.to_thread.run_sync(calls.run, request, lambda: trial.call(name, arguments))
-            return _result(result.payload(), not result.ok)
+            return _result(result.for_solver(), not result.ok)
 
         return handle
 
@@ -198,7 +199,7 @@ def _exec_code_handler(trial: Trial, calls: Calls) -> Callable[[dict[str, Any], 
     async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
         code = arguments.get("code") if isinstance(arguments, dict) and set(arguments) == {"code"} else None
         result = await anyio.to_thread.run_sync(calls.run, request, lambda: trial.exec_code(code))
-        return _result(result.value if result.value is not None else result.payload(), not result.ok)
+        return _result(result.for_solver(), not result.ok)
 
     return handle
 
@@ -216,7 +217,7 @@ def note_client(trial: Trial, request: Any) -> None:
     name = getattr(info, "name", None) or "unknown client"
     version = getattr(info, "version", None) or ""
     trial.solver.update(client={"name": name, "version": version}, label=f"mcp:{name}")
-    trial.note("client", name=name, version=version)
+    trial.record(ClientEvent(name=str(name), version=str(version)))
 
 
 class StopSignals:
@@ -315,24 +316,13 @@ def serve(
     the client made no tool call (the session ends "abandoned", without a result)."""
     domain = get_domain(domain_name)
     with StopSignals() as stop:
-        writer = None
-        if task is not None:
-            writer = SessionWriter(new_session_file(sessions_dir(), task.id, "mcp"), secret_values())
-        try:
-            trial = Trial(
-                task,
-                domain=domain,
-                actor=actor,
-                writer=writer,
-                solver={"name": "mcp"},
-                code=code,
-                session_name=str(writer.path) if writer else "",
+        if task is not None:  # recorded (a trial that cannot start leaves no session file)
+            path = new_session_file(sessions_dir(), task.id, "mcp")
+            trial = open_trial(
+                task, path, secrets=secret_values(), domain=domain, solver={"name": "mcp"}, code=code, session_name=str(path)
             )
-        except BaseException:  # an unknown actor: no trial, so no session file either
-            if writer is not None:
-                writer.close()
-                writer.path.unlink(missing_ok=True)
-            raise
+        else:
+            trial = Trial(None, domain=domain, actor=actor, solver={"name": "mcp"}, code=code)
         calls = Calls(trial)
 
         def end() -> None:
@@ -356,11 +346,11 @@ def end_trial(trial: Trial, calls: Calls, signum: int | None, on_finish: Callabl
         if trial.task is None or trial.finished:
             return
         if signum is not None:
-            trial.note("signal", signal=signal.Signals(signum).name)
+            trial.record(SignalEvent(signal=signal.Signals(signum).name))
         summary = None
         if trial.tool_calls == 0:
             # No call, no attempt: nothing to grade (the copy is untouched) and no result to score.
-            trial.note("end", termination=ABANDONED, error="the client made no tool call", diff=[], grade=None, summary=None)
+            trial.record(EndEvent(termination=ABANDONED, error="the client made no tool call", diff=[], grade=None, summary=None))
             trial.finished = True
             trial.close()
         else:

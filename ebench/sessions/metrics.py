@@ -1,7 +1,7 @@
 """Scores of one run: Avg, Pass@k and Pass^k per scope, efficiency, and why trials failed.
 
-Pure functions over the records of `results.jsonl` (see `load_run` in runs.py); nothing here prints
-or reads files. Conventions:
+Pure functions over the lines of `results.jsonl` (`TrialSummary` in results.py, read by `load_run` in
+runs.py); nothing here prints or reads files. Conventions:
 
 - A trial with `infra_error` (or termination "infra_error") is left out of every score and counted apart.
 - A task's n is its number of scored trials, c its passes. Avg is the mean of c/n over tasks; Pass@k and
@@ -25,14 +25,14 @@ from fractions import Fraction
 from typing import Any
 
 from ..tasks.spec import CAPABILITIES
-from .trial import INFRA_ERROR
+from .results import ResultsLineError, TrialSummary
 
 # tool_errors codes the failure breakdown names; every other code counts as "other".
 NAMED_TOOL_ERRORS = ("unknown_tool", "invalid_arguments")
 
 
-class MetricsError(ValueError):
-    """A result record that cannot be scored (a field of the wrong type); the message says which."""
+# A result record that cannot be scored (a field of the wrong type); the message says which.
+MetricsError = ResultsLineError
 
 
 def _check(n: int, c: int, k: int) -> None:
@@ -164,39 +164,8 @@ class RunMetrics:
         }
 
 
-def is_infra(record: dict[str, Any]) -> bool:
-    return bool(record.get("infra_error")) or record.get("termination") == INFRA_ERROR
-
-
-def _where(record: dict[str, Any]) -> str:
-    return f"result {record.get('task')}/{record.get('trial')}"
-
-
-def _number(record: dict[str, Any], key: str, default: float | None = 0, owner: dict[str, Any] | None = None) -> float | None:
-    """A numeric field; missing or null gives `default`, any other type is a MetricsError.
-    `owner` is the result record when `record` is one of its parts (grade, tool_errors)."""
-    value = record.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise MetricsError(f"{_where(owner or record)}: {key} must be a number, not {value!r}")
-    return value
-
-
-def _dict(record: dict[str, Any], key: str) -> dict[str, Any]:
-    value = record.get(key)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise MetricsError(f"{_where(record)}: {key} must be an object, not {value!r}")
-    return value
-
-
-def _capabilities(record: dict[str, Any]) -> list[str]:
-    caps = record.get("capabilities") or []
-    if not isinstance(caps, list) or not all(isinstance(c, str) for c in caps):
-        raise MetricsError(f"{_where(record)}: capabilities must be a list of names")
-    return caps
+def is_infra(record: TrialSummary) -> bool:
+    return record.infra_error
 
 
 def score_tasks(outcomes: Iterable[tuple[int, int]], infra_errors: int = 0) -> ScopeScore:
@@ -216,28 +185,32 @@ def score_tasks(outcomes: Iterable[tuple[int, int]], infra_errors: int = 0) -> S
     return score
 
 
-def efficiency(trials: list[dict[str, Any]]) -> Efficiency:
+def efficiency(trials: list[TrialSummary]) -> Efficiency:
     """Means and totals over scored trials (see the module docstring for total calls)."""
     eff = Efficiency(trials=len(trials))
     columns: dict[str, list[float]] = defaultdict(list)
     ratios: list[float] = []
     costs: list[float] = []
     for r in trials:
-        tool_calls, inner, blocks = (_number(r, key) or 0 for key in ("tool_calls", "inner_calls", "exec_blocks"))
-        total = tool_calls - blocks + inner
-        values = {"tool_calls": tool_calls, "inner_calls": inner, "exec_blocks": blocks, "total_calls": total}
-        for key in ("turns", "tokens_in", "tokens_out", "seconds"):
-            values[key] = _number(r, key) or 0
+        total = r.tool_calls - r.exec_blocks + r.inner_calls
+        values = {
+            "tool_calls": r.tool_calls,
+            "inner_calls": r.inner_calls,
+            "exec_blocks": r.exec_blocks,
+            "total_calls": total,
+            "turns": r.turns,
+            "tokens_in": r.tokens_in,
+            "tokens_out": r.tokens_out,
+            "seconds": r.seconds,
+        }
         for key, value in values.items():
             columns[key].append(value)
-        reference = _number(r, "reference_calls", None)
-        if reference:
-            ratios.append(total / reference)
-        cost = _number(r, "cost", None)
-        if cost is None:
+        if r.reference_calls:
+            ratios.append(total / r.reference_calls)
+        if r.cost is None:
             eff.cost_unknown += 1
         else:
-            costs.append(cost)
+            costs.append(r.cost)
     if not trials:
         return eff
     for key, column in columns.items():
@@ -252,25 +225,28 @@ def efficiency(trials: list[dict[str, Any]]) -> Efficiency:
     return eff
 
 
-def failures(trials: list[dict[str, Any]]) -> Failures:
+def _ended(record: TrialSummary) -> str:
+    return str(record.termination or "unknown")
+
+
+def failures(trials: list[TrialSummary]) -> Failures:
     """The failure breakdown of the scored trials that did not pass."""
     out = Failures()
     ends: Counter[str] = Counter()
     for r in trials:
-        if r.get("passed"):
+        if r.passed:
             continue
         out.failed += 1
-        ends[str(r.get("termination") or "unknown")] += 1
-        grade = _dict(r, "grade")
-        if not grade:
+        ends[_ended(r)] += 1
+        grade = r.grade
+        if grade is None:
             out.ungraded += 1
         else:
-            out.missing += (_number(grade, "missing", owner=r) or 0) > 0
-            out.unexpected += (_number(grade, "unexpected", owner=r) or 0) > 0
-            out.wrong += (_number(grade, "wrong", owner=r) or 0) > 0
-            out.no_change += _number(grade, "actual_rows", None, r) == 0
-        tool_errors = _dict(r, "tool_errors")
-        errors = {code: _number(tool_errors, code, owner=r) or 0 for code in tool_errors}
+            out.missing += grade.missing > 0
+            out.unexpected += grade.unexpected > 0
+            out.wrong += grade.wrong > 0
+            out.no_change += grade.actual_rows == 0
+        errors = r.tool_errors
         out.unknown_tool += errors.get("unknown_tool", 0) > 0
         out.invalid_arguments += errors.get("invalid_arguments", 0) > 0
         out.other_tool_errors += any(n > 0 for code, n in errors.items() if code not in NAMED_TOOL_ERRORS)
@@ -278,30 +254,31 @@ def failures(trials: list[dict[str, Any]]) -> Failures:
     return out
 
 
-def run_metrics(results: list[dict[str, Any]]) -> RunMetrics:
-    """Every score of one run, from its result records (one per finished trial)."""
+def run_metrics(results: Iterable[TrialSummary | dict[str, Any]]) -> RunMetrics:
+    """Every score of one run, from its result records (one per finished trial; a JSON object is
+    read as one, and a field of the wrong type is a MetricsError naming the trial)."""
     per_task: dict[str, list[int]] = {}  # task -> [n, c]
     task_domain: dict[str, str] = {}
     task_caps: dict[str, list[str]] = {}
     infra_by_task: Counter[str] = Counter()
-    scored: list[dict[str, Any]] = []
+    scored: list[TrialSummary] = []
     infra = InfraErrors()
     reasons: Counter[str] = Counter()
-    for r in results:
-        task = str(r.get("task"))
+    for r in map(TrialSummary.read, results):
+        task = r.task
         # A task's domain and capabilities come from its first record: they are the task's, not the trial's.
-        task_domain.setdefault(task, str(r.get("domain") or "unknown"))
-        task_caps.setdefault(task, _capabilities(r))
+        task_domain.setdefault(task, r.domain or "unknown")
+        task_caps.setdefault(task, r.capabilities)
         counts = per_task.setdefault(task, [0, 0])
-        if is_infra(r):
+        if r.infra_error:
             infra.count += 1
             infra_by_task[task] += 1
-            reasons[str(r.get("error") or "no message")] += 1
-            infra.trials.append({"task": task, "trial": r.get("trial"), "error": r.get("error")})
+            reasons[r.error or "no message"] += 1
+            infra.trials.append({"task": task, "trial": r.trial, "error": r.error})
             continue
         scored.append(r)
         counts[0] += 1
-        counts[1] += bool(r.get("passed"))
+        counts[1] += r.passed
     infra.by_reason = dict(reasons.most_common())
     infra.trials.sort(key=lambda t: (t["task"], str(t["trial"])))
 
@@ -321,5 +298,5 @@ def run_metrics(results: list[dict[str, Any]]) -> RunMetrics:
         infra=infra,
         max_trials=max(ns, default=0),
         trial_counts=dict(sorted(ns.items())),
-        terminations=dict(Counter(str(r.get("termination") or "unknown") for r in scored).most_common()),
+        terminations=dict(Counter(_ended(r) for r in scored).most_common()),
     )

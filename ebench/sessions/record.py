@@ -13,7 +13,8 @@ being written (a torn last line is skipped on reading). Events, in order:
 - `end`: termination reason, the final diff, the grade, totals.
 
 Every event carries `t`, seconds since the trial started. Secrets never reach the file: every line
-is scrubbed of the values of secret-looking configuration keys and environment variables.
+is scrubbed of the values of secret-looking configuration keys and environment variables. The
+events are the models of `events`; `read_session` gives them back as those models.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SESSION_FORMAT = "ebench-session/1"
+from .events import BLOCK, CHILD, SESSION_FORMAT, EndEvent, SessionEvent, StartEvent, ToolCallEvent, event_from, make_event
+
 _SECRET_NAME = re.compile(r"key|token|secret|password|passwd|authorization|credential", re.IGNORECASE)
 REDACTED = "[redacted]"
 
@@ -67,10 +69,17 @@ def secret_values(config: Any = None, environ: dict[str, str] | None = None) -> 
     return sorted(found, key=len, reverse=True)  # longest first: no partial replacement
 
 
+def trial_session_file(sessions: Path, task_id: str, trial: int) -> Path:
+    """A batch trial's session in its run's sessions folder: `<task>/<trial>.jsonl` (a resumed run
+    writes a trial that ended in an infrastructure error again, into the same file)."""
+    return sessions / task_id / f"{trial}.jsonl"
+
+
 def new_session_file(folder: Path, task_id: str, kind: str) -> Path:
-    """Claim a fresh `<stamp>-<task>-<kind>.jsonl` in `folder`: created empty here, so two trials
-    started at the same moment (in threads or processes) never share a file. The stamp sorts by
-    time to the millisecond."""
+    """Claim a fresh `<stamp>-<task>-<kind>.jsonl` in a folder of loose sessions (the data
+    directory's, for the app, MCP and one-task runs): created empty here, so two trials started at
+    the same moment (in threads or processes) never share a file. The stamp sorts by time to the
+    millisecond."""
     folder.mkdir(parents=True, exist_ok=True)
     now = time.time()
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + f"-{int(now * 1000) % 1000:03d}"
@@ -83,6 +92,12 @@ def new_session_file(folder: Path, task_id: str, kind: str) -> Path:
             return path
         except FileExistsError:
             number += 1
+
+
+def session_files(folder: Path, kind: str) -> list[Path]:
+    """The files `new_session_file` claimed in `folder` for trials of `kind` (a task id may hold
+    dashes, the kind is matched after one)."""
+    return list(folder.glob(f"*-{kind}*.jsonl"))
 
 
 class SessionWriter:
@@ -99,16 +114,18 @@ class SessionWriter:
     def elapsed(self) -> float:
         return time.perf_counter() - self._started
 
-    def write(self, event: str, **data: Any) -> None:
-        """Append one event. Never fails for what the event holds (whatever a solver sent: lone
-        surrogates, NULs, values nested too deeply for json, integers too long to print)."""
-        record = {"event": event, "t": round(self.elapsed(), 4), **data}
-        line = session_line(record, self._secrets)
+    def write(self, event: SessionEvent | str, **data: Any) -> SessionEvent:
+        """Append one event (a model, or a kind and its fields), stamped with its time, and return
+        it. Never fails for what the event holds (whatever a solver sent: lone surrogates, NULs,
+        values nested too deeply for json, integers too long to print)."""
+        model = event if isinstance(event, SessionEvent) else make_event(event, **data)
+        model.t = round(self.elapsed(), 4)
+        line = session_line(model.record(), self._secrets)
         with self._lock:
-            if self._handle.closed:
-                return
-            self._handle.write(line + "\n")
-            self._handle.flush()
+            if not self._handle.closed:
+                self._handle.write(line + "\n")
+                self._handle.flush()
+        return model
 
     def close(self) -> None:
         with self._lock:
@@ -186,20 +203,21 @@ def _jsonable(value: Any) -> Any:
 
 @dataclass
 class Session:
-    """A session record read back: its events, and the parts everything else asks for."""
+    """A session record read back: its events (models), and the parts everything else asks for."""
 
     path: Path
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[SessionEvent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # damaged lines skipped, "file:line: why"
 
     @property
-    def start(self) -> dict[str, Any]:
-        return self.events[0] if self.events and self.events[0].get("event") == "start" else {}
+    def start(self) -> StartEvent:
+        first = self.events[0] if self.events else None
+        return first if isinstance(first, StartEvent) else StartEvent()
 
     @property
-    def end(self) -> dict[str, Any] | None:
+    def end(self) -> EndEvent | None:
         last = self.events[-1] if self.events else None
-        return last if last and last.get("event") == "end" else None
+        return last if isinstance(last, EndEvent) else None
 
     @property
     def finished(self) -> bool:
@@ -207,18 +225,18 @@ class Session:
 
     @property
     def task_id(self) -> str:
-        task = self.start.get("task")
-        return str(task.get("id", "")) if isinstance(task, dict) else ""
+        task = self.start.task
+        return task.id if task is not None else ""
 
-    def tool_calls(self, leaves: bool = True) -> Iterator[dict[str, Any]]:
+    def tool_calls(self, leaves: bool = True) -> Iterator[ToolCallEvent]:
         """Tool-call events in execution order. With `leaves`, the domain calls (top level and inside
         exec_code blocks, not the blocks themselves); otherwise the top-level calls (blocks included)."""
         for event in self.events:
-            if event.get("event") != "tool_call":
+            if not isinstance(event, ToolCallEvent):
                 continue
-            if leaves and event.get("tool") == "exec_code" and event.get("parent") is None:
+            if leaves and event.role == BLOCK:
                 continue
-            if not leaves and event.get("parent") is not None:
+            if not leaves and event.role == CHILD:
                 continue
             yield event
 
@@ -230,9 +248,11 @@ class SessionFileError(ValueError):
 def read_session(path: str | Path) -> Session:
     """A session file, read line by line: a line that is not UTF-8, not JSON or not an event is
     skipped with a warning (`Session.warnings`, naming file and line), and so is a torn last line
-    (a trial that crashed while writing it). Only a file without its start event is refused."""
+    (a trial that crashed while writing it). A kind of event this ebench does not know is kept as
+    an `OtherEvent`, an event whose fields have unexpected types as recorded (with a warning).
+    Only a file without its start event is refused."""
     path = Path(path)
-    events: list[dict[str, Any]] = []
+    events: list[SessionEvent] = []
     warnings: list[str] = []
     try:
         data = path.read_bytes()
@@ -243,7 +263,7 @@ def read_session(path: str | Path) -> Session:
         lines.pop()
     for number, raw in enumerate(lines, 1):
         try:
-            event = json.loads(raw.decode("utf-8"))
+            record = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
             warnings.append(f"{path}:{number}: not UTF-8 text, skipped")
             continue
@@ -254,10 +274,13 @@ def read_session(path: str | Path) -> Session:
                 + ("a torn last line (the trial stopped while writing it), skipped" if torn else "not a JSON line, skipped")
             )
             continue
-        if not isinstance(event, dict) or not isinstance(event.get("event"), str):
+        if not isinstance(record, dict) or not isinstance(record.get("event"), str):
             warnings.append(f"{path}:{number}: not a session event, skipped")
             continue
+        event, valid = event_from(record)
+        if not valid:
+            warnings.append(f"{path}:{number}: a {record['event']} event with fields of unexpected types, kept as recorded")
         events.append(event)
-    if not events or events[0].get("event") != "start" or events[0].get("format") != SESSION_FORMAT:
+    if not events or not isinstance(events[0], StartEvent) or events[0].format != SESSION_FORMAT:
         raise SessionFileError(f"{path}: not an {SESSION_FORMAT} session (no start event)")
     return Session(path, events, warnings)

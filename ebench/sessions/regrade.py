@@ -20,22 +20,21 @@ from ..tasks.grading import grade
 from ..tasks.spec import Task
 from ..tasks.suite import FIRST_SUITE_VERSION, load_suite, suite_version
 from .record import SessionFileError, read_session
-from .runs import MANIFEST, RESULTS, RunData, RunError, RunLock, load_run, write_json_atomic
-from .trial import grade_counts
+from .results import TrialSummary, grade_counts
+from .runs import MANIFEST, RESULTS, RunData, RunError, RunLock, RunManifest, load_run, write_json_atomic
 
 
 class RegradeError(ValueError):
     pass
 
 
-def run_tasks(manifest: dict[str, Any]) -> dict[str, Task]:
+def run_tasks(manifest: RunManifest) -> dict[str, Task]:
     """The tasks a run was made from (the shipped suite, or the folder it named)."""
-    folder = (manifest.get("config", {}).get("tasks") or {}).get("dir")
+    folder = (manifest.setting("tasks") or {}).get("dir")
     root = Path(folder) if folder else None
     if root is not None and not root.is_dir():
         raise RegradeError(f"the run's task folder {root} is gone")
-    suite = manifest.get("suite")
-    recorded = suite.get("version") if isinstance(suite, dict) else None
+    recorded = manifest.suite.get("version") if manifest.suite else None
     if recorded is None and root is None:
         recorded = FIRST_SUITE_VERSION  # runs made before suite versions were recorded used the first suite
     current = suite_version(root)
@@ -68,19 +67,19 @@ def _regrade(run: RunData) -> dict[str, Any]:
     changes: list[dict[str, Any]] = []
     problems: list[str] = list(run.warnings)
     regraded = skipped = 0
-    updated: list[dict[str, Any]] = []
-    for result in sorted(run.results, key=lambda r: (r["task"], r["trial"])):
+    updated: list[TrialSummary] = []
+    for result in sorted(run.results, key=lambda r: (r.task, r.trial)):
         updated.append(result)
-        if result.get("infra_error"):
+        if result.infra_error:
             skipped += 1
             continue
-        task = tasks.get(result["task"])
+        task = tasks.get(result.task)
         if task is None:
-            problems.append(f"{result['task']}: no such task any more")
+            problems.append(f"{result.task}: no such task any more")
             skipped += 1
             continue
         try:
-            session = read_session(run.path / str(result.get("session") or ""))
+            session = read_session(run.path / result.session)
         except SessionFileError as exc:
             problems.append(str(exc))
             skipped += 1
@@ -88,24 +87,24 @@ def _regrade(run: RunData) -> dict[str, Any]:
         problems.extend(session.warnings)
         end = session.end
         try:
-            final = Diff.from_list(end["diff"]) if end is not None and isinstance(end.get("diff"), list) else None
+            final = Diff.from_list(end.diff) if end is not None and isinstance(end.diff, list) else None
         except (KeyError, TypeError, ValueError, AttributeError):
             final = None
         if final is None:
-            problems.append(f"{result.get('session')}: the session has no readable final diff")
+            problems.append(f"{result.session}: the session has no readable final diff")
             skipped += 1
             continue
         verdict = grade(task.expected_diff, final, get_domain(task.domain).schema)
         regraded += 1
-        if verdict.passed != result.get("passed"):
-            changes.append({"task": result["task"], "trial": result["trial"], "was": result.get("passed"), "now": verdict.passed})
-        result.update(passed=verdict.passed, grade=grade_counts(verdict), regraded=__version__)
+        if verdict.passed != result.passed:
+            changes.append({"task": result.task, "trial": result.trial, "was": result.passed, "now": verdict.passed})
+        result.passed, result.grade, result.regraded = verdict.passed, grade_counts(verdict), __version__
     results_path = run.path / RESULTS
     tmp = results_path.with_name(RESULTS + ".tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in updated), encoding="utf-8")
+    tmp.write_text("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in updated), encoding="utf-8")
     os.replace(tmp, results_path)
-    run.manifest["regraded"] = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ebench_version": __version__}
-    write_json_atomic(run.path / MANIFEST, run.manifest)
+    run.manifest.regraded = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ebench_version": __version__}
+    write_json_atomic(run.path / MANIFEST, run.manifest.to_dict())
     return {
         "run": str(run.path),
         "regraded": regraded,

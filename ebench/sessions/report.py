@@ -14,7 +14,7 @@ from typing import Any
 
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
 from .metrics import RunMetrics, ScopeScore, run_metrics
-from .runs import RunData
+from .runs import RunData, RunManifest
 
 REPORT_FORMAT = "ebench-report/1"
 PAPER_K = 3  # the paper's main table: Avg3, Pass@3, Pass^3
@@ -26,13 +26,12 @@ CSV_COLUMNS = ("run", "path", "scope", "metric", "value")
 class RunReport:
     label: str  # unique among the runs of one report
     path: str
-    manifest: dict[str, Any]
+    manifest: RunManifest
     metrics: RunMetrics
     raised: int = 0  # tasks whose budget raised the run's limits
 
     def suite_version(self) -> str | None:
-        suite = self.manifest.get("suite")
-        version = suite.get("version") if isinstance(suite, dict) else None
+        version = self.manifest.suite.get("version") if self.manifest.suite else None
         return None if version is None else str(version)
 
     def limits(self) -> str:
@@ -44,8 +43,7 @@ class RunReport:
         return text + (f"; raised for {self.raised} task(s) by their budget" if self.raised else "")
 
     def config(self, key: str) -> Any:
-        config = self.manifest.get("config")
-        return config.get(key) if isinstance(config, dict) else None
+        return self.manifest.setting(key)
 
     # The solver is a name or, as batch runs write it, an object {name, model, ...}; trials sit in the
     # config or beside it. Both shapes are read.
@@ -58,11 +56,10 @@ class RunReport:
         return self.config("model") or (solver.get("model") if isinstance(solver, dict) else None)
 
     def trials(self) -> int | None:
-        return self.config("trials") or self.manifest.get("trials")
+        return self.config("trials") or self.manifest.trials
 
     def tasks_planned(self) -> int | None:
-        tasks = self.manifest.get("tasks")
-        count = tasks.get("count") if isinstance(tasks, dict) else None
+        count = self.manifest.tasks.get("count") if self.manifest.tasks else None
         return count if isinstance(count, int) else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,11 +69,11 @@ class RunReport:
             "solver": self.solver(),
             "model": self.model(),
             "trials": self.trials(),
-            "config_hash": self.manifest.get("config_hash"),
-            "ebench_version": self.manifest.get("ebench_version"),
+            "config_hash": self.manifest.config_hash,
+            "ebench_version": self.manifest.ebench_version,
             "tasks_planned": self.tasks_planned(),
-            "started": self.manifest.get("started"),
-            "ended": self.manifest.get("ended"),
+            "started": self.manifest.started,
+            "ended": self.manifest.ended,
             "suite_version": self.suite_version(),
             "limits": self.config("limits"),
             "limits_raised_for_tasks": self.raised,
@@ -111,18 +108,14 @@ def build_reports(runs: list[RunData]) -> list[RunReport]:
 
 def _raised(run: RunData) -> int:
     """Tasks whose trials ran under higher limits than the run's (their budget raised them)."""
-    config = run.manifest.get("config")
-    limits = config.get("limits") if isinstance(config, dict) else None
+    limits = run.manifest.setting("limits")
     if not isinstance(limits, dict):
         return 0
     raised = set()
     for result in run.results:
-        applied = result.get("limits")
-        if isinstance(applied, dict) and any(
-            isinstance(applied.get(k), int) and isinstance(limits.get(k), int) and applied[k] > limits[k]
-            for k in ("max_turns", "max_tool_calls")
-        ):
-            raised.add(result.get("task"))
+        applied = result.limits or {}
+        if any(k in applied and isinstance(limits.get(k), int) and applied[k] > limits[k] for k in ("max_turns", "max_tool_calls")):
+            raised.add(result.task)
     return len(raised)
 
 

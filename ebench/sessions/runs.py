@@ -3,7 +3,7 @@
 ```
 RUN/
   manifest.json         the configuration, its hash, the ebench version, the task set, start and end
-  results.jsonl         one line per finished trial (see `TrialSummary` in trial.py), appended as trials end
+  results.jsonl         one line per finished trial (see `TrialSummary` in results.py), appended as trials end
   sessions/<task>/<trial>.jsonl   one session record per trial
 ```
 
@@ -17,12 +17,16 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Strict, ValidationError
+
+from .results import ResultsLineError, TrialSummary
 
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 SESSIONS = "sessions"
-RUN_FORMAT = "ebench-run/1"
+RUN_FORMAT: Final = "ebench-run/1"
 LOCK = ".lock"
 
 
@@ -30,24 +34,63 @@ class RunError(ValueError):
     """A run directory that cannot be used; the message says why."""
 
 
+class RunManifest(BaseModel):
+    """A run's manifest.json: its configuration and hash, the ebench version, the task set, the
+    suite's version and worlds, start and end. Keys it does not know are kept as read. The solver's
+    configuration stays a JSON object: each solver has its own settings."""
+
+    model_config = ConfigDict(extra="allow")
+
+    format: Literal["ebench-run/1"]
+    label: Annotated[str, Strict()] | None = None
+    ebench_version: str | None = None
+    config: dict[str, Any] | None = None
+    config_hash: str | None = None
+    trials: Annotated[int, Strict()] | None = None
+    tasks: dict[str, Any] | None = None  # {count, ids}
+    started: str | None = None
+    ended: str | None = None
+    status: str | None = None
+    resumed: str | None = None
+    suite: dict[str, Any] | None = None  # {version, worlds}
+    regraded: dict[str, Any] | None = None  # {at, ebench_version}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest as written: the keys it was read or made with."""
+        return self.model_dump(exclude_unset=True)
+
+    # Reading by JSON key, as the manifest was read before it was a model: kept for the readers not
+    # yet converted to attributes (sessions/timeline.py, some tests). New code reads attributes.
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_dict().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def setting(self, key: str) -> Any:
+        """A key of the configuration (None when absent)."""
+        return self.config.get(key) if self.config else None
+
+
 @dataclass
 class RunData:
     path: Path
-    manifest: dict[str, Any]
-    results: list[dict[str, Any]] = field(default_factory=list)
+    manifest: RunManifest
+    results: list[TrialSummary] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # damaged lines skipped, "file:line: why"
 
     @property
     def label(self) -> str:
-        return str(self.manifest.get("label") or self.path.name)
+        return str(self.manifest.label or self.path.name)
 
 
-def read_results(path: Path, warnings: list[str] | None = None) -> list[dict[str, Any]]:
+def read_results(path: Path, warnings: list[str] | None = None) -> list[TrialSummary]:
     """The finished trials, read line by line: a line that is torn (a crash while writing it), not
     UTF-8, not JSON or not a results line is skipped, with a warning naming file and line; the
     rest is used. A trial that appears twice (re-run after an infrastructure error) counts with
-    its latest result."""
-    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    its latest result. A results line with a field of the wrong type is a RunError naming file,
+    line, trial and field: it cannot be scored."""
+    latest: dict[tuple[str, int], TrialSummary] = {}
     if not path.exists():
         return []
     notes = warnings if warnings is not None else []
@@ -67,7 +110,10 @@ def read_results(path: Path, warnings: list[str] | None = None) -> list[dict[str
             if not _is_result(record):
                 notes.append(f"{path}:{number}: not a results line (task, trial, passed), skipped")
                 continue
-            latest[(record["task"], record["trial"])] = record
+            try:
+                latest[(record["task"], record["trial"])] = TrialSummary.read(record)
+            except ResultsLineError as exc:
+                raise RunError(f"{path}:{number}: {exc}") from None
     return list(latest.values())
 
 
@@ -115,7 +161,7 @@ def load_sessions(root: Path) -> list[RunData]:
     sessions of one solver and task are numbered as trials 1, 2, ... in the order they were made."""
     from .record import SessionFileError, read_session
 
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[TrialSummary]] = {}
     for file in sorted(root.rglob("*.jsonl")):
         try:
             end = read_session(file).end
@@ -124,21 +170,25 @@ def load_sessions(root: Path) -> list[RunData]:
         summary = end.get("summary") if end else None
         if not isinstance(summary, dict) or not summary.get("task"):
             continue
-        groups.setdefault(str(summary.get("solver") or "unknown"), []).append(dict(summary, session=str(file)))
+        try:
+            result = TrialSummary.read(dict(summary, session=str(file)))
+        except ResultsLineError:
+            continue  # a summary that cannot be read is skipped like a session that cannot
+        groups.setdefault(result.solver or "unknown", []).append(result)
     if not groups:
         raise RunError(f"{root}: neither a run directory (no {MANIFEST}) nor a folder of finished sessions")
     runs = []
     for solver, results in sorted(groups.items()):
         counts: dict[str, int] = {}
         for result in results:
-            counts[result["task"]] = result["trial"] = counts.get(result["task"], 0) + 1
-        manifest = {
-            "format": RUN_FORMAT,
-            "label": solver,
-            "config": {"solver": {"name": solver}},
-            "trials": max(counts.values()),
-            "tasks": {"count": len(counts), "ids": sorted(counts)},
-        }
+            counts[result.task] = result.trial = counts.get(result.task, 0) + 1
+        manifest = RunManifest(
+            format=RUN_FORMAT,
+            label=solver,
+            config={"solver": {"name": solver}},
+            trials=max(counts.values()),
+            tasks={"count": len(counts), "ids": sorted(counts)},
+        )
         runs.append(RunData(root, manifest, results))
     return runs
 
@@ -156,7 +206,7 @@ def load_run(path: str | Path) -> RunData:
     return RunData(root, manifest, results, warnings)
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
+def read_manifest(path: Path) -> RunManifest:
     """A run's manifest, or RunError saying in one line what is wrong with it."""
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -166,12 +216,23 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise RunError(f"{path}: unreadable manifest: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != RUN_FORMAT:
         raise RunError(f"{path}: not an {RUN_FORMAT} manifest")
-    shapes = {"config": dict, "tasks": dict, "suite": dict, "label": str, "trials": int}
-    for key, kind in shapes.items():
-        value = manifest.get(key)
-        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
-            raise RunError(f"{path}: the manifest's {key!r} must be a JSON {kind.__name__.replace('dict', 'object')}")
-    return manifest
+    try:
+        return RunManifest.model_validate(manifest)
+    except ValidationError as exc:
+        key = str(exc.errors()[0]["loc"][0])
+        kind = {"label": "str", "trials": "int"}.get(key, "object" if key in ("config", "tasks", "suite", "regraded") else "str")
+        raise RunError(f"{path}: the manifest's {key!r} must be a JSON {kind}") from None
+
+
+def manifest_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a run's manifest, titled with its format version."""
+    schema = RunManifest.model_json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"urn:{RUN_FORMAT.replace('/', ':')}",
+        **schema,
+        "title": f"ebench run manifest ({RUN_FORMAT})",
+    }
 
 
 class RunLock:

@@ -31,15 +31,14 @@ from ..tasks.grading import Grade, explain
 from ..tasks.spec import Task, load_task, resolve_args
 from ..tasks.suite import find_task
 from ..tasks.worlds import WorldMismatch, task_seed, world_fingerprint, world_matches
+from .describe import describe, shown_args
+from .describe import preview as _preview
+from .events import BLOCK, CALL, CHILD, SessionEvent, ToolCallEvent
 from .record import Session, read_session
 from .runs import RunData
 from .trial import trial_copy
 
 CHECKPOINT_EVERY = 8
-
-CALL = "call"  # a top-level domain call: re-executed
-BLOCK = "block"  # an exec_code block: not executed itself, its children are
-CHILD = "child"  # a domain call made inside an exec_code block: re-executed
 
 
 def _comparable(value: Any) -> Any:
@@ -47,32 +46,15 @@ def _comparable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=repr))
 
 
-def shown_args(args: Any) -> Any:
-    """A call's arguments as a person should read them: a model sends them as a JSON string, which
-    is shown decoded when it holds an object (an undecodable string stays as it was sent)."""
-    if isinstance(args, str):
-        try:
-            decoded = json.loads(args)
-        except ValueError:
-            return args
-        return decoded if isinstance(decoded, dict) else args
-    return args
-
-
-def _preview(value: Any, width: int = 60) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 @dataclass(frozen=True)
 class Step:
     """One recorded event. `calls` is how many leaf calls the state at this step has applied; a
-    leaf's `leaf` is its 0-based position among the leaf calls (None for other steps)."""
+    leaf's `leaf` is its 0-based position among the leaf calls (None for other steps). `role`:
+    CALL and CHILD steps are re-executed, a BLOCK is not (its children are)."""
 
     index: int
     kind: str
-    event: dict[str, Any]
+    event: SessionEvent
     role: str | None = None
     calls: int = 0
     leaf: int | None = None
@@ -83,35 +65,12 @@ class Step:
 
     @property
     def call_id(self) -> str | None:
-        return self.event.get("id") if self.kind == "tool_call" else None
+        return self.event.id if isinstance(self.event, ToolCallEvent) else None
 
     @property
     def label(self) -> str:
         """A one-line description for step lists."""
-        e = self.event
-        if self.kind == "start":
-            task = e.get("task") or {}
-            return f"start {task.get('id', '')} ({e.get('mode', 'tools')} mode, actor {e.get('actor')})"
-        if self.kind == "message":
-            text = e.get("content") or ""
-            if not text and e.get("tool_calls"):
-                text = ", ".join(str((c.get("function") or c).get("name", "?")) if isinstance(c, dict) else "?" for c in e["tool_calls"])
-                text = f"→ {text}"
-            return f"{e.get('role', 'message')}: {_preview(text)}"
-        if self.kind == "tool_call":
-            mark = "✓" if e.get("ok") else "✗"
-            indent = "  ↳ " if self.role == CHILD else ""
-            if self.role == BLOCK:
-                code = (e.get("args") or {}).get("code") if isinstance(e.get("args"), dict) else None
-                return f"{mark} exec_code {_preview(code or '', 50)}"
-            return f"{indent}{mark} {e.get('tool')} {_preview(shown_args(e.get('args')), 50)}"
-        if self.kind == "api_error":
-            return f"api error: {_preview(e.get('error') or e.get('kind') or '')}"
-        if self.kind == "end":
-            grade = e.get("grade") or {}
-            verdict = "PASS" if grade.get("passed") else "FAIL" if grade else "no grade"
-            return f"end: {e.get('termination')} ({verdict})"
-        return f"{self.kind}: {_preview({k: v for k, v in e.items() if k not in ('event', 't')})}"
+        return describe(self.event).label
 
 
 @dataclass
@@ -195,8 +154,8 @@ def task_for(session: Session) -> Task | None:
     if path is None:
         return None
     task = load_task(path)
-    header = session.start.get("task") or {}
-    if header.get("query") not in (None, task.query) or header.get("actor") not in (None, task.actor):
+    header = session.start.task
+    if header is not None and (header.query not in ("", task.query) or header.actor not in (None, task.actor)):
         return None
     return task
 
@@ -210,11 +169,11 @@ class Timeline:
     def __init__(self, session: Session, task: Task | None = None, *, checkpoint_every: int = CHECKPOINT_EVERY) -> None:
         self.session = session
         start = session.start
-        self.domain = get_domain(str(start.get("domain") or (start.get("task") or {}).get("domain", "")))
-        self.actor = start.get("actor")
-        self.mode = str(start.get("mode") or "tools")
+        self.domain = get_domain(start.domain or (start.task.domain if start.task else ""))
+        self.actor = start.actor
+        self.mode = start.mode or "tools"
         self.task = task if task is not None else task_for(session)
-        recorded_seed = start.get("world_seed")
+        recorded_seed = start.world_seed
         self.seed = (
             int(recorded_seed)
             if isinstance(recorded_seed, int)
@@ -222,7 +181,7 @@ class Timeline:
             if self.task is not None
             else self.domain.default_seed
         )
-        recorded = start.get("world")
+        recorded = start.world
         if recorded and not world_matches(self.domain.name, self.seed, str(recorded)):
             raise WorldMismatch(
                 f"{session.path} was recorded on the {self.domain.name} world {recorded}, which this ebench "
@@ -255,19 +214,13 @@ class Timeline:
         steps: list[Step] = []
         calls = 0
         for index, event in enumerate(session.events):
-            kind = str(event.get("event"))
             role = leaf = None
-            if kind == "tool_call":
-                if event.get("parent") is not None:
-                    role = CHILD
-                elif event.get("tool") == "exec_code":
-                    role = BLOCK
-                else:
-                    role = CALL
+            if isinstance(event, ToolCallEvent):
+                role = event.role
                 if role != BLOCK:
                     leaf = calls
                     calls += 1
-            steps.append(Step(index, kind, event, role, calls, leaf))
+            steps.append(Step(index, event.event, event, role, calls, leaf))
         return steps
 
     # -- positions -------------------------------------------------------------------------
@@ -283,9 +236,9 @@ class Timeline:
     def step_of_call(self, call_id: str) -> int | None:
         return next((s.index for s in self.steps if s.call_id == call_id), None)
 
-    def calls_until(self, k: int) -> list[dict[str, Any]]:
+    def calls_until(self, k: int) -> list[ToolCallEvent]:
         """The recorded tool-call events up to step k (blocks and children), for a call trace."""
-        return [s.event for s in self.steps[: self._clamp(k) + 1] if s.kind == "tool_call"]
+        return [s.event for s in self.steps[: self._clamp(k) + 1] if isinstance(s.event, ToolCallEvent)]
 
     def _clamp(self, k: int) -> int:
         return min(max(k, 0), self.last)
@@ -324,18 +277,18 @@ class Timeline:
 
     def _apply(self, step: Step) -> None:
         event = step.event
-        name = event.get("tool")
-        assert self._env is not None
+        assert isinstance(event, ToolCallEvent) and self._env is not None
+        name = event.tool
         try:
-            result = self.domain.tools.call(self._env, name, event.get("args"))  # as recorded: the registry names any name
+            result = self.domain.tools.call(self._env, name, event.args)  # as recorded: the registry names any name
             replayed = _comparable(result.payload())
         except Exception as exc:  # a call that no longer runs is a mismatch, not a crash of the debugger
             replayed = {"error": {"code": "replay_error", "message": f"{type(exc).__name__}: {exc}"}}
         assert step.leaf is not None
         if step.leaf not in self._replayed:
             self._replayed[step.leaf] = replayed
-            if self._mismatch is None and replayed != _comparable(event.get("result")):
-                self._mismatch = Mismatch(step.index, step.call_id, str(name), event.get("result"), replayed)
+            if self._mismatch is None and replayed != _comparable(event.result):
+                self._mismatch = Mismatch(step.index, step.call_id, str(name), event.result, replayed)
 
     def _state(self, k: int) -> StepState:
         assert self._tracker is not None
@@ -376,7 +329,7 @@ class Timeline:
 
     def recorded_diff(self) -> Diff | None:
         end = self.session.end
-        return Diff.from_list(end["diff"]) if end and isinstance(end.get("diff"), list) else None
+        return Diff.from_list(end.diff) if end and isinstance(end.diff, list) else None
 
     # -- point of no return ----------------------------------------------------------------
     def _errors_timeline(self) -> list[frozenset[str]]:

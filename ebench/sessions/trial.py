@@ -12,9 +12,8 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +27,10 @@ from ..tasks.grading import Grade, grade
 from ..tasks.reference import DEFAULT_LIMITS
 from ..tasks.spec import Task
 from ..tasks.worlds import check_world, task_seed
-from .record import SESSION_FORMAT, SessionWriter
-
-class Termination(StrEnum):
-    """Why a trial ended. Only INFRA_ERROR is not the solver's result (left out of the scores)."""
-
-    AGENT_STOPPED = "agent_stopped"
-    MAX_TURNS = "max_turns"
-    MAX_TOOL_CALLS = "max_tool_calls"
-    TIME_LIMIT = "time_limit"
-    CONTEXT_LIMIT = "context_limit"
-    AGENT_ERROR = "agent_error"
-    INFRA_ERROR = "infra_error"
-
+from .events import SESSION_FORMAT, EndEvent, SessionEvent, StartEvent, TaskHeader, ToolCallEvent, make_event
+from .record import SessionWriter
+from .results import TrialSummary, grade_counts
+from .terminations import Termination
 
 # Module-level names for the members, so `from .trial import AGENT_STOPPED` reads as before.
 AGENT_STOPPED = Termination.AGENT_STOPPED
@@ -73,110 +63,16 @@ class TrialLimits:
         return {"max_turns": self.max_turns, "max_tool_calls": self.max_tool_calls, "timeout": self.timeout}
 
 
-@dataclass
-class TrialSummary:
-    """What a run keeps about a finished trial (one line of results.jsonl)."""
-
-    task: str
-    trial: int
-    domain: str
-    capabilities: list[str]
-    passed: bool
-    termination: str
-    error: str | None
-    session: str
-    tool_calls: int
-    inner_calls: int
-    exec_blocks: int
-    turns: int
-    tokens_in: int
-    tokens_out: int
-    cost: float | None
-    seconds: float
-    reference_calls: int
-    grade: dict[str, Any] | None
-    tool_errors: dict[str, int] = field(default_factory=dict)
-    solver: str = ""
-    limits: dict[str, Any] | None = None  # the limits that applied (the run's, raised by the task's budget)
-
-    @classmethod
-    def not_started(cls, task: Task, trial: int, session: str, error: str) -> TrialSummary:
-        """A trial that never got a world copy: an infrastructure error, left out of the scores."""
-        return cls(
-            task=task.id,
-            trial=trial,
-            domain=task.domain,
-            capabilities=list(task.capabilities),
-            passed=False,
-            termination=INFRA_ERROR,
-            error=error,
-            session=session,
-            tool_calls=0,
-            inner_calls=0,
-            exec_blocks=0,
-            turns=0,
-            tokens_in=0,
-            tokens_out=0,
-            cost=None,
-            seconds=0.0,
-            reference_calls=len(task.reference_solution),
-            grade=None,
-        )
-
-    @property
-    def infra_error(self) -> bool:
-        return self.termination == INFRA_ERROR
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "task": self.task,
-            "trial": self.trial,
-            "domain": self.domain,
-            "capabilities": self.capabilities,
-            "solver": self.solver,
-            "passed": self.passed,
-            "termination": self.termination,
-            "infra_error": self.infra_error,
-            "error": self.error,
-            "session": self.session,
-            "tool_calls": self.tool_calls,
-            "inner_calls": self.inner_calls,
-            "exec_blocks": self.exec_blocks,
-            "turns": self.turns,
-            "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out,
-            "cost": None if self.cost is None else round(self.cost, 8),
-            "seconds": round(self.seconds, 4),
-            "reference_calls": self.reference_calls,
-            "grade": self.grade,
-            "tool_errors": self.tool_errors,
-            **({"limits": self.limits} if self.limits is not None else {}),
-        }
-
-
-def grade_counts(result: Grade) -> dict[str, Any]:
-    return {
-        "expected_rows": result.expected_rows,
-        "actual_rows": result.actual_rows,
-        "matched_rows": result.matched_rows,
-        "missing": len(result.missing),
-        "unexpected": len(result.unexpected),
-        "wrong": len(result.wrong),
-        "precision": round(result.precision, 4),
-        "recall": round(result.recall, 4),
-    }
-
-
-def task_header(task: Task) -> dict[str, Any]:
-    return {
-        "id": task.id,
-        "domain": task.domain,
-        "actor": task.actor,
-        "query": task.query,
-        "capabilities": task.capabilities,
-        "reference_calls": len(task.reference_solution),
-        "source": task.source,
-    }
+def task_header(task: Task) -> TaskHeader:
+    return TaskHeader(
+        id=task.id,
+        domain=task.domain,
+        actor=task.actor,
+        query=task.query,
+        capabilities=task.capabilities,
+        reference_calls=len(task.reference_solution),
+        source=task.source,
+    )
 
 
 _WORLDS: dict[tuple[str, int], tuple[Path, str]] = {}
@@ -256,10 +152,11 @@ class Trial:
         self.tokens_out = 0
         self.cost: float | None = 0.0
         self.tool_errors: Counter[str] = Counter()
-        self.history: list[dict[str, Any]] = []  # the recorded calls (for replay, the app)
-        # Called with every event recorded after the start (calls, messages, API errors, the end),
-        # from whichever thread recorded it: the app watches a trial through these.
-        self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
+        self.history: list[ToolCallEvent] = []  # the recorded calls (for replay, the app)
+        # Called with the kind and the model of every event recorded after the start (calls,
+        # messages, API errors, the end), from whichever thread recorded it: the app watches a
+        # trial through these.
+        self.listeners: list[Callable[[str, SessionEvent], None]] = []
         # Called (in the solver's thread) before each top-level call: the app pauses a watched solver here.
         self.before_call: Callable[[], None] | None = None
         self._next_id = 0
@@ -268,28 +165,30 @@ class Trial:
         self.final_diff: Diff | None = None  # kept: the copy is closed once the trial is finished
         self.finished = False  # the end event is written
         self._closed = False
-        self._record(
-            "start",
-            format=SESSION_FORMAT,
-            session=self.session_name,
-            task=task_header(task) if task else None,
-            domain=self.domain.name,
-            actor=self.actor,
-            solver=self.solver,
-            mode="code" if code else "tools",
-            trial=trial_number,
-            ebench=__version__,
-            world=world_id,
-            world_seed=seed if seed is not None else self.domain.default_seed,
-            started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        self.record(
+            StartEvent(
+                format=SESSION_FORMAT,
+                session=self.session_name,
+                task=task_header(task) if task else None,
+                domain=self.domain.name,
+                actor=self.actor,
+                solver=self.solver,
+                mode="code" if code else "tools",
+                trial=trial_number,
+                ebench=__version__,
+                world=world_id,
+                world_seed=seed if seed is not None else self.domain.default_seed,
+                started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            )
         )
 
     # -- recording -------------------------------------------------------------------------
-    def _record(self, event: str, **data: Any) -> None:
+    def record(self, event: SessionEvent) -> None:
+        """Write one event to the session and hand it to the listeners."""
         if self.writer is not None:
-            self.writer.write(event, **data)
+            self.writer.write(event)
         for listener in self.listeners:
-            listener(event, data)
+            listener(event.event, event)
 
     def new_call_id(self) -> str:
         self._next_id += 1
@@ -297,11 +196,11 @@ class Trial:
 
     def message(self, role: str, content: Any = None, **data: Any) -> None:
         """A message of the conversation (the model's, or the user's request)."""
-        self._record("message", role=role, content=content, **data)
+        self.record(make_event("message", role=role, content=content, **data))
 
     def note(self, event: str, **data: Any) -> None:
-        """Any other event (an API error and its retry, a limit reached)."""
-        self._record(event, **data)
+        """Any other event, by its kind and fields (`record` takes its model)."""
+        self.record(make_event(event, **data))
 
     def add_usage(self, tokens_in: int, tokens_out: int, cost: float | None) -> None:
         self.tokens_in += tokens_in
@@ -346,21 +245,20 @@ class Trial:
                 self.inner_calls += 1
                 if not record.ok:
                     self.tool_errors[record.error_code or "error"] += 1
-                entry = {
-                    "id": f"{call_id}.{record.index}",
-                    "tool": record.tool,
-                    "args": record.args,
-                    "ok": record.ok,
-                    "result": record.result,
-                    "error_code": record.error_code,
-                    "seconds": round(record.seconds, 6),
-                    "parent": call_id,
-                    "turn": turn,
-                }
-                self._recorded(entry)
+                self._record_call(
+                    f"{call_id}.{record.index}",
+                    record.tool,
+                    record.args,
+                    record.ok,
+                    record.result,
+                    record.error_code,
+                    record.seconds,
+                    call_id,
+                    turn,
+                )
 
             outcome = self.sandbox().run(code, on_call=on_call)
-            # The solver receives the whole payload, also on error (the output so far, the traceback).
+            # The value is the whole payload, also on error: see ToolResult.for_solver.
             result = ToolResult(
                 "exec_code",
                 outcome.ok,
@@ -382,23 +280,36 @@ class Trial:
     def _after(self, result: ToolResult, call_id: str, name: Any, args: Any, turn: int | None, parent: str | None) -> None:
         if not result.ok and result.error_code:
             self.tool_errors[result.error_code] += 1
-        payload = result.value if (name == "exec_code" and result.value is not None) else result.payload()
-        entry = {
-            "id": call_id,
-            "tool": name,
-            "args": args,
-            "ok": result.ok,
-            "result": payload,
-            "error_code": result.error_code,
-            "seconds": round(result.seconds, 6),
-            "parent": parent,
-            "turn": turn,
-        }
-        self._recorded(entry)
+        self._record_call(call_id, name, args, result.ok, result.for_solver(), result.error_code, result.seconds, parent, turn)
 
-    def _recorded(self, entry: dict[str, Any]) -> None:
-        self.history.append(entry)
-        self._record("tool_call", **entry)
+    def _record_call(
+        self,
+        call_id: str,
+        tool: Any,
+        args: Any,
+        ok: bool,
+        result: Any,
+        error_code: str | None,
+        seconds: float,
+        parent: str | None,
+        turn: int | None,
+    ) -> None:
+        """The one place a call entry is made: recorded with what the solver received."""
+        event = make_event(
+            "tool_call",
+            id=call_id,
+            tool=tool,
+            args=args,
+            ok=ok,
+            result=result,
+            error_code=error_code,
+            seconds=round(seconds, 6),
+            parent=parent,
+            turn=turn,
+        )
+        assert isinstance(event, ToolCallEvent)
+        self.history.append(event)
+        self.record(event)
 
     # -- ending ----------------------------------------------------------------------------
     def diff(self) -> Diff:
@@ -442,13 +353,14 @@ class Trial:
             tool_errors=dict(sorted(self.tool_errors.items())),
             solver=str(self.solver.get("label") or self.solver.get("name", "")),
         )
-        self._record(
-            "end",
-            termination=termination,
-            error=error,
-            diff=actual.to_list(),
-            grade=result.to_dict() if result else None,
-            summary=summary.to_dict(),
+        self.record(
+            EndEvent(
+                termination=termination,
+                error=error,
+                diff=actual.to_list(),
+                grade=result.to_dict() if result else None,
+                summary=summary.to_dict(),
+            )
         )
         self.finished = True
         self.close()
@@ -466,5 +378,21 @@ class Trial:
             self.conn.close()
 
 
-def session_path(root: Path, task_id: str, trial: int) -> Path:
-    return root / task_id / f"{trial}.jsonl"
+def open_trial(
+    task: Task,
+    path: Path,
+    *,
+    secrets: Iterable[str] = (),
+    writer: Callable[[Path, list[str]], SessionWriter] = SessionWriter,
+    **options: Any,
+) -> Trial:
+    """A trial of `task` recorded into the session file `path` (named by `record.new_session_file`
+    or `record.trial_session_file`). A trial that cannot start (its world is not this ebench's, its
+    actor is unknown) leaves no file behind: the writer is closed, the file removed, the error raised."""
+    session = writer(path, list(secrets))
+    try:
+        return Trial(task, writer=session, **options)
+    except BaseException:
+        session.close()
+        path.unlink(missing_ok=True)
+        raise

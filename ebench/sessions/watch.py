@@ -1,9 +1,10 @@
 """Watching a solver work on a trial, with pause and step (the app's model mode).
 
-The solver runs in its own thread and event loop; before each step it waits at a `StepGate`. A
-step is one model turn for the model solver (its `before_turn` hook) and one tool call for the
-solvers that make calls without a model (the trial's `before_call` hook). The app drives the
-gate: pause, resume, step (let exactly one more step through), or close (abandon the trial).
+The solver runs in its own thread and event loop; before each step it waits at a `StepGate`,
+through the step hook every solver takes (`solve(trial, limits, step=...)`): a step is one model
+turn for the model solver and one tool call for the solvers that make calls without a model. The
+app drives the gate: pause, resume, step (let exactly one more step through), or close (abandon
+the trial).
 """
 
 from __future__ import annotations
@@ -67,16 +68,12 @@ class StepGate:
 def watch(trial: Trial, solver: Solver, limits: TrialLimits, gate: StepGate) -> TrialSummary | None:
     """Run `solver` on `trial` through `gate` (blocking: call it from a worker thread). Returns the
     finished trial's summary, or None when the watch was abandoned (the trial is closed unfinished)."""
-    if hasattr(solver, "before_turn"):
 
-        async def before_turn(_trial: Trial) -> None:
-            await asyncio.to_thread(gate.wait)
+    async def step() -> None:
+        await asyncio.to_thread(gate.wait)  # blocks this trial's thread only, never its event loop
 
-        solver.before_turn = before_turn
-    else:
-        trial.before_call = gate.wait
     try:
-        outcome = asyncio.run(solver.solve(trial, limits.for_task(trial.task)))
+        outcome = asyncio.run(solver.solve(trial, limits.for_task(trial.task), step=step))
     except Abandoned:
         trial.close()
         return None

@@ -93,7 +93,7 @@ def audit_task(task: Task, world: Path, template: Template | None = None) -> Tas
     stated = task.generator.get("stated")
     if template is not None and isinstance(stated, dict):
         result.certified = True
-        kinds = {c.name: c.kind for c in template.conditions}
+        kinds: dict[str | None, str] = {c.name: c.kind for c in template.conditions}
         for lazy in lazy_variants(template):
             run = run_public(template, task.domain, world, task.actor, stated, lazy)
             tally(f"{kinds[lazy.condition]}:{lazy.mode}", lazy.label, run.diff)

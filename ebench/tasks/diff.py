@@ -19,6 +19,7 @@ with the number of changes, not with the size of the world:
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -71,7 +72,7 @@ class Diff:
     def __len__(self) -> int:
         return len(self.changes)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[RowChange]:
         return iter(self.changes)
 
     def counts(self) -> dict[str, int]:
@@ -88,7 +89,11 @@ class Diff:
 
     @classmethod
     def from_list(cls, items: list[dict[str, Any]]) -> Diff:
-        return cls([RowChange.from_dict(item) for item in items])
+        """A diff as recorded (a session's end event); pydantic's ValidationError (a ValueError) says
+        what is malformed."""
+        from .records import DiffRecord  # records builds on this module
+
+        return DiffRecord.model_validate(items).diff()
 
 
 def _shadow(table: str) -> str:

@@ -18,7 +18,6 @@ Everything is seeded: the same domain, seed and count give the same tasks, byte 
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import sqlite3
@@ -43,7 +42,6 @@ MAX_PER_TEMPLATE = 6  # tasks per template in one generated set
 MAX_PER_SKELETON = 2  # tasks per phrasing skeleton
 MAX_PER_TARGET = 2  # tasks per (template, target entity)
 BUDGET_FACTOR = 3  # a task's budget: at least 3x its public solution's length
-_TEMPLATE_MODULES = {name: f"ebench.tasks.templates.{name}" for name in ("music", "meeting", "moba")}
 
 
 class NoTarget(Exception):
@@ -125,14 +123,8 @@ class Template:
 
 
 def templates_for(domain_name: str) -> list[Template]:
-    module = _TEMPLATE_MODULES.get(domain_name)
-    if module is None:
-        return []
-    try:
-        loaded = importlib.import_module(module)
-    except ModuleNotFoundError:
-        return []
-    return [cls() for cls in loaded.TEMPLATES]
+    """Fresh instances of the domain's templates (its `templates_module`; none when it has none)."""
+    return [cls() for cls in get_domain(domain_name).template_classes()]
 
 
 def template_named(domain_name: str, name: str) -> Template | None:

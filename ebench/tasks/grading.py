@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..domains.engine.schema import Schema
 from .diff import Diff, RowChange
+from .records import GradeRecord, RowChangeRecord, WrongValueRecord
 
 _MAX_DEPTH = 12  # chains of new rows (a meeting, its participants, their schedule entries) are short
 
@@ -68,19 +70,23 @@ class Grade:
     def recall(self) -> float:
         return self.matched_rows / self.expected_rows if self.expected_rows else 1.0
 
+    def record(self) -> GradeRecord:
+        """The grade as a session's end event records it."""
+        return GradeRecord(
+            passed=self.passed,
+            expected_rows=self.expected_rows,
+            actual_rows=self.actual_rows,
+            matched_rows=self.matched_rows,
+            precision=round(self.precision, 4),
+            recall=round(self.recall, 4),
+            missing=[RowChangeRecord.of(c) for c in self.missing],
+            unexpected=[RowChangeRecord.of(c) for c in self.unexpected],
+            wrong=[WrongValueRecord.model_validate(w.to_dict()) for w in self.wrong],
+            note=self.note,
+        )
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "expected_rows": self.expected_rows,
-            "actual_rows": self.actual_rows,
-            "matched_rows": self.matched_rows,
-            "precision": round(self.precision, 4),
-            "recall": round(self.recall, 4),
-            "missing": [c.to_dict() for c in self.missing],
-            "unexpected": [c.to_dict() for c in self.unexpected],
-            "wrong": [w.to_dict() for w in self.wrong],
-            "note": self.note,
-        }
+        return self.record().model_dump()
 
     def summary(self) -> str:
         verdict = "PASS" if self.passed else "FAIL"
@@ -196,15 +202,36 @@ def _equal(expected: Diff, actual: Diff, schema: Schema) -> bool:
     )
 
 
+@dataclass
+class _Findings:
+    """What `_explain` found so far, change by change."""
+
+    missing: list[RowChange] = field(default_factory=list)
+    unexpected: list[RowChange] = field(default_factory=list)
+    wrong: list[WrongValue] = field(default_factory=list)
+    exact: list[RowChange] = field(default_factory=list)
+
+
+Translate = Callable[[str, str, Any], Any]  # (table, column, value) -> value with new-row references paired
+Content = dict[str, Any]  # a new row's comparable columns
+
+
 def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
-    """A failed trial, change by change. New rows are paired table by table, parents first: rows
-    equal once references to already-paired new rows are translated, then the most similar rows
-    (reported with their wrong values); the pairs found translate the references of the next
-    tables. Existing rows are then compared by key, through the same translation."""
-    missing: list[RowChange] = []
-    unexpected: list[RowChange] = []
-    wrong: list[WrongValue] = []
-    exact: list[RowChange] = []
+    """A failed trial, change by change: new rows are paired first, and the pairs found translate
+    the references of the existing rows' changes, compared next."""
+    found = _Findings()
+    translate = _pair_new_rows(expected, actual, schema, found)
+    _compare_existing_rows(expected, actual, schema, translate, found)
+    note = "" if found.missing or found.unexpected or found.wrong else "new rows match one by one, but their links to other new rows differ"
+    return Grade(
+        False, len(expected), len(actual), len(found.exact), found.missing, found.unexpected, found.wrong, note, matched=found.exact
+    )
+
+
+def _pair_new_rows(expected: Diff, actual: Diff, schema: Schema, found: _Findings) -> Translate:
+    """Pair new rows table by table, parents first: rows equal once references to already-paired
+    new rows are translated, then the most similar rows (reported with their wrong values); the
+    pairs found translate the references of the next tables. Returns that translation."""
     exp_new = {
         (c.table, c.key[schema.table(c.table).key[0]]) for c in expected if c.op == "insert" and schema.table(c.table).has_generated_id
     }
@@ -235,62 +262,75 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
         table = schema.table(table_name)
         e_rows = [(comparable(c, True), c) for c in by_table_exp.get(table_name, [])]
         a_rows = [(comparable(c, False), c) for c in by_table_act.get(table_name, [])]
-        e_rows.sort(key=lambda item: repr(sorted(item[0].items())))
-        a_rows.sort(key=lambda item: repr(sorted(item[0].items())))
-        pairs: list[tuple[RowChange, RowChange]] = []
-        rest_a = list(a_rows)
-        rest_e = []
-        for content, change in e_rows:
-            same = next((i for i, (a_content, _) in enumerate(rest_a) if a_content == content), None)
-            if same is None:
-                rest_e.append((content, change))
-            else:
-                pairs.append((change, rest_a.pop(same)[1]))
-                exact.append(change)
-        for content, change in rest_e:
-            if not rest_a:
-                missing.append(change)
-                continue
-            score, index = max((sum(content[c] == v for c, v in a_content.items()), -i) for i, (a_content, _) in enumerate(rest_a))
-            if score * 2 < len(content):  # too different to be the same row
-                missing.append(change)
-                continue
-            a_content, other = rest_a.pop(-index)
-            pairs.append((change, other))
-            for column in sorted(content):
-                if content[column] != a_content[column]:
-                    # References show the trial's id of the paired new row, so both sides read alike.
-                    wrong.append(WrongValue(table_name, change.key, column, _shown(content[column]), a_content[column], op="insert"))
-        unexpected.extend(change for _, change in rest_a)
+        pairs = _pair_table(table_name, e_rows, a_rows, found)
         if table.has_generated_id:
             for e_row, a_row in pairs:
                 paired[(table_name, e_row.key[table.key[0]])] = a_row.key[table.key[0]]
+    return translate
 
+
+def _pair_table(
+    table_name: str, e_rows: list[tuple[Content, RowChange]], a_rows: list[tuple[Content, RowChange]], found: _Findings
+) -> list[tuple[RowChange, RowChange]]:
+    """Pair one table's new rows: equal ones first, then each remaining expected row with the most
+    similar actual row (its differing columns are wrong values) unless too different (missing).
+    Actual rows left over are unexpected."""
+    e_rows = sorted(e_rows, key=lambda item: repr(sorted(item[0].items())))
+    rest_a = sorted(a_rows, key=lambda item: repr(sorted(item[0].items())))
+    pairs: list[tuple[RowChange, RowChange]] = []
+    rest_e = []
+    for content, change in e_rows:
+        same = next((i for i, (a_content, _) in enumerate(rest_a) if a_content == content), None)
+        if same is None:
+            rest_e.append((content, change))
+        else:
+            pairs.append((change, rest_a.pop(same)[1]))
+            found.exact.append(change)
+    for content, change in rest_e:
+        if not rest_a:
+            found.missing.append(change)
+            continue
+        score, index = max((sum(content[c] == v for c, v in a_content.items()), -i) for i, (a_content, _) in enumerate(rest_a))
+        if score * 2 < len(content):  # too different to be the same row
+            found.missing.append(change)
+            continue
+        a_content, other = rest_a.pop(-index)
+        pairs.append((change, other))
+        for column in sorted(content):
+            if content[column] != a_content[column]:
+                # References show the trial's id of the paired new row, so both sides read alike.
+                found.wrong.append(WrongValue(table_name, change.key, column, _shown(content[column]), a_content[column], op="insert"))
+    found.unexpected.extend(change for _, change in rest_a)
+    return pairs
+
+
+def _compare_existing_rows(expected: Diff, actual: Diff, schema: Schema, translate: Translate, found: _Findings) -> None:
+    """Compare the changes of rows that existed, by key, references to new rows translated."""
     exp_existing = {_key(c): c for c in expected if c.op != "insert"}
     act_existing = {_key(c): c for c in actual if c.op != "insert"}
     for key in sorted(exp_existing.keys() | act_existing.keys(), key=repr):
         e, a = exp_existing.get(key), act_existing.get(key)
         if e is None:
             assert a is not None
-            unexpected.append(a)
+            found.unexpected.append(a)
         elif a is None:
-            missing.append(e)
+            found.missing.append(e)
         elif e.op != a.op:
-            missing.append(e)
-            unexpected.append(a)
+            found.missing.append(e)
+            found.unexpected.append(a)
         elif e.op == "delete":
-            exact.append(e)
+            found.exact.append(e)
         else:
             volatile = set(schema.table(e.table).volatile_columns)
             ev = {c: translate(e.table, c, v) for c, v in (e.new or {}).items() if c not in volatile}
             av = {c: v for c, v in (a.new or {}).items() if c not in volatile}
             if ev == av:
-                exact.append(e)
+                found.exact.append(e)
                 continue
             for column in sorted(ev.keys() | av.keys()):
                 if ev.get(column, _UNCHANGED) != av.get(column, _UNCHANGED):
                     # A column one side left alone ends with its original value (the other's old).
-                    wrong.append(
+                    found.wrong.append(
                         WrongValue(
                             e.table,
                             e.key,
@@ -300,8 +340,6 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
                             old=_original(a, e, column),
                         )
                     )
-    note = "" if missing or unexpected or wrong else "new rows match one by one, but their links to other new rows differ"
-    return Grade(False, len(expected), len(actual), len(exact), missing, unexpected, wrong, note, matched=exact)
 
 
 _UNCHANGED = object()

@@ -8,6 +8,7 @@ solver.
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,14 +32,20 @@ class ReferenceRun:
 
 
 def run_steps(
-    domain_name: str, actor: int, steps: list[Step], conn=None, *, world: Path | None = None, tolerant: bool = False
+    domain_name: str,
+    actor: int,
+    steps: list[Step],
+    conn: sqlite3.Connection | None = None,
+    *,
+    world: Path | None = None,
+    tolerant: bool = False,
 ) -> ReferenceRun:
     """Apply `steps` in order on a fresh copy of the world (`world`, or the domain's default; or
     on `conn`). A refused step raises ReferenceFailed, unless `tolerant` (a shortcut solver that
     moves on): then its result is None and a later step that needs it is skipped too."""
     domain = get_domain(domain_name)
     own = conn is None
-    if own:
+    if conn is None:
         conn = scratch_copy(world or ensure_world(domain))
     try:
         tracker = ChangeTracker(conn, domain.schema)

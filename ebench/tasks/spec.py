@@ -13,12 +13,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from .diff import Diff, RowChange
+
+if TYPE_CHECKING:
+    from ..domains.engine.domain import Domain
+    from ..domains.engine.schema import Table
 
 FORMAT = "ebench-task/1"
 CAPABILITIES = (
@@ -57,26 +64,53 @@ def capability_named(name: str) -> str | None:
     return None
 
 
-# field -> (JSON type, required, description): the validator and `task_json_schema()` share it.
-FIELDS: dict[str, tuple[str, bool, str]] = {
-    "format": ("string", True, f"always {FORMAT!r}"),
-    "id": ("string", True, "unique id: lowercase letters, digits, '-' and '_' (e.g. 'music-0042')"),
-    "domain": ("string", True, "the world the task runs in"),
-    "actor": ("integer", True, "id of the user the solver acts for"),
-    "query": ("string", True, "the request, in the user's words"),
-    "capabilities": ("array", True, f"one or more of {', '.join(CAPABILITIES)}"),
-    "expected_diff": ("array", True, "the net row changes a correct solution makes: {table, op, key, old?, new?}"),
-    "reference_solution": ("array", True, "steps {tool, args} that produce expected_diff on a fresh copy"),
-    "generator": ("object", False, "how the task was made: {template, seed, ...}"),
-    "stats": ("object", False, "changed rows by kind: {changed_rows, inserts, updates, deletes, tables}"),
-    "world": ("object", False, "the world the task was made on: {seed, fingerprint}; a run refuses the task on another world"),
-    "budget": (
-        "object",
-        False,
-        "limits a correct solver finishes within: {max_tool_calls, max_turns}; a run uses the larger of these and its own",
-    ),
-}
-_JSON_TYPES = {"string": str, "integer": int, "array": list, "object": dict}
+class TaskDocument(BaseModel):
+    """A task file as JSON: the fields and their JSON types (what `ebench tasks schema` prints). What
+    each field must hold in the domain it names (its tools, tables, key columns) is checked by
+    `parse_task`, which turns the document into a `Task`."""
+
+    model_config = ConfigDict(extra="forbid", title="ebench task")
+
+    format: StrictStr = Field(description=f"always {FORMAT!r}", json_schema_extra={"const": FORMAT})
+    id: StrictStr = Field(
+        description="unique id: lowercase letters, digits, '-' and '_' (e.g. 'music-0042')", json_schema_extra={"pattern": _ID.pattern}
+    )
+    domain: StrictStr = Field(description="the world the task runs in")
+    actor: StrictInt = Field(description="id of the user the solver acts for", json_schema_extra={"minimum": 1})
+    query: StrictStr = Field(description="the request, in the user's words")
+    capabilities: list[Any] = Field(
+        description=f"one or more of {', '.join(CAPABILITIES)}",
+        json_schema_extra={"items": {"enum": list(CAPABILITIES)}, "minItems": 1},
+    )
+    expected_diff: list[Any] = Field(
+        description="the net row changes a correct solution makes: {table, op, key, old?, new?}",
+        json_schema_extra={"minItems": 1},
+    )
+    reference_solution: list[Any] = Field(
+        description="steps {tool, args} that produce expected_diff on a fresh copy",
+        json_schema_extra={"minItems": 1},
+    )
+    generator: dict[str, Any] = Field(default_factory=dict, description="how the task was made: {template, seed, ...}")
+    stats: dict[str, Any] = Field(
+        default_factory=dict, description="changed rows by kind: {changed_rows, inserts, updates, deletes, tables}"
+    )
+    world: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the world the task was made on: {seed, fingerprint}; a run refuses the task on another world",
+    )
+    budget: dict[str, Any] = Field(
+        default_factory=dict,
+        description="limits a correct solver finishes within: {max_tool_calls, max_turns}; a run uses the larger of these and its own",
+    )
+
+
+class StepRecord(BaseModel):
+    """One step of a reference solution as a task file holds it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    args: dict[str, Any]
 
 
 class TaskFileError(ValueError):
@@ -175,139 +209,181 @@ def resolve_args(args: dict[str, Any], results: list[Any]) -> dict[str, Any]:
 
 
 def parse_task(data: Any, source: str = "<task>") -> Task:
-    """A validated Task from decoded JSON, or TaskFileError naming the field at fault."""
+    """A validated Task from decoded JSON, or TaskFileError naming the field at fault. The document's
+    shape is checked first (`TaskDocument`), then what its fields mean in the domain, in the order
+    of the fields."""
     from ..domains import UnknownDomain, get_domain
-    from ..domains.engine.schema import SchemaError
 
-    def fail(field_name: str, message: str) -> TaskFileError:
-        return TaskFileError(source, field_name, message)
+    def fail(field_name: str, message: str) -> NoReturn:
+        raise TaskFileError(source, field_name, message)
 
     if not isinstance(data, dict):
-        raise fail("(document)", f"a task is a JSON object, got {type(data).__name__}")
-    for name, (json_type, required, _) in FIELDS.items():
-        if name not in data:
-            if required:
-                raise fail(name, "missing")
-            continue
-        value = data[name]
-        if not isinstance(value, _JSON_TYPES[json_type]) or (json_type == "integer" and isinstance(value, bool)):
-            raise fail(name, f"must be a JSON {json_type}, got {type(value).__name__}")
-    unknown = sorted(set(data) - set(FIELDS))
-    if unknown:
-        raise fail(unknown[0], "unknown field")
-    if data["format"] != FORMAT:
-        raise fail("format", f"unsupported format {data['format']!r}; this ebench reads {FORMAT!r}")
-    if not _ID.match(data["id"]):
-        raise fail("id", f"{data['id']!r} is not a valid id (lowercase letters, digits, '-', '_'; 3-81 characters)")
+        fail("(document)", f"a task is a JSON object, got {type(data).__name__}")
     try:
-        domain = get_domain(data["domain"])
+        doc = TaskDocument.model_validate(data)
+    except ValidationError as exc:
+        fail(*_shape_problem(data, exc))
+    if doc.format != FORMAT:
+        fail("format", f"unsupported format {doc.format!r}; this ebench reads {FORMAT!r}")
+    if not _ID.match(doc.id):
+        fail("id", f"{doc.id!r} is not a valid id (lowercase letters, digits, '-', '_'; 3-81 characters)")
+    try:
+        domain = get_domain(doc.domain)
     except UnknownDomain as exc:
-        raise fail("domain", str(exc)) from None
-    if not data["query"].strip():
-        raise fail("query", "empty")
-    caps = data["capabilities"]
+        fail("domain", str(exc))
+    if not doc.query.strip():
+        fail("query", "empty")
+    _check_capabilities(doc.capabilities, fail)
+    steps = _steps(doc.reference_solution, domain, fail)
+    diff = _expected_diff(doc.expected_diff, domain, fail)
+    _check_stats(doc.stats, diff, fail)
+    if not 1 <= doc.actor <= INT64_MAX:
+        fail("actor", "must be a positive integer id (64-bit)")
+    _check_world(doc.world, fail)
+    _check_budget(doc.budget, fail)
+    return Task(
+        doc.id,
+        domain.name,
+        doc.actor,
+        doc.query,
+        list(doc.capabilities),
+        diff,
+        steps,
+        dict(doc.generator),
+        dict(doc.stats) or diff_stats(diff),
+        dict(doc.world),
+        dict(doc.budget),
+        source,
+    )
+
+
+Fail = Callable[[str, str], NoReturn]  # raises the TaskFileError of a field
+
+
+@cache
+def _json_types() -> dict[str, str]:
+    """Each field's JSON type, as the schema names it (for the one-line message of a wrong type)."""
+    return {name: prop["type"] for name, prop in TaskDocument.model_json_schema()["properties"].items()}
+
+
+def _shape_problem(data: dict[str, Any], exc: ValidationError) -> tuple[str, str]:
+    """The first shape problem, as before the model: a missing or mistyped field in the fields'
+    order, then an unknown field (the first by name)."""
+    problems = {str(e["loc"][0]): e["type"] for e in exc.errors() if e["type"] != "extra_forbidden"}
+    for name in TaskDocument.model_fields:
+        if name in problems:
+            if problems[name] == "missing":
+                return name, "missing"
+            return name, f"must be a JSON {_json_types()[name]}, got {type(data[name]).__name__}"
+    return sorted(set(data) - set(TaskDocument.model_fields))[0], "unknown field"
+
+
+def _check_capabilities(caps: list[Any], fail: Fail) -> None:
     if not caps:
-        raise fail("capabilities", "at least one capability is required")
+        fail("capabilities", "at least one capability is required")
     for i, cap in enumerate(caps):
         if cap not in CAPABILITIES:
-            raise fail(f"capabilities[{i}]", f"unknown capability {cap!r}; known: {', '.join(CAPABILITIES)}")
+            fail(f"capabilities[{i}]", f"unknown capability {cap!r}; known: {', '.join(CAPABILITIES)}")
     if len(set(caps)) != len(caps):
-        raise fail("capabilities", "a capability is listed twice")
+        fail("capabilities", "a capability is listed twice")
 
+
+def _steps(items: list[Any], domain: Domain, fail: Fail) -> list[Step]:
     steps: list[Step] = []
-    for i, step in enumerate(data["reference_solution"]):
+    for i, step in enumerate(items):
         where = f"reference_solution[{i}]"
         if not isinstance(step, dict) or set(step) != {"tool", "args"}:
-            raise fail(where, 'each step is an object {"tool": NAME, "args": {...}}')
+            fail(where, 'each step is an object {"tool": NAME, "args": {...}}')
         if not isinstance(step["tool"], str) or step["tool"] not in domain.tools.names:
-            raise fail(f"{where}.tool", f"no tool {step['tool']!r} in the {domain.name} domain")
+            fail(f"{where}.tool", f"no tool {step['tool']!r} in the {domain.name} domain")
         if not isinstance(step["args"], dict):
-            raise fail(f"{where}.args", "must be a JSON object")
+            fail(f"{where}.args", "must be a JSON object")
         _check_references(step["args"], i, f"{where}.args", fail)
         steps.append(Step(step["tool"], step["args"]))
     if not steps:
-        raise fail("reference_solution", "at least one step is required")
+        fail("reference_solution", "at least one step is required")
+    return steps
 
-    changes: list[RowChange] = []
-    for i, item in enumerate(data["expected_diff"]):
-        where = f"expected_diff[{i}]"
-        if not isinstance(item, dict):
-            raise fail(where, "each change is a JSON object")
-        extra = sorted(set(item) - {"table", "op", "key", "old", "new"})
-        if extra:
-            raise fail(f"{where}.{extra[0]}", "unknown field")
-        try:
-            table = domain.schema.table(item.get("table"))  # type: ignore[arg-type]
-        except (SchemaError, TypeError):
-            raise fail(f"{where}.table", f"no table {item.get('table')!r} in the {domain.name} world") from None
-        op = item.get("op")
-        if op not in ("insert", "update", "delete"):
-            raise fail(f"{where}.op", f"must be insert, update or delete, got {op!r}")
-        key = item.get("key")
-        if not isinstance(key, dict) or set(key) != set(table.key):
-            raise fail(f"{where}.key", f"must give exactly the key columns {list(table.key)} of {table.name}")
-        for column, value in key.items():
-            if not isinstance(value, (int, str)) or isinstance(value, bool) or _bad_value(value):
-                raise fail(f"{where}.key.{column}", "a key value is an integer (64-bit) or a string")
-        needs = {"insert": ("new",), "delete": ("old",), "update": ("old", "new")}[op]
-        for part in ("old", "new"):
-            value = item.get(part)
-            if part in needs and not isinstance(value, dict):
-                raise fail(f"{where}.{part}", f"a {op} needs {' and '.join(needs)} values")
-            if part not in needs and value is not None:
-                raise fail(f"{where}.{part}", f"a {op} has no {part} values")
-            if isinstance(value, dict):
-                unknown_cols = sorted(set(value) - set(table.column_names))
-                if unknown_cols:
-                    raise fail(f"{where}.{part}.{unknown_cols[0]}", f"{table.name} has no such column")
-                for column, cell in value.items():
-                    if _bad_value(cell):
-                        raise fail(
-                            f"{where}.{part}.{column}",
-                            f"a value is null, a boolean, a 64-bit integer, a finite number or a string, got {type(cell).__name__}",
-                        )
-                if op != "update" and set(value) != set(table.column_names):
-                    raise fail(f"{where}.{part}", f"a whole {table.name} row is needed: {table.column_names}")
-        changes.append(RowChange(table.name, op, key, item.get("old"), item.get("new")))
-    diff = Diff(changes)
+
+def _expected_diff(items: list[Any], domain: Domain, fail: Fail) -> Diff:
+    changes = [_row_change(item, f"expected_diff[{i}]", domain, fail) for i, item in enumerate(items)]
     if not changes:
-        raise fail("expected_diff", "a task must change something")
-    stats = data.get("stats") or {}
-    if stats:
-        expected_stats = diff_stats(diff)
-        for name in ("changed_rows", "inserts", "updates", "deletes"):
-            if name in stats and stats[name] != expected_stats[name]:
-                raise fail(f"stats.{name}", f"says {stats[name]} but expected_diff has {expected_stats[name]}")
-    if not isinstance(data["actor"], int) or not 1 <= data["actor"] <= INT64_MAX:
-        raise fail("actor", "must be a positive integer id (64-bit)")
-    world = dict(data.get("world") or {})
-    if world:
-        if set(world) != {"seed", "fingerprint"}:
-            raise fail("world", 'must be {"seed": <integer>, "fingerprint": <string>}')
-        if not isinstance(world["seed"], int) or isinstance(world["seed"], bool):
-            raise fail("world.seed", "must be an integer")
-        if not isinstance(world["fingerprint"], str) or not world["fingerprint"]:
-            raise fail("world.fingerprint", "must be a non-empty string")
-    budget = dict(data.get("budget") or {})
+        fail("expected_diff", "a task must change something")
+    return Diff(changes)
+
+
+def _row_change(item: Any, where: str, domain: Domain, fail: Fail) -> RowChange:
+    from ..domains.engine.schema import SchemaError
+
+    if not isinstance(item, dict):
+        fail(where, "each change is a JSON object")
+    extra = sorted(set(item) - {"table", "op", "key", "old", "new"})
+    if extra:
+        fail(f"{where}.{extra[0]}", "unknown field")
+    try:
+        table = domain.schema.table(item.get("table"))  # type: ignore[arg-type]
+    except (SchemaError, TypeError):
+        fail(f"{where}.table", f"no table {item.get('table')!r} in the {domain.name} world")
+    op = item.get("op")
+    if op not in ("insert", "update", "delete"):
+        fail(f"{where}.op", f"must be insert, update or delete, got {op!r}")
+    key = item.get("key")
+    if not isinstance(key, dict) or set(key) != set(table.key):
+        fail(f"{where}.key", f"must give exactly the key columns {list(table.key)} of {table.name}")
+    for column, value in key.items():
+        if not isinstance(value, (int, str)) or isinstance(value, bool) or _bad_value(value):
+            fail(f"{where}.key.{column}", "a key value is an integer (64-bit) or a string")
+    needs = {"insert": ("new",), "delete": ("old",), "update": ("old", "new")}[op]
+    for part in ("old", "new"):
+        value = item.get(part)
+        if part in needs and not isinstance(value, dict):
+            fail(f"{where}.{part}", f"a {op} needs {' and '.join(needs)} values")
+        if part not in needs and value is not None:
+            fail(f"{where}.{part}", f"a {op} has no {part} values")
+        if isinstance(value, dict):
+            _check_row(value, op, f"{where}.{part}", table, fail)
+    return RowChange(table.name, op, key, item.get("old"), item.get("new"))
+
+
+def _check_row(row: dict[str, Any], op: str, where: str, table: Table, fail: Fail) -> None:
+    unknown_cols = sorted(set(row) - set(table.column_names))
+    if unknown_cols:
+        fail(f"{where}.{unknown_cols[0]}", f"{table.name} has no such column")
+    for column, cell in row.items():
+        if _bad_value(cell):
+            fail(
+                f"{where}.{column}", f"a value is null, a boolean, a 64-bit integer, a finite number or a string, got {type(cell).__name__}"
+            )
+    if op != "update" and set(row) != set(table.column_names):
+        fail(where, f"a whole {table.name} row is needed: {table.column_names}")
+
+
+def _check_stats(stats: dict[str, Any], diff: Diff, fail: Fail) -> None:
+    if not stats:
+        return
+    expected_stats = diff_stats(diff)
+    for name in ("changed_rows", "inserts", "updates", "deletes"):
+        if name in stats and stats[name] != expected_stats[name]:
+            fail(f"stats.{name}", f"says {stats[name]} but expected_diff has {expected_stats[name]}")
+
+
+def _check_world(world: dict[str, Any], fail: Fail) -> None:
+    if not world:
+        return
+    if set(world) != {"seed", "fingerprint"}:
+        fail("world", 'must be {"seed": <integer>, "fingerprint": <string>}')
+    if not isinstance(world["seed"], int) or isinstance(world["seed"], bool):
+        fail("world.seed", "must be an integer")
+    if not isinstance(world["fingerprint"], str) or not world["fingerprint"]:
+        fail("world.fingerprint", "must be a non-empty string")
+
+
+def _check_budget(budget: dict[str, Any], fail: Fail) -> None:
     for name, value in budget.items():
         if name not in ("max_tool_calls", "max_turns"):
-            raise fail(f"budget.{name}", "unknown field (max_tool_calls, max_turns)")
+            fail(f"budget.{name}", "unknown field (max_tool_calls, max_turns)")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise fail(f"budget.{name}", "must be a positive integer")
-    return Task(
-        data["id"],
-        domain.name,
-        data["actor"],
-        data["query"],
-        list(caps),
-        diff,
-        steps,
-        dict(data.get("generator") or {}),
-        dict(stats) or diff_stats(diff),
-        world,
-        budget,
-        source,
-    )
+            fail(f"budget.{name}", "must be a positive integer")
 
 
 INT64_MAX = 2**63 - 1
@@ -324,12 +400,12 @@ def _bad_value(value: Any) -> bool:
     return True
 
 
-def _check_references(args: Any, step: int, where: str, fail) -> None:
+def _check_references(args: Any, step: int, where: str, fail: Fail) -> None:
     if isinstance(args, dict):
         if "$from" in args:
             ref = args["$from"]
             if set(args) - {"$from", "path"} or not isinstance(ref, int) or isinstance(ref, bool) or not 0 <= ref < step:
-                raise fail(where, f'a reference is {{"$from": <earlier step>, "path": "field"}}; step {step} cannot use {args!r}')
+                fail(where, f'a reference is {{"$from": <earlier step>, "path": "field"}}; step {step} cannot use {args!r}')
             return
         for k, v in args.items():
             _check_references(v, step, f"{where}.{k}", fail)
@@ -385,41 +461,17 @@ def load_tasks(paths: Iterable[str | Path]) -> LoadReport:
 
 
 def task_json_schema() -> dict[str, Any]:
-    """A JSON Schema (draft 2020-12) of the task format, for editors and other tools."""
-    props: dict[str, Any] = {}
-    for name, (json_type, _, description) in FIELDS.items():
-        props[name] = {"type": json_type, "description": description}
-    props["format"]["const"] = FORMAT
-    props["id"]["pattern"] = _ID.pattern
-    props["actor"]["minimum"] = 1
-    props["capabilities"]["items"] = {"enum": list(CAPABILITIES)}
-    props["capabilities"]["minItems"] = 1
-    props["reference_solution"]["items"] = {
-        "type": "object",
-        "required": ["tool", "args"],
-        "additionalProperties": False,
-        "properties": {"tool": {"type": "string"}, "args": {"type": "object"}},
-    }
-    props["reference_solution"]["minItems"] = 1
-    props["expected_diff"]["items"] = {
-        "type": "object",
-        "required": ["table", "op", "key"],
-        "additionalProperties": False,
-        "properties": {
-            "table": {"type": "string"},
-            "op": {"enum": ["insert", "update", "delete"]},
-            "key": {"type": "object"},
-            "old": {"type": "object"},
-            "new": {"type": "object"},
-        },
-    }
-    props["expected_diff"]["minItems"] = 1
+    """A JSON Schema (draft 2020-12) of the task format, for editors and other tools: the model's,
+    titled and identified with the format version."""
+    from .records import RowChangeRecord
+
+    schema = TaskDocument.model_json_schema()
+    # The items are checked against the domain by parse_task; their shape is the records'.
+    schema["properties"]["expected_diff"]["items"] = RowChangeRecord.model_json_schema()
+    schema["properties"]["reference_solution"]["items"] = StepRecord.model_json_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"urn:{FORMAT.replace('/', ':')}",
-        "title": "ebench task",
-        "type": "object",
-        "required": [n for n, (_, req, _) in FIELDS.items() if req],
-        "additionalProperties": False,
-        "properties": props,
+        **schema,
+        "title": f"ebench task ({FORMAT})",
     }

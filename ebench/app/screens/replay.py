@@ -24,10 +24,9 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList,
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from ...sessions.describe import CODE, DATA, FIELD, GAP, PROSE, STATUS, describe
 from ...sessions.runs import RunData
 from ...sessions.timeline import (
-    BLOCK,
-    CHILD,
     Mismatch,
     ReferenceStep,
     Step,
@@ -35,7 +34,6 @@ from ...sessions.timeline import (
     Timeline,
     TrialRow,
     filter_rows,
-    shown_args,
     trial_rows,
 )
 from ..render import duration, json_text
@@ -72,80 +70,30 @@ def position_text(step: int, last: int, calls: int, total_calls: int, point: int
 
 
 def step_detail(step: Step, *, dark: bool = True) -> Text:
-    """The event of one step for people: a message's content and reasoning, a call's arguments
-    and result, an API error, the end's grade."""
-    event = step.event
+    """The event of one step for people, drawn from its description (`sessions.describe`): a
+    message's content and reasoning, a call's arguments and result, an API error, the end's grade."""
     text = Text()
-
-    def field(name: str, value: Any) -> None:
-        text.append(f"{name}: ", style="bold")
-        text.append(f"{value}\n")
-
-    def block(name: str, value: Any, *, max_lines: int | None = None) -> None:
-        text.append(f"{name}\n", style="bold")
-        text.append_text(json_text(value, max_lines=max_lines, dark=dark))
-        text.append("\n")
-
     text.append(f"Step {step.index} · {step.kind}", style="bold underline")
-    text.append(f"  (t = {event.get('t', 0)} s)\n\n", style="dim")
-    if step.kind == "start":
-        task = event.get("task") or {}
-        field("task", task.get("id", "(none)"))
-        field("domain", event.get("domain"))
-        field("actor", event.get("actor"))
-        field("mode", event.get("mode"))
-        field("solver", (event.get("solver") or {}).get("label") or (event.get("solver") or {}).get("name", ""))
-        if task.get("query"):
-            text.append("\nrequest\n", style="bold")
-            text.append(f"{task['query']}\n")
-    elif step.kind == "message":
-        field("role", event.get("role"))
-        if event.get("turn") is not None:
-            field("turn", event.get("turn"))
-        if event.get("reasoning"):
-            text.append("\nreasoning\n", style="bold italic")
-            text.append(f"{event['reasoning']}\n", style="italic")
-        content = event.get("content")
-        text.append("\ncontent\n", style="bold")
-        text.append(f"{content if isinstance(content, str) else '' if content is None else content}\n")
-        if event.get("tool_calls"):
+    text.append(f"  (t = {step.event.t} s)\n\n", style="dim")
+    for part in describe(step.event).parts:
+        if part.kind == FIELD:
+            text.append(f"{part.name}: ", style="bold")
+            text.append(f"{part.value}\n")
+        elif part.kind == PROSE:
+            text.append(f"\n{part.name}\n", style="bold italic" if part.italic else "bold")
+            text.append(f"{part.value}\n", style="italic" if part.italic else "")
+        elif part.kind == DATA:
+            text.append(f"{part.name}\n", style="bold")
+            text.append_text(json_text(part.value, max_lines=RESULT_LINES if part.folded else None, dark=dark))
             text.append("\n")
-            block("tool calls requested", event["tool_calls"], max_lines=RESULT_LINES)
-        if event.get("usage"):
-            field("usage", ", ".join(f"{k} {v}" for k, v in event["usage"].items()))
-    elif step.kind == "tool_call":
-        role = {BLOCK: "exec_code block", CHILD: f"call inside block {event.get('parent')}"}.get(str(step.role), "call")
-        field("tool", event.get("tool"))
-        field("id", f"{event.get('id')} ({role})")
-        if event.get("ok"):
-            text.append("✓ ok", style="bold")
-        else:
-            text.append(f"✗ error {event.get('error_code')}", style="bold red")
-        text.append(f"  {duration(event.get('seconds'))}\n\n", style="dim")
-        args = shown_args(event.get("args"))
-        if step.role == BLOCK and isinstance(args, dict) and isinstance(args.get("code"), str):
-            text.append("code\n", style="bold")
-            text.append(f"{args['code']}\n\n")
-        else:
-            block("arguments", args)
+        elif part.kind == STATUS:
+            text.append("✓ ok" if part.ok else f"✗ error {part.value}", style="bold" if part.ok else "bold red")
+            text.append(f"  {duration(part.seconds)}\n\n", style="dim")
+        elif part.kind == CODE:
+            text.append(f"{part.name}\n", style="bold")
+            text.append(f"{part.value}\n\n")
+        elif part.kind == GAP:
             text.append("\n")
-        block("result", event.get("result"), max_lines=RESULT_LINES)
-    elif step.kind == "api_error":
-        for name in ("kind", "status", "attempt", "error", "retry_in"):
-            if event.get(name) is not None:
-                field(name, event[name])
-    elif step.kind == "end":
-        field("termination", event.get("termination"))
-        if event.get("error"):
-            field("error", event.get("error"))
-        grade = event.get("grade")
-        field("recorded grade", "none" if not grade else "PASS" if grade.get("passed") else "FAIL")
-        summary = event.get("summary") or {}
-        for name in ("tool_calls", "inner_calls", "turns", "tokens_in", "tokens_out", "cost"):
-            if summary.get(name) is not None:
-                field(name, summary[name])
-    else:
-        block("event", {k: v for k, v in event.items() if k not in ("event", "t")}, max_lines=RESULT_LINES)
     text.rstrip()
     return text
 
@@ -156,7 +104,7 @@ def explanation(
     """The trial's final grade explained: verdict, termination, the point of no return, whether
     the replay is faithful, and what is missing, unexpected or wrong at the end."""
     text = Text()
-    end = timeline.session.end or {}
+    end = timeline.session.end
     if final is None:
         text.append("analysing the trial…", style="italic")
         return text
@@ -167,10 +115,10 @@ def explanation(
         colour = variables.get("diff-matched" if grade.passed else "diff-missing")
         text.append(("✓ " if grade.passed else "✗ ") + grade.summary() + "\n", style=Style(bold=True, color=colour))
     text.append("termination: ", style="bold")
-    text.append(f"{end.get('termination', 'none (the session has no end)')}\n")
-    if end.get("error"):
+    text.append(f"{end.termination if end else 'none (the session has no end)'}\n")
+    if end and end.error:
         text.append("error: ", style="bold")
-        text.append(f"{end['error']}\n")
+        text.append(f"{end.error}\n")
     if grade is not None and not grade.passed:
         text.append("point of no return: ", style="bold")
         if point is None:
@@ -344,9 +292,8 @@ class TrialView(Vertical):
             return
         timeline = self.timeline = message.timeline
         start = timeline.session.start
-        solver = start.get("solver") or {}
         task = timeline.task.id if timeline.task else timeline.session.task_id or "(no task)"
-        title = f"{task} · trial {start.get('trial', 1)} · {solver.get('label') or solver.get('name', '?')}"
+        title = f"{task} · trial {start.trial} · {start.solver_label or '?'}"
         title += f" · {timeline.mode} mode · {len(timeline.leaves)} domain calls"
         self.query_one("#replay-title", Static).update(title)
         steps = self.query_one("#replay-steps", OptionList)
@@ -421,7 +368,7 @@ class TrialView(Vertical):
         if not self._trace_loaded:
             trace.set_calls(self.timeline.calls_until(self.timeline.last))
             self._trace_loaded = True
-        trace.dim_after({str(entry.get("id")) for entry in self.timeline.calls_until(step)})
+        trace.dim_after({entry.id for entry in self.timeline.calls_until(step)})
         trace.mark(self.timeline.steps[step].call_id)
 
     def _show_position(self) -> None:

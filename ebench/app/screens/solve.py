@@ -23,6 +23,8 @@ from textual.widgets import Footer, Header, RichLog, TabbedContent, TabPane
 from ...domains import get_domain
 from ...domains.engine.tools import Tool
 from ...sessions.attempts import discard, human_trial, recorded_trial
+from ...sessions.events import ApiErrorEvent, MessageEvent, SessionEvent, ToolCallEvent
+from ...sessions.solvers.base import Solver
 from ...sessions.trial import AGENT_STOPPED, Trial, TrialLimits, TrialSummary
 from ...sessions.watch import StepGate, watch
 from ...tasks.diff import Diff
@@ -77,9 +79,9 @@ class SolveScreen(EBenchScreen):
             self.generation, self.trial, self.error = generation, trial, error
 
     class TrialEvent(Message):
-        def __init__(self, generation: int, event: str, data: dict[str, Any]) -> None:
+        def __init__(self, generation: int, event: SessionEvent) -> None:
             super().__init__()
-            self.generation, self.event, self.data = generation, event, data
+            self.generation, self.event = generation, event
 
     class DiffReady(Message):
         def __init__(self, generation: int, result: Grade | None, actual: Diff) -> None:
@@ -93,7 +95,7 @@ class SolveScreen(EBenchScreen):
             super().__init__()
             self.generation, self.summary, self.result, self.actual = generation, summary, result, actual
 
-    def __init__(self, task: Task, *, code: bool = False, blind: bool = False, watcher: Any = None, paused: bool = False) -> None:
+    def __init__(self, task: Task, *, code: bool = False, blind: bool = False, watcher: Solver | None = None, paused: bool = False) -> None:
         super().__init__()
         self.task_spec = task
         self.code = code
@@ -150,8 +152,8 @@ class SolveScreen(EBenchScreen):
         yield Footer()
 
     def _watcher_label(self) -> str:
-        settings = getattr(self.watcher, "settings", None)
-        return str(getattr(settings, "model", None) or getattr(self.watcher, "name", "solver"))
+        assert self.watcher is not None
+        return str(self.watcher.config().get("model") or self.watcher.name)
 
     def on_mount(self) -> None:
         self.sub_title = self.task_spec.id
@@ -181,8 +183,8 @@ class SolveScreen(EBenchScreen):
             self.post_message(self.TrialReady(generation, None, f"{type(exc).__name__}: {exc}"))
             return
 
-        def listener(event: str, data: dict[str, Any]) -> None:
-            self.post_message(self.TrialEvent(generation, event, dict(data)))
+        def listener(kind: str, event: SessionEvent) -> None:
+            self.post_message(self.TrialEvent(generation, event))
 
         trial.listeners.append(listener)
         self.post_message(self.TrialReady(generation, trial))
@@ -277,14 +279,13 @@ class SolveScreen(EBenchScreen):
     @on(CallTrace.Selected)
     def _call_selected(self, message: CallTrace.Selected) -> None:
         """A call picked in the trace comes back into the composer, to edit and send again."""
-        entry = message.entry
-        tool = self.tools.get(str(entry.get("tool")))
-        if tool is None or self.watcher is not None or entry.get("parent"):
+        call = message.call
+        tool = self.tools.get(str(call.tool))
+        if tool is None or self.watcher is not None or call.parent:
             return
         self.query_one(TabbedContent).active = "tab-call"
         self.query_one(ToolCatalog).select(tool.name)
-        args = entry.get("args")
-        self.query_one(CallComposer).set_tool(tool, args if isinstance(args, dict) else None)
+        self.query_one(CallComposer).set_tool(tool, call.args if isinstance(call.args, dict) else None)
 
     @work(thread=True, group="calls", exit_on_error=False)
     def _run_call(self, tool: str, args: dict[str, Any]) -> None:
@@ -303,7 +304,7 @@ class SolveScreen(EBenchScreen):
             if trial is not None:
                 result = trial.exec_code(code)
         finally:
-            payload = None if result is None else (result.value if result.value is not None else result.payload())
+            payload = None if result is None else result.for_solver()
             ok = bool(result and result.ok)
             self.app.call_from_thread(self._code_done, ok, payload)
 
@@ -320,34 +321,33 @@ class SolveScreen(EBenchScreen):
     def on_solve_screen_trial_event(self, message: TrialEvent) -> None:
         if message.generation != self.generation:
             return
-        data = message.data
-        if message.event == "tool_call":
-            self.query_one(CallTrace).add_call(data)
+        event = message.event
+        if isinstance(event, ToolCallEvent):
+            self.query_one(CallTrace).add_call(event)
             self._set_status()
             self.refresh_diff()
-        elif message.event in ("message", "api_error", "bad_response") and self.watcher is not None:
-            self._log_event(message.event, data)
+        elif event.event in ("message", "api_error", "bad_response") and self.watcher is not None:
+            self._log_event(event)
 
-    def _log_event(self, event: str, data: dict[str, Any]) -> None:
+    def _log_event(self, event: SessionEvent) -> None:
         log = self.query_one("#conversation", RichLog)
-        if event == "message":
-            role = str(data.get("role"))
-            if role == "system":
+        if isinstance(event, MessageEvent):
+            if event.role == "system":
                 return
-            text = Text(f"{role}", style="bold")
-            if data.get("turn"):
-                text.append(f" · turn {data['turn']}", style="dim")
-            if data.get("reasoning"):
-                text.append("\n" + str(data["reasoning"]), style="italic dim")
-            if data.get("content"):
-                text.append("\n" + str(data["content"]))
-            calls = data.get("tool_calls") or []
-            if calls:
-                names = ", ".join(str(c.get("function", {}).get("name")) for c in calls)
-                text.append(f"\n→ {names}", style="dim")
+            text = Text(f"{event.role}", style="bold")
+            if event.turn:
+                text.append(f" · turn {event.turn}", style="dim")
+            if event.reasoning:
+                text.append("\n" + str(event.reasoning), style="italic dim")
+            if event.content:
+                text.append("\n" + str(event.content))
+            if event.tool_calls:
+                text.append(f"\n→ {', '.join(event.called_tools())}", style="dim")
             log.write(text)
+        elif isinstance(event, ApiErrorEvent):
+            log.write(Text(f"{event.event}: {event.kind or ''} {event.error or ''}".strip(), style="bold red"))
         else:
-            log.write(Text(f"{event}: {data.get('kind', '')} {data.get('error', '')}".strip(), style="bold red"))
+            log.write(Text(event.event, style="bold red"))
 
     # -- the live diff ---------------------------------------------------------------------
     def refresh_diff(self) -> None:
@@ -452,7 +452,7 @@ class SolveScreen(EBenchScreen):
     # -- watching a solver -----------------------------------------------------------------
     @work(thread=True, group="watch", exit_on_error=False)
     def _run_watch(self, trial: Trial, generation: int) -> None:
-        assert self.gate is not None
+        assert self.gate is not None and self.watcher is not None
         summary = watch(trial, self.watcher, TrialLimits(), self.gate)  # a solver's failure is recorded, not raised
         self.post_message(self.Graded(generation, summary, *self._final(trial)))
 

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, ContentSwitcher, Input, Select, Static, TextArea
 
-from ...domains.engine.tools import INT64_MAX, INT64_MIN, Tool
+from ...domains.engine.tools import Mismatch, Tool, value_mismatch
 from .catalog import schema_type
 
 # TextArea(language="json") segfaults with the installed tree-sitter / tree-sitter-json pair
@@ -104,37 +104,50 @@ def _describe(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
 
 
-def _check_json_value(schema: dict[str, Any], value: Any) -> str | None:
-    """None when a decoded JSON value fits the schema (loosely: types, enums, array items)."""
+_EXPECTED = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "true or false",
+    "array": "a JSON array",
+    "object": "a JSON object",
+}
+
+
+def _checked_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A property schema in the shape the registry's value check reads (`type`, `enum`, `items`,
+    `nullable`): type lists and anyOf folded as `field_spec` does; a union of types is left
+    untyped, which takes any value."""
     spec = field_spec("", schema, required=True)
-    if value is None:
-        return None if spec.nullable else "null is not allowed"
+    checked: dict[str, Any] = {"nullable": spec.nullable}
     if spec.kind == "enum":
-        return None if value in spec.enum else "expected one of: " + ", ".join(_describe(v) for v in spec.enum)
-    if spec.kind == "integer":
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool):
-            return "expected an integer"
-        return None if INT64_MIN <= value <= INT64_MAX else "integer out of range"
-    if spec.kind == "number":
-        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else "expected a number"
-    if spec.kind == "boolean":
-        return None if isinstance(value, bool) else "expected true or false"
-    if spec.kind == "string":
-        return None if isinstance(value, str) else "expected a string"
-    if spec.kind == "array":
-        if not isinstance(value, list):
-            return "expected a JSON array"
-        items = schema.get("items") or {}
-        for index, item in enumerate(value):
-            problem = _check_json_value(items, item) if items else None
-            if problem:
-                return f"item {index}: {problem}"
-        return None
-    if spec.kind == "object":
-        return None if isinstance(value, dict) else "expected a JSON object"
-    return None
+        checked["enum"] = list(spec.enum)
+    elif spec.kind != "json":
+        checked["type"] = spec.kind
+    items = spec.schema.get("items")
+    if spec.kind == "array" and items:
+        checked["items"] = _checked_schema(items)
+    return checked
+
+
+def _form_problem(mismatch: Mismatch) -> str:
+    """A mismatch found by the registry's check, phrased for a field of the form."""
+    if mismatch.inner is not None:
+        return f"item {mismatch.item}: {_form_problem(mismatch.inner)}"
+    if mismatch.value is None:
+        return "null is not allowed"
+    if mismatch.out_of_range:
+        return "integer out of range"
+    if mismatch.expected == "enum":
+        return "expected one of: " + ", ".join(_describe(v) for v in mismatch.choices)
+    return f"expected {_EXPECTED[mismatch.expected]}"
+
+
+def _value_problem(schema: dict[str, Any], value: Any) -> str | None:
+    """None when a value fits the parameter's schema, by the registry's own check (so the form
+    refuses exactly what a call would), else the problem in the form's words."""
+    mismatch = value_mismatch(_checked_schema(schema), value)
+    return None if mismatch is None else _form_problem(mismatch)
 
 
 def convert_field(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
@@ -151,7 +164,8 @@ def convert_field(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
             value = int(stripped)
         except ValueError:
             return None, "expected an integer"
-        return (value, None) if INT64_MIN <= value <= INT64_MAX else (None, "integer out of range")
+        problem = _value_problem(spec.schema, value)
+        return (None, problem) if problem else (value, None)
     if spec.kind == "number":
         try:
             number = float(stripped)
@@ -183,7 +197,7 @@ def convert_field(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
             decoded = json.loads(f"[{stripped}]")
         except json.JSONDecodeError:
             return None, "not valid JSON"
-    problem = _check_json_value(spec.schema, decoded)
+    problem = _value_problem(spec.schema, decoded)
     return (None, problem) if problem else (decoded, None)
 
 

@@ -9,6 +9,7 @@ placeholder that becomes the block when its entry arrives.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.style import Style
@@ -22,23 +23,25 @@ from textual.reactive import reactive
 from textual.theme import Theme
 from textual.widget import Widget
 
-from ...sessions.timeline import shown_args
+from ...sessions.describe import shown_args
+from ...sessions.events import BLOCK, ToolCallEvent, as_tool_call
 from ..render import code_text, duration, json_text, muted_style, short_json, theme_style
 
+# A call as the trace is handed it: its event, or that event's JSON (what a session line holds).
+CallEntry = ToolCallEvent | Mapping[str, Any]
 FOLD_LINES = 12  # a collapsed call shows this many lines of its result (or its block's code)
 PREVIEW_WIDTH = 60  # the arguments' one-line preview
 
 
-def call_number(entry: dict[str, Any]) -> str:
+def call_number(call: ToolCallEvent) -> str:
     """ "call-12" → "12", "call-12.3" → "12.3"; other ids are shown as they are."""
-    ident = str(entry.get("id", ""))
-    return ident.removeprefix("call-")
+    return str(call.id).removeprefix("call-")
 
 
-def error_of(entry: dict[str, Any]) -> tuple[str, str]:
+def error_of(call: ToolCallEvent) -> tuple[str, str]:
     """A failed call's error code and message (from the payload's {"error": {...}} or a block's error)."""
-    result = entry.get("result")
-    code, message = entry.get("error_code") or "error", ""
+    result = call.result
+    code, message = call.error_code or "error", ""
     if isinstance(result, dict):
         error = result.get("error")
         if isinstance(error, dict):
@@ -78,20 +81,22 @@ class CallView(Widget, can_focus=True):
 
     expanded: reactive[bool] = reactive(False)
 
-    def __init__(self, entry: dict[str, Any] | None, *, pending_id: str | None = None) -> None:
+    def __init__(self, entry: CallEntry | None, *, pending_id: str | None = None) -> None:
         super().__init__()
-        self.entry = entry
+        self.entry = entry  # as handed (Selected hands it back)
+        self.call = as_tool_call(entry) if entry is not None else None
         self.pending_id = pending_id  # a placeholder for the block whose children came first
         self._cache: tuple[tuple[Any, ...], Text] | None = None
         self.set_class(entry is None, "-pending")
 
     @property
     def call_id(self) -> str | None:
-        return str(self.entry["id"]) if self.entry is not None else self.pending_id
+        return str(self.call.id) if self.call is not None else self.pending_id
 
-    def set_entry(self, entry: dict[str, Any]) -> None:
+    def set_entry(self, entry: CallEntry) -> None:
         """The placeholder's block arrived: show it."""
         self.entry = entry
+        self.call = as_tool_call(entry)
         self.set_class(False, "-pending")
         self._cache = None
         self.refresh(layout=True)
@@ -121,24 +126,24 @@ class CallView(Widget, can_focus=True):
         return self._cache[1]
 
     def _build(self, dark: bool, variables: dict[str, str]) -> Text:
-        entry = self.entry
-        if entry is None:
+        call = self.call
+        if call is None:
             return Text("▸ running exec_code…", style="italic")
         error_style = theme_style(variables, "error")
         muted = muted_style()
-        ok = bool(entry.get("ok"))
-        tool = str(entry.get("tool"))
-        args = shown_args(entry.get("args"))
-        block = tool == "exec_code"
+        ok = call.ok
+        tool = str(call.tool)
+        args = shown_args(call.args)
+        block = call.role == BLOCK
         text = Text(no_wrap=False)
         text.append("▾ " if self.expanded else "▸ ", muted)
-        text.append(f"{call_number(entry)} ", muted)
+        text.append(f"{call_number(call)} ", muted)
         text.append("✓ " if ok else "✗ ", theme_style(variables, "success") if ok else error_style)
         text.append(tool, Style(bold=True))
         if not block:
             text.append("  " + short_json(args, PREVIEW_WIDTH))
-        text.append(f"  {duration(entry.get('seconds'))}", muted)
-        result = entry.get("result")
+        text.append(f"  {duration(call.seconds)}", muted)
+        result = call.result
         fold = None if self.expanded else FOLD_LINES
         if block:
             code = args.get("code") if isinstance(args, dict) else args
@@ -147,7 +152,7 @@ class CallView(Widget, can_focus=True):
             self._append_payload(text, result, ok, dark, error_style, muted, fold)
             return text
         if not ok:
-            code, message = error_of(entry)
+            code, message = error_of(call)
             text.append(f"\n{code}", error_style + Style(bold=True))
             if message:
                 text.append(f": {message}", error_style)
@@ -242,12 +247,13 @@ class CallTrace(VerticalScroll):
     class Selected(Message):
         """The user chose a call (enter or click on it): the solve screen loads it into the composer."""
 
-        def __init__(self, entry: dict[str, Any]) -> None:
+        def __init__(self, entry: CallEntry) -> None:
             super().__init__()
-            self.entry = entry
+            self.entry = entry  # as the trace was handed it
+            self.call = as_tool_call(entry)
 
     def __init__(
-        self, entries: list[dict[str, Any]] | None = None, *, name: str | None = None, id: str | None = None, classes: str | None = None
+        self, entries: Sequence[CallEntry] | None = None, *, name: str | None = None, id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._views: dict[str, CallView] = {}  # call id → its view (placeholders included)
@@ -261,11 +267,11 @@ class CallTrace(VerticalScroll):
             self.set_calls(self._initial)
 
     # -- the API -------------------------------------------------------------------------------
-    def add_call(self, entry: dict[str, Any]) -> None:
+    def add_call(self, entry: CallEntry) -> None:
         """Append one call; a child of an exec_code block goes under its block."""
         self._add(entry, mount=True)
 
-    def set_calls(self, entries: list[dict[str, Any]]) -> None:
+    def set_calls(self, entries: Sequence[CallEntry]) -> None:
         """Replace every call (replay): one batch mount, not one per call."""
         self.clear_calls()
         pending: list[Widget] = []
@@ -312,12 +318,13 @@ class CallTrace(VerticalScroll):
         return self._views.get(call_id)
 
     # -- building ------------------------------------------------------------------------------
-    def _add(self, entry: dict[str, Any], *, mount: bool) -> Widget | None:
+    def _add(self, entry: CallEntry, *, mount: bool) -> Widget | None:
         """Create the view for `entry` and mount it now, or return the new top-level widget for
         one batch mount (set_calls). A block's children go into the block's group."""
-        call_id = str(entry.get("id"))
-        parent = entry.get("parent")
-        is_block = entry.get("tool") == "exec_code"
+        call = as_tool_call(entry)
+        call_id = str(call.id)
+        parent = call.parent
+        is_block = call.role == BLOCK
         if is_block and call_id in self._groups:
             self._groups[call_id].view.set_entry(entry)  # the block, after its children
             return None

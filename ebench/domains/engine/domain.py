@@ -1,12 +1,15 @@
-"""A domain: a synthetic product's schema, seeded generators, repair rules, tools and description."""
+"""A domain: a synthetic product's schema, seeded generators, repair rules, tools and description,
+and where its task templates and benchmark tool cases live (one package per domain)."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .fill import Generator
@@ -34,6 +37,22 @@ class Domain:
     faker_locales: list[str] = field(default_factory=lambda: ["en_US"])
     search_indexes: list[SearchIndex] = field(default_factory=list)
     source_files: list[Path] = field(default_factory=list)  # the files whose code shapes the world
+    # Dotted module paths, imported on first use: the engine never imports ebench.tasks, which the
+    # templates module does. `templates_module` exposes TEMPLATES (ebench.tasks.generation.Template
+    # subclasses); `tool_cases_module` exposes cases(conn, actor), LOOKUPS and optionally ACTOR_SQL
+    # (benchmarks/tool_calls.py). None: the domain has none.
+    templates_module: str | None = None
+    tool_cases_module: str | None = None
+
+    def template_classes(self) -> list[type]:
+        """The domain's task template classes, in their declared order (none without a templates module)."""
+        if self.templates_module is None:
+            return []
+        return list(importlib.import_module(self.templates_module).TEMPLATES)
+
+    def tool_cases(self) -> ModuleType | None:
+        """The module with the arguments the tool benchmark calls each tool with, if the domain has one."""
+        return None if self.tool_cases_module is None else importlib.import_module(self.tool_cases_module)
 
     def code_fingerprint(self) -> str:
         """Hash of the code that shapes the world, so an edited generator triggers a rebuild."""

@@ -22,10 +22,32 @@ import types
 import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
 
-READ = "read"
-WRITE = "write"
+
+class ToolKind(StrEnum):
+    """Whether a tool only reads the world or may change it (a write runs inside a savepoint)."""
+
+    READ = "read"
+    WRITE = "write"
+
+
+class ErrorCode(StrEnum):
+    """The code of an error result: what kind of mistake or refusal it is. Members equal their
+    strings, so results, sessions and JSON carry the same text as before."""
+
+    UNKNOWN_TOOL = "unknown_tool"  # no tool of that name
+    INVALID_ARGUMENTS = "invalid_arguments"  # the arguments do not fit the tool's schema
+    INVALID_VALUE = "invalid_value"  # an argument fits the schema but not the product's rules
+    NOT_FOUND = "not_found"  # an unknown id
+    FORBIDDEN = "forbidden"  # not allowed for this actor
+    CONFLICT = "conflict"  # the current state does not allow it
+    INTERNAL_ERROR = "internal_error"  # a bug in a tool, reported rather than raised
+
+
+READ = ToolKind.READ
+WRITE = ToolKind.WRITE
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Bounds on what a call may carry, far above any product limit (the longest text a tool takes is
 # 2,000 characters, the longest list 500 ids, arguments are at most an array in an object).
@@ -38,18 +60,17 @@ MAX_DEPTH = 32  # levels of arrays and objects
 class ToolError(Exception):
     """An error the solver sees: a bad argument, an unknown id, an action the product forbids.
 
-    Codes: unknown_tool, invalid_arguments, invalid_value, not_found, forbidden, conflict,
-    internal_error.
+    `code` is an ErrorCode (a plain string equal to one is accepted as well).
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode | str, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
 
 
 def not_found(what: str, ident: Any) -> ToolError:
-    return ToolError("not_found", f"No {what} with id {ident}.")
+    return ToolError(ErrorCode.NOT_FOUND, f"No {what} with id {ident}.")
 
 
 @dataclass
@@ -92,6 +113,13 @@ class ToolResult:
             return self.value
         return {"error": {"code": self.error_code, "message": self.error_message}}
 
+    def for_solver(self) -> Any:
+        """What the solver is handed back: an exec_code block's whole payload, also on error (the
+        output so far, the traceback), and for any other call `payload()`."""
+        if self.tool == "exec_code" and self.value is not None:
+            return self.value
+        return self.payload()
+
     def to_json(self) -> str:
         return json.dumps(self.payload(), ensure_ascii=False)
 
@@ -103,13 +131,14 @@ class Param:
     required: bool
     default: Any
     description: str
-    schema: dict[str, Any]
+    schema: dict[str, Any]  # the property schema the solver sees
+    accepts: dict[str, Any] = field(default_factory=dict)  # what values are checked against (value_schema)
 
 
 @dataclass
 class Tool:
     name: str
-    kind: str
+    kind: ToolKind
     func: Callable[..., Any]
     summary: str
     description: str
@@ -143,7 +172,7 @@ class ToolRegistry:
         self._add(func, WRITE)
         return func
 
-    def _add(self, func: Callable[..., Any], kind: str) -> None:
+    def _add(self, func: Callable[..., Any], kind: ToolKind) -> None:
         name = func.__name__
         if name in self._tools:
             raise ValueError(f"tool {name!r} is declared twice in {self.domain}")
@@ -163,7 +192,7 @@ class ToolRegistry:
         try:
             return self._tools[name]
         except (KeyError, TypeError):  # TypeError: a model sent a list or an object as the name
-            raise ToolError("unknown_tool", _unknown_tool_message(name, list(self._tools))) from None
+            raise ToolError(ErrorCode.UNKNOWN_TOOL, _unknown_tool_message(name, list(self._tools))) from None
 
     @property
     def names(self) -> list[str]:
@@ -181,7 +210,7 @@ class ToolRegistry:
         def call(**kwargs: Any) -> Any:
             result = self.call(env, tool.name, kwargs)
             if not result.ok:
-                raise ToolError(result.error_code or "internal_error", result.error_message or "")
+                raise ToolError(result.error_code or ErrorCode.INTERNAL_ERROR, result.error_message or "")
             return result.value
 
         call.__name__ = call.__qualname__ = tool.name
@@ -221,7 +250,7 @@ class ToolRegistry:
             if isinstance(exc, ToolError):
                 code, message = exc.code, exc.message
             else:
-                code, message = "internal_error", f"{type(exc).__name__}: {exc}"
+                code, message = ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"
             return ToolResult(name, False, None, code, message, time.perf_counter() - started)
         if tool.kind == WRITE:
             conn.execute("RELEASE tool_call")
@@ -333,7 +362,7 @@ def type_schema(annotation: Any) -> dict[str, Any]:
     raise TypeError(f"unsupported tool argument type: {annotation!r}")
 
 
-def build_tool(func: Callable[..., Any], kind: str) -> Tool:
+def build_tool(func: Callable[..., Any], kind: ToolKind) -> Tool:
     name = func.__name__
     if not func.__doc__:
         raise TypeError(f"tool {name!r} needs a docstring")
@@ -356,7 +385,7 @@ def build_tool(func: Callable[..., Any], kind: str) -> Tool:
         required = p.default is inspect.Parameter.empty
         if not required and p.default is not None:
             schema["default"] = p.default
-        params.append(Param(p.name, hints[p.name], required, p.default, arg_docs[p.name], schema))
+        params.append(Param(p.name, hints[p.name], required, p.default, arg_docs[p.name], schema, value_schema(hints[p.name])))
     unknown_docs = set(arg_docs) - {p.name for p in params}
     if unknown_docs:
         raise TypeError(f"tool {name!r} documents arguments it does not take: {sorted(unknown_docs)}")
@@ -379,13 +408,13 @@ def parse_arguments(args: dict[str, Any] | str | None) -> dict[str, Any]:
         try:
             args = json.loads(args)
         except json.JSONDecodeError as exc:
-            raise ToolError("invalid_arguments", f"Arguments are not valid JSON: {exc.msg} at position {exc.pos}.") from None
+            raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"Arguments are not valid JSON: {exc.msg} at position {exc.pos}.") from None
         except RecursionError:
-            raise ToolError("invalid_arguments", _too_deep()) from None
+            raise ToolError(ErrorCode.INVALID_ARGUMENTS, _too_deep()) from None
         except ValueError:  # an integer of more than 4,300 digits (Python's conversion limit)
-            raise ToolError("invalid_arguments", "Arguments are not valid JSON: a number has too many digits.") from None
+            raise ToolError(ErrorCode.INVALID_ARGUMENTS, "Arguments are not valid JSON: a number has too many digits.") from None
     if not isinstance(args, dict):
-        raise ToolError("invalid_arguments", f"Arguments must be a JSON object, got {_json_type(args)}.")
+        raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"Arguments must be a JSON object, got {_json_type(args)}.")
     check_input(args)
     return args
 
@@ -402,33 +431,33 @@ def check_input(args: dict[str, Any]) -> None:
     argument and never repeat the bad text itself."""
     stack: list[tuple[str, Any, int]] = []
     if len(args) > MAX_ITEMS:
-        raise ToolError("invalid_arguments", f"Arguments have {len(args)} names; no tool takes more than a few.")
+        raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"Arguments have {len(args)} names; no tool takes more than a few.")
     for key, value in args.items():
         problem = _text_problem(key, 100) if isinstance(key, str) else None
         if problem:
-            raise ToolError("invalid_arguments", f"An argument name {problem}.")
+            raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"An argument name {problem}.")
         stack.append((str(key), value, 1))
     while stack:
         name, value, depth = stack.pop()
         if isinstance(value, str):
             problem = _text_problem(value, MAX_TEXT)
             if problem:
-                raise ToolError("invalid_arguments", f"Argument {_shown(name)} {problem}.")
+                raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"Argument {_shown(name)} {problem}.")
         elif isinstance(value, float):
             if value != value or value in (float("inf"), float("-inf")):
-                raise ToolError("invalid_arguments", f"Argument {_shown(name)} is not a finite number.")
+                raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"Argument {_shown(name)} is not a finite number.")
         elif isinstance(value, (list, dict)):
             if depth >= MAX_DEPTH:
-                raise ToolError("invalid_arguments", _too_deep())
+                raise ToolError(ErrorCode.INVALID_ARGUMENTS, _too_deep())
             if len(value) > MAX_ITEMS:
                 what = "items" if isinstance(value, list) else "members"
-                raise ToolError("invalid_arguments", f"Argument {_shown(name)} has {len(value)} {what}; at most {MAX_ITEMS}.")
+                raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"Argument {_shown(name)} has {len(value)} {what}; at most {MAX_ITEMS}.")
             if isinstance(value, dict):
                 for key in value:
                     if isinstance(key, str):
                         problem = _text_problem(key, 100)
                         if problem:
-                            raise ToolError("invalid_arguments", f"Argument {_shown(name)} has a member name that {problem}.")
+                            raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"Argument {_shown(name)} has a member name that {problem}.")
             stack.extend((name, v, depth + 1) for v in (value if isinstance(value, list) else value.values()))
 
 
@@ -451,17 +480,17 @@ def validate_arguments(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         names = ", ".join(_shown(str(u), 40) for u in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise ToolError(
-            "invalid_arguments",
+            ErrorCode.INVALID_ARGUMENTS,
             f"{tool.name} does not take {names}; it takes: {', '.join(known) or 'no arguments'}.",
         )
     missing = [p.name for p in tool.params if p.required and p.name not in args]
     if missing:
-        raise ToolError("invalid_arguments", f"{tool.name} is missing required argument(s): {', '.join(missing)}.")
+        raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"{tool.name} is missing required argument(s): {', '.join(missing)}.")
     kwargs: dict[str, Any] = {}
     for name, value in args.items():
-        problem = _check_value(known[name].annotation, value)
-        if problem:
-            raise ToolError("invalid_arguments", f"Argument {name!r} {problem}.")
+        mismatch = value_mismatch(known[name].accepts, value)
+        if mismatch is not None:
+            raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"Argument {name!r} {_solver_problem(mismatch)}.")
         kwargs[name] = _integral(known[name].annotation, value)
     return kwargs
 
@@ -511,45 +540,83 @@ def _preview(value: Any, limit: int = 40) -> str:
         return f"<{_json_type(value)}>"
 
 
-def _check_value(annotation: Any, value: Any) -> str | None:
-    """None when `value` fits `annotation`, else what is wrong, phrased for the solver."""
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        members = typing.get_args(annotation)
-        if value is None and type(None) in members:
-            return None
-        problems = [_check_value(m, value) for m in members if m is not type(None)]
-        return None if any(p is None for p in problems) else problems[0]
-    if annotation is int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, int) and not isinstance(value, bool):
-            # SQLite integers are 64-bit; a larger number cannot name anything.
-            return None if INT64_MIN <= value <= INT64_MAX else "is out of range for an integer"
-        return f"must be an integer, got {_json_type(value)} {_preview(value)}"
-    if annotation is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return None
-        return f"must be a number, got {_json_type(value)} {_preview(value)}"
-    if annotation is str:
-        return None if isinstance(value, str) else f"must be a string, got {_json_type(value)}"
-    if annotation is bool:
-        return None if isinstance(value, bool) else f"must be true or false, got {_json_type(value)}"
-    if origin is Literal:
-        choices = typing.get_args(annotation)
+@dataclass(frozen=True)
+class Mismatch:
+    """Why a value does not fit a parameter, for its reader to phrase: the registry tells the
+    solver ("must be an integer, got string ..."), the app's call form tells its user."""
+
+    expected: str  # the schema's type (integer, number, string, boolean, array, object), or "enum"
+    value: Any
+    choices: tuple[Any, ...] = ()  # the enum's members
+    out_of_range: bool = False  # an integer SQLite cannot hold
+    item: int | None = None  # for an array: the first item that does not fit...
+    inner: Mismatch | None = None  # ...and why
+
+
+def value_mismatch(schema: Mapping[str, Any], value: Any) -> Mismatch | None:
+    """None when `value` fits a parameter's JSON schema as `type_schema` derives it (type, enum,
+    array items, nullable), else why not. A schema without a type or enum takes any value."""
+    if value is None and schema.get("nullable"):
+        return None
+    if "enum" in schema:
+        choices = tuple(schema["enum"])
+        # JSON true is not 1: a member must match in type as well as in value.
         if value in choices and type(value) in {type(c) for c in choices}:
             return None
-        return f"must be one of {', '.join(json.dumps(c) for c in choices)}, got {_preview(value)}"
-    if origin is list:
+        return Mismatch("enum", value, choices)
+    kind = schema.get("type")
+    if kind == "integer":
+        number = int(value) if isinstance(value, float) and value.is_integer() else value
+        if isinstance(number, int) and not isinstance(number, bool):
+            # SQLite integers are 64-bit; a larger number cannot name anything.
+            return None if INT64_MIN <= number <= INT64_MAX else Mismatch("integer", value, out_of_range=True)
+        return Mismatch("integer", value)
+    if kind == "number":
+        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else Mismatch("number", value)
+    if kind == "string":
+        return None if isinstance(value, str) else Mismatch("string", value)
+    if kind == "boolean":
+        return None if isinstance(value, bool) else Mismatch("boolean", value)
+    if kind == "array":
         if not isinstance(value, list):
-            return f"must be an array, got {_json_type(value)}"
-        (item,) = typing.get_args(annotation) or (str,)
-        for i, element in enumerate(value):
-            problem = _check_value(item, element)
-            if problem:
-                return f"item {i} {problem}"
+            return Mismatch("array", value)
+        items = schema.get("items") or {}
+        for index, element in enumerate(value):
+            inner = value_mismatch(items, element)
+            if inner is not None:
+                return Mismatch("array", value, item=index, inner=inner)
         return None
-    return f"has an unsupported type {annotation!r}"
+    if kind == "object":
+        return None if isinstance(value, dict) else Mismatch("object", value)
+    return None
+
+
+def _solver_problem(mismatch: Mismatch) -> str:
+    """A mismatch phrased for the solver, after "Argument 'x' "."""
+    if mismatch.inner is not None:
+        return f"item {mismatch.item} {_solver_problem(mismatch.inner)}"
+    if mismatch.out_of_range:
+        return "is out of range for an integer"
+    value, expected = mismatch.value, mismatch.expected
+    if expected == "enum":
+        return f"must be one of {', '.join(json.dumps(c) for c in mismatch.choices)}, got {_preview(value)}"
+    if expected == "integer":
+        return f"must be an integer, got {_json_type(value)} {_preview(value)}"
+    if expected == "number":
+        return f"must be a number, got {_json_type(value)} {_preview(value)}"
+    if expected == "boolean":
+        return f"must be true or false, got {_json_type(value)}"
+    article = "an" if expected[0] in "aeiou" else "a"
+    return f"must be {article} {expected}, got {_json_type(value)}"
+
+
+def value_schema(annotation: Any) -> dict[str, Any]:
+    """The schema a value of this annotation is checked against: `type_schema`, nullable when
+    the annotation takes None (whatever the inner schema looks like)."""
+    schema = type_schema(annotation)
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and type(None) in typing.get_args(annotation):
+        schema = {**schema, "nullable": True}
+    return schema
 
 
 # -- pagination ----------------------------------------------------------------------------
@@ -559,7 +626,7 @@ PAGE_SIZE = 20
 
 def check_page(page: int) -> int:
     if page < 1:
-        raise ToolError("invalid_value", "page starts at 1.")
+        raise ToolError(ErrorCode.INVALID_VALUE, "page starts at 1.")
     return page
 
 

@@ -22,6 +22,7 @@ from .domain import Domain
 from .fill import TableFill, fill
 from .repair import CheckResult, validate_and_repair
 from .schema import INTERNAL_PREFIX
+from .tools import ToolKind
 
 META_TABLE = f"{INTERNAL_PREFIX}_build"
 
@@ -287,8 +288,8 @@ def world_stats(domain: Domain, path: Path) -> WorldStats:
         users=users,
         orphans=orphans,
         tools=len(kinds),
-        read_tools=kinds.count("read"),
-        write_tools=kinds.count("write"),
+        read_tools=kinds.count(ToolKind.READ),
+        write_tools=kinds.count(ToolKind.WRITE),
         per_table=per_table,
     )
 

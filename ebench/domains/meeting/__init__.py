@@ -27,6 +27,8 @@ DOMAIN = Domain(
     actor_noun="employee",
     actor_label_sql="SELECT name || ' (' || employee_no || ', ' || title || ')' FROM employees WHERE id = ?",
     faker_locales=["zh_CN", "en_US", "en_GB", "en_IN"],
+    templates_module=f"{__name__}.templates",
+    tool_cases_module=f"{__name__}.tool_cases",
     source_files=[
         _HERE / "schema.py",
         _HERE / "data.py",

@@ -310,16 +310,28 @@ def _code(seed: int, mid: int) -> str:
     return str(digits)
 
 
-def _calendar(ctx: FillContext, rng: Random) -> Calendar:
-    now = clock(ctx)
-    now_s = ctx.now
+@dataclass
+class Staff:
+    """Who is who, as the calendar plan needs it: read from the organisation already filled."""
+
+    ids: list[int]
+    hired: dict[int, str]  # hire date, YYYY-MM-DD
+    location: dict[int, int]
+    department: dict[int, int]
+    names: dict[int, str]
+    seniors: list[int]  # level 4 and up: who organises recurring series
+    department_names: dict[int, str]
+    parent: dict[int, int | None]
+    divisions: list[int]
+    division_of: dict[int, int]  # a department's division (the division itself for a division)
+    members: dict[int, list[int]]  # a department's people, with the head of the department above
+    division_members: dict[int, list[int]]
+    heads: dict[int, int]  # department -> its head
+
+
+def _staff(ctx: FillContext) -> Staff:
     emps = ctx.rows("employees", "id, name, department_id, location_id, hire_date, level")
-    hired = {e["id"]: e["hire_date"] for e in emps}
-    location = {e["id"]: e["location_id"] for e in emps}
-    dept_of = {e["id"]: e["department_id"] for e in emps}
-    names = {e["id"]: e["name"] for e in emps}
     dept_rows = ctx.rows("departments", "id, name, kind, parent_id")
-    dept_name = {d["id"]: d["name"] for d in dept_rows}
     parent = {d["id"]: d["parent_id"] for d in dept_rows}
     members: dict[int, list[int]] = defaultdict(list)
     for e in emps:
@@ -337,6 +349,25 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
     division_members: dict[int, list[int]] = defaultdict(list)
     for e in emps:
         division_members[division_of[e["department_id"]]].append(e["id"])
+    return Staff(
+        ids=[e["id"] for e in emps],
+        hired={e["id"]: e["hire_date"] for e in emps},
+        location={e["id"]: e["location_id"] for e in emps},
+        department={e["id"]: e["department_id"] for e in emps},
+        names={e["id"]: e["name"] for e in emps},
+        seniors=[e["id"] for e in emps if e["level"] >= 4],
+        department_names={d["id"]: d["name"] for d in dept_rows},
+        parent=parent,
+        divisions=[d["id"] for d in dept_rows if d["kind"] == "division"],
+        division_of=division_of,
+        members=members,
+        division_members=division_members,
+        heads=heads,
+    )
+
+
+def _bookable_rooms(ctx: FillContext) -> dict[int, list[dict[str, Any]]]:
+    """The bookable rooms of each location, smallest first."""
     rooms_by_loc: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in ctx.rows(
         "rooms", "rooms.id AS id, capacity, is_bookable, (SELECT location_id FROM buildings b WHERE b.id = rooms.building_id) AS loc"
@@ -345,27 +376,41 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
             rooms_by_loc[r["loc"]].append(dict(r))
     for loc in rooms_by_loc:
         rooms_by_loc[loc].sort(key=lambda r: (r["capacity"], r["id"]))
-    days = _working_days(now)
-    all_ids = [e["id"] for e in emps]
-    occupancy = Occupancy()
-    plan: list[dict[str, Any]] = []  # meeting drafts, before ids
+    return rooms_by_loc
 
-    def invitees(organizer: int, size: int, day: date, pool: list[int] | None = None) -> list[int]:
+
+class MeetingDrafts:
+    """Meeting drafts (organiser, title, time, invitees, room wanted), before they get ids and rooms.
+
+    Every draw comes from the one calendar stream, in a fixed order: the plan depends on it.
+    """
+
+    def __init__(self, rng: Random, staff: Staff, days: list[date]) -> None:
+        self.rng = rng
+        self.staff = staff
+        self.days = days
+        self.drafts: list[dict[str, Any]] = []
+
+    def invitees(self, organizer: int, size: int, day: date, pool: list[int] | None = None) -> list[int]:
+        """The organiser and up to size - 1 colleagues hired before the day, mostly from their team."""
+        rng, staff = self.rng, self.staff
         stamp = day.isoformat()
-        dept = dept_of[organizer]
-        near = members[dept] + (members[parent[dept]] if parent[dept] else [])
+        dept = staff.department[organizer]
+        above = staff.parent[dept]
+        near = staff.members[dept] + (staff.members[above] if above else [])
         chosen: dict[int, None] = {organizer: None}
         tries = 0
         while len(chosen) < size and tries < size * 15:
             tries += 1
             roll = rng.random()
-            source = pool if pool else (members[dept] if roll < 0.6 else near if roll < 0.85 else all_ids)
-            pick = rng.choice(source or all_ids)
-            if hired[pick] < stamp:
+            source = pool if pool else (staff.members[dept] if roll < 0.6 else near if roll < 0.85 else staff.ids)
+            pick = rng.choice(source or staff.ids)
+            if staff.hired[pick] < stamp:
                 chosen[pick] = None
         return list(chosen)
 
-    def draft(
+    def add(
+        self,
         organizer: int,
         title: str,
         day: date,
@@ -375,8 +420,8 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
         hour: int | None = None,
         want_room: bool | None = None,
     ) -> None:
-        start, end = _slot(rng, day, minutes, hour)
-        plan.append(
+        start, end = _slot(self.rng, day, minutes, hour)
+        self.drafts.append(
             {
                 "organizer": organizer,
                 "title": title,
@@ -384,37 +429,40 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
                 "end": end,
                 "people": people,
                 "recurrence": recurrence,
-                "want_room": (rng.random() < 0.68) if want_room is None else want_room,
+                "want_room": (self.rng.random() < 0.68) if want_room is None else want_room,
             }
         )
 
-    def fill_title(pattern: str, organizer: int) -> str:
-        dept = dept_of[organizer]
-        other = rng.choice(members[dept]) if members[dept] else organizer
+    def title(self, pattern: str, organizer: int) -> str:
+        rng, staff = self.rng, self.staff
+        dept = staff.department[organizer]
+        other = rng.choice(staff.members[dept]) if staff.members[dept] else organizer
         return pattern.format(
-            team=dept_name[dept],
+            team=staff.department_names[dept],
             topic=rng.choice(V.TOPICS),
             project=rng.choice(V.PROJECTS),
             customer=rng.choice(V.CUSTOMERS),
-            person=names[other] if other != organizer else names[heads.get(parent[dept] or 1, 1)],
+            person=staff.names[other] if other != organizer else staff.names[staff.heads.get(staff.parent[dept] or 1, 1)],
             quarter=rng.choice(["Q3", "Q4", "2027"]),
-            division=dept_name[division_of[dept]],
+            division=staff.department_names[staff.division_of[dept]],
         )
 
-    # Recurring series: a team's weekly sync, 1:1s, project status meetings.
-    organizers = [e["id"] for e in emps if e["level"] >= 4]
+
+def _draft_series(drafts: MeetingDrafts) -> None:
+    """Recurring series: a team's weekly sync, 1:1s, project status meetings."""
+    rng, staff, days = drafts.rng, drafts.staff, drafts.days
     for _ in range(46):
-        organizer = rng.choice(organizers)
+        organizer = rng.choice(staff.seniors)
         recurrence = rng.choices(["weekly", "biweekly", "monthly", "daily"], weights=[45, 30, 20, 5])[0]
         pattern = rng.choice(V.RECURRING_TITLES)
-        title = fill_title(pattern, organizer)
+        title = drafts.title(pattern, organizer)
         size = 2 if pattern.startswith("1:1") else rng.randint(3, 9)
         minutes = 15 if recurrence == "daily" else rng.choice([30, 30, 45, 60, 60])
         first = rng.randrange(len(days) - 20)
-        hired_day = hired[organizer]
+        hired_day = staff.hired[organizer]
         while days[first].isoformat() < hired_day and first < len(days) - 21:
             first += 5
-        people = invitees(organizer, size, days[first])
+        people = drafts.invitees(organizer, size, days[first])
         step = {"daily": 1, "weekly": 5, "biweekly": 10, "monthly": 21}[recurrence]
         count = {"daily": rng.randint(6, 10), "weekly": rng.randint(5, 12), "biweekly": rng.randint(4, 8), "monthly": rng.randint(3, 6)}[
             recurrence
@@ -425,32 +473,53 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
             i = first + k * step
             if i >= len(days):
                 break
-            draft(organizer, title, days[i], minutes, people, recurrence, hour=hour, want_room=want_room)
-    # Large online meetings: all-hands and town halls.
-    divisions = [d["id"] for d in dept_rows if d["kind"] == "division"]
+            drafts.add(organizer, title, days[i], minutes, people, recurrence, hour=hour, want_room=want_room)
+
+
+def _draft_all_hands(drafts: MeetingDrafts) -> None:
+    """Large online meetings: all-hands and town halls."""
+    rng, staff = drafts.rng, drafts.staff
     for _ in range(10):
-        division = rng.choice(divisions)
-        organizer = heads[division]
-        day = rng.choice(days)
+        division = rng.choice(staff.divisions)
+        organizer = staff.heads[division]
+        day = rng.choice(drafts.days)
         title = rng.choice(V.ALL_HANDS_TITLES).format(
-            division=dept_name[division], quarter=rng.choice(["Q3", "Q4"]), topic=rng.choice(V.TOPICS)
+            division=staff.department_names[division], quarter=rng.choice(["Q3", "Q4"]), topic=rng.choice(V.TOPICS)
         )
-        people = invitees(organizer, rng.randint(20, 40), day, pool=division_members[division])
-        draft(organizer, title, day, rng.choice([60, 90]), people, "none", hour=rng.choice([10, 16]), want_room=False)
-    # One-off meetings.
-    head_ids = sorted(heads.values())
+        people = drafts.invitees(organizer, rng.randint(20, 40), day, pool=staff.division_members[division])
+        drafts.add(organizer, title, day, rng.choice([60, 90]), people, "none", hour=rng.choice([10, 16]), want_room=False)
+
+
+def _draft_one_offs(drafts: MeetingDrafts) -> None:
+    """One-off meetings, a fifth of them organised by department heads."""
+    rng, staff = drafts.rng, drafts.staff
+    head_ids = sorted(staff.heads.values())
     for _ in range(1220):
-        organizer = rng.choice(head_ids if rng.random() < 0.2 else all_ids)
-        day = rng.choice(days)
-        if hired[organizer] >= day.isoformat():
+        organizer = rng.choice(head_ids if rng.random() < 0.2 else staff.ids)
+        day = rng.choice(drafts.days)
+        if staff.hired[organizer] >= day.isoformat():
             continue
         size = rng.choices([2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20], weights=[25, 17, 15, 12, 9, 7, 5, 4, 3, 2, 1])[0]
         minutes = rng.choices(DURATIONS, weights=DURATION_WEIGHTS)[0]
-        draft(organizer, fill_title(rng.choice(V.ONE_OFF_TITLES), organizer), day, minutes, invitees(organizer, size, day), "none")
+        drafts.add(
+            organizer, drafts.title(rng.choice(V.ONE_OFF_TITLES), organizer), day, minutes, drafts.invitees(organizer, size, day), "none"
+        )
 
-    plan.sort(key=lambda m: (m["start"], m["organizer"], m["title"]))
+
+def _schedule_meetings(
+    ctx: FillContext,
+    rng: Random,
+    drafts: list[dict[str, Any]],
+    staff: Staff,
+    rooms_by_loc: dict[int, list[dict[str, Any]]],
+    occupancy: Occupancy,
+    now: datetime,
+) -> Calendar:
+    """The drafts in time order become meetings with ids, status, a free room that fits (when one
+    is wanted), answered invitations and the room's booking."""
+    drafts.sort(key=lambda m: (m["start"], m["organizer"], m["title"]))
     cal = Calendar()
-    for mid, m in enumerate(plan, start=1):
+    for mid, m in enumerate(drafts, start=1):
         start_s, end_s = ts(m["start"]), ts(m["end"])
         past = m["end"] <= now
         created = m["start"] - timedelta(minutes=rng.randint(60, 21 * 24 * 60))
@@ -460,7 +529,7 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
         cancelled_at = between(rng, created, min(m["start"], now)) if cancelled else None
         room = None
         if m["want_room"]:
-            fitting = [r for r in rooms_by_loc[location[m["organizer"]]] if r["capacity"] >= len(m["people"])]
+            fitting = [r for r in rooms_by_loc[staff.location[m["organizer"]]] if r["capacity"] >= len(m["people"])]
             for candidate in fitting[: rng.randint(2, 6)]:  # the smallest rooms that fit, tried in order
                 if cancelled or occupancy.free(candidate["id"], start_s, end_s):
                     room = candidate["id"]
@@ -527,11 +596,24 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
                     "cancelled_at": ts(cancelled_at) if cancelled_at else None,
                 }
             )
-    # Standalone bookings: interviews, calls, quiet rooms; a third of them still ahead.
+    return cal
+
+
+def _book_standalone(
+    cal: Calendar,
+    rng: Random,
+    staff: Staff,
+    rooms_by_loc: dict[int, list[dict[str, Any]]],
+    occupancy: Occupancy,
+    days: list[date],
+    now: datetime,
+) -> None:
+    """Standalone bookings: interviews, calls, quiet rooms; a third of them still ahead."""
+    head_ids = sorted(staff.heads.values())
     upcoming = [d for d in days if d > now.date()]
     for _ in range(330):
-        booker = rng.choice(head_ids if rng.random() < 0.4 else all_ids)  # managers book interview rooms
-        loc_rooms = rooms_by_loc[location[booker]]
+        booker = rng.choice(head_ids if rng.random() < 0.4 else staff.ids)  # managers book interview rooms
+        loc_rooms = rooms_by_loc[staff.location[booker]]
         if not loc_rooms:
             continue
         room = rng.choice(loc_rooms[: max(3, len(loc_rooms) * 2 // 3)])  # small rooms are booked most
@@ -541,7 +623,7 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
         created = start - timedelta(minutes=rng.randint(30, 10 * 24 * 60))
         if created > now:
             created = now - timedelta(minutes=rng.randint(10, 3 * 24 * 60))
-        if hired[booker] >= created.date().isoformat():
+        if staff.hired[booker] >= created.date().isoformat():
             continue
         cancelled = rng.random() < 0.14
         if not cancelled:
@@ -562,10 +644,26 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
                 "cancelled_at": ts(cancelled_at) if cancelled_at else None,
             }
         )
+
+
+def _calendar(ctx: FillContext, rng: Random) -> Calendar:
+    """The calendar plan: meetings drafted, then scheduled into rooms, then standalone bookings,
+    all from one stream (the order of the steps is part of the plan)."""
+    now = clock(ctx)
+    staff = _staff(ctx)
+    rooms_by_loc = _bookable_rooms(ctx)
+    days = _working_days(now)
+    occupancy = Occupancy()
+    drafts = MeetingDrafts(rng, staff, days)
+    _draft_series(drafts)
+    _draft_all_hands(drafts)
+    _draft_one_offs(drafts)
+    cal = _schedule_meetings(ctx, rng, drafts.drafts, staff, rooms_by_loc, occupancy, now)
+    _book_standalone(cal, rng, staff, rooms_by_loc, occupancy, days, now)
     cal.bookings.sort(key=lambda b: (b["created_at"], b["room_id"], b["start_at"]))
     for bid, booking in enumerate(cal.bookings, start=1):
         booking["id"] = bid
-    assert now_s  # the clock is part of the plan's key
+    assert ctx.now  # the clock is part of the plan's key
     return cal
 
 

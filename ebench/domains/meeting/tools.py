@@ -28,8 +28,9 @@ import re
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from ..engine.query import Where, bool_columns, check_text, require
 from ..engine.search import like_pattern
-from ..engine.tools import ToolEnv, ToolError, ToolRegistry, not_found, paginate
+from ..engine.tools import ErrorCode, ToolEnv, ToolError, ToolRegistry, not_found, paginate
 
 TOOLS = ToolRegistry("meeting")
 
@@ -129,7 +130,7 @@ def _moment(value: str, name: str) -> str:
             text += ":00"
         datetime.strptime(text, "%Y-%m-%d %H:%M:%S")
     except ValueError:
-        raise ToolError("invalid_value", f"{name} must be a time like 2026-10-20 14:30, got {value!r}.") from None
+        raise ToolError(ErrorCode.INVALID_VALUE, f"{name} must be a time like 2026-10-20 14:30, got {value!r}.") from None
     return text
 
 
@@ -144,7 +145,7 @@ def _bound(value: str | None, name: str, upper: bool) -> tuple[str, str] | None:
             day = datetime.strptime(text, "%Y-%m-%d")
         except ValueError:
             raise ToolError(
-                "invalid_value", f"{name} must be a date like 2026-10-20 or a time like 2026-10-20 14:30, got {value!r}."
+                ErrorCode.INVALID_VALUE, f"{name} must be a date like 2026-10-20 or a time like 2026-10-20 14:30, got {value!r}."
             ) from None
         if upper:
             return "<", (day + timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
@@ -152,25 +153,27 @@ def _bound(value: str | None, name: str, upper: bool) -> tuple[str, str] | None:
     try:
         moment = _moment(text, name)
     except ToolError:
-        raise ToolError("invalid_value", f"{name} must be a date like 2026-10-20 or a time like 2026-10-20 14:30, got {value!r}.") from None
+        raise ToolError(
+            ErrorCode.INVALID_VALUE, f"{name} must be a date like 2026-10-20 or a time like 2026-10-20 14:30, got {value!r}."
+        ) from None
     return ("<=" if upper else ">="), moment
 
 
 def _ordered(low: tuple[str, str] | None, high: tuple[str, str] | None, low_name: str, high_name: str) -> None:
     """Refuse a range filter whose end comes before its start (it could match nothing)."""
     if low and high and (high[1] <= low[1] if high[0] == "<" else high[1] < low[1]):
-        raise ToolError("invalid_value", f"{low_name} is after {high_name}.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"{low_name} is after {high_name}.")
 
 
 def _time_range(env: ToolEnv, start: str, end: str, max_duration: timedelta, what: str) -> tuple[str, str]:
     """Start and end of something new: end after start, not in the past, not too long."""
     start_s, end_s = _moment(start, "start"), _moment(end, "end")
     if end_s <= start_s:
-        raise ToolError("invalid_value", f"The end ({end_s}) must be after the start ({start_s}).")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"The end ({end_s}) must be after the start ({start_s}).")
     if start_s < env.now:
-        raise ToolError("invalid_value", f"The start ({start_s}) is in the past; it is now {env.now}.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"The start ({start_s}) is in the past; it is now {env.now}.")
     if datetime.fromisoformat(end_s) - datetime.fromisoformat(start_s) > max_duration:
-        raise ToolError("invalid_value", f"{what} can last at most {_span(max_duration)}.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"{what} can last at most {_span(max_duration)}.")
     return start_s, end_s
 
 
@@ -178,13 +181,11 @@ def _span(delta: timedelta) -> str:
     return f"{delta.days} days" if delta.days > 1 else f"{int(delta.total_seconds() // 3600)} hours"
 
 
-def _text(value: str, name: str, longest: int, allow_empty: bool = False) -> str:
+def _optional_text(value: str, name: str, longest: int) -> str:
+    """A text argument that may be empty (check_text for one that may not)."""
     text = value.strip()
-    if not (0 if allow_empty else 1) <= len(text) <= longest:
-        raise ToolError(
-            "invalid_value",
-            f"{name} must be {'' if allow_empty else '1 to '}{longest} characters long" + ("" if not allow_empty else " at most") + ".",
-        )
+    if len(text) > longest:
+        raise ToolError(ErrorCode.INVALID_VALUE, f"{name} must be {longest} characters long at most.")
     return text
 
 
@@ -198,17 +199,10 @@ def _employee(env: ToolEnv, employee_id: int) -> dict[str, Any]:
 def _people(env: ToolEnv, ids: list[int], name: str, allow_self: bool = False) -> list[dict[str, Any]]:
     """Distinct, existing employees, in the order given."""
     if len(set(ids)) != len(ids):
-        raise ToolError("invalid_value", f"{name} lists someone twice.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"{name} lists someone twice.")
     if not allow_self and env.actor_id in ids:
-        raise ToolError("invalid_value", f"{name} must not include yourself.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"{name} must not include yourself.")
     return [_employee(env, i) for i in ids]
-
-
-def _department(env: ToolEnv, department_id: int) -> dict[str, Any]:
-    row = env.one("SELECT * FROM departments WHERE id = ?", (department_id,))
-    if row is None:
-        raise not_found("department", department_id)
-    return row
 
 
 def _subtree(department_id: int) -> tuple[str, list[Any]]:
@@ -223,15 +217,8 @@ def _location(env: ToolEnv, city: str) -> int:
     loc = env.scalar("SELECT id FROM locations WHERE city = ? COLLATE NOCASE", (city.strip(),))
     if loc is None:
         cities = ", ".join(r["city"] for r in env.all("SELECT city FROM locations ORDER BY id"))
-        raise ToolError("invalid_value", f"No office in {city!r}; the offices are in: {cities}.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"No office in {city!r}; the offices are in: {cities}.")
     return loc
-
-
-def _bools(row: dict[str, Any], *names: str) -> dict[str, Any]:
-    for name in names:
-        if row.get(name) is not None:
-            row[name] = bool(row[name])
-    return row
 
 
 def _room_shape(row: dict[str, Any]) -> dict[str, Any]:
@@ -261,50 +248,44 @@ def _bookable(env: ToolEnv, room_id: int, start: str, end: str, people: int | No
     """The room, refused when it cannot be booked, is too small, or is taken for the time."""
     room = _room(env, room_id)
     if not room["is_bookable"]:
-        raise ToolError("forbidden", f"Room {room['name']} ({room['building']}) is not bookable.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Room {room['name']} ({room['building']}) is not bookable.")
     if people is not None and people > room["capacity"]:
-        raise ToolError("conflict", f"Room {room['name']} holds {room['capacity']} people; this meeting would have {people}.")
+        raise ToolError(ErrorCode.CONFLICT, f"Room {room['name']} holds {room['capacity']} people; this meeting would have {people}.")
     taken = _conflicts(env, room_id, start, end)
     if taken:
         first = taken[0]
         raise ToolError(
-            "conflict",
+            ErrorCode.CONFLICT,
             f"Room {room['name']} is already booked from {first['start_at']} to {first['end_at']} "
             f"by {first['booked_by']} (booking {first['booking_id']}).",
         )
     return room
 
 
-def _meeting(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
-    row = env.one("SELECT * FROM meetings WHERE id = ?", (meeting_id,))
-    if row is None:
-        raise not_found("meeting", meeting_id)
-    return row
-
-
 def _my_part(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
     """The meeting, visible only to its participants."""
-    meeting = _meeting(env, meeting_id)
+    meeting = require(env, "meetings", meeting_id, "meeting")
     part = env.one("SELECT role, response FROM meeting_participants WHERE meeting_id = ? AND employee_id = ?", (meeting_id, env.actor_id))
     if part is None:
-        raise ToolError("forbidden", f"You are not invited to meeting {meeting_id}; only its participants can see it.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"You are not invited to meeting {meeting_id}; only its participants can see it.")
     return {**meeting, "my_role": part["role"], "my_response": part["response"]}
 
 
 def _changeable(env: ToolEnv, meeting: dict[str, Any]) -> None:
     if meeting["status"] == "cancelled":
-        raise ToolError("conflict", f"Meeting {meeting['id']} ('{meeting['title']}') is cancelled and cannot be changed.")
+        raise ToolError(ErrorCode.CONFLICT, f"Meeting {meeting['id']} ('{meeting['title']}') is cancelled and cannot be changed.")
     if meeting["start_at"] <= env.now:
         raise ToolError(
-            "conflict", f"Meeting {meeting['id']} ('{meeting['title']}') started at {meeting['start_at']}; it can no longer be changed."
+            ErrorCode.CONFLICT,
+            f"Meeting {meeting['id']} ('{meeting['title']}') started at {meeting['start_at']}; it can no longer be changed.",
         )
 
 
 def _organised(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
     """A meeting the current employee organises and that can still be changed."""
-    meeting = _meeting(env, meeting_id)
+    meeting = require(env, "meetings", meeting_id, "meeting")
     if meeting["organizer_id"] != env.actor_id:
-        raise ToolError("forbidden", f"Only the organiser of meeting {meeting_id} can change it.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Only the organiser of meeting {meeting_id} can change it.")
     _changeable(env, meeting)
     return meeting
 
@@ -333,36 +314,25 @@ def _meeting_summary(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
     return env.one(f"SELECT {MEETING_COLUMNS} FROM meetings m {MEETING_JOINS} WHERE m.id = ?", (meeting_id,))  # type: ignore[return-value]
 
 
-def _chat(env: ToolEnv, chat_id: int) -> dict[str, Any]:
-    row = env.one("SELECT * FROM chats WHERE id = ?", (chat_id,))
-    if row is None:
-        raise not_found("chat", chat_id)
-    return row
-
-
 def _my_chat(env: ToolEnv, chat_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """The chat and the current employee's membership; only members see a group chat."""
-    chat = _chat(env, chat_id)
+    chat = require(env, "chats", chat_id, "chat")
     me = env.one("SELECT role, muted, joined_at FROM chat_members WHERE chat_id = ? AND employee_id = ?", (chat_id, env.actor_id))
     if me is None:
-        raise ToolError("forbidden", f"You are not a member of chat {chat_id} ('{chat['name']}').")
+        raise ToolError(ErrorCode.FORBIDDEN, f"You are not a member of chat {chat_id} ('{chat['name']}').")
     return chat, me
 
 
 def _managed_chat(env: ToolEnv, chat_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
     chat, me = _my_chat(env, chat_id)
     if me["role"] not in ("owner", "admin"):
-        raise ToolError("forbidden", f"Only the owner or an admin of '{chat['name']}' can manage its members.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Only the owner or an admin of '{chat['name']}' can manage its members.")
     return chat, me
 
 
 def _recount_chat(env: ToolEnv, chat_id: int) -> int:
     env.conn.execute("UPDATE chats SET member_count = (SELECT COUNT(*) FROM chat_members WHERE chat_id = :c) WHERE id = :c", {"c": chat_id})
     return env.scalar("SELECT member_count FROM chats WHERE id = ?", (chat_id,))
-
-
-def _where(parts: list[str]) -> str:
-    return " WHERE " + " AND ".join(parts) if parts else ""
 
 
 # -- me and colleagues ---------------------------------------------------------------------
@@ -413,35 +383,29 @@ def search_employees(
         status: Only active employees, or only those on leave.
         page: Page number, from 1.
     """
-    where: list[str] = []
-    params: list[Any] = []
+    where = Where()
     text = query.strip()
     if text:
-        where.append("(e.name LIKE ? ESCAPE '\\' OR e.email LIKE ? ESCAPE '\\' OR e.employee_no LIKE ? ESCAPE '\\')")
-        params += [like_pattern(text)] * 3
+        where.add(
+            "(e.name LIKE ? ESCAPE '\\' OR e.email LIKE ? ESCAPE '\\' OR e.employee_no LIKE ? ESCAPE '\\')", *[like_pattern(text)] * 3
+        )
     if department_id is not None:
-        _department(env, department_id)
+        require(env, "departments", department_id, "department")
         if include_sub_departments:
             sql, sub = _subtree(department_id)
-            where.append(f"e.department_id IN ({sql})")
-            params += sub
+            where.add(f"e.department_id IN ({sql})", *sub)
         else:
-            where.append("e.department_id = ?")
-            params.append(department_id)
+            where.add("e.department_id = ?", department_id)
     if title is not None and title.strip():
-        where.append("e.title LIKE ? ESCAPE '\\'")
-        params.append(like_pattern(title.strip()))
+        where.add("e.title LIKE ? ESCAPE '\\'", like_pattern(title.strip()))
     if manager_id is not None:
         _employee(env, manager_id)
-        where.append("e.manager_id = ?")
-        params.append(manager_id)
+        where.add("e.manager_id = ?", manager_id)
     if location is not None:
-        where.append("e.location_id = ?")
-        params.append(_location(env, location))
+        where.add("e.location_id = ?", _location(env, location))
     if status is not None:
-        where.append("e.status = ?")
-        params.append(status)
-    condition = _where(where)
+        where.add("e.status = ?", status)
+    condition, params = where.clause, where.params
     return paginate(
         env,
         EMPLOYEE_SELECT + condition,
@@ -508,14 +472,13 @@ def list_sub_departments(env: ToolEnv, department_id: int | None = None, recursi
     if department_id is None:
         department_id = env.scalar("SELECT id FROM departments WHERE parent_id IS NULL ORDER BY id LIMIT 1")
     else:
-        _department(env, department_id)
+        require(env, "departments", department_id, "department")
     if recursive:
-        sql, params = _subtree(department_id)
-        condition = f" WHERE d.id IN ({sql}) AND d.id != ?"
-        params = [*params, department_id]
+        sql, sub = _subtree(department_id)
+        where = Where().add(f"d.id IN ({sql})", *sub).add("d.id != ?", department_id)
     else:
-        condition, params = " WHERE d.parent_id = ?", [department_id]
-    return paginate(env, DEPARTMENT_SELECT + condition, params, page, "d.id")
+        where = Where().add("d.parent_id = ?", department_id)
+    return paginate(env, DEPARTMENT_SELECT + where.clause, where.params, page, "d.id")
 
 
 @TOOLS.read
@@ -534,28 +497,25 @@ def list_department_members(
         status: Only active employees, or only those on leave.
         page: Page number, from 1.
     """
-    _department(env, department_id)
+    require(env, "departments", department_id, "department")
     if include_sub_departments:
-        sql, params = _subtree(department_id)
-        where = [f"e.department_id IN ({sql})"]
+        sql, sub = _subtree(department_id)
+        where = Where().add(f"e.department_id IN ({sql})", *sub)
     else:
-        where, params = ["e.department_id = ?"], [department_id]
+        where = Where().add("e.department_id = ?", department_id)
     if status is not None:
-        where.append("e.status = ?")
-        params.append(status)
-    select = EMPLOYEE_SELECT.replace(
-        "SELECT ",
-        "SELECT EXISTS (SELECT 1 FROM department_heads h WHERE h.employee_id = e.id AND h.department_id = e.department_id) "
-        "AS is_department_head, ",
-        1,
-    ) + _where(where)
-
-    def shape(row: dict[str, Any]) -> dict[str, Any]:
-        return _bools(row, "is_department_head")
-
-    return paginate(
-        env, select, params, page, "e.name COLLATE NOCASE, e.id", shape, count=(f"SELECT COUNT(*) FROM employees e{_where(where)}", params)
+        where.add("e.status = ?", status)
+    select = (
+        EMPLOYEE_SELECT.replace(
+            "SELECT ",
+            "SELECT EXISTS (SELECT 1 FROM department_heads h WHERE h.employee_id = e.id AND h.department_id = e.department_id) "
+            "AS is_department_head, ",
+            1,
+        )
+        + where.clause
     )
+    count = (f"SELECT COUNT(*) FROM employees e{where.clause}", where.params)
+    return paginate(env, select, where.params, page, "e.name COLLATE NOCASE, e.id", bool_columns("is_department_head"), count=count)
 
 
 # -- rooms ---------------------------------------------------------------------------------
@@ -563,23 +523,19 @@ def list_department_members(
 
 def _room_filters(
     env: ToolEnv, location: str | None, building_id: int | None, min_capacity: int | None, equipment: list[Any] | None
-) -> tuple[list[str], list[Any]]:
-    where: list[str] = []
-    params: list[Any] = []
+) -> Where:
+    where = Where()
     if location is not None:
-        where.append("b.location_id = ?")
-        params.append(_location(env, location))
+        where.add("b.location_id = ?", _location(env, location))
     if building_id is not None:
         if env.scalar("SELECT 1 FROM buildings WHERE id = ?", (building_id,)) is None:
             raise not_found("building", building_id)
-        where.append("r.building_id = ?")
-        params.append(building_id)
+        where.add("r.building_id = ?", building_id)
     if min_capacity is not None:
-        where.append("r.capacity >= ?")
-        params.append(min_capacity)
+        where.add("r.capacity >= ?", min_capacity)
     for item in sorted(set(equipment or [])):
-        where.append(f"r.{EQUIPMENT_COLUMNS[item]} = 1")
-    return where, params
+        where.add(f"r.{EQUIPMENT_COLUMNS[item]} = 1")
+    return where
 
 
 @TOOLS.read
@@ -609,19 +565,17 @@ def search_rooms(
         bookable_only: True to leave out rooms that cannot be booked.
         page: Page number, from 1.
     """
-    where, params = _room_filters(env, location, building_id, min_capacity, equipment)
+    where = _room_filters(env, location, building_id, min_capacity, equipment)
     if query.strip():
-        where.append("(r.name LIKE ? ESCAPE '\\' OR b.name LIKE ? ESCAPE '\\')")
-        params += [like_pattern(query.strip())] * 2
+        pattern = like_pattern(query.strip())
+        where.add("(r.name LIKE ? ESCAPE '\\' OR b.name LIKE ? ESCAPE '\\')", pattern, pattern)
     if floor is not None:
-        where.append("r.floor = ?")
-        params.append(floor)
+        where.add("r.floor = ?", floor)
     if room_type is not None:
-        where.append("r.room_type = ?")
-        params.append(room_type)
+        where.add("r.room_type = ?", room_type)
     if bookable_only:
-        where.append("r.is_bookable = 1")
-    return paginate(env, ROOM_SELECT + _where(where), params, page, "r.capacity, r.name, r.id", _room_shape)
+        where.add("r.is_bookable = 1")
+    return paginate(env, ROOM_SELECT + where.clause, where.params, page, "r.capacity, r.name, r.id", _room_shape)
 
 
 @TOOLS.read
@@ -635,7 +589,7 @@ def check_room_availability(env: ToolEnv, room_id: int, start: str, end: str) ->
     """
     start_s, end_s = _moment(start, "start"), _moment(end, "end")
     if end_s <= start_s:
-        raise ToolError("invalid_value", f"The end ({end_s}) must be after the start ({start_s}).")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"The end ({end_s}) must be after the start ({start_s}).")
     room = _room(env, room_id)
     conflicts = _conflicts(env, room_id, start_s, end_s)
     return {
@@ -672,14 +626,14 @@ def find_available_rooms(
     """
     start_s, end_s = _moment(start, "start"), _moment(end, "end")
     if end_s <= start_s:
-        raise ToolError("invalid_value", f"The end ({end_s}) must be after the start ({start_s}).")
-    where, params = _room_filters(env, location, building_id, min_capacity, equipment)
-    where += [
-        "r.is_bookable = 1",
+        raise ToolError(ErrorCode.INVALID_VALUE, f"The end ({end_s}) must be after the start ({start_s}).")
+    where = _room_filters(env, location, building_id, min_capacity, equipment).add("r.is_bookable = 1")
+    where.add(
         "NOT EXISTS (SELECT 1 FROM room_bookings k WHERE k.room_id = r.id AND k.status = 'active' AND k.start_at < ? AND k.end_at > ?)",
-    ]
-    params += [end_s, start_s]
-    return paginate(env, ROOM_SELECT + _where(where), params, page, "r.capacity, r.name, r.id", _room_shape)
+        end_s,
+        start_s,
+    )
+    return paginate(env, ROOM_SELECT + where.clause, where.params, page, "r.capacity, r.name, r.id", _room_shape)
 
 
 @TOOLS.read
@@ -705,31 +659,25 @@ def list_room_bookings(
     """
     low, high = _bound(start, "start", upper=False), _bound(end, "end", upper=True)
     _ordered(low, high, "start", "end")
-    where: list[str] = []
-    params: list[Any] = []
+    where = Where()
     if room_id is not None:
         _room(env, room_id)
-        where.append("k.room_id = ?")
-        params.append(room_id)
+        where.add("k.room_id = ?", room_id)
     if mine:
-        where.append("k.booker_id = ?")
-        params.append(env.actor_id)
+        where.add("k.booker_id = ?", env.actor_id)
     if low:
-        where.append("k.end_at > ?")
-        params.append(low[1])
+        where.add("k.end_at > ?", low[1])
     if high:
-        where.append("k.start_at < ?")
-        params.append(high[1])
+        where.add("k.start_at < ?", high[1])
     if status is not None:
-        where.append("k.status = ?")
-        params.append(status)
+        where.add("k.status = ?", status)
     return paginate(
         env,
-        BOOKING_SELECT + _where(where),
-        params,
+        BOOKING_SELECT + where.clause,
+        where.params,
         page,
         "k.start_at, k.id",
-        count=(f"SELECT COUNT(*) FROM room_bookings k{_where(where)}", params),
+        count=(f"SELECT COUNT(*) FROM room_bookings k{where.clause}", where.params),
     )
 
 
@@ -759,29 +707,23 @@ def list_my_meetings(
     """
     low, high = _bound(start_from, "start_from", upper=False), _bound(start_to, "start_to", upper=True)
     _ordered(low, high, "start_from", "start_to")
-    where = ["p.employee_id = ?"]
-    params: list[Any] = [env.actor_id]
+    where = Where().add("p.employee_id = ?", env.actor_id)
     if low:
-        where.append("m.start_at >= ?")
-        params.append(low[1])
+        where.add("m.start_at >= ?", low[1])
     if high:
-        where.append(f"m.start_at {high[0]} ?")
-        params.append(high[1])
+        where.add(f"m.start_at {high[0]} ?", high[1])
     if status is not None:
-        where.append("m.status = ?")
-        params.append(status)
+        where.add("m.status = ?", status)
     if role is not None:
-        where.append("p.role = ?")
-        params.append(role)
+        where.add("p.role = ?", role)
     if response is not None:
-        where.append("p.response = ?")
-        params.append(response)
+        where.add("p.response = ?", response)
     select = (
         f"SELECT p.role AS my_role, p.response AS my_response, {MEETING_COLUMNS} FROM meeting_participants p "
-        f"CROSS JOIN meetings m ON m.id = p.meeting_id {MEETING_JOINS}{_where(where)}"
+        f"CROSS JOIN meetings m ON m.id = p.meeting_id {MEETING_JOINS}{where.clause}"
     )
-    count = (f"SELECT COUNT(*) FROM meeting_participants p CROSS JOIN meetings m ON m.id = p.meeting_id{_where(where)}", params)
-    return paginate(env, select, params, page, "m.start_at, m.id", count=count)
+    count = (f"SELECT COUNT(*) FROM meeting_participants p CROSS JOIN meetings m ON m.id = p.meeting_id{where.clause}", where.params)
+    return paginate(env, select, where.params, page, "m.start_at, m.id", count=count)
 
 
 PARTICIPANT_SELECT = """
@@ -793,8 +735,7 @@ CROSS JOIN departments d ON d.id = e.department_id
 PARTICIPANT_ORDER = "(p.role = 'organiser') DESC, e.name COLLATE NOCASE, p.employee_id"
 
 
-def _participant(row: dict[str, Any]) -> dict[str, Any]:
-    return _bools(row, "attended")
+_participant = bool_columns("attended")
 
 
 @TOOLS.read
@@ -851,15 +792,12 @@ def list_meeting_participants(
         page: Page number, from 1.
     """
     _my_part(env, meeting_id)
-    where = ["p.meeting_id = ?"]
-    params: list[Any] = [meeting_id]
+    where = Where().add("p.meeting_id = ?", meeting_id)
     if response is not None:
-        where.append("p.response = ?")
-        params.append(response)
+        where.add("p.response = ?", response)
     if role is not None:
-        where.append("p.role = ?")
-        params.append(role)
-    return paginate(env, PARTICIPANT_SELECT + _where(where), params, page, PARTICIPANT_ORDER, _participant)
+        where.add("p.role = ?", role)
+    return paginate(env, PARTICIPANT_SELECT + where.clause, where.params, page, PARTICIPANT_ORDER, _participant)
 
 
 @TOOLS.read
@@ -885,7 +823,7 @@ def get_schedule(
     high = _bound(end, "end", upper=True)
     window_end = high[1] if high else (datetime.fromisoformat(low[1]) + timedelta(days=7)).strftime("%Y-%m-%d %H:%M:%S")
     if window_end <= low[1]:
-        raise ToolError("invalid_value", f"The end of the range ({window_end}) is not after its start ({low[1]}).")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"The end of the range ({window_end}) is not after its start ({low[1]}).")
     hidden = "s.is_private = 1 AND s.employee_id != ?"
     select = (
         f"SELECT s.id AS entry_id, s.start_at, s.end_at, CASE WHEN {hidden} THEN 'busy' ELSE s.kind END AS kind, "
@@ -901,7 +839,7 @@ def get_schedule(
         params,
         page,
         "s.start_at, s.id",
-        lambda r: _bools(r, "is_private"),
+        bool_columns("is_private"),
         count=(
             "SELECT COUNT(*) FROM schedule_entries s WHERE s.employee_id = ? AND s.start_at < ? AND s.end_at > ?",
             [who, window_end, low[1]],
@@ -928,18 +866,18 @@ def list_my_chats(
         chat_type: Only chats of this type.
         page: Page number, from 1.
     """
-    where = ["cm.employee_id = ?"]
-    params: list[Any] = [env.actor_id]
+    where = Where().add("cm.employee_id = ?", env.actor_id)
     if query.strip():
-        where.append("c.name LIKE ? ESCAPE '\\'")
-        params.append(like_pattern(query.strip()))
+        where.add("c.name LIKE ? ESCAPE '\\'", like_pattern(query.strip()))
     if chat_type is not None:
-        where.append("c.chat_type = ?")
-        params.append(chat_type)
-    select = CHAT_SELECT.replace("SELECT ", "SELECT cm.role AS my_role, cm.muted, cm.joined_at, ", 1).replace(
-        "FROM chats c", "FROM chat_members cm CROSS JOIN chats c ON c.id = cm.chat_id"
-    ) + _where(where)
-    return paginate(env, select, params, page, "c.last_message_at IS NULL, c.last_message_at DESC, c.id", lambda r: _bools(r, "muted"))
+        where.add("c.chat_type = ?", chat_type)
+    select = (
+        CHAT_SELECT.replace("SELECT ", "SELECT cm.role AS my_role, cm.muted, cm.joined_at, ", 1).replace(
+            "FROM chats c", "FROM chat_members cm CROSS JOIN chats c ON c.id = cm.chat_id"
+        )
+        + where.clause
+    )
+    return paginate(env, select, where.params, page, "c.last_message_at IS NULL, c.last_message_at DESC, c.id", bool_columns("muted"))
 
 
 @TOOLS.read
@@ -982,17 +920,15 @@ def list_chat_members(
         page: Page number, from 1.
     """
     _my_chat(env, chat_id)
-    where = ["cm.chat_id = ?"]
-    params: list[Any] = [chat_id]
+    where = Where().add("cm.chat_id = ?", chat_id)
     if role is not None:
-        where.append("cm.role = ?")
-        params.append(role)
+        where.add("cm.role = ?", role)
     select = (
         "SELECT cm.employee_id, e.name, e.title, d.name AS department, cm.role, cm.joined_at, cm.muted FROM chat_members cm "
-        "CROSS JOIN employees e ON e.id = cm.employee_id CROSS JOIN departments d ON d.id = e.department_id" + _where(where)
+        "CROSS JOIN employees e ON e.id = cm.employee_id CROSS JOIN departments d ON d.id = e.department_id" + where.clause
     )
     order = "CASE cm.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, e.name COLLATE NOCASE, cm.employee_id"
-    return paginate(env, select, params, page, order, lambda r: _bools(r, "muted"))
+    return paginate(env, select, where.params, page, order, bool_columns("muted"))
 
 
 @TOOLS.read
@@ -1013,7 +949,7 @@ def list_chat_messages(env: ToolEnv, chat_id: int, page: int = 1) -> dict[str, A
         "FROM chat_messages x CROSS JOIN employees e ON e.id = x.sender_id WHERE x.chat_id = ?"
     )
     return paginate(
-        env, select, [chat_id], page, "x.sent_at DESC, x.id DESC", lambda r: _bools(r, "is_recalled"), count=chat["message_count"]
+        env, select, [chat_id], page, "x.sent_at DESC, x.id DESC", bool_columns("is_recalled"), count=chat["message_count"]
     )  # a stored aggregate the tools keep exact
 
 
@@ -1054,13 +990,13 @@ def create_meeting(
         room_id: A room to book for the meeting; leave out for an online-only meeting.
         agenda: The agenda, free text.
     """
-    title = _text(title, "The title", 100)
+    title = check_text(title, "The title", 100)
     start_s, end_s = _time_range(env, start, end, timedelta(hours=MAX_MEETING_HOURS), "A meeting")
     required, optional = participant_ids or [], optional_participant_ids or []
     _people(env, required + optional, "The participants")
     invitees = [(p, "required") for p in required] + [(p, "optional") for p in optional]
     if len(invitees) + 1 > MAX_INVITEES:
-        raise ToolError("invalid_value", f"A meeting can have at most {MAX_INVITEES} participants.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"A meeting can have at most {MAX_INVITEES} participants.")
     if room_id is not None:
         _bookable(env, room_id, start_s, end_s, people=len(invitees) + 1)
     next_id = (env.scalar("SELECT MAX(id) FROM meetings") or 0) + 1
@@ -1091,7 +1027,7 @@ def create_meeting(
         "INSERT INTO meeting_participants (meeting_id, employee_id, role, response, invited_at) VALUES (?, ?, ?, 'invited', ?)",
         [(meeting_id, p, role, env.now) for p, role in invitees],
     )
-    meeting = _meeting(env, meeting_id)  # type: ignore[arg-type]
+    meeting = require(env, "meetings", meeting_id, "meeting")  # type: ignore[arg-type]
     _add_entry(env, meeting, env.actor_id)
     booking_id = None
     if room_id is not None:
@@ -1147,7 +1083,7 @@ def invite_participants(
     """
     meeting = _organised(env, meeting_id)
     if not employee_ids:
-        raise ToolError("invalid_value", "Give at least one employee to invite.")
+        raise ToolError(ErrorCode.INVALID_VALUE, "Give at least one employee to invite.")
     people = _people(env, employee_ids, "employee_ids")
     already = [
         p["name"]
@@ -1155,15 +1091,15 @@ def invite_participants(
         if env.scalar("SELECT 1 FROM meeting_participants WHERE meeting_id = ? AND employee_id = ?", (meeting_id, p["id"]))
     ]
     if already:
-        raise ToolError("conflict", f"Already invited to '{meeting['title']}': {', '.join(already)}.")
+        raise ToolError(ErrorCode.CONFLICT, f"Already invited to '{meeting['title']}': {', '.join(already)}.")
     total = meeting["participant_count"] + len(people)
     if total > MAX_INVITEES:
-        raise ToolError("invalid_value", f"A meeting can have at most {MAX_INVITEES} participants.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"A meeting can have at most {MAX_INVITEES} participants.")
     if meeting["room_id"] is not None:
         capacity = env.scalar("SELECT capacity FROM rooms WHERE id = ?", (meeting["room_id"],))
         coming = _attending(env, meeting_id) + len(people)
         if coming > capacity:
-            raise ToolError("conflict", f"The room holds {capacity} people; with these invitees {coming} would come.")
+            raise ToolError(ErrorCode.CONFLICT, f"The room holds {capacity} people; with these invitees {coming} would come.")
     env.conn.executemany(
         "INSERT INTO meeting_participants (meeting_id, employee_id, role, response, invited_at) VALUES (?, ?, ?, 'invited', ?)",
         [(meeting_id, p["id"], role, env.now) for p in people],
@@ -1189,12 +1125,12 @@ def remove_participant(env: ToolEnv, meeting_id: int, employee_id: int) -> dict[
     """
     meeting = _organised(env, meeting_id)
     if employee_id == env.actor_id:
-        raise ToolError("invalid_value", "The organiser cannot be removed; cancel the meeting instead.")
+        raise ToolError(ErrorCode.INVALID_VALUE, "The organiser cannot be removed; cancel the meeting instead.")
     person = _employee(env, employee_id)
     if not env.conn.execute(
         "DELETE FROM meeting_participants WHERE meeting_id = ? AND employee_id = ?", (meeting_id, employee_id)
     ).rowcount:
-        raise ToolError("not_found", f"{person['name']} is not invited to '{meeting['title']}'.")
+        raise ToolError(ErrorCode.NOT_FOUND, f"{person['name']} is not invited to '{meeting['title']}'.")
     removed = env.conn.execute("DELETE FROM schedule_entries WHERE meeting_id = ? AND employee_id = ?", (meeting_id, employee_id)).rowcount
     count = _recount(env, meeting_id)
     return {
@@ -1219,14 +1155,14 @@ def respond_to_meeting(env: ToolEnv, meeting_id: int, response: Literal["accepte
     """
     mine = _my_part(env, meeting_id)
     if mine["my_role"] == "organiser":
-        raise ToolError("invalid_value", "You organise this meeting; the organiser always attends.")
+        raise ToolError(ErrorCode.INVALID_VALUE, "You organise this meeting; the organiser always attends.")
     _changeable(env, mine)
     if mine["my_response"] == response:
-        raise ToolError("conflict", f"You have already answered '{response}' to '{mine['title']}'.")
+        raise ToolError(ErrorCode.CONFLICT, f"You have already answered '{response}' to '{mine['title']}'.")
     if mine["my_response"] == "declined" and mine["room_id"] is not None:
         capacity = env.scalar("SELECT capacity FROM rooms WHERE id = ?", (mine["room_id"],))
         if _attending(env, meeting_id) + 1 > capacity:
-            raise ToolError("conflict", f"The room of '{mine['title']}' is full ({capacity} people).")
+            raise ToolError(ErrorCode.CONFLICT, f"The room of '{mine['title']}' is full ({capacity} people).")
     env.conn.execute(
         "UPDATE meeting_participants SET response = ?, responded_at = ? WHERE meeting_id = ? AND employee_id = ?",
         (response, env.now, meeting_id, env.actor_id),
@@ -1261,7 +1197,7 @@ def book_room(env: ToolEnv, room_id: int, start: str, end: str, purpose: str = "
         purpose: What the room is for, up to 100 characters.
     """
     start_s, end_s = _time_range(env, start, end, timedelta(hours=MAX_MEETING_HOURS), "A booking")
-    purpose = _text(purpose, "The purpose", 100, allow_empty=True)
+    purpose = _optional_text(purpose, "The purpose", 100)
     _bookable(env, room_id, start_s, end_s)
     cur = env.conn.execute(
         "INSERT INTO room_bookings (room_id, booker_id, meeting_id, start_at, end_at, status, purpose, created_at) "
@@ -1279,19 +1215,17 @@ def release_room(env: ToolEnv, booking_id: int) -> dict[str, Any]:
     Args:
         booking_id: The booking's id.
     """
-    booking = env.one("SELECT * FROM room_bookings WHERE id = ?", (booking_id,))
-    if booking is None:
-        raise not_found("booking", booking_id)
+    booking = require(env, "room_bookings", booking_id, "booking")
     if booking["booker_id"] != env.actor_id:
-        raise ToolError("forbidden", f"Booking {booking_id} was made by someone else; you can only release your own bookings.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Booking {booking_id} was made by someone else; you can only release your own bookings.")
     if booking["status"] == "cancelled":
-        raise ToolError("conflict", f"Booking {booking_id} is already cancelled.")
+        raise ToolError(ErrorCode.CONFLICT, f"Booking {booking_id} is already cancelled.")
     if booking["meeting_id"] is not None:
         raise ToolError(
-            "conflict", f"Booking {booking_id} belongs to meeting {booking['meeting_id']}; cancel the meeting to free the room."
+            ErrorCode.CONFLICT, f"Booking {booking_id} belongs to meeting {booking['meeting_id']}; cancel the meeting to free the room."
         )
     if booking["start_at"] <= env.now:
-        raise ToolError("conflict", f"Booking {booking_id} started at {booking['start_at']}; it can no longer be released.")
+        raise ToolError(ErrorCode.CONFLICT, f"Booking {booking_id} started at {booking['start_at']}; it can no longer be released.")
     env.conn.execute("UPDATE room_bookings SET status = 'cancelled', cancelled_at = ? WHERE id = ?", (env.now, booking_id))
     return env.one(BOOKING_SELECT + " WHERE k.id = ?", (booking_id,))  # type: ignore[return-value]
 
@@ -1320,14 +1254,14 @@ def create_schedule_entry(
         is_private: True to hide the title and note from colleagues.
         note: A note, up to 500 characters.
     """
-    title = _text(title, "The title", 100)
-    note = _text(note, "The note", 500, allow_empty=True)
+    title = check_text(title, "The title", 100)
+    note = _optional_text(note, "The note", 500)
     start_s, end_s = _time_range(env, start, end, timedelta(days=MAX_ENTRY_DAYS), "A calendar entry")
     if env.scalar(
         "SELECT 1 FROM schedule_entries WHERE employee_id = ? AND title = ? AND start_at = ? AND end_at = ?",
         (env.actor_id, title, start_s, end_s),
     ):
-        raise ToolError("conflict", f"Your calendar already has '{title}' from {start_s} to {end_s}.")
+        raise ToolError(ErrorCode.CONFLICT, f"Your calendar already has '{title}' from {start_s} to {end_s}.")
     cur = env.conn.execute(
         "INSERT INTO schedule_entries (employee_id, meeting_id, kind, title, start_at, end_at, is_private, note, created_at) "
         "VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?)",
@@ -1352,13 +1286,13 @@ def delete_schedule_entry(env: ToolEnv, entry_id: int) -> dict[str, Any]:
     Args:
         entry_id: The calendar entry's id.
     """
-    entry = env.one("SELECT * FROM schedule_entries WHERE id = ?", (entry_id,))
-    if entry is None:
-        raise not_found("calendar entry", entry_id)
+    entry = require(env, "schedule_entries", entry_id, "calendar entry")
     if entry["employee_id"] != env.actor_id:
-        raise ToolError("forbidden", f"Calendar entry {entry_id} is on someone else's calendar.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Calendar entry {entry_id} is on someone else's calendar.")
     if entry["meeting_id"] is not None:
-        raise ToolError("invalid_value", f"Entry {entry_id} is the meeting '{entry['title']}'; decline the meeting (or cancel it) instead.")
+        raise ToolError(
+            ErrorCode.INVALID_VALUE, f"Entry {entry_id} is the meeting '{entry['title']}'; decline the meeting (or cancel it) instead."
+        )
     env.conn.execute("DELETE FROM schedule_entries WHERE id = ?", (entry_id,))
     return {"deleted_entry_id": entry_id, "title": entry["title"], "start_at": entry["start_at"], "end_at": entry["end_at"]}
 
@@ -1383,14 +1317,14 @@ def create_chat(
         description: What the chat is for.
         chat_type: A project (work) chat or a social chat.
     """
-    name = _text(name, "The chat name", 60)
+    name = check_text(name, "The chat name", 60)
     if not member_ids:
-        raise ToolError("invalid_value", "A group chat needs at least one other member.")
+        raise ToolError(ErrorCode.INVALID_VALUE, "A group chat needs at least one other member.")
     people = _people(env, member_ids, "member_ids")
     if len(people) + 1 > MAX_CHAT_MEMBERS:
-        raise ToolError("invalid_value", f"A group chat has at most {MAX_CHAT_MEMBERS} members.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"A group chat has at most {MAX_CHAT_MEMBERS} members.")
     if env.scalar("SELECT 1 FROM chats WHERE owner_id = ? AND name = ? COLLATE NOCASE", (env.actor_id, name)):
-        raise ToolError("conflict", f"You already own a chat named {name!r}.")
+        raise ToolError(ErrorCode.CONFLICT, f"You already own a chat named {name!r}.")
     cur = env.conn.execute(
         "INSERT INTO chats (name, description, chat_type, owner_id, department_id, created_at, member_count, message_count) "
         "VALUES (?, ?, ?, ?, NULL, ?, ?, 0)",
@@ -1414,15 +1348,15 @@ def add_chat_members(env: ToolEnv, chat_id: int, employee_ids: list[int]) -> dic
     """
     chat, _ = _managed_chat(env, chat_id)
     if not employee_ids:
-        raise ToolError("invalid_value", "Give at least one employee to add.")
+        raise ToolError(ErrorCode.INVALID_VALUE, "Give at least one employee to add.")
     people = _people(env, employee_ids, "employee_ids")
     already = [
         p["name"] for p in people if env.scalar("SELECT 1 FROM chat_members WHERE chat_id = ? AND employee_id = ?", (chat_id, p["id"]))
     ]
     if already:
-        raise ToolError("conflict", f"Already in '{chat['name']}': {', '.join(already)}.")
+        raise ToolError(ErrorCode.CONFLICT, f"Already in '{chat['name']}': {', '.join(already)}.")
     if chat["member_count"] + len(people) > MAX_CHAT_MEMBERS:
-        raise ToolError("conflict", f"A group chat has at most {MAX_CHAT_MEMBERS} members.")
+        raise ToolError(ErrorCode.CONFLICT, f"A group chat has at most {MAX_CHAT_MEMBERS} members.")
     env.conn.executemany(
         "INSERT INTO chat_members (chat_id, employee_id, role, joined_at, muted) VALUES (?, ?, 'member', ?, 0)",
         [(chat_id, p["id"], env.now) for p in people],
@@ -1447,15 +1381,15 @@ def remove_chat_member(env: ToolEnv, chat_id: int, employee_id: int) -> dict[str
     """
     chat, me = _managed_chat(env, chat_id)
     if employee_id == env.actor_id:
-        raise ToolError("invalid_value", "To leave the chat yourself, use leave_chat.")
+        raise ToolError(ErrorCode.INVALID_VALUE, "To leave the chat yourself, use leave_chat.")
     person = _employee(env, employee_id)
     role = env.scalar("SELECT role FROM chat_members WHERE chat_id = ? AND employee_id = ?", (chat_id, employee_id))
     if role is None:
-        raise ToolError("not_found", f"{person['name']} is not a member of '{chat['name']}'.")
+        raise ToolError(ErrorCode.NOT_FOUND, f"{person['name']} is not a member of '{chat['name']}'.")
     if role == "owner":
-        raise ToolError("forbidden", "The owner of a chat cannot be removed.")
+        raise ToolError(ErrorCode.FORBIDDEN, "The owner of a chat cannot be removed.")
     if role == "admin" and me["role"] != "owner":
-        raise ToolError("forbidden", "Only the owner can remove an admin.")
+        raise ToolError(ErrorCode.FORBIDDEN, "Only the owner can remove an admin.")
     env.conn.execute("DELETE FROM chat_members WHERE chat_id = ? AND employee_id = ?", (chat_id, employee_id))
     count = _recount_chat(env, chat_id)
     return {"chat_id": chat_id, "name": chat["name"], "removed_employee_id": employee_id, "removed": person["name"], "member_count": count}
@@ -1470,7 +1404,7 @@ def leave_chat(env: ToolEnv, chat_id: int) -> dict[str, Any]:
     """
     chat, me = _my_chat(env, chat_id)
     if me["role"] == "owner":
-        raise ToolError("forbidden", f"You own '{chat['name']}'; the owner cannot leave it.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"You own '{chat['name']}'; the owner cannot leave it.")
     env.conn.execute("DELETE FROM chat_members WHERE chat_id = ? AND employee_id = ?", (chat_id, env.actor_id))
     count = _recount_chat(env, chat_id)
     return {"chat_id": chat_id, "name": chat["name"], "left": True, "member_count": count}
@@ -1486,13 +1420,13 @@ def send_chat_message(env: ToolEnv, chat_id: int, content: str, reply_to_message
         reply_to_message_id: The message this one answers; it must be in the same chat.
     """
     chat, _ = _my_chat(env, chat_id)
-    content = _text(content, "A message", 2000)
+    content = check_text(content, "A message", 2000)
     if reply_to_message_id is not None:
         target = env.scalar("SELECT chat_id FROM chat_messages WHERE id = ?", (reply_to_message_id,))
         if target is None:
             raise not_found("message", reply_to_message_id)
         if target != chat_id:
-            raise ToolError("invalid_value", f"Message {reply_to_message_id} is in another chat, not in '{chat['name']}'.")
+            raise ToolError(ErrorCode.INVALID_VALUE, f"Message {reply_to_message_id} is in another chat, not in '{chat['name']}'.")
     cur = env.conn.execute(
         "INSERT INTO chat_messages (chat_id, sender_id, reply_to_id, meeting_id, message_type, content, sent_at, is_recalled, reaction_count) "
         "VALUES (?, ?, ?, NULL, 'text', ?, ?, 0, 0)",
@@ -1524,21 +1458,23 @@ def transfer_employee(env: ToolEnv, employee_id: int, department_id: int) -> dic
         department_id: The department they move to.
     """
     person = _employee(env, employee_id)
-    target = _department(env, department_id)
+    target = require(env, "departments", department_id, "department")
     if employee_id == env.actor_id:
-        raise ToolError("forbidden", "You cannot transfer yourself; ask the head of a department above yours.")
+        raise ToolError(ErrorCode.FORBIDDEN, "You cannot transfer yourself; ask the head of a department above yours.")
     authority = env.scalar(
         "WITH RECURSIVE up(id) AS (SELECT ? UNION ALL SELECT d.parent_id FROM departments d JOIN up ON d.id = up.id "
         "WHERE d.parent_id IS NOT NULL) SELECT 1 FROM department_heads h WHERE h.employee_id = ? AND h.department_id IN (SELECT id FROM up)",
         (person["department_id"], env.actor_id),
     )
     if not authority:
-        raise ToolError("forbidden", f"Only the head of {person['name']}'s department or of a department above it can transfer them.")
+        raise ToolError(
+            ErrorCode.FORBIDDEN, f"Only the head of {person['name']}'s department or of a department above it can transfer them."
+        )
     heads = env.scalar("SELECT department_id FROM department_heads WHERE employee_id = ?", (employee_id,))
     if heads is not None:
-        raise ToolError("conflict", f"{person['name']} heads a department; a department head cannot be transferred.")
+        raise ToolError(ErrorCode.CONFLICT, f"{person['name']} heads a department; a department head cannot be transferred.")
     if person["department_id"] == department_id:
-        raise ToolError("conflict", f"{person['name']} is already in {target['name']}.")
+        raise ToolError(ErrorCode.CONFLICT, f"{person['name']} is already in {target['name']}.")
     new_manager = env.scalar("SELECT employee_id FROM department_heads WHERE department_id = ?", (department_id,))
     env.conn.execute("UPDATE employees SET department_id = ?, manager_id = ? WHERE id = ?", (department_id, new_manager, employee_id))
     env.conn.execute("UPDATE departments SET headcount = headcount - 1 WHERE id = ?", (person["department_id"],))

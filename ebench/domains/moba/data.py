@@ -13,11 +13,12 @@ import math
 import sqlite3
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from itertools import accumulate
 from random import Random
 
-from ..engine.fill import FillContext, derive_seed
+from ..engine.fill import FillContext, Row, derive_seed
 from ..engine.moments import DAY_FMT, between, clock, recent, ts
 from . import vocabulary as V
 from .schema import ROOM_CAPACITY
@@ -91,7 +92,7 @@ def season_rank(seed: int, player_id: int, season: int, skill: float) -> tuple[s
 # -- catalogue -----------------------------------------------------------------------------
 
 
-def seasons(ctx: FillContext):
+def seasons(ctx: FillContext) -> Iterable[Row]:
     for n in range(1, SEASON_COUNT + 1):
         start, end = season_bounds(n)
         theme = THEMES[n - 1]
@@ -105,7 +106,7 @@ def seasons(ctx: FillContext):
         }
 
 
-def heroes(ctx: FillContext):
+def heroes(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     titles: set[str] = set()
     upcoming_days = iter([14, 36])
@@ -174,7 +175,7 @@ def _nickname(ctx: FillContext, rng: Random, region: str) -> str:
     return name[:24]
 
 
-def players(ctx: FillContext):
+def players(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     profiles = _profiles(ctx)
     seen: set[str] = set()
@@ -220,7 +221,7 @@ def players(ctx: FillContext):
         }
 
 
-def player_heroes(ctx: FillContext):
+def player_heroes(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     profiles = _profiles(ctx)
     hero_rows = ctx.rows("heroes", "id, name, role, availability, price_coins, price_diamonds, release_date")
@@ -273,7 +274,7 @@ def player_heroes(ctx: FillContext):
             }
 
 
-def season_ranks(ctx: FillContext):
+def season_ranks(ctx: FillContext) -> Iterable[Row]:
     now = clock(ctx)
     profiles = _profiles(ctx)
     current = season_of(now)
@@ -307,7 +308,7 @@ def _leaders(ctx: FillContext) -> list[int]:
     return sorted(rng.sample([r["id"] for r in ctx.rows("players", "id", "level >= 12")], TEAM_COUNT))
 
 
-def relations(ctx: FillContext):
+def relations(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     ids = sorted(info)
@@ -345,7 +346,7 @@ def relations(ctx: FillContext):
     return rows
 
 
-def friend_requests(ctx: FillContext):
+def friend_requests(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     ids = sorted(info)
@@ -409,7 +410,7 @@ def friend_requests(ctx: FillContext):
 TEAM_COUNT = 20
 
 
-def teams(ctx: FillContext):
+def teams(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     by_id = {r["id"]: r for r in ctx.rows("players", "id, region, created_at, level")}
     names: set[str] = set()
@@ -440,7 +441,7 @@ def teams(ctx: FillContext):
         }
 
 
-def team_members(ctx: FillContext):
+def team_members(ctx: FillContext) -> Iterable[Row]:
     """Fills each clan up to the member_count the clans generator planned (same region first)."""
     rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
@@ -488,7 +489,7 @@ def team_members(ctx: FillContext):
             }
 
 
-def team_applications(ctx: FillContext):
+def team_applications(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     team_rows = {t["id"]: t for t in ctx.rows("teams", "id, leader_id, created_at, member_count, capacity")}
@@ -551,7 +552,7 @@ def team_applications(ctx: FillContext):
 ROOMS = {"closed": 48, "open": 18, "in_game": 5}
 
 
-def rooms(ctx: FillContext):
+def rooms(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     nick = {r["id"]: r["nickname"] for r in ctx.rows("players", "id, nickname")}
@@ -602,7 +603,7 @@ def rooms(ctx: FillContext):
         yield {"id": i, **row}
 
 
-def room_members(ctx: FillContext):
+def room_members(ctx: FillContext) -> Iterable[Row]:
     """Each active room gets its owner and member_count - 1 players in no other active room."""
     rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
@@ -617,7 +618,7 @@ def room_members(ctx: FillContext):
             yield {"room_id": room["id"], "player_id": pid, "joined_at": ts(between(rng, created, now - timedelta(minutes=2)))}
 
 
-def room_invitations(ctx: FillContext):
+def room_invitations(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     info = _player_info(ctx)
     ids = sorted(info)
@@ -678,7 +679,7 @@ def room_invitations(ctx: FillContext):
 # -- matches -------------------------------------------------------------------------------
 
 
-def matches(ctx: FillContext):
+def matches(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     current_start = season_bounds(season_of(now))[0]
     hours = list(range(24))
@@ -720,7 +721,7 @@ ROLE_STATS = {
 }
 
 
-def match_players(ctx: FillContext):
+def match_players(ctx: FillContext) -> Iterable[Row]:
     rng = ctx.rng
     profiles = _profiles(ctx)
     info = _player_info(ctx)
@@ -815,7 +816,7 @@ def match_players(ctx: FillContext):
         yield from slots
 
 
-def favourite_matches(ctx: FillContext):
+def favourite_matches(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     notes = [
         "",

@@ -12,11 +12,11 @@ insufficient balance), invalid_value (a bad argument value).
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any, Literal
 
+from ..engine.query import NamedWhere, bool_columns, check_date_range, check_text, require, sql_literal
 from ..engine.search import like_pattern
-from ..engine.tools import ToolEnv, ToolError, ToolRegistry, not_found, paginate
+from ..engine.tools import ErrorCode, ToolEnv, ToolError, ToolRegistry, not_found, paginate
 from .schema import ROOM_CAPACITY, rank_score, tier_index
 from .vocabulary import TIERS
 
@@ -30,6 +30,7 @@ RoomMode = Literal["ranked", "classic", "brawl", "custom"]
 
 MESSAGE_LIMIT = 100
 ROOM_NAME_LIMIT = 30
+DATE_EXAMPLE = "2026-05-31"  # the date messages show
 # Mastery titles by proficiency points, as the hero page shows them.
 MASTERY = ((20000, "Grandmaster"), (8000, "Master"), (3000, "Expert"), (1000, "Adept"), (0, "Novice"))
 
@@ -49,31 +50,14 @@ def _current_season(env: ToolEnv) -> int:
     return env.scalar(f"SELECT {CURRENT_SEASON_SQL}", {"today": _today(env)})
 
 
-def _named(values: dict[str, Any]) -> dict[str, Any]:
-    """A dict of named SQL parameters that filters add to."""
-    return dict(values)
-
-
-def _sql_text(text: str) -> str:
-    """A SQL string literal (for ORDER BY expressions, which paginate does not parameterise)."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _require(env: ToolEnv, table: str, ident: int, what: str) -> dict[str, Any]:
-    row = env.one(f"SELECT * FROM {table} WHERE id = ?", (ident,))
-    if row is None:
-        raise not_found(what, ident)
-    return row
-
-
 def _player(env: ToolEnv, player_id: int) -> dict[str, Any]:
-    return _require(env, "players", player_id, "player")
+    return require(env, "players", player_id, "player")
 
 
 def _other_player(env: ToolEnv, player_id: int, action: str) -> dict[str, Any]:
     player = _player(env, player_id)
     if player_id == env.actor_id:
-        raise ToolError("invalid_value", f"You cannot {action} yourself.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"You cannot {action} yourself.")
     return player
 
 
@@ -84,28 +68,9 @@ def _relation(env: ToolEnv, a: int, b: int) -> str | None:
 
 def _block_between(env: ToolEnv, other: dict[str, Any], action: str) -> None:
     if _relation(env, env.actor_id, other["id"]) == "blocked":
-        raise ToolError("forbidden", f"You blocked {other['nickname']}; unblock them before you {action}.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"You blocked {other['nickname']}; unblock them before you {action}.")
     if _relation(env, other["id"], env.actor_id) == "blocked":
-        raise ToolError("forbidden", f"{other['nickname']} has blocked you, so you cannot {action}.")
-
-
-def _text(value: str, name: str, limit: int, minimum: int = 0) -> str:
-    value = value.strip()
-    if not minimum <= len(value) <= limit:
-        raise ToolError("invalid_value", f"{name} must be {minimum} to {limit} characters long.")
-    return value
-
-
-def _date(value: str | None, name: str) -> str | None:
-    if value is None:
-        return None
-    try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            raise ValueError(value)
-        datetime.strptime(value, "%Y-%m-%d")
-    except ValueError:
-        raise ToolError("invalid_value", f"{name} must be a date like 2026-05-31, got {value!r}.") from None
-    return value
+        raise ToolError(ErrorCode.FORBIDDEN, f"{other['nickname']} has blocked you, so you cannot {action}.")
 
 
 def _mastery(points: int) -> str:
@@ -116,20 +81,11 @@ def _rate(wins: int, games: int) -> float | None:
     return round(100 * wins / games, 1) if games else None
 
 
-def _bools(*names: str):
-    def shape(row: dict[str, Any]) -> dict[str, Any]:
-        for name in names:
-            row[name] = bool(row[name])
-        return row
-
-    return shape
-
-
 def _team_officer(env: ToolEnv, team_id: int) -> str:
     """The actor's role in a clan, refusing unless leader or vice leader."""
     role = env.scalar("SELECT role FROM team_members WHERE team_id = ? AND player_id = ?", (team_id, env.actor_id))
     if role not in ("leader", "vice_leader"):
-        raise ToolError("forbidden", "Only the clan's leader or a vice leader can review its applications.")
+        raise ToolError(ErrorCode.FORBIDDEN, "Only the clan's leader or a vice leader can review its applications.")
     return role
 
 
@@ -202,29 +158,26 @@ def search_players(
         sort_by: relevance puts exact nicknames first, then the highest rank; rank: highest rank first; level: highest level first; nickname: A to Z.
         page: Page number, from 1.
     """
-    where, params = ["1"], _named({"u": env.actor_id})
+    where = NamedWhere(u=env.actor_id)
     text = query.strip()
     if text:
-        where.append("p.nickname LIKE :q ESCAPE '\\'")
-        params["q"] = like_pattern(text)
+        where.add("p.nickname LIKE :q ESCAPE '\\'", q=like_pattern(text))
     for name, value in (("region", region), ("tier", tier), ("status", status)):
         if value is not None:
-            where.append(f"p.{name} = :{name}")
-            params[name] = value
+            where.add(f"p.{name} = :{name}", **{name: value})
     score = rank_score("p.tier", "p.stars")
     order = {
-        "relevance": f"(p.nickname = {_sql_text(text)} COLLATE NOCASE) DESC, {score} DESC, p.id",
+        "relevance": f"(p.nickname = {sql_literal(text)} COLLATE NOCASE) DESC, {score} DESC, p.id",
         "rank": f"{score} DESC, p.id",
         "level": "p.level DESC, p.id",
         "nickname": "p.nickname COLLATE NOCASE, p.id",
     }[sort_by]
     select = (
         f"SELECT {PLAYER_COLUMNS}, EXISTS (SELECT 1 FROM relations f WHERE f.player_id = :u AND f.other_id = p.id "
-        f"AND f.kind = 'friend') AS is_friend FROM players p WHERE {' AND '.join(where)}"
+        f"AND f.kind = 'friend') AS is_friend FROM players p WHERE {where.condition}"
     )
-    return paginate(
-        env, select, params, page, order, _bools("is_friend"), count=f"SELECT COUNT(*) FROM players p WHERE {' AND '.join(where)}"
-    )
+    count = f"SELECT COUNT(*) FROM players p WHERE {where.condition}"
+    return paginate(env, select, where.params, page, order, bool_columns("is_friend"), count=count)
 
 
 @TOOLS.read
@@ -330,32 +283,27 @@ def search_heroes(
         sort_by: name (A to Z), price (cheapest in coins first), newest (latest release first) or popularity (most owners first).
         page: Page number, from 1.
     """
-    where, params = ["1"], _named({"u": env.actor_id})
+    where = NamedWhere(u=env.actor_id)
     if query.strip():
-        where.append("(h.name LIKE :q ESCAPE '\\' OR h.title LIKE :q ESCAPE '\\')")
-        params["q"] = like_pattern(query.strip())
+        where.add("(h.name LIKE :q ESCAPE '\\' OR h.title LIKE :q ESCAPE '\\')", q=like_pattern(query.strip()))
     if role is not None:
-        where.append("(h.role = :role OR h.secondary_role = :role)")
-        params["role"] = role
+        where.add("(h.role = :role OR h.secondary_role = :role)", role=role)
     for name, value in (("lane", lane), ("difficulty", difficulty), ("availability", availability)):
         if value is not None:
-            where.append(f"h.{name} = :{name}")
-            params[name] = value
+            where.add(f"h.{name} = :{name}", **{name: value})
     if owned is not None:
-        where.append(("" if owned else "NOT ") + "EXISTS (SELECT 1 FROM player_heroes o WHERE o.player_id = :u AND o.hero_id = h.id)")
+        where.add(("" if owned else "NOT ") + "EXISTS (SELECT 1 FROM player_heroes o WHERE o.player_id = :u AND o.hero_id = h.id)")
     if max_price_coins is not None:
-        where.append("h.price_coins <= :max_coins")
-        params["max_coins"] = max_price_coins
+        where.add("h.price_coins <= :max_coins", max_coins=max_price_coins)
     if max_price_diamonds is not None:
-        where.append("h.price_diamonds <= :max_diamonds")
-        params["max_diamonds"] = max_price_diamonds
+        where.add("h.price_diamonds <= :max_diamonds", max_diamonds=max_price_diamonds)
     order = {
         "name": "h.name COLLATE NOCASE, h.id",
         "price": "h.price_coins IS NULL, h.price_coins, h.name COLLATE NOCASE, h.id",
         "newest": "h.release_date DESC, h.id DESC",
         "popularity": "h.owner_count DESC, h.id",
     }[sort_by]
-    return paginate(env, HERO_SELECT + " WHERE " + " AND ".join(where), params, page, order, _hero(env))
+    return paginate(env, HERO_SELECT + " WHERE " + where.condition, where.params, page, order, _hero(env))
 
 
 @TOOLS.read
@@ -399,10 +347,9 @@ def list_my_heroes(
         sort_by: proficiency (highest first), matches (most played first), win_rate (best first; unplayed heroes last), recent (latest acquired first) or name.
         page: Page number, from 1.
     """
-    where, params = "ph.player_id = :u", _named({"u": env.actor_id})
+    where = NamedWhere().add("ph.player_id = :u", u=env.actor_id)
     if role is not None:
-        where += " AND (h.role = :role OR h.secondary_role = :role)"
-        params["role"] = role
+        where.add("(h.role = :role OR h.secondary_role = :role)", role=role)
     order = {
         "proficiency": "ph.proficiency DESC, h.id",
         "matches": "ph.matches_played DESC, h.id",
@@ -413,7 +360,7 @@ def list_my_heroes(
     select = (
         "SELECT h.id AS hero_id, h.name, h.title, h.role, h.secondary_role, h.lane, ph.acquired_at, ph.acquired_via, "
         "ph.currency, ph.price_paid, ph.proficiency, ph.matches_played, ph.wins FROM player_heroes ph "
-        f"JOIN heroes h ON h.id = ph.hero_id WHERE {where}"
+        f"JOIN heroes h ON h.id = ph.hero_id WHERE {where.condition}"
     )
 
     def shape(row: dict[str, Any]) -> dict[str, Any]:
@@ -421,7 +368,7 @@ def list_my_heroes(
         row["win_rate"] = _rate(row["wins"], row["matches_played"])
         return row
 
-    return paginate(env, select, params, page, order, shape)
+    return paginate(env, select, where.params, page, order, shape)
 
 
 # -- ranks ---------------------------------------------------------------------------------
@@ -453,23 +400,22 @@ def get_rank(env: ToolEnv, season_id: int | None = None, region: Region | None =
     season = next((s for s in seasons if s["season_id"] == season_id), None)
     if season is None:
         raise not_found("season", season_id)
-    where, params = "r.season_id = :s", _named({"s": season_id})
+    where = NamedWhere().add("r.season_id = :s", s=season_id)
     if region is not None:
-        where += " AND p.region = :region"
-        params["region"] = region
+        where.add("p.region = :region", region=region)
     order = f"{rank_score('r.tier', 'r.stars')} DESC, r.ranked_wins DESC, r.player_id"
     select = (
         "SELECT r.player_id, p.nickname, p.region, r.tier, r.stars, r.peak_tier, r.peak_stars, r.ranked_matches, r.ranked_wins "
-        f"FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE {where}"
+        f"FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE {where.condition}"
     )
-    board = paginate(env, select, params, page, order)
+    board = paginate(env, select, where.params, page, order)
     for n, row in enumerate(board["items"], start=(board["page"] - 1) * board["page_size"] + 1):
         row["position"] = n
     mine = env.one(
         f"SELECT * FROM (SELECT r.player_id, r.tier, r.stars, r.peak_tier, r.peak_stars, r.ranked_matches, r.ranked_wins, "
-        f"ROW_NUMBER() OVER (ORDER BY {order}) AS position FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE {where}) "
+        f"ROW_NUMBER() OVER (ORDER BY {order}) AS position FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE {where.condition}) "
         "WHERE player_id = :u",
-        {**params, "u": env.actor_id},
+        {**where.params, "u": env.actor_id},
     )
     if mine:
         mine.pop("player_id")
@@ -494,10 +440,9 @@ def list_friends(
         sort_by: intimacy (highest first), nickname (A to Z), since (newest friends first) or rank (highest first).
         page: Page number, from 1.
     """
-    where, params = "f.player_id = :u AND f.kind = 'friend'", _named({"u": env.actor_id})
+    where = NamedWhere().add("f.player_id = :u", u=env.actor_id).add("f.kind = 'friend'")
     if status is not None:
-        where += " AND p.status = :status"
-        params["status"] = status
+        where.add("p.status = :status", status=status)
     order = {
         "intimacy": "f.intimacy DESC, p.id",
         "nickname": "p.nickname COLLATE NOCASE, p.id",
@@ -506,9 +451,9 @@ def list_friends(
     }[sort_by]
     select = (
         f"SELECT {PLAYER_COLUMNS}, p.last_login, f.intimacy, f.since AS friends_since FROM relations f "
-        f"JOIN players p ON p.id = f.other_id WHERE {where}"
+        f"JOIN players p ON p.id = f.other_id WHERE {where.condition}"
     )
-    return paginate(env, select, params, page, order)
+    return paginate(env, select, where.params, page, order)
 
 
 @TOOLS.read
@@ -526,16 +471,15 @@ def list_friend_requests(
         page: Page number, from 1.
     """
     mine, other = ("receiver_id", "sender_id") if direction == "received" else ("sender_id", "receiver_id")
-    where, params = f"r.{mine} = :u", _named({"u": env.actor_id})
+    where = NamedWhere().add(f"r.{mine} = :u", u=env.actor_id)
     if status is not None:
-        where += " AND r.status = :status"
-        params["status"] = status
+        where.add("r.status = :status", status=status)
     select = (
         "SELECT r.id AS request_id, r.sender_id, s.nickname AS sender, r.receiver_id, v.nickname AS receiver, r.message, "
         f"r.status, r.sent_at, r.answered_at, o.tier AS other_tier, o.level AS other_level FROM friend_requests r "
-        f"JOIN players s ON s.id = r.sender_id JOIN players v ON v.id = r.receiver_id JOIN players o ON o.id = r.{other} WHERE {where}"
+        f"JOIN players s ON s.id = r.sender_id JOIN players v ON v.id = r.receiver_id JOIN players o ON o.id = r.{other} WHERE {where.condition}"
     )
-    return paginate(env, select, params, page, "r.sent_at DESC, r.id DESC")
+    return paginate(env, select, where.params, page, "r.sent_at DESC, r.id DESC")
 
 
 @TOOLS.read
@@ -559,7 +503,7 @@ SELECT t.id AS team_id, t.name, t.region, t.level, t.member_count, t.capacity, t
        t.leader_id, l.nickname AS leader, t.notice, t.created_at, t.total_contribution
 FROM teams t JOIN players l ON l.id = t.leader_id
 """
-_team = _bools("is_full")
+_team = bool_columns("is_full")
 
 
 @TOOLS.read
@@ -585,25 +529,22 @@ def search_teams(
         sort_by: relevance (exact name first, then highest level), level, members (most first) or name.
         page: Page number, from 1.
     """
-    where, params = ["1"], _named({})
+    where = NamedWhere()
     if query.strip():
-        where.append("t.name LIKE :q ESCAPE '\\'")
-        params["q"] = like_pattern(query.strip())
+        where.add("t.name LIKE :q ESCAPE '\\'", q=like_pattern(query.strip()))
     if region is not None:
-        where.append("t.region = :region")
-        params["region"] = region
+        where.add("t.region = :region", region=region)
     if has_space is not None:
-        where.append("t.member_count < t.capacity" if has_space else "t.member_count >= t.capacity")
+        where.add("t.member_count < t.capacity" if has_space else "t.member_count >= t.capacity")
     if min_level is not None:
-        where.append("t.level >= :level")
-        params["level"] = min_level
+        where.add("t.level >= :level", level=min_level)
     order = {
-        "relevance": f"(t.name = {_sql_text(query.strip())} COLLATE NOCASE) DESC, t.level DESC, t.id",
+        "relevance": f"(t.name = {sql_literal(query.strip())} COLLATE NOCASE) DESC, t.level DESC, t.id",
         "level": "t.level DESC, t.id",
         "members": "t.member_count DESC, t.id",
         "name": "t.name COLLATE NOCASE, t.id",
     }[sort_by]
-    return paginate(env, TEAM_SELECT + " WHERE " + " AND ".join(where), params, page, order, _team)
+    return paginate(env, TEAM_SELECT + " WHERE " + where.condition, where.params, page, order, _team)
 
 
 @TOOLS.read
@@ -655,22 +596,21 @@ def list_team_applications(
     if team_id is None:
         team_id = env.scalar("SELECT team_id FROM team_members WHERE player_id = ?", (env.actor_id,))
         if team_id is None:
-            raise ToolError("forbidden", "You are not in a clan; give the team_id of a clan you lead or co-lead.")
+            raise ToolError(ErrorCode.FORBIDDEN, "You are not in a clan; give the team_id of a clan you lead or co-lead.")
     else:
-        _require(env, "teams", team_id, "clan")
+        require(env, "teams", team_id, "clan")
     _team_officer(env, team_id)
-    where, params = "a.team_id = :t", _named({"t": team_id})
+    where = NamedWhere().add("a.team_id = :t", t=team_id)
     if status is not None:
-        where += " AND a.status = :status"
-        params["status"] = status
+        where.add("a.status = :status", status=status)
     select = (
         "SELECT a.id AS application_id, a.player_id, p.nickname, p.level, p.tier, p.stars, p.region, "
         "m.team_id AS applicant_team_id, ct.name AS applicant_team, a.message, a.status, a.applied_at, a.reviewed_at, "
         "a.reviewed_by AS reviewed_by_id, rv.nickname AS reviewed_by FROM team_applications a JOIN players p ON p.id = a.player_id "
         "LEFT JOIN team_members m ON m.player_id = a.player_id LEFT JOIN teams ct ON ct.id = m.team_id "
-        f"LEFT JOIN players rv ON rv.id = a.reviewed_by WHERE {where}"
+        f"LEFT JOIN players rv ON rv.id = a.reviewed_by WHERE {where.condition}"
     )
-    return paginate(env, select, params, page, "a.applied_at, a.id")
+    return paginate(env, select, where.params, page, "a.applied_at, a.id")
 
 
 # -- rooms ---------------------------------------------------------------------------------
@@ -680,7 +620,7 @@ SELECT r.id AS room_id, r.name, r.mode, r.status, r.capacity, r.member_count, r.
        r.password IS NOT NULL AS has_password, r.owner_id, o.nickname AS owner, r.created_at, r.closed_at
 FROM rooms r JOIN players o ON o.id = r.owner_id
 """
-_room = _bools("is_full", "has_password")
+_room = bool_columns("is_full", "has_password")
 
 
 @TOOLS.read
@@ -700,18 +640,16 @@ def list_rooms(
         has_space: true for rooms with a free place, false for full rooms.
         page: Page number, from 1.
     """
-    where, params = [], _named({})
+    where = NamedWhere()
     if status is None:
-        where.append("r.status IN ('open', 'in_game')")
+        where.add("r.status IN ('open', 'in_game')")
     else:
-        where.append("r.status = :status")
-        params["status"] = status
+        where.add("r.status = :status", status=status)
     if mode is not None:
-        where.append("r.mode = :mode")
-        params["mode"] = mode
+        where.add("r.mode = :mode", mode=mode)
     if has_space is not None:
-        where.append("r.member_count < r.capacity" if has_space else "r.member_count >= r.capacity")
-    return paginate(env, ROOM_SELECT + " WHERE " + " AND ".join(where), params, page, "r.created_at DESC, r.id DESC", _room)
+        where.add("r.member_count < r.capacity" if has_space else "r.member_count >= r.capacity")
+    return paginate(env, ROOM_SELECT + where.clause, where.params, page, "r.created_at DESC, r.id DESC", _room)
 
 
 @TOOLS.read
@@ -761,17 +699,16 @@ def list_room_invitations(
         page: Page number, from 1.
     """
     mine = "invitee_id" if direction == "received" else "inviter_id"
-    where, params = f"i.{mine} = :u", _named({"u": env.actor_id})
+    where = NamedWhere().add(f"i.{mine} = :u", u=env.actor_id)
     if status is not None:
-        where += " AND i.status = :status"
-        params["status"] = status
+        where.add("i.status = :status", status=status)
     select = (
         "SELECT i.id AS invitation_id, i.room_id, r.name AS room, r.mode, r.status AS room_status, r.member_count, r.capacity, "
         "i.inviter_id, a.nickname AS inviter, i.invitee_id, b.nickname AS invitee, i.status, i.sent_at, i.answered_at "
         "FROM room_invitations i JOIN rooms r ON r.id = i.room_id JOIN players a ON a.id = i.inviter_id "
-        f"JOIN players b ON b.id = i.invitee_id WHERE {where}"
+        f"JOIN players b ON b.id = i.invitee_id WHERE {where.condition}"
     )
-    return paginate(env, select, params, page, "i.sent_at DESC, i.id DESC")
+    return paginate(env, select, where.params, page, "i.sent_at DESC, i.id DESC")
 
 
 # -- matches -------------------------------------------------------------------------------
@@ -803,36 +740,27 @@ def list_match_history(
         end_date: Only matches started on or before this day (YYYY-MM-DD), the whole day included.
         page: Page number, from 1.
     """
-    _date(start_date, "start_date")
-    _date(end_date, "end_date")
-    if start_date and end_date and start_date > end_date:
-        raise ToolError("invalid_value", f"start_date ({start_date}) is after end_date ({end_date}).")
+    check_date_range(start_date, end_date, "start_date", "end_date", example=DATE_EXAMPLE)
     if player_id is None:
         player_id = env.actor_id
     else:
         _player(env, player_id)
-    where, params = ["mp.player_id = :p"], _named({"p": player_id})
+    where = NamedWhere().add("mp.player_id = :p", p=player_id)
     if mode is not None:
-        where.append("m.mode = :mode")
-        params["mode"] = mode
+        where.add("m.mode = :mode", mode=mode)
     if hero_id is not None:
-        _require(env, "heroes", hero_id, "hero")
-        where.append("mp.hero_id = :hero")
-        params["hero"] = hero_id
+        require(env, "heroes", hero_id, "hero")
+        where.add("mp.hero_id = :hero", hero=hero_id)
     if result is not None:
-        where.append("mp.result = :result")
-        params["result"] = result
+        where.add("mp.result = :result", result=result)
     if season_id is not None:
-        _require(env, "seasons", season_id, "season")
-        where.append("m.season_id = :season")
-        params["season"] = season_id
+        require(env, "seasons", season_id, "season")
+        where.add("m.season_id = :season", season=season_id)
     if start_date:
-        where.append("m.started_at >= :start")
-        params["start"] = start_date
+        where.add("m.started_at >= :start", start=start_date)
     if end_date:
-        where.append("m.started_at < date(:end, '+1 day')")
-        params["end"] = end_date
-    condition = " AND ".join(where)
+        where.add("m.started_at < date(:end, '+1 day')", end=end_date)
+    condition, params = where.condition, where.params
     summary = env.one(
         "SELECT COUNT(*) AS matches, COALESCE(SUM(mp.result = 'win'), 0) AS wins, COALESCE(SUM(mp.is_mvp), 0) AS mvps "
         f"FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE {condition}",
@@ -845,7 +773,7 @@ def list_match_history(
         "mp.result, mp.kills, mp.deaths, mp.assists, mp.score, mp.is_mvp, mp.rating_change FROM match_players mp "
         f"JOIN matches m ON m.id = mp.match_id JOIN heroes h ON h.id = mp.hero_id WHERE {condition}"
     )
-    history = paginate(env, select, params, page, "m.started_at DESC, m.id DESC", _bools("is_mvp"), count=summary["matches"])
+    history = paginate(env, select, params, page, "m.started_at DESC, m.id DESC", bool_columns("is_mvp"), count=summary["matches"])
     return {**history, "summary": summary}
 
 
@@ -869,7 +797,7 @@ def get_match(env: ToolEnv, match_id: int) -> dict[str, Any]:
         raise not_found("match", match_id)
     match["favourited_by_me"] = bool(match["favourited_by_me"])
     match["players"] = [
-        _bools("is_mvp")(r)
+        bool_columns("is_mvp")(r)
         for r in env.all(
             "SELECT mp.player_id, p.nickname, mp.side, mp.hero_id, h.name AS hero, mp.lane, mp.kills, mp.deaths, mp.assists, "
             "mp.gold, mp.damage_dealt, mp.damage_taken, mp.healing, mp.tower_damage, mp.score, mp.result, mp.is_mvp, "
@@ -896,7 +824,7 @@ def list_favourite_matches(env: ToolEnv, page: int = 1) -> dict[str, Any]:
         "JOIN match_players mp ON mp.match_id = f.match_id AND mp.player_id = f.player_id JOIN heroes h ON h.id = mp.hero_id "
         "WHERE f.player_id = ?"
     )
-    return paginate(env, select, [env.actor_id], page, "f.favourited_at DESC, f.match_id DESC", _bools("is_mvp"))
+    return paginate(env, select, [env.actor_id], page, "f.favourited_at DESC, f.match_id DESC", bool_columns("is_mvp"))
 
 
 # -- writes: friends and blacklist ---------------------------------------------------------
@@ -934,15 +862,19 @@ def send_friend_request(env: ToolEnv, player_id: int, message: str = "") -> dict
         message: An optional note, at most 100 characters.
     """
     other = _other_player(env, player_id, "send a friend request to")
-    message = _text(message, "A friend request message", MESSAGE_LIMIT)
+    message = check_text(message, "A friend request message", MESSAGE_LIMIT, shortest=0)
     if _relation(env, env.actor_id, player_id) == "friend":
-        raise ToolError("conflict", f"{other['nickname']} is already your friend.")
+        raise ToolError(ErrorCode.CONFLICT, f"{other['nickname']} is already your friend.")
     _block_between(env, other, "send them a friend request")
     pending = _pending_between(env, env.actor_id, player_id)
     if pending:
         if pending["sender_id"] == env.actor_id:
-            raise ToolError("conflict", f"You already sent {other['nickname']} a friend request (id {pending['id']}); it is pending.")
-        raise ToolError("conflict", f"{other['nickname']} already sent you a friend request (id {pending['id']}); answer it instead.")
+            raise ToolError(
+                ErrorCode.CONFLICT, f"You already sent {other['nickname']} a friend request (id {pending['id']}); it is pending."
+            )
+        raise ToolError(
+            ErrorCode.CONFLICT, f"{other['nickname']} already sent you a friend request (id {pending['id']}); answer it instead."
+        )
     cur = env.conn.execute(
         "INSERT INTO friend_requests (sender_id, receiver_id, message, status, sent_at) VALUES (?, ?, ?, 'pending', ?)",
         (env.actor_id, player_id, message, env.now),
@@ -966,11 +898,11 @@ def answer_friend_request(env: ToolEnv, request_id: int, accept: bool) -> dict[s
         request_id: The friend request's id.
         accept: true to accept, false to reject.
     """
-    request = _require(env, "friend_requests", request_id, "friend request")
+    request = require(env, "friend_requests", request_id, "friend request")
     if request["receiver_id"] != env.actor_id:
-        raise ToolError("forbidden", f"Friend request {request_id} was not sent to you; only its receiver can answer it.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Friend request {request_id} was not sent to you; only its receiver can answer it.")
     if request["status"] != "pending":
-        raise ToolError("conflict", f"Friend request {request_id} was already {request['status']}.")
+        raise ToolError(ErrorCode.CONFLICT, f"Friend request {request_id} was already {request['status']}.")
     sender = _player(env, request["sender_id"])
     if accept:
         env.conn.executemany(
@@ -991,7 +923,7 @@ def remove_friend(env: ToolEnv, player_id: int) -> dict[str, Any]:
     """
     other = _other_player(env, player_id, "unfriend")
     if _relation(env, env.actor_id, player_id) != "friend":
-        raise ToolError("conflict", f"{other['nickname']} is not your friend.")
+        raise ToolError(ErrorCode.CONFLICT, f"{other['nickname']} is not your friend.")
     _end_friendship(env, env.actor_id, player_id)
     return {"player_id": player_id, "nickname": other["nickname"], "is_friend": False}
 
@@ -1007,7 +939,7 @@ def block_player(env: ToolEnv, player_id: int) -> dict[str, Any]:
     other = _other_player(env, player_id, "block")
     relation = _relation(env, env.actor_id, player_id)
     if relation == "blocked":
-        raise ToolError("conflict", f"{other['nickname']} is already on your blacklist.")
+        raise ToolError(ErrorCode.CONFLICT, f"{other['nickname']} is already on your blacklist.")
     was_friend = relation == "friend"
     if was_friend:
         _end_friendship(env, env.actor_id, player_id)
@@ -1040,7 +972,7 @@ def unblock_player(env: ToolEnv, player_id: int) -> dict[str, Any]:
     if not env.conn.execute(
         "DELETE FROM relations WHERE player_id = ? AND other_id = ? AND kind = 'blocked'", (env.actor_id, player_id)
     ).rowcount:
-        raise ToolError("conflict", f"{other['nickname']} is not on your blacklist.")
+        raise ToolError(ErrorCode.CONFLICT, f"{other['nickname']} is not on your blacklist.")
     return {"player_id": player_id, "nickname": other["nickname"], "blocked": False}
 
 
@@ -1068,7 +1000,7 @@ def _leave_current_room(env: ToolEnv) -> dict[str, Any] | None:
     if current is None:
         return None
     if current["status"] == "in_game":
-        raise ToolError("conflict", f"You are in a running game in room {current['id']}; finish it before joining another room.")
+        raise ToolError(ErrorCode.CONFLICT, f"You are in a running game in room {current['id']}; finish it before joining another room.")
     if current["owner_id"] == env.actor_id:
         _close_room(env, current["id"])
         return {"room_id": current["id"], "name": current["name"], "dissolved": True}
@@ -1100,17 +1032,17 @@ def create_room(
         capacity: Places in the room; only custom rooms may choose (2-10).
         password: A 4 to 6 digit code players must know to join; omit for a public room.
     """
-    name = _text(name, "A room name", ROOM_NAME_LIMIT, 1)
+    name = check_text(name, "A room name", ROOM_NAME_LIMIT)
     if mode == "custom":
         capacity = 10 if capacity is None else capacity
         if not 2 <= capacity <= 10:
-            raise ToolError("invalid_value", "A custom room holds 2 to 10 players.")
+            raise ToolError(ErrorCode.INVALID_VALUE, "A custom room holds 2 to 10 players.")
     elif capacity is not None and capacity != ROOM_CAPACITY[mode]:
-        raise ToolError("invalid_value", f"A {mode} room always holds {ROOM_CAPACITY[mode]} players; only custom rooms choose.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"A {mode} room always holds {ROOM_CAPACITY[mode]} players; only custom rooms choose.")
     else:
         capacity = ROOM_CAPACITY[mode]
     if password is not None and not re.fullmatch(r"\d{4,6}", password):
-        raise ToolError("invalid_value", "A room password is 4 to 6 digits.")
+        raise ToolError(ErrorCode.INVALID_VALUE, "A room password is 4 to 6 digits.")
     left = _leave_current_room(env)
     cur = env.conn.execute(
         "INSERT INTO rooms (name, owner_id, mode, capacity, status, password, created_at, member_count) "
@@ -1130,13 +1062,13 @@ def dissolve_room(env: ToolEnv, room_id: int) -> dict[str, Any]:
     Args:
         room_id: The room's id.
     """
-    room = _require(env, "rooms", room_id, "room")
+    room = require(env, "rooms", room_id, "room")
     if room["owner_id"] != env.actor_id:
-        raise ToolError("forbidden", f"Only the room's owner can dissolve room {room_id}.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Only the room's owner can dissolve room {room_id}.")
     if room["status"] == "closed":
-        raise ToolError("conflict", f"Room {room_id} is already closed.")
+        raise ToolError(ErrorCode.CONFLICT, f"Room {room_id} is already closed.")
     if room["status"] == "in_game":
-        raise ToolError("conflict", f"Room {room_id} is in a game; it can be dissolved once the game is over.")
+        raise ToolError(ErrorCode.CONFLICT, f"Room {room_id} is in a game; it can be dissolved once the game is over.")
     members, expired = _close_room(env, room_id)
     return {"room_id": room_id, "name": room["name"], "status": "closed", "members_removed": members, "invitations_expired": expired}
 
@@ -1150,19 +1082,19 @@ def invite_to_room(env: ToolEnv, room_id: int, player_id: int) -> dict[str, Any]
         room_id: The room's id.
         player_id: The player to invite.
     """
-    room = _require(env, "rooms", room_id, "room")
+    room = require(env, "rooms", room_id, "room")
     other = _other_player(env, player_id, "invite")
     if not env.scalar("SELECT 1 FROM room_members WHERE room_id = ? AND player_id = ?", (room_id, env.actor_id)):
-        raise ToolError("forbidden", f"You are not in room {room_id}; only its members can invite players.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"You are not in room {room_id}; only its members can invite players.")
     if room["status"] != "open":
-        raise ToolError("conflict", f"Room {room_id} is {room['status'].replace('_', ' ')}; only open rooms take invitations.")
+        raise ToolError(ErrorCode.CONFLICT, f"Room {room_id} is {room['status'].replace('_', ' ')}; only open rooms take invitations.")
     if env.scalar("SELECT 1 FROM room_members WHERE room_id = ? AND player_id = ?", (room_id, player_id)):
-        raise ToolError("conflict", f"{other['nickname']} is already in room {room_id}.")
+        raise ToolError(ErrorCode.CONFLICT, f"{other['nickname']} is already in room {room_id}.")
     if room["member_count"] >= room["capacity"]:
-        raise ToolError("conflict", f"Room {room_id} is full ({room['member_count']}/{room['capacity']}).")
+        raise ToolError(ErrorCode.CONFLICT, f"Room {room_id} is full ({room['member_count']}/{room['capacity']}).")
     _block_between(env, other, "invite them")
     if env.scalar("SELECT 1 FROM room_invitations WHERE room_id = ? AND invitee_id = ? AND status = 'pending'", (room_id, player_id)):
-        raise ToolError("conflict", f"{other['nickname']} already has a pending invitation to room {room_id}.")
+        raise ToolError(ErrorCode.CONFLICT, f"{other['nickname']} already has a pending invitation to room {room_id}.")
     cur = env.conn.execute(
         "INSERT INTO room_invitations (room_id, inviter_id, invitee_id, status, sent_at) VALUES (?, ?, ?, 'pending', ?)",
         (room_id, env.actor_id, player_id, env.now),
@@ -1188,17 +1120,17 @@ def answer_room_invitation(env: ToolEnv, invitation_id: int, accept: bool) -> di
         invitation_id: The invitation's id.
         accept: true to join the room, false to decline.
     """
-    invitation = _require(env, "room_invitations", invitation_id, "room invitation")
+    invitation = require(env, "room_invitations", invitation_id, "room invitation")
     if invitation["invitee_id"] != env.actor_id:
-        raise ToolError("forbidden", f"Invitation {invitation_id} is not addressed to you.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Invitation {invitation_id} is not addressed to you.")
     if invitation["status"] != "pending":
-        raise ToolError("conflict", f"Invitation {invitation_id} is {invitation['status']}, not pending.")
-    room = _require(env, "rooms", invitation["room_id"], "room")
+        raise ToolError(ErrorCode.CONFLICT, f"Invitation {invitation_id} is {invitation['status']}, not pending.")
+    room = require(env, "rooms", invitation["room_id"], "room")
     if accept:
         if room["status"] != "open":
-            raise ToolError("conflict", f"Room {room['id']} is {room['status'].replace('_', ' ')}; it cannot be joined.")
+            raise ToolError(ErrorCode.CONFLICT, f"Room {room['id']} is {room['status'].replace('_', ' ')}; it cannot be joined.")
         if room["member_count"] >= room["capacity"]:
-            raise ToolError("conflict", f"Room {room['id']} is full ({room['member_count']}/{room['capacity']}).")
+            raise ToolError(ErrorCode.CONFLICT, f"Room {room['id']} is full ({room['member_count']}/{room['capacity']}).")
         left = _leave_current_room(env)
         env.conn.execute("INSERT INTO room_members (room_id, player_id, joined_at) VALUES (?, ?, ?)", (room["id"], env.actor_id, env.now))
         env.conn.execute("UPDATE rooms SET member_count = member_count + 1 WHERE id = ?", (room["id"],))
@@ -1213,10 +1145,10 @@ def answer_room_invitation(env: ToolEnv, invitation_id: int, accept: bool) -> di
 
 
 def _pending_application(env: ToolEnv, application_id: int) -> dict[str, Any]:
-    application = _require(env, "team_applications", application_id, "clan application")
+    application = require(env, "team_applications", application_id, "clan application")
     _team_officer(env, application["team_id"])
     if application["status"] != "pending":
-        raise ToolError("conflict", f"Application {application_id} was already {application['status']}.")
+        raise ToolError(ErrorCode.CONFLICT, f"Application {application_id} was already {application['status']}.")
     return application
 
 
@@ -1230,13 +1162,13 @@ def approve_team_application(env: ToolEnv, application_id: int) -> dict[str, Any
         application_id: The application's id.
     """
     application = _pending_application(env, application_id)
-    team = _require(env, "teams", application["team_id"], "clan")
+    team = require(env, "teams", application["team_id"], "clan")
     applicant = _player(env, application["player_id"])
     current = env.one("SELECT t.id, t.name FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.player_id = ?", (applicant["id"],))
     if current:
-        raise ToolError("conflict", f"{applicant['nickname']} is already in the clan '{current['name']}'.")
+        raise ToolError(ErrorCode.CONFLICT, f"{applicant['nickname']} is already in the clan '{current['name']}'.")
     if team["member_count"] >= team["capacity"]:
-        raise ToolError("conflict", f"The clan '{team['name']}' is full ({team['member_count']}/{team['capacity']}).")
+        raise ToolError(ErrorCode.CONFLICT, f"The clan '{team['name']}' is full ({team['member_count']}/{team['capacity']}).")
     env.conn.execute(
         "INSERT INTO team_members (team_id, player_id, role, joined_at, contribution) VALUES (?, ?, 'member', ?, 0)",
         (team["id"], applicant["id"], env.now),
@@ -1291,12 +1223,12 @@ def favourite_match(env: ToolEnv, match_id: int, note: str = "") -> dict[str, An
         match_id: The match's id (a match the current player played).
         note: An optional note, at most 100 characters.
     """
-    _require(env, "matches", match_id, "match")
-    note = _text(note, "A note", MESSAGE_LIMIT)
+    require(env, "matches", match_id, "match")
+    note = check_text(note, "A note", MESSAGE_LIMIT, shortest=0)
     if not env.scalar("SELECT 1 FROM match_players WHERE match_id = ? AND player_id = ?", (match_id, env.actor_id)):
-        raise ToolError("forbidden", f"You did not play match {match_id}; only your own matches can be favourited.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"You did not play match {match_id}; only your own matches can be favourited.")
     if env.scalar("SELECT 1 FROM favourite_matches WHERE player_id = ? AND match_id = ?", (env.actor_id, match_id)):
-        raise ToolError("conflict", f"Match {match_id} is already in your favourites.")
+        raise ToolError(ErrorCode.CONFLICT, f"Match {match_id} is already in your favourites.")
     env.conn.execute(
         "INSERT INTO favourite_matches (player_id, match_id, favourited_at, note) VALUES (?, ?, ?, ?)",
         (env.actor_id, match_id, env.now, note),
@@ -1311,9 +1243,9 @@ def unfavourite_match(env: ToolEnv, match_id: int) -> dict[str, Any]:
     Args:
         match_id: The match's id.
     """
-    _require(env, "matches", match_id, "match")
+    require(env, "matches", match_id, "match")
     if not env.conn.execute("DELETE FROM favourite_matches WHERE player_id = ? AND match_id = ?", (env.actor_id, match_id)).rowcount:
-        raise ToolError("conflict", f"Match {match_id} is not in your favourites.")
+        raise ToolError(ErrorCode.CONFLICT, f"Match {match_id} is not in your favourites.")
     return {"match_id": match_id, "favourited": False}
 
 
@@ -1327,18 +1259,18 @@ def buy_hero(env: ToolEnv, hero_id: int, currency: Literal["coins", "diamonds"])
         hero_id: The hero's id.
         currency: Pay with coins or with diamonds.
     """
-    hero = _require(env, "heroes", hero_id, "hero")
+    hero = require(env, "heroes", hero_id, "hero")
     if hero["availability"] != "shop":
         how = "every player starts with it" if hero["availability"] == "starter" else "it is only given by events and season rewards"
-        raise ToolError("forbidden", f"{hero['name']} is not sold in the shop: {how}.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"{hero['name']} is not sold in the shop: {how}.")
     if hero["release_date"] > _today(env):
-        raise ToolError("forbidden", f"{hero['name']} is released on {hero['release_date']}; it cannot be bought before.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"{hero['name']} is released on {hero['release_date']}; it cannot be bought before.")
     if env.scalar("SELECT 1 FROM player_heroes WHERE player_id = ? AND hero_id = ?", (env.actor_id, hero_id)):
-        raise ToolError("conflict", f"You already own {hero['name']}.")
+        raise ToolError(ErrorCode.CONFLICT, f"You already own {hero['name']}.")
     price = hero["price_coins"] if currency == "coins" else hero["price_diamonds"]
     balance = env.scalar(f"SELECT {currency} FROM players WHERE id = ?", (env.actor_id,))
     if balance < price:
-        raise ToolError("conflict", f"{hero['name']} costs {price} {currency} but you have {balance}; insufficient balance.")
+        raise ToolError(ErrorCode.CONFLICT, f"{hero['name']} costs {price} {currency} but you have {balance}; insufficient balance.")
     env.conn.execute(f"UPDATE players SET {currency} = {currency} - ?, hero_count = hero_count + 1 WHERE id = ?", (price, env.actor_id))
     env.conn.execute(
         "INSERT INTO player_heroes (player_id, hero_id, acquired_at, acquired_via, currency, price_paid, proficiency, matches_played, wins) "

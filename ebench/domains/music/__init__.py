@@ -28,6 +28,8 @@ DOMAIN = Domain(
     actor_label_sql="SELECT display_name || ' (@' || username || ')' FROM users WHERE id = ?",
     search_indexes=[SONG_SEARCH],
     faker_locales=["en_US", "en_GB", "ko_KR", "ja_JP", "zh_CN", "zh_TW", "es_ES", "es_MX", "pt_BR", "fr_FR", "de_DE", "sv_SE"],
+    templates_module=f"{__name__}.templates",
+    tool_cases_module=f"{__name__}.tool_cases",
     source_files=[
         _HERE / "schema.py",
         _HERE / "data.py",

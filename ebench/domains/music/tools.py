@@ -8,17 +8,17 @@ action raises ToolError, which the registry turns into an error result with noth
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal
 
+from ..engine.query import Where, bool_columns, check_date_range, check_text, require, sql_literal
 from ..engine.search import SearchIndex, candidates, like_pattern
-from ..engine.tools import ToolEnv, ToolError, ToolRegistry, not_found, paginate
+from ..engine.tools import ErrorCode, ToolEnv, ToolError, ToolRegistry, not_found, paginate
 
 TOOLS = ToolRegistry("music")
 
 PLAYLIST_LIMIT = 500  # songs per playlist, as in the product
+DATE_EXAMPLE = "2024-05-31"  # the date messages show
 
 # Song rows always carry their artist, album and genre names. CROSS JOIN fixes the join order
 # (SQLite then walks songs first, through the index that matches the ORDER BY, and looks each
@@ -91,16 +91,7 @@ def _album(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _bools(*names: str):
-    def shape(row: dict[str, Any]) -> dict[str, Any]:
-        for name in names:
-            row[name] = bool(row[name])
-        return row
-
-    return shape
-
-
-_artist = _bools("is_verified")
+_artist = bool_columns("is_verified")
 
 
 def _playlist(row: dict[str, Any]) -> dict[str, Any]:
@@ -109,41 +100,14 @@ def _playlist(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-_comment = _bools("liked_by_me")
-
-
-def _date(value: str | None, name: str) -> str | None:
-    if value is None:
-        return None
-    try:
-        # strptime alone accepts 2024-5-1, which would then compare wrongly as text.
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            raise ValueError(value)
-        datetime.strptime(value, "%Y-%m-%d")
-    except ValueError:
-        raise ToolError("invalid_value", f"{name} must be a date like 2024-05-31, got {value!r}.") from None
-    return value
-
-
-def _date_range(start: str | None, end: str | None, start_name: str, end_name: str) -> None:
-    _date(start, start_name)
-    _date(end, end_name)
-    if start and end and start > end:
-        raise ToolError("invalid_value", f"{start_name} ({start}) is after {end_name} ({end}).")
+_comment = bool_columns("liked_by_me")
 
 
 def _genre_id(env: ToolEnv, name: str) -> int:
     gid = env.scalar("SELECT id FROM genres WHERE name = ? COLLATE NOCASE", (name,))
     if gid is None:
-        raise ToolError("invalid_value", f"No genre named {name!r}; list_genres shows the genres.")
+        raise ToolError(ErrorCode.INVALID_VALUE, f"No genre named {name!r}; list_genres shows the genres.")
     return gid
-
-
-def _require(env: ToolEnv, table: str, ident: int, what: str) -> dict[str, Any]:
-    row = env.one(f"SELECT * FROM {table} WHERE id = ?", (ident,))
-    if row is None:
-        raise not_found(what, ident)
-    return row
 
 
 def _song_row(env: ToolEnv, song_id: int) -> dict[str, Any]:
@@ -156,23 +120,16 @@ def _song_row(env: ToolEnv, song_id: int) -> dict[str, Any]:
 def _available(song: dict[str, Any], action: str) -> None:
     if song["copyright_status"] == "expired":
         raise ToolError(
-            "forbidden",
+            ErrorCode.FORBIDDEN,
             f"'{song['title']}' is unavailable (its copyright licence has expired), so it cannot be {action}.",
         )
 
 
 def _own_playlist(env: ToolEnv, playlist_id: int) -> dict[str, Any]:
-    row = _require(env, "playlists", playlist_id, "playlist")
+    row = require(env, "playlists", playlist_id, "playlist")
     if row["owner_id"] != env.actor_id:
-        raise ToolError("forbidden", f"Playlist {playlist_id} belongs to another user; you can only change your own playlists.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Playlist {playlist_id} belongs to another user; you can only change your own playlists.")
     return row
-
-
-def _playlist_name(name: str) -> str:
-    name = name.strip()
-    if not 1 <= len(name) <= 60:
-        raise ToolError("invalid_value", "A playlist name must be 1 to 60 characters long.")
-    return name
 
 
 def _touch_playlist(env: ToolEnv, playlist_id: int) -> None:
@@ -254,57 +211,48 @@ def search_songs(
         sort_by: Order of results; relevance puts exact title matches first, then the most played.
         page: Page number, from 1.
     """
-    _date_range(released_after, released_before, "released_after", "released_before")
+    check_date_range(released_after, released_before, "released_after", "released_before", example=DATE_EXAMPLE)
     # Every condition is on `s` alone, so the total is counted on songs without the joins.
-    where: list[str] = []
-    params: list[Any] = []
+    where = Where()
     text = query.strip()
     if text:
         fragment, fts_params = candidates(SONG_SEARCH, "s.id", text)
-        where.append(
-            f"{fragment} AND (s.title LIKE ? ESCAPE '\\' OR s.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))"
+        where.add(
+            f"{fragment} AND (s.title LIKE ? ESCAPE '\\' OR s.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))",
+            *fts_params,
+            like_pattern(text),
+            like_pattern(text),
         )
-        params += [*fts_params, like_pattern(text), like_pattern(text)]
     if artist_id is not None:
-        _require(env, "artists", artist_id, "artist")
-        where.append("s.artist_id = ?")
-        params.append(artist_id)
+        require(env, "artists", artist_id, "artist")
+        where.add("s.artist_id = ?", artist_id)
     if album_id is not None:
-        _require(env, "albums", album_id, "album")
-        where.append("s.album_id = ?")
-        params.append(album_id)
+        require(env, "albums", album_id, "album")
+        where.add("s.album_id = ?", album_id)
     if genre is not None:
-        where.append("s.genre_id = ?")
-        params.append(_genre_id(env, genre))
+        where.add("s.genre_id = ?", _genre_id(env, genre))
     if tag is not None:
         tag_id = env.scalar("SELECT id FROM tags WHERE name = ? COLLATE NOCASE", (tag,))
         if tag_id is None:
-            raise ToolError("invalid_value", f"No tag named {tag!r}; list_tags shows the tags.")
-        where.append("s.id IN (SELECT song_id FROM song_tags WHERE tag_id = ?)")
-        params.append(tag_id)
+            raise ToolError(ErrorCode.INVALID_VALUE, f"No tag named {tag!r}; list_tags shows the tags.")
+        where.add("s.id IN (SELECT song_id FROM song_tags WHERE tag_id = ?)", tag_id)
     if language is not None:
-        where.append("s.language = ? COLLATE NOCASE")
-        params.append(language)
+        where.add("s.language = ? COLLATE NOCASE", language)
     if released_after:
-        where.append("s.release_date >= ?")
-        params.append(released_after)
+        where.add("s.release_date >= ?", released_after)
     if released_before:
-        where.append("s.release_date <= ?")
-        params.append(released_before)
+        where.add("s.release_date <= ?", released_before)
     if min_duration_sec is not None:
-        where.append("s.duration_sec >= ?")
-        params.append(min_duration_sec)
+        where.add("s.duration_sec >= ?", min_duration_sec)
     if max_duration_sec is not None:
-        where.append("s.duration_sec <= ?")
-        params.append(max_duration_sec)
+        where.add("s.duration_sec <= ?", max_duration_sec)
     if copyright_status is not None:
-        where.append("s.copyright_status = ?")
-        params.append(copyright_status)
-    condition = " WHERE " + " AND ".join(where) if where else ""
+        where.add("s.copyright_status = ?", copyright_status)
+    condition, params = where.clause, where.params
     # Tie-breaks run in the same direction as the sort so that an index can serve the order.
     most_played = "s.play_count DESC, s.id DESC"
     order = {
-        "relevance": f"(s.title = {_sql_text(text)} COLLATE NOCASE) DESC, {most_played}" if text else most_played,
+        "relevance": f"(s.title = {sql_literal(text)} COLLATE NOCASE) DESC, {most_played}" if text else most_played,
         "most_played": most_played,
         "newest": "s.release_date DESC, s.id DESC",
         "oldest": "s.release_date, s.id",
@@ -312,11 +260,6 @@ def search_songs(
         "duration": "s.duration_sec DESC, s.id DESC",
     }[sort_by]
     return paginate(env, SONG_SELECT + condition, params, page, order, _song, count=(f"SELECT COUNT(*) FROM songs s{condition}", params))
-
-
-def _sql_text(text: str) -> str:
-    """A SQL string literal (for ORDER BY expressions, which paginate does not parameterise)."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 @TOOLS.read
@@ -343,7 +286,7 @@ def get_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
     )
     if song is None:
         raise not_found("song", song_id)
-    song = _bools("is_explicit", "favourited_by_me")(_song(song))
+    song = bool_columns("is_explicit", "favourited_by_me")(_song(song))
     song["credits"] = json.loads(song["credits"])
     song["tags"] = json.loads(song["tags"])
     return song
@@ -375,27 +318,22 @@ def search_artists(
         sort_by: Order of results; relevance puts exact name matches first, then the most followed.
         page: Page number, from 1.
     """
-    where: list[str] = []
-    params: list[Any] = []
+    where = Where()
     if query.strip():
-        where.append("ar.name LIKE ? ESCAPE '\\'")
-        params.append(like_pattern(query.strip()))
+        where.add("ar.name LIKE ? ESCAPE '\\'", like_pattern(query.strip()))
     if genre is not None:
-        where.append("ar.genre_id = ?")
-        params.append(_genre_id(env, genre))
+        where.add("ar.genre_id = ?", _genre_id(env, genre))
     if country is not None:
-        where.append("ar.country = ? COLLATE NOCASE")
-        params.append(country)
+        where.add("ar.country = ? COLLATE NOCASE", country)
     if artist_type is not None:
-        where.append("ar.artist_type = ?")
-        params.append(artist_type)
+        where.add("ar.artist_type = ?", artist_type)
     order = {
-        "relevance": f"(ar.name = {_sql_text(query.strip())} COLLATE NOCASE) DESC, ar.follower_count DESC, ar.id",
+        "relevance": f"(ar.name = {sql_literal(query.strip())} COLLATE NOCASE) DESC, ar.follower_count DESC, ar.id",
         "followers": "ar.follower_count DESC, ar.id",
         "name": "ar.name COLLATE NOCASE, ar.id",
         "debut_year": "ar.debut_year, ar.id",
     }[sort_by]
-    condition = " WHERE " + " AND ".join(where) if where else ""
+    condition, params = where.clause, where.params
     return paginate(
         env, ARTIST_SELECT + condition, params, page, order, _artist, count=(f"SELECT COUNT(*) FROM artists ar{condition}", params)
     )
@@ -422,7 +360,7 @@ def get_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
     )
     if artist is None:
         raise not_found("artist", artist_id)
-    artist = _bools("is_verified", "followed_by_me")(artist)
+    artist = bool_columns("is_verified", "followed_by_me")(artist)
     artist["top_songs"] = [
         _song(r) for r in env.all(SONG_SELECT + " WHERE s.artist_id = ? ORDER BY s.play_count DESC, s.id DESC LIMIT 5", (artist_id,))
     ]
@@ -443,13 +381,11 @@ def list_artist_albums(
         album_type: Only singles, EPs or full albums.
         page: Page number, from 1.
     """
-    _require(env, "artists", artist_id, "artist")
-    where = "WHERE al.artist_id = ?"
-    params: list[Any] = [artist_id]
+    require(env, "artists", artist_id, "artist")
+    where = Where().add("al.artist_id = ?", artist_id)
     if album_type is not None:
-        where += " AND al.album_type = ?"
-        params.append(album_type)
-    return paginate(env, ALBUM_SELECT + where, params, page, "al.release_date DESC, al.id", _album)
+        where.add("al.album_type = ?", album_type)
+    return paginate(env, ALBUM_SELECT + where.clause, where.params, page, "al.release_date DESC, al.id", _album)
 
 
 @TOOLS.read
@@ -476,35 +412,31 @@ def search_albums(
         sort_by: Order of results; relevance puts exact title matches first, then the newest.
         page: Page number, from 1.
     """
-    _date_range(released_after, released_before, "released_after", "released_before")
-    where: list[str] = []
-    params: list[Any] = []
+    check_date_range(released_after, released_before, "released_after", "released_before", example=DATE_EXAMPLE)
+    where = Where()
     if query.strip():
-        where.append("(al.title LIKE ? ESCAPE '\\' OR al.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))")
-        params += [like_pattern(query.strip())] * 2
+        pattern = like_pattern(query.strip())
+        where.add(
+            "(al.title LIKE ? ESCAPE '\\' OR al.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))", pattern, pattern
+        )
     if artist_id is not None:
-        _require(env, "artists", artist_id, "artist")
-        where.append("al.artist_id = ?")
-        params.append(artist_id)
+        require(env, "artists", artist_id, "artist")
+        where.add("al.artist_id = ?", artist_id)
     if genre is not None:
-        where.append("al.genre_id = ?")
-        params.append(_genre_id(env, genre))
+        where.add("al.genre_id = ?", _genre_id(env, genre))
     if album_type is not None:
-        where.append("al.album_type = ?")
-        params.append(album_type)
+        where.add("al.album_type = ?", album_type)
     if released_after:
-        where.append("al.release_date >= ?")
-        params.append(released_after)
+        where.add("al.release_date >= ?", released_after)
     if released_before:
-        where.append("al.release_date <= ?")
-        params.append(released_before)
+        where.add("al.release_date <= ?", released_before)
     order = {
-        "relevance": f"(al.title = {_sql_text(query.strip())} COLLATE NOCASE) DESC, al.release_date DESC, al.id DESC",
+        "relevance": f"(al.title = {sql_literal(query.strip())} COLLATE NOCASE) DESC, al.release_date DESC, al.id DESC",
         "newest": "al.release_date DESC, al.id DESC",
         "oldest": "al.release_date, al.id",
         "title": "al.title COLLATE NOCASE, al.id",
     }[sort_by]
-    condition = " WHERE " + " AND ".join(where) if where else ""
+    condition, params = where.clause, where.params
     return paginate(
         env, ALBUM_SELECT + condition, params, page, order, _album, count=(f"SELECT COUNT(*) FROM albums al{condition}", params)
     )
@@ -556,8 +488,8 @@ def list_tags(env: ToolEnv, category: Literal["mood", "activity", "era", "sound"
         category: Only tags of this category.
         page: Page number, from 1.
     """
-    where, params = ("WHERE category = ?", [category]) if category else ("", [])
-    return paginate(env, f"SELECT id AS tag_id, name, category FROM tags {where}", params, page, "id")
+    where = Where().add("category = ?", category) if category else Where()
+    return paginate(env, f"SELECT id AS tag_id, name, category FROM tags{where.clause}", where.params, page, "id")
 
 
 # -- the user's library --------------------------------------------------------------------
@@ -581,12 +513,10 @@ def search_playlists(env: ToolEnv, query: str = "", page: int = 1) -> dict[str, 
         query: Words to find in the playlist name (case-insensitive); empty lists every public playlist.
         page: Page number, from 1.
     """
-    where = "WHERE (p.is_public = 1 OR p.owner_id = ?)"
-    params: list[Any] = [env.actor_id]
+    where = Where().add("(p.is_public = 1 OR p.owner_id = ?)", env.actor_id)
     if query.strip():
-        where += " AND p.name LIKE ? ESCAPE '\\'"
-        params.append(like_pattern(query.strip()))
-    return paginate(env, PLAYLIST_SELECT + where, params, page, "p.song_count DESC, p.id", _playlist)
+        where.add("p.name LIKE ? ESCAPE '\\'", like_pattern(query.strip()))
+    return paginate(env, PLAYLIST_SELECT + where.clause, where.params, page, "p.song_count DESC, p.id", _playlist)
 
 
 @TOOLS.read
@@ -602,7 +532,7 @@ def get_playlist(env: ToolEnv, playlist_id: int, page: int = 1) -> dict[str, Any
     if playlist is None:
         raise not_found("playlist", playlist_id)
     if not playlist["is_public"] and playlist["owner_id"] != env.actor_id:
-        raise ToolError("forbidden", f"Playlist {playlist_id} is private.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Playlist {playlist_id} is private.")
     songs = paginate(
         env,
         songs_via("playlist_songs", "x.position, x.added_at") + " WHERE x.playlist_id = ?",
@@ -682,26 +612,21 @@ def get_listening_history(
         song_id: Only plays of this song.
         page: Page number, from 1.
     """
-    _date_range(start_date, end_date, "start_date", "end_date")
-    where = ["h.user_id = ?"]
-    params: list[Any] = [env.actor_id]
+    check_date_range(start_date, end_date, "start_date", "end_date", example=DATE_EXAMPLE)
+    where = Where().add("h.user_id = ?", env.actor_id)
     if start_date:
-        where.append("h.played_at >= ?")
-        params.append(start_date)
+        where.add("h.played_at >= ?", start_date)
     if end_date:
-        where.append("h.played_at < date(?, '+1 day')")
-        params.append(end_date)
+        where.add("h.played_at < date(?, '+1 day')", end_date)
     if song_id is not None:
-        _require(env, "songs", song_id, "song")
-        where.append("h.song_id = ?")
-        params.append(song_id)
+        require(env, "songs", song_id, "song")
+        where.add("h.song_id = ?", song_id)
     select = (
         "SELECT h.id AS play_id, h.played_at, h.seconds_played, h.source, h.device, s.id AS song_id, s.title, "
         "s.artist_id, ar.name AS artist, s.album_id, al.title AS album, s.duration_sec FROM listening_history h "
-        "JOIN songs s ON s.id = h.song_id JOIN artists ar ON ar.id = s.artist_id JOIN albums al ON al.id = s.album_id "
-        "WHERE " + " AND ".join(where)
+        "JOIN songs s ON s.id = h.song_id JOIN artists ar ON ar.id = s.artist_id JOIN albums al ON al.id = s.album_id" + where.clause
     )
-    return paginate(env, select, params, page, "h.played_at DESC, h.id DESC")
+    return paginate(env, select, where.params, page, "h.played_at DESC, h.id DESC")
 
 
 # -- comments ------------------------------------------------------------------------------
@@ -721,7 +646,7 @@ def list_song_comments(
         sort_by: newest or oldest first, or the most liked first.
         page: Page number, from 1.
     """
-    _require(env, "songs", song_id, "song")
+    require(env, "songs", song_id, "song")
     order = {"newest": "c.created_at DESC, c.id", "oldest": "c.created_at, c.id", "most_liked": "c.like_count DESC, c.id"}[sort_by]
     return paginate(env, COMMENT_SELECT + " WHERE c.song_id = ?", [env.actor_id, song_id], page, order, _comment)
 
@@ -748,9 +673,9 @@ def create_playlist(env: ToolEnv, name: str, description: str = "", is_public: b
         description: A short description.
         is_public: Whether other users can find and view it.
     """
-    name = _playlist_name(name)
+    name = check_text(name, "A playlist name", 60)
     if env.scalar("SELECT 1 FROM playlists WHERE owner_id = ? AND name = ?", (env.actor_id, name)):
-        raise ToolError("conflict", f"You already have a playlist named {name!r}.")
+        raise ToolError(ErrorCode.CONFLICT, f"You already have a playlist named {name!r}.")
     cur = env.conn.execute(
         "INSERT INTO playlists (owner_id, name, description, is_public, created_at, updated_at, song_count, total_duration_sec) "
         "VALUES (?, ?, ?, ?, ?, ?, 0, 0)",
@@ -776,14 +701,14 @@ def update_playlist(
         is_public: True to make it public, false to make it private.
     """
     if name is None and description is None and is_public is None:
-        raise ToolError("invalid_arguments", "Give at least one of name, description, is_public.")
+        raise ToolError(ErrorCode.INVALID_ARGUMENTS, "Give at least one of name, description, is_public.")
     playlist = _own_playlist(env, playlist_id)
     changes: dict[str, Any] = {}
     if name is not None:
-        name = _playlist_name(name)
+        name = check_text(name, "A playlist name", 60)
         clash = env.scalar("SELECT id FROM playlists WHERE owner_id = ? AND name = ? AND id != ?", (env.actor_id, name, playlist_id))
         if clash:
-            raise ToolError("conflict", f"You already have another playlist named {name!r}.")
+            raise ToolError(ErrorCode.CONFLICT, f"You already have another playlist named {name!r}.")
         changes["name"] = name
     if description is not None:
         changes["description"] = description.strip()
@@ -822,10 +747,10 @@ def add_song_to_playlist(env: ToolEnv, playlist_id: int, song_id: int) -> dict[s
     song = _song_row(env, song_id)
     _available(song, "added to a playlist")
     if env.scalar("SELECT 1 FROM playlist_songs WHERE playlist_id = ? AND song_id = ?", (playlist_id, song_id)):
-        raise ToolError("conflict", f"'{song['title']}' is already in playlist '{playlist['name']}'.")
+        raise ToolError(ErrorCode.CONFLICT, f"'{song['title']}' is already in playlist '{playlist['name']}'.")
     count = env.scalar("SELECT COUNT(*) FROM playlist_songs WHERE playlist_id = ?", (playlist_id,))
     if count >= PLAYLIST_LIMIT:
-        raise ToolError("forbidden", f"A playlist holds at most {PLAYLIST_LIMIT} songs.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"A playlist holds at most {PLAYLIST_LIMIT} songs.")
     env.conn.execute(
         "INSERT INTO playlist_songs (playlist_id, song_id, position, added_at) VALUES (?, ?, ?, ?)",
         (playlist_id, song_id, count + 1, env.now),
@@ -852,7 +777,7 @@ def remove_song_from_playlist(env: ToolEnv, playlist_id: int, song_id: int) -> d
     playlist = _own_playlist(env, playlist_id)
     position = env.scalar("SELECT position FROM playlist_songs WHERE playlist_id = ? AND song_id = ?", (playlist_id, song_id))
     if position is None:
-        raise ToolError("not_found", f"Song {song_id} is not in playlist '{playlist['name']}'.")
+        raise ToolError(ErrorCode.NOT_FOUND, f"Song {song_id} is not in playlist '{playlist['name']}'.")
     env.conn.execute("DELETE FROM playlist_songs WHERE playlist_id = ? AND song_id = ?", (playlist_id, song_id))
     env.conn.execute("UPDATE playlist_songs SET position = position - 1 WHERE playlist_id = ? AND position > ?", (playlist_id, position))
     _touch_playlist(env, playlist_id)
@@ -893,7 +818,7 @@ SAVED = Library("saved_albums", "album_id", "saved_at", None, "'{}' is already i
 def _add_to_library(env: ToolEnv, library: Library, item_id: int, name: str) -> None:
     where = f"user_id = ? AND {library.key} = ?"
     if env.scalar(f"SELECT 1 FROM {library.table} WHERE {where}", (env.actor_id, item_id)):
-        raise ToolError("conflict", library.present.format(name))
+        raise ToolError(ErrorCode.CONFLICT, library.present.format(name))
     env.conn.execute(
         f"INSERT INTO {library.table} (user_id, {library.key}, {library.stamp}) VALUES (?, ?, ?)",
         (env.actor_id, item_id, env.now),
@@ -904,7 +829,7 @@ def _add_to_library(env: ToolEnv, library: Library, item_id: int, name: str) -> 
 def _remove_from_library(env: ToolEnv, library: Library, item_id: int, name: str) -> None:
     sql = f"DELETE FROM {library.table} WHERE user_id = ? AND {library.key} = ?"
     if not env.conn.execute(sql, (env.actor_id, item_id)).rowcount:
-        raise ToolError("conflict", library.absent.format(name))
+        raise ToolError(ErrorCode.CONFLICT, library.absent.format(name))
     _count(env, library, item_id, -1)
 
 
@@ -946,7 +871,7 @@ def follow_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
     Args:
         artist_id: The artist's id.
     """
-    artist = _require(env, "artists", artist_id, "artist")
+    artist = require(env, "artists", artist_id, "artist")
     _add_to_library(env, FOLLOWS, artist_id, artist["name"])
     return {"artist_id": artist_id, "name": artist["name"], "following": True}
 
@@ -958,7 +883,7 @@ def unfollow_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
     Args:
         artist_id: The artist's id.
     """
-    artist = _require(env, "artists", artist_id, "artist")
+    artist = require(env, "artists", artist_id, "artist")
     _remove_from_library(env, FOLLOWS, artist_id, artist["name"])
     return {"artist_id": artist_id, "name": artist["name"], "following": False}
 
@@ -970,7 +895,7 @@ def save_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
     Args:
         album_id: The album's id.
     """
-    album = _require(env, "albums", album_id, "album")
+    album = require(env, "albums", album_id, "album")
     _add_to_library(env, SAVED, album_id, album["title"])
     return {"album_id": album_id, "title": album["title"], "saved": True}
 
@@ -982,7 +907,7 @@ def unsave_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
     Args:
         album_id: The album's id.
     """
-    album = _require(env, "albums", album_id, "album")
+    album = require(env, "albums", album_id, "album")
     _remove_from_library(env, SAVED, album_id, album["title"])
     return {"album_id": album_id, "title": album["title"], "saved": False}
 
@@ -1000,13 +925,11 @@ def post_comment(env: ToolEnv, song_id: int, content: str, reply_to_comment_id: 
         reply_to_comment_id: The comment this one answers; it must be on the same song.
     """
     song = _song_row(env, song_id)
-    content = content.strip()
-    if not 1 <= len(content) <= 500:
-        raise ToolError("invalid_value", "A comment must be 1 to 500 characters long.")
+    content = check_text(content, "A comment", 500)
     if reply_to_comment_id is not None:
-        parent = _require(env, "comments", reply_to_comment_id, "comment")
+        parent = require(env, "comments", reply_to_comment_id, "comment")
         if parent["song_id"] != song_id:
-            raise ToolError("invalid_value", f"Comment {reply_to_comment_id} is on another song, not on '{song['title']}'.")
+            raise ToolError(ErrorCode.INVALID_VALUE, f"Comment {reply_to_comment_id} is on another song, not on '{song['title']}'.")
     cur = env.conn.execute(
         "INSERT INTO comments (song_id, user_id, parent_id, content, created_at, like_count) VALUES (?, ?, ?, ?, ?, 0)",
         (song_id, env.actor_id, reply_to_comment_id, content, env.now),
@@ -1021,9 +944,9 @@ def delete_comment(env: ToolEnv, comment_id: int) -> dict[str, Any]:
     Args:
         comment_id: The comment's id.
     """
-    comment = _require(env, "comments", comment_id, "comment")
+    comment = require(env, "comments", comment_id, "comment")
     if comment["user_id"] != env.actor_id:
-        raise ToolError("forbidden", f"Comment {comment_id} was posted by another user; you can only delete your own.")
+        raise ToolError(ErrorCode.FORBIDDEN, f"Comment {comment_id} was posted by another user; you can only delete your own.")
     thread = [
         r["id"]
         for r in env.all(
@@ -1046,9 +969,9 @@ def like_comment(env: ToolEnv, comment_id: int) -> dict[str, Any]:
     Args:
         comment_id: The comment's id.
     """
-    comment = _require(env, "comments", comment_id, "comment")
+    comment = require(env, "comments", comment_id, "comment")
     if env.scalar("SELECT 1 FROM comment_likes WHERE user_id = ? AND comment_id = ?", (env.actor_id, comment_id)):
-        raise ToolError("conflict", f"You already liked comment {comment_id}.")
+        raise ToolError(ErrorCode.CONFLICT, f"You already liked comment {comment_id}.")
     env.conn.execute("INSERT INTO comment_likes (user_id, comment_id, liked_at) VALUES (?, ?, ?)", (env.actor_id, comment_id, env.now))
     env.conn.execute("UPDATE comments SET like_count = like_count + 1 WHERE id = ?", (comment_id,))
     return {"comment_id": comment_id, "like_count": comment["like_count"] + 1, "liked": True}

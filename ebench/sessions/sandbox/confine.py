@@ -10,12 +10,21 @@ mount calls). Then it execs `python -c <worker.py's source>` (the file itself is
 before the exec, so it is never loaded in the process that runs the solver's code.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 
+# typing stays unimported at run time (this script starts every sandbox worker); mypy reads the block anyway.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from ctypes import CDLL
+    from typing import Any
 
-def set_resource_limits(cfg):
+
+def set_resource_limits(cfg: dict[str, Any]) -> bool:
     """The block's own limits (memory, CPU, files, processes). Not an optional layer: every
     block's limits must hold whichever isolation layers the kernel allows, so a worker that
     cannot set them refuses to start. A hard limit already lower than ours is kept."""
@@ -41,7 +50,7 @@ def set_resource_limits(cfg):
     return soft_as != resource.RLIM_INFINITY and soft_as <= mem
 
 
-def _libc():
+def _libc() -> tuple[Any, CDLL]:
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -50,12 +59,12 @@ def _libc():
     return ctypes, libc
 
 
-def no_new_privs(ctypes, libc):
+def no_new_privs(ctypes: Any, libc: CDLL) -> bool:
     PR_SET_NO_NEW_PRIVS = 38
     return libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
 
 
-def new_netns(ctypes, libc):
+def new_netns(ctypes: Any, libc: CDLL) -> bool:
     CLONE_NEWNET, CLONE_NEWUSER = 0x40000000, 0x10000000
     if libc.unshare(CLONE_NEWNET) == 0:
         return True
@@ -72,7 +81,7 @@ SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 FILE_RIGHTS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
 
 
-def landlock(ctypes, libc, read_paths, exec_paths, list_paths=()):
+def landlock(ctypes: Any, libc: CDLL, read_paths: Iterable[str], exec_paths: Iterable[str], list_paths: Iterable[str] = ()) -> bool:
     if sys.platform != "linux" or os.uname().machine not in ("x86_64", "aarch64"):
         return False
     abi = libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
@@ -178,7 +187,7 @@ AUDIT_ARCH_X86_64 = 0xC000003E
 CLONE_THREAD = 0x00010000
 
 
-def seccomp(ctypes, libc):
+def seccomp(ctypes: Any, libc: CDLL) -> bool:
     if sys.platform != "linux" or os.uname().machine != "x86_64":
         return False
     import errno
@@ -211,13 +220,14 @@ def seccomp(ctypes, libc):
     class Prog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(Filter))]
 
-    filters = (Filter * len(prog))(*[Filter(*ins) for ins in prog])
+    # An array type is a Structure class times a length; mypy cannot see ctypes' metaclass through the module passed in.
+    filters = (Filter * len(prog))(*[Filter(*ins) for ins in prog])  # type: ignore[operator]
     fprog = Prog(len(prog), filters)
     PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
 
 
-def low_descriptors(fds):
+def low_descriptors(fds: list[int]) -> list[int]:
     """The pipes moved to the lowest free descriptors (3 and 4, usually): the parent's numbers can be
     anything (a process with many sockets open), and the worker's own limit on open files applies
     to new descriptors only, so the pipes always sit where a block can find them."""
@@ -232,12 +242,12 @@ def low_descriptors(fds):
     return moved
 
 
-def main():
+def main() -> None:
     cfg = json.loads(sys.argv[1])
     cfg["fds"] = low_descriptors(cfg["fds"])
-    applied = {}
+    applied: dict[str, bool] = {}
 
-    def layer(name, func, *args):
+    def layer(name: str, func: Callable[..., object], *args: object) -> None:
         if name not in cfg["layers"]:
             applied[name] = False
             return
@@ -256,6 +266,8 @@ def main():
         os.write(2, b"sandbox: the resource limits (memory, CPU) could not be set\n")
         os._exit(71)
     applied["rlimits"] = True
+    ctypes: Any
+    libc: CDLL | None
     try:
         ctypes, libc = _libc()
     except Exception:

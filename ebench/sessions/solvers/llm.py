@@ -33,11 +33,11 @@ import os
 import random
 import re
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..events import ApiErrorEvent, BadResponseEvent
 from ..prompts import system_prompt
 from ..record import redact_config
 from ..trial import (
@@ -51,7 +51,7 @@ from ..trial import (
     Trial,
     TrialLimits,
 )
-from .base import FatalSolverError, Outcome
+from .base import FatalSolverError, Outcome, SolverOptions, SolverOptionsError, StepHook
 
 _litellm: Any = None
 
@@ -223,16 +223,34 @@ def _sendable_json(text: str) -> str:
 class LLMSolver:
     name = "llm"
 
-    def __init__(
-        self,
-        config: LLMConfig,
-        prices: dict[str, dict[str, float]] | None = None,
-        before_turn: Callable[[Trial], Awaitable[None]] | None = None,
-    ) -> None:
+    def __init__(self, config: LLMConfig, prices: dict[str, dict[str, float]] | None = None) -> None:
         self.settings = config
         self.prices = prices or {}
-        # Awaited before each model request: the app pauses a watched model here, or lets one turn through.
-        self.before_turn = before_turn
+
+    @classmethod
+    def from_options(cls, options: SolverOptions) -> LLMSolver:
+        """The model solver the options describe, its model string checked before any trial runs."""
+        if not options.model:
+            raise SolverOptionsError("--solver llm needs --model (any litellm model string, e.g. openai/gpt-4o-mini)")
+        try:
+            prices = load_prices(options.prices) if options.prices is not None else {}
+        except PricesError as exc:
+            raise SolverOptionsError(str(exc)) from None
+        config = LLMConfig(
+            model=options.model,
+            api_base=options.api_base,
+            model_args=dict(options.model_args),
+            price_in=options.price_in,
+            price_out=options.price_out,
+            retries=options.retries,
+            backoff=options.backoff,
+        )
+        solver = cls(config, prices)
+        try:
+            solver.check()
+        except FatalSolverError as exc:
+            raise SolverOptionsError(str(exc)) from None
+        return solver
 
     def config(self) -> dict[str, Any]:
         return {"name": self.name, **self.settings.to_dict()}
@@ -273,15 +291,16 @@ class LLMSolver:
                 kind = classify(exc)
                 final = kind not in ("transient", "unreadable") or attempt >= cfg.retries
                 delay = 0.0 if final else min(cfg.max_backoff, cfg.backoff * 2**attempt) * random.uniform(0.75, 1.0)
-                trial.note(
-                    "api_error",
-                    turn=trial.turns + 1,
-                    attempt=attempt + 1,
-                    kind=kind,
-                    error=_describe(exc),
-                    status=_status(exc),
-                    seconds=round(time.perf_counter() - started, 4),
-                    retry_in=None if final else round(delay, 3),
+                trial.record(
+                    ApiErrorEvent(
+                        turn=trial.turns + 1,
+                        attempt=attempt + 1,
+                        kind=kind,
+                        error=_describe(exc),
+                        status=_status(exc),
+                        seconds=round(time.perf_counter() - started, 4),
+                        retry_in=None if final else round(delay, 3),
+                    )
                 )
                 if kind == "fatal":
                     raise FatalSolverError(_fatal_message(cfg.model, exc)) from None
@@ -304,7 +323,8 @@ class LLMSolver:
         return float(cost) if isinstance(cost, (int, float)) else None
 
     # -- the loop --------------------------------------------------------------------------
-    async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:
+    async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
+        """The loop; a step is one model turn: `step` is awaited before each model request."""
         assert trial.task is not None
         domain = trial.domain
         label = domain.actor_label(trial.conn, trial.task.actor)
@@ -323,9 +343,9 @@ class LLMSolver:
         while True:
             if trial.turns >= limits.max_turns:
                 return Outcome(MAX_TURNS)
-            if self.before_turn is not None:
+            if step is not None:
                 paused = time.perf_counter()
-                await self.before_turn(trial)
+                await step()
                 deadline += time.perf_counter() - paused  # time spent paused is not the model's
             if deadline - time.perf_counter() <= 0:
                 return Outcome(TIME_LIMIT)
@@ -357,7 +377,7 @@ class LLMSolver:
                     result = await asyncio.to_thread(trial.exec_code, code, call_id=call["id"], turn=trial.turns)
                 else:
                     result = trial.call(function["name"], function["arguments"], call_id=call["id"], turn=trial.turns)
-                payload = result.value if function["name"] == "exec_code" and result.value is not None else result.payload()
+                payload = result.for_solver()
                 messages.append(
                     {"role": "tool", "tool_call_id": sent_call["id"], "content": _sendable_json(json.dumps(payload, ensure_ascii=False))}
                 )
@@ -374,7 +394,7 @@ class LLMSolver:
             choice = response.choices[0]
             message = choice.message
         except (AttributeError, IndexError, TypeError):
-            trial.note("bad_response", turn=trial.turns, response=str(response)[:2000])
+            trial.record(BadResponseEvent(turn=trial.turns, response=str(response)[:2000]))
             return Outcome(AGENT_ERROR, "the model's response has no message"), []
         usage = getattr(response, "usage", None)
         tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -383,7 +403,7 @@ class LLMSolver:
         trial.add_usage(tokens_in, tokens_out, cost)
         content = getattr(message, "content", None)
         reasoning = getattr(message, "reasoning_content", None)
-        calls = []
+        calls: list[dict[str, Any]] = []
         for index, call in enumerate(getattr(message, "tool_calls", None) or []):
             function = getattr(call, "function", None)
             name = getattr(function, "name", None)

@@ -6,10 +6,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ...domains.engine.tools import ToolResult
 from ...tasks.spec import resolve_args
 from ..record import Session, SessionFileError, read_session
 from ..trial import AGENT_ERROR, AGENT_STOPPED, MAX_TOOL_CALLS, Trial, TrialLimits
-from .base import Outcome
+from .base import Outcome, SolverOptions, SolverOptionsError, StepHook
+
+
+async def _call(trial: Trial, tool: Any, args: Any, step: StepHook | None) -> ToolResult:
+    """One tool call, which is one step: the step hook is awaited first."""
+    if step is not None:
+        await step()
+    return trial.call(tool, args)
 
 
 class OracleSolver:
@@ -17,23 +25,29 @@ class OracleSolver:
 
     name = "oracle"
 
+    @classmethod
+    def from_options(cls, options: SolverOptions) -> OracleSolver:
+        options.refuse_model(cls.name)
+        return cls()
+
     def config(self) -> dict[str, Any]:
         return {"name": self.name}
 
-    async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:
+    async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
         assert trial.task is not None
         results: list[Any] = []
-        for step in trial.task.reference_solution:
+        for reference in trial.task.reference_solution:
             if trial.tool_calls >= limits.max_tool_calls:  # the oracle runs under the same limits as any solver
                 return Outcome(MAX_TOOL_CALLS)
             try:
-                args = resolve_args(step.args, results)
+                args = resolve_args(reference.args, results)
             except (KeyError, IndexError, TypeError, ValueError) as exc:
                 return Outcome(AGENT_ERROR, f"reference step {len(results)} cannot be resolved: {exc}")
-            result = trial.call(step.tool, args)
+            result = await _call(trial, reference.tool, args, step)
             if not result.ok:
                 return Outcome(
-                    AGENT_ERROR, f"reference step {len(results)} ({step.tool}) was refused: {result.error_code}: {result.error_message}"
+                    AGENT_ERROR,
+                    f"reference step {len(results)} ({reference.tool}) was refused: {result.error_code}: {result.error_message}",
                 )
             results.append(result.value)
         return Outcome(AGENT_STOPPED)
@@ -44,10 +58,15 @@ class NoopSolver:
 
     name = "noop"
 
+    @classmethod
+    def from_options(cls, options: SolverOptions) -> NoopSolver:
+        options.refuse_model(cls.name)
+        return cls()
+
     def config(self) -> dict[str, Any]:
         return {"name": self.name}
 
-    async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:
+    async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
         return Outcome(AGENT_STOPPED)
 
 
@@ -81,6 +100,16 @@ class ReplaySolver:
         if not self.sessions:
             raise SessionFileError(f"{source}: no session with a task to replay")
 
+    @classmethod
+    def from_options(cls, options: SolverOptions) -> ReplaySolver:
+        options.refuse_model(cls.name)
+        if options.replay_from is None:
+            raise SolverOptionsError("--solver replay needs --replay-from RUN_DIR|SESSION_FILE")
+        try:
+            return cls(options.replay_from)
+        except SessionFileError as exc:
+            raise SolverOptionsError(str(exc)) from None
+
     @property
     def task_ids(self) -> Iterable[str]:
         return self.sessions.keys()
@@ -92,7 +121,7 @@ class ReplaySolver:
         recorded = self.sessions[task_id]
         return read_session(recorded.get(trial) or recorded[min(recorded)])
 
-    async def solve(self, trial: Trial, limits: TrialLimits) -> Outcome:
+    async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
         assert trial.task is not None
         if trial.task.id not in self.sessions:
             return Outcome(AGENT_ERROR, f"no recorded session for task {trial.task.id}")
@@ -100,5 +129,5 @@ class ReplaySolver:
         for event in session.tool_calls(leaves=True):
             if trial.tool_calls >= limits.max_tool_calls:
                 return Outcome(MAX_TOOL_CALLS)
-            trial.call(event.get("tool"), event.get("args"))
+            await _call(trial, event.get("tool"), event.get("args"), step)
         return Outcome(AGENT_STOPPED)

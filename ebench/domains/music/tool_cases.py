@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 # The actor measured: the listener with the most playlists (the heaviest library).
 ACTOR_SQL = "SELECT owner_id FROM playlists GROUP BY owner_id ORDER BY COUNT(*) DESC, owner_id LIMIT 1"
 
@@ -12,7 +14,7 @@ ACTOR_SQL = "SELECT owner_id FROM playlists GROUP BY owner_id ORDER BY COUNT(*) 
 LOOKUPS = {"get_my_profile", "get_song", "get_artist", "get_album"}
 
 
-def cases(conn, actor: int) -> dict[str, dict]:
+def cases(conn: sqlite3.Connection, actor: int) -> dict[str, dict]:
     one = lambda sql, *p: conn.execute(sql, p).fetchone()[0]  # noqa: E731
     song = one("SELECT id FROM songs WHERE copyright_status != 'expired' ORDER BY play_count DESC LIMIT 1")
     artist = one("SELECT artist_id FROM songs WHERE id = ?", song)

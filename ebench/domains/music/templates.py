@@ -21,10 +21,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..generation import Draft, GenContext, NoTarget, Template, leaked
-from ..public import Condition, PublicAPI, find_one
-from ..spec import Step
-from .common import days_ago, pretty_day, ref
+from ...tasks.generation import Draft, GenContext, NoTarget, Template, leaked
+from ...tasks.public import Condition, PublicAPI, find_one
+from ...tasks.spec import Step
+from ...tasks.template_helpers import days_ago, pretty_day, ref
 
 PLAYLIST_NAMES = [
     "Late Night Drive",

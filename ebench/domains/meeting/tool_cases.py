@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 NOW = "2026-10-15 09:30:00"
 
 # The actor measured: a department head (people to transfer) with personal calendar entries, a chat
@@ -26,7 +28,7 @@ LIMIT 1
 LOOKUPS = {"get_my_profile", "get_employee", "get_department"}
 
 
-def cases(conn, actor: int) -> dict[str, dict]:
+def cases(conn: sqlite3.Connection, actor: int) -> dict[str, dict]:
     def one(sql: str, *params):
         row = conn.execute(sql, params).fetchone()
         return None if row is None else row[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 # The actor measured: a clan leader or vice leader with a pending application from a clanless
 # player to a clan with room, who owns an open room with a free place, has a pending room
 # invitation and a pending friend request, friends, a blacklist and favourite matches; among
@@ -26,7 +28,7 @@ ORDER BY p.total_matches DESC, p.id LIMIT 1
 LOOKUPS = {"get_my_profile", "get_player", "get_hero"}
 
 
-def cases(conn, actor: int) -> dict[str, dict]:
+def cases(conn: sqlite3.Connection, actor: int) -> dict[str, dict]:
     def one(sql: str, *params):
         row = conn.execute(sql, params).fetchone()
         assert row is not None, f"no benchmark data for: {sql}"

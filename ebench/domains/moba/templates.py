@@ -20,12 +20,12 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from ...domains.moba.schema import rank_score, tier_index
-from ...domains.moba.vocabulary import ROLES, TIERS
-from ..generation import Draft, GenContext, NoTarget, Template
-from ..public import Condition, PublicAPI, find_one
-from ..spec import Step
-from .common import pretty_day, ref
+from ...tasks.generation import Draft, GenContext, NoTarget, Template
+from ...tasks.public import Condition, PublicAPI, find_one
+from ...tasks.spec import Step
+from ...tasks.template_helpers import pretty_day, ref
+from .schema import rank_score, tier_index
+from .vocabulary import ROLES, TIERS
 
 ROOM_NAMES = [
     "Friday Night Stack",

@@ -1,13 +1,13 @@
-"""Helpers shared by the templates of every domain."""
+"""Helpers shared by the task templates of every domain (each domain's `templates` module)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
 
-from ...domains.engine.moments import TS_FMT
-from ..generation import GenContext, NoTarget
-from ..spec import Step
+from ..domains.engine.moments import TS_FMT
+from .generation import GenContext, NoTarget
+from .spec import Step
 
 
 def ref(step: int, path: str) -> dict[str, Any]:

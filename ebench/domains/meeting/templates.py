@@ -23,10 +23,10 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..generation import Draft, GenContext, NoTarget, Template
-from ..public import Condition, PublicAPI, PublicSolverFailed, find_one
-from ..spec import Step
-from .common import pretty_day, ref
+from ...tasks.generation import Draft, GenContext, NoTarget, Template
+from ...tasks.public import Condition, PublicAPI, PublicSolverFailed, find_one
+from ...tasks.spec import Step
+from ...tasks.template_helpers import pretty_day, ref
 
 NOW = "2026-10-15 09:30:00"
 FIRST_DAY = "2026-10-16"  # the day after "now": everything new starts on or after it

@@ -1,0 +1,140 @@
+"""Session events described for people: the one place that knows how each kind of event reads.
+
+`describe(event)` gives a one-line label (the replay's step lists, the point of no return) and
+the parts of a detailed view (fields, prose, data, a call's status, code). The app draws the
+parts (`ebench.app.screens.replay.step_detail`); the core uses the label (`timeline.Step.label`).
+No textual here, and no drawing: a part says what to show, the app decides how it looks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import BLOCK, CHILD, ApiErrorEvent, EndEvent, MessageEvent, SessionEvent, StartEvent, ToolCallEvent
+
+FIELD = "field"  # "name: value" on one line
+PROSE = "prose"  # a heading and text as written (`italic` for a model's reasoning)
+DATA = "data"  # a heading and a JSON value (`folded` when it may be long)
+STATUS = "status"  # a call's outcome: ok, or its error code (`value`), and its duration
+CODE = "code"  # an exec_code block's source
+GAP = "gap"  # an empty line
+
+
+@dataclass(frozen=True)
+class Part:
+    kind: str
+    name: str = ""
+    value: Any = None
+    folded: bool = False
+    italic: bool = False
+    ok: bool = True
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Description:
+    label: str  # one line, for lists
+    parts: list[Part] = field(default_factory=list)  # the detailed view
+
+
+def shown_args(args: Any) -> Any:
+    """A call's arguments as a person should read them: a model sends them as a JSON string, which
+    is shown decoded when it holds an object (an undecodable string stays as it was sent)."""
+    if isinstance(args, str):
+        try:
+            decoded = json.loads(args)
+        except ValueError:
+            return args
+        return decoded if isinstance(decoded, dict) else args
+    return args
+
+
+def preview(value: Any, width: int = 60) -> str:
+    """`value` on one line of at most `width` characters."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def describe(event: SessionEvent) -> Description:
+    """The label and the detailed parts of one event, by its kind."""
+    if isinstance(event, StartEvent):
+        return _start(event)
+    if isinstance(event, MessageEvent):
+        return _message(event)
+    if isinstance(event, ToolCallEvent):
+        return _tool_call(event)
+    if isinstance(event, ApiErrorEvent):
+        shown = [Part(FIELD, name, getattr(event, name)) for name in ("kind", "status", "attempt", "error", "retry_in")]
+        return Description(f"api error: {preview(event.error or event.kind or '')}", [p for p in shown if p.value is not None])
+    if isinstance(event, EndEvent):
+        return _end(event)
+    data = {k: v for k, v in event.to_dict().items() if k not in ("event", "t")}
+    return Description(f"{event.event}: {preview(data)}", [Part(DATA, "event", data, folded=True)])
+
+
+def _start(event: StartEvent) -> Description:
+    task = event.task
+    parts = [
+        Part(FIELD, "task", task.id if task else "(none)"),
+        Part(FIELD, "domain", event.domain),
+        Part(FIELD, "actor", event.actor),
+        Part(FIELD, "mode", event.mode),
+        Part(FIELD, "solver", event.solver_label),
+    ]
+    if task and task.query:
+        parts.append(Part(PROSE, "request", task.query))
+    return Description(f"start {task.id if task else ''} ({event.mode} mode, actor {event.actor})", parts)
+
+
+def _message(event: MessageEvent) -> Description:
+    text = event.content or ""
+    if not text and event.tool_calls:
+        text = "→ " + ", ".join(event.called_tools())
+    parts = [Part(FIELD, "role", event.role)]
+    if event.turn is not None:
+        parts.append(Part(FIELD, "turn", event.turn))
+    if event.reasoning:
+        parts.append(Part(PROSE, "reasoning", event.reasoning, italic=True))
+    content = event.content
+    parts.append(Part(PROSE, "content", content if isinstance(content, str) else "" if content is None else content))
+    if event.tool_calls:
+        parts += [Part(GAP), Part(DATA, "tool calls requested", event.tool_calls, folded=True)]
+    if event.usage:
+        parts.append(Part(FIELD, "usage", ", ".join(f"{k} {v}" for k, v in event.usage.items())))
+    return Description(f"{event.role or 'message'}: {preview(text)}", parts)
+
+
+def _tool_call(event: ToolCallEvent) -> Description:
+    mark = "✓" if event.ok else "✗"
+    role = {BLOCK: "exec_code block", CHILD: f"call inside block {event.parent}"}.get(event.role, "call")
+    parts = [
+        Part(FIELD, "tool", event.tool),
+        Part(FIELD, "id", f"{event.id} ({role})"),
+        Part(STATUS, value=event.error_code, ok=event.ok, seconds=event.seconds),
+    ]
+    code = event.code
+    if code is not None:
+        parts.append(Part(CODE, "code", code))
+    else:
+        parts += [Part(DATA, "arguments", shown_args(event.args)), Part(GAP)]
+    parts.append(Part(DATA, "result", event.result, folded=True))
+    if event.role == BLOCK:
+        label = f"{mark} exec_code {preview(code or '', 50)}"
+    else:
+        label = f"{'  ↳ ' if event.role == CHILD else ''}{mark} {event.tool} {preview(shown_args(event.args), 50)}"
+    return Description(label, parts)
+
+
+def _end(event: EndEvent) -> Description:
+    parts = [Part(FIELD, "termination", event.termination)]
+    if event.error:
+        parts.append(Part(FIELD, "error", event.error))
+    parts.append(Part(FIELD, "recorded grade", "none" if not event.grade else event.verdict))
+    summary = event.summary or {}
+    for name in ("tool_calls", "inner_calls", "turns", "tokens_in", "tokens_out", "cost"):
+        if summary.get(name) is not None:
+            parts.append(Part(FIELD, name, summary[name]))
+    return Description(f"end: {event.termination} ({event.verdict})", parts)

@@ -1,0 +1,306 @@
+"""The events of a session record, as pydantic models: one class per kind, told apart by `event`.
+
+Every line of a session file is one of these (see `record` for the file). The models keep the
+on-disk JSON as it was: the same keys in the same order, and only the keys that were written (a
+field left at its default by a writer is not written, and a key an older or newer ebench wrote
+that no model names is kept as an extra). What a solver sent (a tool's name and arguments, a
+message's content, the calls it asked for) is typed `Any`: it is recorded as sent, whatever it is.
+
+A kind no model knows (written by a newer ebench) reads as an `OtherEvent`, never as an error.
+`session_json_schema()` is the JSON Schema of the known kinds, versioned by `SESSION_FORMAT`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Union, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+SESSION_FORMAT = "ebench-session/1"
+
+# The role of a tool-call event in the trial (and so in a replay).
+CALL = "call"  # a top-level domain call
+BLOCK = "block"  # an exec_code block: its children are the domain calls it made
+CHILD = "child"  # a domain call made inside an exec_code block
+EXEC_CODE = "exec_code"
+
+
+def _require_event(schema: dict[str, Any]) -> None:
+    """Every event names its kind: `event` is required in the schema (its model has a default)."""
+    required = schema.setdefault("required", [])
+    if "event" in schema.get("properties", {}) and "event" not in required:
+        required.insert(0, "event")
+
+
+class Record(BaseModel):
+    """A part of a session line: keys nobody declared are kept; `to_dict` is the JSON as written."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The keys that were set (by the writer, or read from the file), then the extras."""
+        data = {name: _plain(getattr(self, name)) for name in type(self).model_fields if name in self.model_fields_set}
+        data.update({k: _plain(v) for k, v in (self.model_extra or {}).items()})
+        return data
+
+    # Reading by key, as when records were dicts (code outside the core's readers still does); the
+    # attributes are the way to read them.
+    def __getitem__(self, key: str) -> Any:
+        if key in type(self).model_fields or key in (self.model_extra or {}):
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+def _plain(value: Any) -> Any:
+    return value.to_dict() if isinstance(value, Record) else value
+
+
+class SessionEvent(Record):
+    """One line of a session file. `t` is the seconds since the trial started (the writer stamps it)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra=_require_event)
+
+    event: str
+    t: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The line's JSON object: `event` and `t` first, as every session line has them."""
+        return {"event": self.event, "t": self.t, **{k: v for k, v in super().to_dict().items() if k not in ("event", "t")}}
+
+    def record(self) -> dict[str, Any]:
+        """The line to write, shallow: values stay as given (the writer copes with what json cannot
+        write), nested models become dicts when json meets them."""
+        data: dict[str, Any] = {"event": self.event, "t": self.t}
+        for name in type(self).model_fields:
+            if name in self.model_fields_set and name not in data:
+                data[name] = getattr(self, name)
+        data.update(self.model_extra or {})
+        return data
+
+    def __eq__(self, other: object) -> bool:
+        # An event equals its own JSON (the dict json.loads gives for its line).
+        if isinstance(other, Mapping):
+            return self.to_dict() == dict(other)
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (the writer stamps `t`)
+
+
+class TaskHeader(Record):
+    """The task a session is an attempt at, as recorded in its start event."""
+
+    id: str = ""
+    domain: str = ""
+    actor: int | None = None
+    query: str = ""
+    capabilities: list[str] = Field(default_factory=list)
+    reference_calls: int = 0
+    source: str | None = None
+
+
+class StartEvent(SessionEvent):
+    """The first line: what the trial is (the task, the solver, the mode) and on which world."""
+
+    event: Literal["start"] = "start"
+    format: str = ""  # SESSION_FORMAT (a start without one is not of a format this ebench reads)
+    session: str = ""
+    task: TaskHeader | None = None
+    domain: str = ""
+    actor: int | None = None
+    solver: dict[str, Any] = Field(default_factory=dict)
+    mode: str = "tools"
+    trial: int = 1
+    ebench: str = ""
+    world: str | None = None
+    world_seed: int | None = None
+    started: str = ""
+
+    @property
+    def solver_label(self) -> str:
+        return str(self.solver.get("label") or self.solver.get("name") or "")
+
+
+class MessageEvent(SessionEvent):
+    """A message of the conversation: the system prompt, the user's request, the model's turns."""
+
+    event: Literal["message"] = "message"
+    role: str = ""
+    content: Any = None
+    reasoning: Any = None
+    tool_calls: list[Any] | None = None  # as the model asked for them
+    finish_reason: Any = None
+    turn: int | None = None
+    usage: dict[str, Any] | None = None
+    cost: float | None = None
+    seconds: float | None = None
+    repaired: list[str] | None = None  # the fields made sendable before going back to the model
+
+    def called_tools(self) -> list[str]:
+        """The names of the tools the message asked for ("?" for a request without one)."""
+        names = []
+        for call in self.tool_calls or []:
+            function = (call.get("function") or call) if isinstance(call, dict) else None
+            names.append(str(function.get("name", "?")) if isinstance(function, dict) else "?")
+        return names
+
+
+class ToolCallEvent(SessionEvent):
+    """One call: as sent (tool, arguments), what the solver received (`result`), and where it sat
+    (`parent` names the exec_code block a call was made from)."""
+
+    event: Literal["tool_call"] = "tool_call"
+    id: str = ""
+    tool: Any = None
+    args: Any = None
+    ok: bool = False
+    result: Any = None
+    error_code: str | None = None
+    seconds: float = 0.0
+    parent: str | None = None
+    turn: int | None = None
+
+    @property
+    def role(self) -> str:
+        if self.parent is not None:
+            return CHILD
+        return BLOCK if self.tool == EXEC_CODE else CALL
+
+    @property
+    def code(self) -> str | None:
+        """An exec_code block's code (None for other calls, or a block sent without a string)."""
+        code = self.args.get("code") if self.role == BLOCK and isinstance(self.args, dict) else None
+        return code if isinstance(code, str) else None
+
+
+class ApiErrorEvent(SessionEvent):
+    """A failed model request, retried (`retry_in` seconds later) or final."""
+
+    event: Literal["api_error"] = "api_error"
+    turn: int | None = None
+    attempt: int | None = None
+    kind: str | None = None
+    error: str | None = None
+    status: Any = None
+    seconds: float | None = None
+    retry_in: float | None = None
+
+
+class BadResponseEvent(SessionEvent):
+    """A model response without a message."""
+
+    event: Literal["bad_response"] = "bad_response"
+    turn: int | None = None
+    response: str | None = None
+
+
+class ClientEvent(SessionEvent):
+    """The MCP client that is the solver (noted at its first call)."""
+
+    event: Literal["client"] = "client"
+    name: str = ""
+    version: str = ""
+
+
+class SignalEvent(SessionEvent):
+    """A stop signal the MCP server got while the trial was open."""
+
+    event: Literal["signal"] = "signal"
+    signal: str = ""
+
+
+class InternalErrorEvent(SessionEvent):
+    """A harness fault during a batch trial (not counted against the solver)."""
+
+    event: Literal["internal_error"] = "internal_error"
+    error: str = ""
+    traceback: str = ""
+
+
+class EndEvent(SessionEvent):
+    """The last line: why the trial ended, the final diff, the grade and the results line."""
+
+    event: Literal["end"] = "end"
+    termination: str = ""
+    error: str | None = None
+    diff: list[Any] = Field(default_factory=list)
+    grade: dict[str, Any] | None = None
+    summary: dict[str, Any] | None = None
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.grade and self.grade.get("passed"))
+
+    @property
+    def verdict(self) -> str:
+        return "no grade" if not self.grade else "PASS" if self.passed else "FAIL"
+
+
+class OtherEvent(SessionEvent):
+    """A kind this ebench does not know (a newer one wrote it): kept as read."""
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {k: v for k, v in self.to_dict().items() if k not in ("event", "t")}
+
+
+Event = Annotated[
+    Union[  # noqa: UP007 (a discriminated union reads best spelled out)
+        StartEvent,
+        MessageEvent,
+        ToolCallEvent,
+        ApiErrorEvent,
+        BadResponseEvent,
+        ClientEvent,
+        SignalEvent,
+        InternalErrorEvent,
+        EndEvent,
+    ],
+    Field(discriminator="event"),
+]
+# kind -> model, from the union (Annotated's first argument)
+EVENT_TYPES: dict[str, type[SessionEvent]] = {cls.model_fields["event"].default: cls for cls in get_args(get_args(Event)[0])}
+
+
+def event_from(data: Mapping[str, Any]) -> tuple[SessionEvent, bool]:
+    """The model of one event's JSON object, and whether it validated. A kind no model knows is an
+    OtherEvent; an event whose fields have unexpected types is kept as recorded, unvalidated."""
+    cls = EVENT_TYPES.get(str(data.get("event")), OtherEvent)
+    try:
+        return cls.model_validate(data), True
+    except ValidationError:
+        return cls.model_construct(**data), False
+
+
+def make_event(kind: str, **data: Any) -> SessionEvent:
+    """An event of `kind` made of keyword fields (for writers that name their kind as a string)."""
+    return event_from({"event": kind, **data})[0]
+
+
+def as_tool_call(entry: ToolCallEvent | Mapping[str, Any]) -> ToolCallEvent:
+    """A call entry as its model (widgets are also handed the JSON of one)."""
+    if isinstance(entry, ToolCallEvent):
+        return entry
+    event = event_from({"event": "tool_call", **entry})[0]
+    assert isinstance(event, ToolCallEvent)
+    return event
+
+
+def session_json_schema() -> dict[str, Any]:
+    """A JSON Schema (draft 2020-12) of one line of a session file (JSON lines): the models',
+    titled and identified with the format version."""
+    schema = TypeAdapter(Event).json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"urn:{SESSION_FORMAT.replace('/', ':')}",
+        **schema,
+        "title": f"ebench session event ({SESSION_FORMAT})",
+        "description": "One line of a session file. The first is a start event, a finished trial's last an end event; "
+        "readers keep keys and kinds they do not know.",
+    }

@@ -1,1 +1,0 @@
-"""Task templates, one module per domain, each exposing `TEMPLATES` (Template subclasses)."""
