@@ -72,7 +72,7 @@ def main() -> None:
         root = Path(tmp)
         oracle_tasks = suite[: args.oracle_tasks] if args.oracle_tasks else suite
         wall, _, results = run(root / "oracle", oracle_tasks, OracleSolver(), 3, 8)
-        passed = sum(r["passed"] for r in results)
+        passed = sum(r.passed for r in results)
         figures["oracle"] = {
             "trials": len(results),
             "seconds": round(wall, 3),
@@ -94,8 +94,8 @@ def main() -> None:
             legs = {}
             for concurrency in (1, 64):
                 wall, cpu, results = run(root / f"llm-{concurrency}", chosen, solver, 1, concurrency)
-                turns = sum(r["turns"] for r in results)
-                passed = sum(r["passed"] for r in results)
+                turns = sum(r.turns for r in results)
+                passed = sum(r.passed for r in results)
                 legs[concurrency] = (wall, cpu, turns)
                 figures[f"model_concurrency_{concurrency}"] = {
                     "trials": len(results),

@@ -33,6 +33,7 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("OPENAI_API_KEY", "sk-fake-benchmark")
 
 from ebench.sessions.batch import Batch  # noqa: E402
+from ebench.sessions.events import ApiErrorEvent, MessageEvent, ToolCallEvent  # noqa: E402
 from ebench.sessions.record import read_session  # noqa: E402
 from ebench.sessions.runs import load_run  # noqa: E402
 from ebench.sessions.solvers.base import FatalSolverError  # noqa: E402
@@ -70,12 +71,11 @@ assert {c.fault for c in CASES} - {None} == set(FAULTS)
 def affected(path: Path) -> bool:
     """Whether a session shows a fault: a failed API request, repaired or huge text, a tool error."""
     for event in read_session(path).events:
-        kind = event["event"]
-        if kind == "api_error":
+        if isinstance(event, ApiErrorEvent):
             return True
-        if kind == "message" and (event.get("repaired") or len(event.get("content") or "") >= HUGE):
+        if isinstance(event, MessageEvent) and (event.repaired or len(event.content or "") >= HUGE):
             return True
-        if kind == "tool_call" and not event.get("ok"):
+        if isinstance(event, ToolCallEvent) and not event.ok:
             return True
     return False
 
@@ -147,14 +147,14 @@ def main() -> None:
             run = run_case(case, Path(tmp) / f"{number:02d}", tasks, faulted, args)
             results = run["results"]
             if case.fault is None and not case.no_key:
-                baseline = {(r["task"], r["trial"]): r["passed"] for r in results}
-            scored = [r for r in results if not r["infra_error"]]
+                baseline = {(r.task, r.trial): r.passed for r in results}
+            scored = [r for r in results if not r.infra_error]
             infra = len(results) - len(scored)
-            equal = all(baseline.get((r["task"], r["trial"])) == r["passed"] for r in scored)
-            scored_faulted = sum(r["task"] in faulted for r in scored)
+            equal = all(baseline.get((r.task, r.trial)) == r.passed for r in scored)
+            scored_faulted = sum(r.task in faulted for r in scored)
             tool_errors: dict[str, int] = {}
             for r in results:
-                for code, count in r["tool_errors"].items():
+                for code, count in r.tool_errors.items():
                     tool_errors[code] = tool_errors.get(code, 0) + count
             # what the harness promises for this kind of fault
             if case.cause == "-":
@@ -174,7 +174,7 @@ def main() -> None:
                     "affected": run["affected"],
                     "infra_errors": infra,
                     "scored": len(scored),
-                    "passed": sum(r["passed"] for r in scored),
+                    "passed": sum(r.passed for r in scored),
                     "tool_errors": tool_errors,
                     "scores_equal": equal,
                     "stopped": run["stopped"],

@@ -18,8 +18,10 @@ from typer.testing import CliRunner
 
 from ebench.cli import app
 from ebench.sessions.batch import Batch
+from ebench.sessions.events import SessionEvent
 from ebench.sessions.metrics import run_metrics
 from ebench.sessions.record import read_session
+from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
 from ebench.sessions.solvers.base import FatalSolverError
 from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
@@ -45,7 +47,9 @@ def api_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
 
 
-def run_batch(out: Path, tasks, server: FakeOpenAI, *, concurrency: int = 4, limits: TrialLimits | None = None, **config) -> list[dict]:
+def run_batch(
+    out: Path, tasks, server: FakeOpenAI, *, concurrency: int = 4, limits: TrialLimits | None = None, **config
+) -> list[TrialSummary]:
     settings = {"retries": 2, "backoff": 0.01, **config}
     solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, **settings))
     batch = Batch(out, list(tasks), solver, 1, limits=limits or TrialLimits())
@@ -56,11 +60,11 @@ def run_batch(out: Path, tasks, server: FakeOpenAI, *, concurrency: int = 4, lim
         status = "finished"
     finally:
         batch.finish(status)  # as the command does: the run directory is free again
-    return sorted(load_run(out).results, key=lambda r: r["task"])
+    return sorted(load_run(out).results, key=lambda r: r.task)
 
 
-def by_task(results: list[dict]) -> dict[str, dict]:
-    return {r["task"]: r for r in results}
+def by_task(results: list[TrialSummary]) -> dict[str, TrialSummary]:
+    return {r.task: r for r in results}
 
 
 def only(player: ReferencePlayer, task_id: str):
@@ -68,8 +72,8 @@ def only(player: ReferencePlayer, task_id: str):
     return lambda body: (task := player.task_for(body)) is not None and task.id == task_id and on_turn(2)(body)
 
 
-def events(run_dir: Path, result: dict, kind: str) -> list[dict]:
-    return [e for e in read_session(run_dir / result["session"]).events if e["event"] == kind]
+def events(run_dir: Path, result: TrialSummary, kind: str) -> list[SessionEvent]:
+    return [e for e in read_session(run_dir / result.session).events if e.event == kind]
 
 
 def test_the_fault_list_is_the_issues():
@@ -97,16 +101,16 @@ def test_an_api_fault_that_persists_is_an_infrastructure_error(tmp_path, tasks, 
         results = by_task(run_batch(tmp_path, tasks.values(), server, limits=limits, **timeouts(fault)))
     assert server.handlers == 0  # every answer ended, hanging ones included, when the server stopped
     faulted, clean = results[FAULTED], results[CLEAN]
-    assert faulted["termination"] == "infra_error" and faulted["infra_error"] and faulted["grade"] is None
-    assert not faulted["passed"] and faulted["turns"] == 1  # the first call was made, then the API failed
-    assert clean["passed"] and not clean["infra_error"]
-    attempts = [e for e in events(tmp_path, faulted, "api_error") if e["turn"] == 2]
+    assert faulted.termination == "infra_error" and faulted.infra_error and faulted.grade is None
+    assert not faulted.passed and faulted.turns == 1  # the first call was made, then the API failed
+    assert clean.passed and not clean.infra_error
+    attempts = [e for e in events(tmp_path, faulted, "api_error") if e.turn == 2]
     assert responder.affected == len(attempts) == 3  # the first try and two retries, all transient
-    assert [a["kind"] for a in attempts] == ["transient"] * 3 and attempts[-1]["retry_in"] is None
+    assert [a.kind for a in attempts] == ["transient"] * 3 and attempts[-1].retry_in is None
     if fault == "hang":
-        assert "Timeout" in faulted["error"] and faulted["seconds"] > limits.timeout
+        assert "Timeout" in faulted.error and faulted.seconds > limits.timeout
     end = events(tmp_path, faulted, "end")[0]
-    assert end["termination"] == "infra_error" and end["grade"] is None and len(end["diff"]) >= 1
+    assert end.termination == "infra_error" and end.grade is None and len(end.diff) >= 1
     overall = run_metrics(load_run(tmp_path).results).to_dict()["overall"]
     assert (overall["trials"], overall["infra_errors"], overall["passes"]) == (1, 1, 1)
 
@@ -118,9 +122,9 @@ def test_an_api_fault_that_passes_is_retried_and_changes_nothing(tmp_path, tasks
     with FakeOpenAI(responder) as server:
         results = by_task(run_batch(tmp_path, tasks.values(), server, **timeouts(fault)))
     assert responder.affected == 1
-    assert all(r["passed"] and r["termination"] == "agent_stopped" for r in results.values())
-    [attempt] = [e for e in events(tmp_path, results[FAULTED], "api_error") if e["turn"] == 2]
-    assert attempt["kind"] == "transient" and attempt["retry_in"] is not None
+    assert all(r.passed and r.termination == "agent_stopped" for r in results.values())
+    [attempt] = [e for e in events(tmp_path, results[FAULTED], "api_error") if e.turn == 2]
+    assert attempt.kind == "transient" and attempt.retry_in is not None
 
 
 @pytest.mark.slow
@@ -128,10 +132,10 @@ def test_an_infrastructure_error_after_the_api_hung_runs_again_on_resume(tmp_pat
     player = ReferencePlayer(tasks.values())
     with FakeOpenAI(Faulty(player, "hang", when=only(player, FAULTED))) as server:
         first = by_task(run_batch(tmp_path, tasks.values(), server, retries=0, request_timeout=HANG_TIMEOUT))
-        assert first[FAULTED]["infra_error"] and first[CLEAN]["passed"]
+        assert first[FAULTED].infra_error and first[CLEAN].passed
         server.responder = player  # the API answers again
         again = by_task(run_batch(tmp_path, tasks.values(), server, retries=0))
-    assert again[FAULTED]["passed"] and again[CLEAN]["passed"]
+    assert again[FAULTED].passed and again[CLEAN].passed
 
 
 def test_a_hanging_answer_ends_when_the_server_stops_even_if_the_client_waits_forever():
@@ -171,8 +175,8 @@ def test_missing_credentials_stop_the_batch_at_once(tmp_path, tasks, monkeypatch
     assert server.requests == []  # the client refused to send anything
     assert load_run(tmp_path).results == []  # nothing counted: the run resumes once a key is set
     sessions = [read_session(path) for path in (tmp_path / "sessions").rglob("*.jsonl")]
-    [attempt] = [e for s in sessions for e in s.events if e["event"] == "api_error"]  # one try, no retry
-    assert attempt["kind"] == "fatal" and attempt["retry_in"] is None
+    [attempt] = [e for s in sessions for e in s.events if e.event == "api_error"]  # one try, no retry
+    assert attempt.kind == "fatal" and attempt.retry_in is None
     assert not any(s.finished for s in sessions)  # left without an end: run again on resume
 
 
@@ -252,7 +256,7 @@ def test_cli_key_revoked_mid_run_stops_it_and_keeps_what_finished(tmp_path, task
     assert_one_error_line(outcome, "AuthenticationError")
     assert responder.affected == 1  # not retried
     [kept] = load_run(tmp_path / "run").results
-    assert kept["task"] == FAULTED and kept["passed"]
+    assert kept.task == FAULTED and kept.passed
 
 
 # -- faults of the model: recorded and scored ---------------------------------------------------
@@ -266,24 +270,24 @@ def test_a_fault_of_the_model_is_recorded_and_scored(tmp_path, tasks, fault):
         results = by_task(run_batch(tmp_path, tasks.values(), server))
     faulted = results[FAULTED]
     assert responder.affected == 1
-    assert faulted["termination"] == "agent_stopped" and not faulted["infra_error"] and faulted["grade"] is not None
-    assert faulted["passed"]  # the model carried on and did the task: it is scored like any trial
-    assert results[CLEAN]["passed"] and results[CLEAN]["tool_errors"] == {}
-    assistant = [m for m in events(tmp_path, faulted, "message") if m["role"] == "assistant"]
+    assert faulted.termination == "agent_stopped" and not faulted.infra_error and faulted.grade is not None
+    assert faulted.passed  # the model carried on and did the task: it is scored like any trial
+    assert results[CLEAN].passed and results[CLEAN].tool_errors == {}
+    assistant = [m for m in events(tmp_path, faulted, "message") if m.role == "assistant"]
     calls = events(tmp_path, faulted, "tool_call")
     if fault in ("unknown_tool", "wrong_types"):
         code = "unknown_tool" if fault == "unknown_tool" else "invalid_arguments"
-        assert faulted["tool_errors"] == {code: 1} and faulted["tool_calls"] == 3 + 1
-        [bad] = [c for c in calls if not c["ok"]]
-        assert bad["error_code"] == code and bad["turn"] == 2
+        assert faulted.tool_errors == {code: 1} and faulted.tool_calls == 3 + 1
+        [bad] = [c for c in calls if not c.ok]
+        assert bad.error_code == code and bad.turn == 2
         # the model was told, in the next request
-        reply = [m for body in server.requests for m in body["messages"] if m.get("tool_call_id") == bad["id"]][0]
+        reply = [m for body in server.requests for m in body["messages"] if m.get("tool_call_id") == bad.id][0]
         assert json.loads(reply["content"])["error"]["code"] == code
     elif fault == "huge_content":
-        assert len(assistant[1]["content"]) >= 2_000_000 and faulted["tool_errors"] == {}
+        assert len(assistant[1].content) >= 2_000_000 and faulted.tool_errors == {}
     else:  # recorded as sent; sent back to the API as UTF-8 can carry it (else every later request fails)
-        assert assistant[1]["content"].endswith("\ud800 lone \udfff surrogates \udc00")
-        assert assistant[1]["repaired"] == ["content"] and faulted["tool_errors"] == {}
+        assert assistant[1].content.endswith("\ud800 lone \udfff surrogates \udc00")
+        assert assistant[1].repaired == ["content"] and faulted.tool_errors == {}
         later = [m["content"] for body in server.requests for m in body["messages"] if m["role"] == "assistant" and m.get("content")]
         assert later and all(text.endswith("\ufffd lone \ufffd surrogates \ufffd") for text in later)
         assert not events(tmp_path, faulted, "api_error")
@@ -301,9 +305,9 @@ def test_tasks_that_share_a_request_text_each_get_their_own_solution(tmp_path, t
     player = ReferencePlayer([original, twin])
     with FakeOpenAI(player) as server:
         results = by_task(run_batch(tmp_path, [original, twin], server))
-    assert results[FAULTED]["passed"] and results[FAULTED]["tool_calls"] == 3
-    assert results["moba-9023"]["tool_calls"] == 1
-    assert [c["tool"] for c in events(tmp_path, results["moba-9023"], "tool_call")] == [original.reference_solution[0].tool]
+    assert results[FAULTED].passed and results[FAULTED].tool_calls == 3
+    assert results["moba-9023"].tool_calls == 1
+    assert [c.tool for c in events(tmp_path, results["moba-9023"], "tool_call")] == [original.reference_solution[0].tool]
     assert {player.task_for(body).id for body in server.requests} == {FAULTED, "moba-9023"}
 
 
@@ -312,8 +316,8 @@ def test_tasks_that_cannot_be_told_apart_get_no_one_elses_solution(tmp_path, tas
     twin = dataclasses.replace(original, id="moba-9023", reference_solution=original.reference_solution[:1])
     with FakeOpenAI(ReferencePlayer([original, twin])) as server:
         results = by_task(run_batch(tmp_path, [original, twin], server))
-    assert all(r["tool_calls"] == 0 and r["termination"] == "agent_stopped" for r in results.values())
-    said = [m["content"] for r in results.values() for m in events(tmp_path, r, "message") if m["role"] == "assistant"]
+    assert all(r.tool_calls == 0 and r.termination == "agent_stopped" for r in results.values())
+    said = [m.content for r in results.values() for m in events(tmp_path, r, "message") if m.role == "assistant"]
     assert len(said) == 2 and all("cannot tell" in text for text in said)
 
 
@@ -325,7 +329,7 @@ def test_a_response_litellm_cannot_read_is_the_models_failure_not_infrastructure
     garbage = '{"name": "x", "max_players": 1' + "0" * 5000 + "}"
     with FakeOpenAI(lambda body: completion(tool_calls=[("create_room", garbage)])) as server:
         [result] = run_batch(tmp_path / "run", [tasks[FAULTED]], server, retries=1)
-    assert result["termination"] == "agent_error" and not result["infra_error"] and result["grade"] is not None
-    assert "could not be read" in result["error"]
+    assert result.termination == "agent_error" and not result.infra_error and result.grade is not None
+    assert "could not be read" in result.error
     errors = events(tmp_path / "run", result, "api_error")
-    assert [e["kind"] for e in errors] == ["unreadable", "unreadable"]  # one retry, then the model's failure
+    assert [e.kind for e in errors] == ["unreadable", "unreadable"]  # one retry, then the model's failure

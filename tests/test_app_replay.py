@@ -121,7 +121,7 @@ async def test_filter_open_step_jump_and_reference(runs):
         trace = trial_screen.query_one(CallTrace)
         assert trace.made_ids == ["call-1"]
         everything = trace.call_ids  # every call is listed once; those still to come are dimmed
-        assert everything == [str(e["id"]) for e in timeline.calls_until(timeline.last)]
+        assert everything == [str(e.id) for e in timeline.calls_until(timeline.last)]
         await pilot.press("l")
         await settle(pilot, view)
         assert diff.counts["matched"] == 2 and diff.counts["unexpected"] == 1
@@ -139,7 +139,7 @@ async def test_filter_open_step_jump_and_reference(runs):
         await pilot.press("x")
         await settle(pilot, view)
         assert view.point == first_call == view.current
-        assert timeline.steps[view.current].event["args"] == {"song_id": WRONG_SONG}
+        assert timeline.steps[view.current].event.args == {"song_id": WRONG_SONG}
         assert "no return at step" in str(trial_screen.query_one("#replay-position").render())
 
         # The reference solution beside the trial.
@@ -189,7 +189,7 @@ async def test_one_session_file_opens_the_trial_directly(runs):
         view = screen.query_one(TrialView)
         await settle(pilot, view)
         # The model's message: content and reasoning text in the event pane.
-        message = next(s.index for s in view.timeline.steps if s.kind == "message" and s.event.get("reasoning"))
+        message = next(s.index for s in view.timeline.steps if s.kind == "message" and s.event.reasoning)
         view.goto(message)
         await settle(pilot, view)
         detail = str(screen.query_one("#replay-detail-body").render())

@@ -130,7 +130,7 @@ async def test_exec_code_runs_nests_its_calls_and_solves_the_task(task):
         assert screen.query_one(DiffView).counts["matched"] == 7
         block = screen.trial.history[-1]
         assert block.tool == "exec_code" and block.ok, block
-        children = [e for e in screen.trial.history if e.get("parent") == block.id]
+        children = [e for e in screen.trial.history if e.parent == block.id]
         assert [c.tool for c in children] == ["create_room", *["invite_to_room"] * 3, "list_room_invitations"]
         assert "invited" in str(editor.query_one("#code-output").render())
         assert set(screen.query_one(CallTrace).call_ids) >= {block.id, *(c.id for c in children)}
@@ -272,7 +272,7 @@ async def test_watching_a_model_one_turn_at_a_time(task, monkeypatch):
             await pilot.press("n")
             await until_settled(pilot, lambda: screen.gate.waiting and screen.trial.turns == 1)
             assert len(server.requests) == 1 and screen.trial.tool_calls == 1
-            await until_settled(pilot, lambda: screen.query_one(CallTrace).call_ids == [screen.trial.history[0]["id"]])
+            await until_settled(pilot, lambda: screen.query_one(CallTrace).call_ids == [screen.trial.history[0].id])
             log = screen.query_one("#conversation")
             await until_settled(pilot, lambda: any("assistant" in str(line.text) for line in log.lines))
             await pilot.press("p")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ebench.sessions.attempts import discard, human_trial, latest_attempts
+from ebench.sessions.events import ToolCallEvent
 from ebench.sessions.record import read_session
 from ebench.sessions.runs import load_sessions
 from ebench.sessions.solvers import OracleSolver
@@ -42,9 +43,9 @@ def test_a_submitted_attempt_is_a_human_session_that_report_and_browser_read(tmp
     summary = trial.finish(AGENT_STOPPED)
     assert not summary.passed and summary.solver == "human"
     session = read_session(trial.writer.path)
-    assert session.start["solver"] == {"name": "human", "label": "human", "blind": True}
+    assert session.start.solver == {"name": "human", "label": "human", "blind": True}
     [run] = load_sessions(tmp_path)
-    assert run.label == "human" and [r["task"] for r in run.results] == [TASK]
+    assert run.label == "human" and [r.task for r in run.results] == [TASK]
     latest = latest_attempts(tmp_path)
     assert latest[TASK].passed is False and latest[TASK].termination == AGENT_STOPPED
     assert world_hash(task) == before  # the world file is never written
@@ -53,7 +54,7 @@ def test_a_submitted_attempt_is_a_human_session_that_report_and_browser_read(tmp
 def test_assisted_attempts_are_labelled_apart_from_blind_baselines(tmp_path: Path, task):
     trial = human_trial(task, blind=False, folder=tmp_path)
     trial.finish(AGENT_STOPPED)
-    assert read_session(trial.writer.path).start["solver"]["label"] == "human-assisted"
+    assert read_session(trial.writer.path).start.solver["label"] == "human-assisted"
 
 
 def test_the_latest_attempt_wins_and_a_discarded_one_leaves_no_file(tmp_path: Path, task):
@@ -75,7 +76,7 @@ def test_the_latest_attempt_wins_and_a_discarded_one_leaves_no_file(tmp_path: Pa
 def test_listeners_see_every_event_in_order(tmp_path: Path, task):
     trial = human_trial(task, code=True, folder=tmp_path)
     seen: list[tuple[str, str | None]] = []
-    trial.listeners.append(lambda event, data: seen.append((event, data.get("parent"))))
+    trial.listeners.append(lambda event, data: seen.append((event, data.parent if isinstance(data, ToolCallEvent) else None)))
     trial.exec_code("list_my_heroes()\nlist_my_heroes()")
     trial.finish(AGENT_STOPPED)
     assert [e for e, _ in seen] == ["tool_call", "tool_call", "tool_call", "end"]

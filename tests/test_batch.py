@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from ebench.cli import app
 from ebench.sessions.batch import Batch
 from ebench.sessions.record import read_session
+from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
 from ebench.sessions.solvers import NoopSolver, OracleSolver, ReplaySolver
 from ebench.tasks.suite import SUITE_DIR, load_suite, tasks_root
@@ -36,7 +37,7 @@ def worlds(music_world, meeting_world, moba_world):
     return True
 
 
-def batch_run(out: Path, tasks, solver, trials: int = 1, concurrency: int = 8) -> list[dict]:
+def batch_run(out: Path, tasks, solver, trials: int = 1, concurrency: int = 8) -> list[TrialSummary]:
     batch = Batch(out, list(tasks), solver, trials)
     batch.prepare()
     asyncio.run(batch.run(concurrency))
@@ -48,17 +49,18 @@ def test_the_oracle_passes_every_shipped_task_and_noop_none(tmp_path, worlds):
     counts = json.loads((SUITE_DIR / "suite.json").read_text())["counts"]
     oracle = batch_run(tmp_path / "oracle", shipped, OracleSolver())
     assert len(oracle) == len(shipped) == sum(counts.values()) >= 323
-    failed = [r["task"] for r in oracle if not r["passed"]]
+    failed = [r["task"] for r in oracle if not r.passed]
     assert failed == []  # within the run's default limits, raised by each task's budget
-    assert all(r["tool_calls"] == r["reference_calls"] for r in oracle)
+    assert all(r.tool_calls == r.reference_calls for r in oracle)
     noop = batch_run(tmp_path / "noop", shipped, NoopSolver())
-    assert len(noop) == len(shipped) and not any(r["passed"] for r in noop)
-    assert all(r["grade"]["actual_rows"] == 0 and r["grade"]["missing"] == r["grade"]["expected_rows"] for r in noop)
+    assert len(noop) == len(shipped) and not any(r.passed for r in noop)
+    assert all(r.grade.actual_rows == 0 and r.grade.missing == r.grade.expected_rows for r in noop)
 
 
-def _comparable(results: list[dict]) -> list[tuple]:
+def _comparable(results: list[TrialSummary]) -> list[tuple]:
     return sorted(
-        (r["task"], r["trial"], r["passed"], r["termination"], r["tool_calls"], json.dumps(r["grade"], sort_keys=True)) for r in results
+        (r.task, r.trial, r.passed, r.termination, r.tool_calls, json.dumps(r.grade and r.grade.model_dump(), sort_keys=True))
+        for r in results
     )
 
 
@@ -100,7 +102,7 @@ def test_ctrl_c_keeps_finished_trials_and_resuming_gives_the_uninterrupted_resul
     assert "Traceback" not in err, err
     assert "run the same command again" in out
     kept = load_run(cut)
-    assert 20 <= len(kept.results) < total and kept.manifest["status"] == "interrupted"
+    assert 20 <= len(kept.results) < total and kept.manifest.status == "interrupted"
 
     resumed = _cli(*args, "--out", str(cut), "--json", home=ebench_home)
     out, err = resumed.communicate(timeout=300)
@@ -108,7 +110,7 @@ def test_ctrl_c_keeps_finished_trials_and_resuming_gives_the_uninterrupted_resul
     summary = json.loads(out)
     assert summary["trials_kept"] == len(kept.results) and summary["trials_run"] == total - len(kept.results)
     assert _comparable(load_run(cut).results) == _comparable(load_run(whole).results)
-    assert load_run(cut).manifest["status"] == "finished"
+    assert load_run(cut).manifest.status == "finished"
 
 
 def test_a_changed_configuration_is_refused_unless_forced(tmp_path, worlds):
@@ -147,7 +149,7 @@ def test_regrade_uses_the_current_task_files(tmp_path, worlds):
         ],
     )
     assert ok.exit_code == 0, ok.output
-    assert all(r["passed"] for r in load_run(out).results)
+    assert all(r.passed for r in load_run(out).results)
     # a "grader fix" lands in the task file: its expected diff loses a change
     path = tasks_dir / "music" / "music-0007.json"
     data = json.loads(path.read_text())
@@ -158,9 +160,9 @@ def test_regrade_uses_the_current_task_files(tmp_path, worlds):
     assert regraded.exit_code == 0, regraded.output
     report = json.loads(regraded.stdout)
     assert report["regraded"] == 2 and report["changes"] == [{"task": "music-0007", "trial": 1, "was": True, "now": False}]
-    results = {r["task"]: r for r in load_run(out).results}
-    assert results["music-0005"]["passed"] and not results["music-0007"]["passed"]
-    assert results["music-0007"]["grade"]["unexpected"] == 1
+    results = {r.task: r for r in load_run(out).results}
+    assert results["music-0005"].passed and not results["music-0007"].passed
+    assert results["music-0007"].grade.unexpected == 1
 
 
 def test_a_task_whose_actor_does_not_exist_is_reported_apart_and_the_batch_goes_on(tmp_path, worlds):
@@ -178,8 +180,8 @@ def test_a_task_whose_actor_does_not_exist_is_reported_apart_and_the_batch_goes_
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert (summary["passed"], summary["scored"], summary["infra_errors"]) == (1, 1, 1)
-    bad = next(r for r in load_run(out).results if r["task"] == "music-0007")
-    assert bad["infra_error"] and "could not start" in bad["error"] and "999999" in bad["error"]
+    bad = next(r for r in load_run(out).results if r.task == "music-0007")
+    assert bad.infra_error and "could not start" in bad.error and "999999" in bad.error
 
 
 def test_replay_reproduces_recorded_sessions(tmp_path, suite, worlds):
@@ -188,14 +190,14 @@ def test_replay_reproduces_recorded_sessions(tmp_path, suite, worlds):
     batch_run(source, chosen, OracleSolver())
     replay = ReplaySolver(source)
     replayed = batch_run(tmp_path / "replay", chosen, replay)
-    assert sorted(r["task"] for r in replayed if r["passed"]) == ["meeting-0003", "moba-0010", "music-0020"]
-    original = {r["task"]: r["tool_calls"] for r in load_run(source).results}
-    assert {r["task"]: r["tool_calls"] for r in replayed} == original
+    assert sorted(r.task for r in replayed if r.passed) == ["meeting-0003", "moba-0010", "music-0020"]
+    original = {r.task: r.tool_calls for r in load_run(source).results}
+    assert {r.task: r.tool_calls for r in replayed} == original
     # the replayed session records the same calls with the same results
     first = read_session(source / "sessions" / "music-0020" / "1.jsonl")
     again = read_session(tmp_path / "replay" / "sessions" / "music-0020" / "1.jsonl")
-    strip = [(e["tool"], e["args"], e["result"]) for e in first.tool_calls()]
-    assert strip == [(e["tool"], e["args"], e["result"]) for e in again.tool_calls()]
+    strip = [(e.tool, e.args, e.result) for e in first.tool_calls()]
+    assert strip == [(e.tool, e.args, e.result) for e in again.tool_calls()]
 
 
 def test_a_session_is_written_as_the_trial_goes_and_survives_a_torn_line(tmp_path, suite, worlds):
@@ -216,7 +218,7 @@ def test_ebench_run_of_one_task_prints_the_trace_and_records_a_session(ebench_ho
     assert result.exit_code == 0, result.output
     assert "PASS music-0005" in result.output and "create_playlist" in result.output
     [session] = (ebench_home / "sessions").glob("*-music-0005-oracle.jsonl")
-    assert read_session(session).end["summary"]["passed"]
+    assert read_session(session).end.summary["passed"]
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,7 @@ def session_events(path: Path) -> list[dict]:
     assert text.splitlines() == lines, "a line holds a raw line separator (U+2028, U+0085...)"
     events = [json.loads(line) for line in lines]
     assert all(isinstance(e, dict) and "event" in e for e in events)
-    assert read_session(path).events == events
+    assert [e.to_dict() for e in read_session(path).events] == events
     return events
 
 
@@ -400,9 +400,9 @@ def test_a_model_sending_hostile_calls_is_answered_and_scored_not_an_infra_error
         batch.prepare()
         asyncio.run(batch.run(concurrency=1))
     [result] = load_run(tmp_path).results
-    assert result["termination"] == "agent_stopped" and not result["infra_error"] and result["error"] is None
-    assert result["tool_calls"] == len(calls) and result["turns"] == 2
-    events = session_events(tmp_path / result["session"])
+    assert result.termination == "agent_stopped" and not result.infra_error and result.error is None
+    assert result.tool_calls == len(calls) and result.turns == 2
+    events = session_events(tmp_path / result.session)
     recorded = [e for e in events if e["event"] == "tool_call" and e["parent"] is None]
     assert len(recorded) == len(calls) and not any(e["event"] == "api_error" for e in events)
     if code:
@@ -413,4 +413,4 @@ def test_a_model_sending_hostile_calls_is_answered_and_scored_not_an_infra_error
     # every result went back to the model in the next request, as valid JSON
     answers = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"]
     assert len(answers) == len(calls) and all(json.loads(m["content"]) for m in answers)
-    assert set(result["tool_errors"]) <= {"unknown_tool", "invalid_arguments", "code_error", "limit_protocol"}
+    assert set(result.tool_errors) <= {"unknown_tool", "invalid_arguments", "code_error", "limit_protocol"}

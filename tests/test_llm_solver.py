@@ -12,7 +12,9 @@ from typer.testing import CliRunner
 
 from ebench.cli import app
 from ebench.sessions.batch import Batch
+from ebench.sessions.events import SessionEvent
 from ebench.sessions.record import read_session
+from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
 from ebench.sessions.solvers.base import FatalSolverError
 from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
@@ -31,7 +33,7 @@ def tasks():
 
 def run_batch(
     out: Path, tasks, server: FakeOpenAI, *, trials: int = 1, limits: TrialLimits | None = None, code: bool = False, **config
-) -> list[dict]:
+) -> list[TrialSummary]:
     settings = {"retries": 2, "backoff": 0.01, **config}
     solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, **settings))
     batch = Batch(out, list(tasks), solver, trials, code=code, limits=limits or TrialLimits())
@@ -42,7 +44,7 @@ def run_batch(
         status = "finished"
     finally:
         batch.finish(status)  # as the command does: the run directory is free again
-    return sorted(load_run(out).results, key=lambda r: (r["task"], r["trial"]))
+    return sorted(load_run(out).results, key=lambda r: (r.task, r.trial))
 
 
 @pytest.fixture(autouse=True)
@@ -50,44 +52,44 @@ def fake_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-do-not-record-0123456789")
 
 
-def events(run_dir: Path, result: dict, kind: str | None = None) -> list[dict]:
-    session = read_session(run_dir / result["session"])
-    return [e for e in session.events if kind is None or e["event"] == kind]
+def events(run_dir: Path, result: TrialSummary, kind: str | None = None) -> list[SessionEvent]:
+    session = read_session(run_dir / result.session)
+    return [e for e in session.events if kind is None or e.event == kind]
 
 
 def test_sequential_tool_calls_solve_the_task(tmp_path, tasks):
     with FakeOpenAI(ReferencePlayer(tasks.values())) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)
-    assert result["passed"] and result["termination"] == "agent_stopped"
-    assert result["tool_calls"] == 4 and result["turns"] == 5  # one call per turn, then the answer
-    assert (result["tokens_in"], result["tokens_out"]) == (500, 100)
+    assert result.passed and result.termination == "agent_stopped"
+    assert result.tool_calls == 4 and result.turns == 5  # one call per turn, then the answer
+    assert (result.tokens_in, result.tokens_out) == (500, 100)
     # the model saw its tool results: the second request carries the room's id in a tool message
     second = server.requests[1]["messages"]
     assert second[-1]["role"] == "tool" and "room_id" in json.loads(second[-1]["content"])
     assert second[0]["role"] == "system" and "current time is" in second[0]["content"]
     calls = events(tmp_path, result, "tool_call")
-    assert [c["tool"] for c in calls] == ["create_room"] + ["invite_to_room"] * 3
-    assert all(c["ok"] for c in calls)
+    assert [c.tool for c in calls] == ["create_room"] + ["invite_to_room"] * 3
+    assert all(c.ok for c in calls)
     end = events(tmp_path, result, "end")[0]
-    assert end["grade"]["passed"] and len(end["diff"]) == len(tasks[TASK].expected_diff)
+    assert end.grade["passed"] and len(end.diff) == len(tasks[TASK].expected_diff)
 
 
 def test_parallel_tool_calls_are_all_executed(tmp_path, tasks):
     with FakeOpenAI(ReferencePlayer(tasks.values(), parallel=True)) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)
-    assert result["passed"]
-    assert result["turns"] == 3 and result["tool_calls"] == 4  # create; three invitations at once; answer
+    assert result.passed
+    assert result.turns == 3 and result.tool_calls == 4  # create; three invitations at once; answer
     assert len(server.requests[2]["messages"]) == 2 + 2 + 4  # system, user, (call, result), (3 calls, 3 results)
     messages = events(tmp_path, result, "message")
-    assert [len(m["tool_calls"]) for m in messages if m["role"] == "assistant"] == [1, 3, 0]
+    assert [len(m.tool_calls) for m in messages if m.role == "assistant"] == [1, 3, 0]
 
 
 def test_stopping_one_call_short_fails_with_the_missing_change(tmp_path, tasks):
     with FakeOpenAI(ReferencePlayer(tasks.values(), skip_last=1)) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)
-    assert not result["passed"] and result["termination"] == "agent_stopped"
-    assert result["grade"]["missing"] >= 1 and result["grade"]["unexpected"] == 0
-    grade = events(tmp_path, result, "end")[0]["grade"]
+    assert not result.passed and result.termination == "agent_stopped"
+    assert result.grade.missing >= 1 and result.grade.unexpected == 0
+    grade = events(tmp_path, result, "end")[0].grade
     missing = grade["missing"]
     assert missing and all(change["table"] == "room_invitations" for change in missing)
 
@@ -102,22 +104,22 @@ def test_unknown_tool_and_malformed_arguments_go_back_to_the_model(tmp_path, tas
     )
     with FakeOpenAI(script) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)
-    assert result["termination"] == "agent_stopped" and result["turns"] == 3 and not result["passed"]
-    assert result["tool_errors"].get("unknown_tool") == 1
-    assert result["tool_errors"].get("invalid_arguments", 0) >= 2
+    assert result.termination == "agent_stopped" and result.turns == 3 and not result.passed
+    assert result.tool_errors.get("unknown_tool") == 1
+    assert result.tool_errors.get("invalid_arguments", 0) >= 2
     replies = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert [json.loads(r["content"])["error"]["code"] for r in replies] == ["unknown_tool", "invalid_arguments"]
     assert "teleport_player" in json.loads(replies[0]["content"])["error"]["message"]
-    assert result["grade"]["actual_rows"] == 0  # nothing reached the world copy
+    assert result.grade.actual_rows == 0  # nothing reached the world copy
 
 
 def test_rate_limit_is_retried(tmp_path, tasks):
     with FakeOpenAI(Script([error(429, "slow down"), completion("Nothing to do.")])) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)
     assert len(server.requests) == 2  # our retry, not the client's own
-    assert result["termination"] == "agent_stopped" and not result["infra_error"]
+    assert result.termination == "agent_stopped" and not result.infra_error
     [api_error] = events(tmp_path, result, "api_error")
-    assert api_error["kind"] == "transient" and api_error["status"] == 429 and api_error["retry_in"] is not None
+    assert api_error.kind == "transient" and api_error.status == 429 and api_error.retry_in is not None
 
 
 def test_persistent_server_errors_are_an_infrastructure_error_left_out_of_scores(tmp_path, tasks):
@@ -127,8 +129,8 @@ def test_persistent_server_errors_are_an_infrastructure_error_left_out_of_scores
     with FakeOpenAI(responder) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server, retries=2)
     assert len(server.requests) == 3
-    assert result["infra_error"] and result["termination"] == "infra_error" and result["grade"] is None
-    assert "InternalServerError" in result["error"]
+    assert result.infra_error and result.termination == "infra_error" and result.grade is None
+    assert "InternalServerError" in result.error
     metrics = run_metrics(load_run(tmp_path).results).to_dict()
     assert metrics["overall"]["trials"] == 0 and metrics["overall"]["infra_errors"] == 1
 
@@ -136,10 +138,10 @@ def test_persistent_server_errors_are_an_infrastructure_error_left_out_of_scores
 def test_an_infrastructure_error_is_run_again_on_resume(tmp_path, tasks):
     with FakeOpenAI(Script([error(503)])) as server:
         [first] = run_batch(tmp_path, [tasks[TASK]], server, retries=0)
-        assert first["infra_error"]
+        assert first.infra_error
         server.responder = ReferencePlayer(tasks.values())  # the API is back
         [result] = run_batch(tmp_path, [tasks[TASK]], server, retries=0)
-    assert result["passed"] and not result["infra_error"]
+    assert result.passed and not result.infra_error
 
 
 def test_a_rejected_key_stops_the_batch(tmp_path, tasks):
@@ -153,25 +155,25 @@ def test_a_context_overflow_ends_the_trial_as_context_limit(tmp_path, tasks):
     message = "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens."
     with FakeOpenAI(Script([error(400, message)])) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)
-    assert result["termination"] == "context_limit" and not result["infra_error"] and not result["passed"]
+    assert result.termination == "context_limit" and not result.infra_error and not result.passed
 
 
 def test_a_response_without_a_message_is_an_agent_error(tmp_path, tasks):
     with FakeOpenAI(Script([Reply(200, {"id": "x", "object": "chat.completion", "created": 0, "model": "fake", "choices": []})])) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)
-    assert result["termination"] == "agent_error" and "no message" in result["error"]
+    assert result.termination == "agent_error" and "no message" in result.error
 
 
 def test_turn_and_tool_call_limits(tmp_path, tasks):
     looping = Script([completion(None, [("get_my_profile", {})])])
     with FakeOpenAI(looping) as server:
         [result] = run_batch(tmp_path / "turns", [tasks[TASK]], server, limits=TrialLimits(max_turns=3))
-    assert result["termination"] == "max_turns" and result["turns"] == 3 and result["tool_calls"] == 3
+    assert result.termination == "max_turns" and result.turns == 3 and result.tool_calls == 3
 
     burst = Script([completion(None, [("get_my_profile", {})] * 5)])
     with FakeOpenAI(burst) as server:
         [result] = run_batch(tmp_path / "calls", [tasks[TASK]], server, limits=TrialLimits(max_tool_calls=3))
-    assert result["termination"] == "max_tool_calls" and result["tool_calls"] == 3
+    assert result.termination == "max_tool_calls" and result.tool_calls == 3
 
 
 def test_the_time_limit_counts_the_trials_own_time(tmp_path, tasks):
@@ -180,7 +182,7 @@ def test_the_time_limit_counts_the_trials_own_time(tmp_path, tasks):
     script = Script([completion(None, [("exec_code", {"code": block})]), completion("late")])
     with FakeOpenAI(script) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server, code=True, limits=TrialLimits(timeout=0.5))
-    assert result["termination"] == "time_limit" and result["turns"] == 1 and not result["infra_error"]
+    assert result.termination == "time_limit" and result.turns == 1 and not result.infra_error
     assert len(server.requests) == 1
 
 
@@ -189,13 +191,13 @@ def test_waiting_on_the_api_does_not_count_against_the_time_limit(tmp_path, task
     script = Script([completion(None, [("get_my_profile", {})]), completion("Done.")])
     with FakeOpenAI(script, delay=1.0) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server, limits=TrialLimits(timeout=0.5))
-    assert result["termination"] == "agent_stopped" and result["turns"] == 2 and result["seconds"] >= 2.0
+    assert result.termination == "agent_stopped" and result.turns == 2 and result.seconds >= 2.0
 
 
 def test_cost_from_given_prices(tmp_path, tasks):
     with FakeOpenAI(ReferencePlayer(tasks.values())) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server, price_in=1.0, price_out=2.0)
-    assert result["cost"] == pytest.approx((500 * 1.0 + 100 * 2.0) / 1e6)
+    assert result.cost == pytest.approx((500 * 1.0 + 100 * 2.0) / 1e6)
 
 
 def test_cost_from_litellms_offline_price_list(tmp_path, tasks):
@@ -205,7 +207,7 @@ def test_cost_from_litellms_offline_price_list(tmp_path, tasks):
         batch.prepare()
         asyncio.run(batch.run(1))
     [result] = load_run(tmp_path).results
-    assert result["cost"] == pytest.approx(0.15)  # USD per million input tokens in litellm's bundled price list
+    assert result.cost == pytest.approx(0.15)  # USD per million input tokens in litellm's bundled price list
 
 
 def test_a_prices_file_prices_models_litellm_does_not_know(tmp_path, tasks):
@@ -240,7 +242,7 @@ def test_a_prices_file_prices_models_litellm_does_not_know(tmp_path, tasks):
 def test_unknown_price_leaves_the_cost_unknown(tmp_path, tasks):
     with FakeOpenAI(Script([completion("ok")])) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server)
-    assert result["cost"] is None
+    assert result.cost is None
 
 
 def test_api_keys_never_reach_the_records(tmp_path, tasks):
@@ -258,11 +260,11 @@ def test_code_mode_records_block_calls_as_children(tmp_path, tasks):
     script = Script([completion(None, [("exec_code", {"code": code})]), completion("Looked.")])
     with FakeOpenAI(script) as server:
         [result] = run_batch(tmp_path, [tasks[TASK]], server, code=True)
-    assert result["exec_blocks"] == 1 and result["inner_calls"] == 2 and result["tool_calls"] == 1
+    assert result.exec_blocks == 1 and result.inner_calls == 2 and result.tool_calls == 1
     calls = events(tmp_path, result, "tool_call")
     block = calls[-1]
-    assert block["tool"] == "exec_code" and block["parent"] is None and block["ok"]
-    assert [(c["tool"], c["parent"]) for c in calls[:-1]] == [("get_my_profile", block["id"]), ("list_rooms", block["id"])]
+    assert block.tool == "exec_code" and block.parent is None and block.ok
+    assert [(c.tool, c.parent) for c in calls[:-1]] == [("get_my_profile", block.id), ("list_rooms", block.id)]
     assert "exec_code" in [t["function"]["name"] for t in server.requests[0]["tools"]]
     reply = json.loads([m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"])
     assert reply["ok"] and reply["tool_calls"] == 2 and reply["value"].isdigit()

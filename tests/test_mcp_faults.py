@@ -256,8 +256,8 @@ def test_a_stop_signal_grades_the_trial_and_writes_its_end_event(signum, solved,
 
     assert run(script) == -signum  # the server ends by the signal, after recording
     [session] = sessions(home)
-    assert [e["event"] for e in session.events[-2:]] == ["signal", "end"]
-    assert session.events[-2]["signal"] == signal.Signals(signum).name
+    assert [e.event for e in session.events[-2:]] == ["signal", "end"]
+    assert session.events[-2].signal == signal.Signals(signum).name
     log = (tmp_path / "err.log").read_text()
     assert "Traceback" not in log
     if solved:
@@ -295,7 +295,7 @@ def test_a_call_in_flight_when_the_signal_comes_is_finished_and_recorded_first(h
 
     assert run(script) == -signal.SIGTERM
     [session] = sessions(home)
-    assert session.events[-1]["event"] == "end"
+    assert session.events[-1].event == "end"
     [top] = list(session.tool_calls(leaves=False))
     assert top.tool == "exec_code" and top.ok, top
     children = list(session.tool_calls(leaves=True))

@@ -246,4 +246,4 @@ def test_a_code_mode_trial_records_block_calls_as_children_of_the_block(ebench_h
     children = list(session.tool_calls(leaves=True))
     assert [c.tool for c in top] == ["exec_code"]
     assert [c.tool for c in children] == [s.tool for s in task.reference_solution]
-    assert {c.parent for c in children} == {top[0]["id"]}
+    assert {c.parent for c in children} == {top[0].id}

@@ -198,18 +198,10 @@ def test_an_mcp_client_solves_a_plugin_task(site: Path, home: Path, tasks_dir: P
     assert f"task {task['id']}: PASS" in (tmp_path / "solve.log").read_text(encoding="utf-8")
 
 
-async def _until(pilot: Any, condition: Callable[[], object], timeout: float = 20.0) -> None:
-    waited = 0.0
-    while not condition():
-        await pilot.pause(0.05)
-        waited += 0.05
-        assert waited <= timeout, "timed out waiting for the screen"
-
-
 async def test_the_app_browses_and_solves_a_plugin_task(
     installed: None, tasks_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from appcheck import until_loaded
+    from appcheck import until_loaded, until_settled
 
     from ebench.app.app import EBenchApp
     from ebench.app.screens.browser import BrowserScreen, TaskTable
@@ -237,7 +229,7 @@ async def test_the_app_browses_and_solves_a_plugin_task(
     async with app.run_test(size=SIZE) as pilot:
         screen = pilot.app.screen
         assert isinstance(screen, SolveScreen)
-        await _until(pilot, lambda: screen.trial is not None and screen.last_diff is not None)
+        await until_settled(pilot, lambda: screen.trial is not None and screen.last_diff is not None)
         results: list[Any] = []
         for step in task.reference_solution:
             calls = screen.trial.tool_calls
@@ -246,9 +238,10 @@ async def test_the_app_browses_and_solves_a_plugin_task(
             screen.query_one(CallComposer).set_args(resolve_args(step.args, results))
             await pilot.pause()
             await pilot.press("f5")
-            await _until(pilot, lambda calls=calls: screen.trial.tool_calls == calls + 1 and not screen.busy and not screen._diff_running)
-            results.append(screen.trial.history[-1]["result"])
+            await until_settled(pilot)  # the call's worker, then the diff's
+            assert screen.trial.tool_calls == calls + 1 and not screen.busy
+            results.append(screen.trial.history[-1].result)
         assert screen.query_one(DiffView).counts["matched"] == len(task.expected_diff)
         await pilot.press("ctrl+s")
-        await _until(pilot, lambda: screen.summary is not None)
+        await until_settled(pilot, lambda: screen.summary is not None)
         assert screen.summary.passed

@@ -71,7 +71,7 @@ def test_old_sessions_read_as_typed_events_without_loss(path):
     assert isinstance(end, EndEvent) and end.termination == "agent_stopped" and isinstance(end.diff, list)
     assert end.passed == bool(end.grade and end.grade["passed"]) and end.summary is not None
     for event, line in zip(session.events, lines, strict=True):
-        assert event == line  # the model is its line: same values...
+        assert event.to_dict() == line  # the model is its line: same values...
         assert list(event.record()) == list(line)  # ...same keys in the same order when written again
     calls = list(session.tool_calls())
     assert calls and all(isinstance(c, ToolCallEvent) and c.role != BLOCK for c in calls)
@@ -127,7 +127,7 @@ def test_a_session_written_now_reads_back_as_the_same_models(tmp_path, worlds, c
     assert [e.event for e in recorded] == ["message", "api_error", *["tool_call"] * len(trial.history), "end"]
     assert [e for e in session.events if isinstance(e, ToolCallEvent)] == trial.history
     for event, line in zip(session.events, raw_lines(path), strict=True):
-        assert event == line
+        assert event.to_dict() == line
         assert type(event_from(line)[0]) is type(event)
     if code:
         failed = next(c for c in session.tool_calls(leaves=False) if c.role == BLOCK and not c.ok)
@@ -146,10 +146,10 @@ def test_unknown_kinds_keys_and_types_are_kept_not_refused(tmp_path):
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     session = read_session(path)
     call, other, odd = session.events[1:]
-    assert isinstance(call, ToolCallEvent) and call.model_extra == {"from_the_future": [1]} and call == lines[1]
+    assert isinstance(call, ToolCallEvent) and call.model_extra == {"from_the_future": [1]} and call.to_dict() == lines[1]
     assert isinstance(other, OtherEvent) and other.event == "limit" and other.data == {"what": "max_turns", "value": 30}
     assert describe(other).label.startswith("limit: ")
-    assert isinstance(odd, MessageEvent) and odd.turn == "two" and odd == lines[3]  # kept as recorded...
+    assert isinstance(odd, MessageEvent) and odd.turn == "two" and odd.to_dict() == lines[3]  # kept as recorded...
     assert len(session.warnings) == 1 and "s.jsonl:4" in session.warnings[0]  # ...and said
 
 
@@ -163,7 +163,8 @@ def test_a_start_without_the_format_is_refused(tmp_path):
 
 
 def test_the_schema_command_prints_a_versioned_schema_every_line_fits():
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema  # installed with mcp
+
     result = CliRunner().invoke(app, ["sessions", "schema"])
     assert result.exit_code == 0, result.output
     schema = json.loads(result.stdout)
@@ -204,3 +205,26 @@ def test_a_trial_that_cannot_start_leaves_no_session_file(tmp_path, worlds):
     trial.message("user", "my key is sk-secret-1")
     trial.finish("agent_stopped")
     assert "sk-secret-1" not in (tmp_path / "music-0001" / "1.jsonl").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("kind", "format_id", "files"), [("results", "ebench-results/1", "results.jsonl"), ("manifest", "ebench-run/1", "manifest.json")]
+)
+def test_the_schema_command_covers_results_lines_and_manifests(kind: str, format_id: str, files: str) -> None:
+    import jsonschema
+
+    result = CliRunner().invoke(app, ["sessions", "schema", kind])
+    assert result.exit_code == 0, result.output
+    schema = json.loads(result.stdout)
+    assert format_id in schema["title"] and schema["$id"] == "urn:" + format_id.replace("/", ":")
+    validator = jsonschema.Draft202012Validator(schema)
+    runs = sorted((Path(__file__).parent / "fixtures" / "formats").glob("run-*"))
+    assert len(runs) == 3
+    for run in runs:
+        text = (run / files).read_text(encoding="utf-8")
+        for document in [json.loads(line) for line in text.splitlines()] if files.endswith(".jsonl") else [json.loads(text)]:
+            validator.validate(document)
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({"task": 7} if kind == "results" else {"format": 7})
+    refused = CliRunner().invoke(app, ["sessions", "schema", "bogus"])
+    assert refused.exit_code == 2

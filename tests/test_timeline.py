@@ -120,7 +120,7 @@ def test_point_of_no_return_a_wrong_write_early_then_correct_work(tmp_path, task
     calls = [("get_my_profile", {}), ("favourite_song", {"song_id": WRONG_SONG})] + reference_calls(task)
     timeline = Timeline.open(record(tmp_path / "s.jsonl", task, calls))
     point = timeline.point_of_no_return()
-    assert point == 2 and timeline.steps[point].event["args"] == {"song_id": WRONG_SONG}
+    assert point == 2 and timeline.steps[point].event.args == {"song_id": WRONG_SONG}
     assert not timeline.final_state().passed
 
 
@@ -141,7 +141,7 @@ def test_point_of_no_return_a_repaired_mistake_does_not_count(tmp_path, task):
     # Repaired, then another mistake that stays: the later mistake.
     later = [wrong, undo] + reference_calls(task, 3) + [("favourite_song", {"song_id": 1})] + reference_calls(task)[3:]
     timeline = Timeline.open(record(tmp_path / "b.jsonl", task, later))
-    assert timeline.point_of_no_return() == 6 and timeline.steps[6].event["args"] == {"song_id": 1}
+    assert timeline.point_of_no_return() == 6 and timeline.steps[6].event.args == {"song_id": 1}
     # Repaired and completed: it passes, no point of no return.
     done = Timeline.open(record(tmp_path / "c.jsonl", task, [wrong, undo] + reference_calls(task)))
     assert done.final_state().passed and done.point_of_no_return() is None
@@ -151,7 +151,7 @@ def test_point_of_no_return_inside_an_exec_code_block(tmp_path, task):
     block = f"favourite_song(song_id=388)\nfavourite_song(song_id={WRONG_SONG})"
     timeline = Timeline.open(record(tmp_path / "s.jsonl", task, [], code=True, blocks=[block]))
     point = timeline.point_of_no_return()
-    assert timeline.steps[point].role == CHILD and timeline.steps[point].event["args"] == {"song_id": WRONG_SONG}
+    assert timeline.steps[point].role == CHILD and timeline.steps[point].event.args == {"song_id": WRONG_SONG}
 
 
 def test_reference_steps_run_the_solution_step_by_step(tmp_path, task):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -26,6 +28,24 @@ def _load(root: Path | None, domain: str | None = None, capability: str | None =
 
 def _warn_errors(errors) -> None:
     common.warn([str(e) for e in errors], "skipped")
+
+
+@contextmanager
+def _task_bar(label: str, total: int, *, quiet: bool) -> Iterator[Callable[[], None]]:
+    """A transient progress bar over `total` tasks on the console (none when `quiet`); yields the step function."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn(f"[bold]{label}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        disable=quiet,
+        transient=True,
+        console=common.console(),
+    ) as progress:
+        bar = progress.add_task("tasks", total=total)
+        yield lambda: progress.advance(bar)
 
 
 @tasks_app.command("list")
@@ -213,8 +233,6 @@ def tasks_generate(
 ) -> None:
     """Generate new certified tasks from the domain's templates. Each is checked on fresh copies of
     the world (see the README's Tasks section); none repeats a shipped task's request, diff or solution."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from ..tasks.generation import generate
     from ..tasks.suite import SUITE_DIR, load_suite
 
@@ -235,22 +253,13 @@ def tasks_generate(
     for name in existing:
         (folder / name).unlink()
     written: list[str] = []
-    with Progress(
-        TextColumn("[bold]generating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        disable=as_json,
-        transient=True,
-        console=common.console(),
-    ) as progress:
-        bar = progress.add_task("tasks", total=count)
+    with _task_bar("generating", count, quiet=as_json) as advance:
 
         def save(task) -> None:
             path = folder / f"{task.id}.json"
             path.write_text(task.to_json(), encoding="utf-8")
             written.append(str(path))
-            progress.advance(bar)
+            advance()
 
         try:
             report = generate(domain, count, seed, id_prefix=prefix, avoid=shipped, world_seed=world_seed, on_task=save)
@@ -284,31 +293,20 @@ def tasks_validate(
     reference solution passes on a fresh copy within the task's budget, the public solution is re-run
     and reaches the expected diff, an empty trial fails, and the request leaks no id. Exit code 1
     when any task has a problem."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from ..tasks.reference import check_task
 
     report = _load(root, domain)
     for name in sorted({t.domain for t in report.tasks}):
         common.world(common.domain(name), quiet=as_json)  # with progress; other seeds' worlds are built as needed
     problems: dict[str, list[str]] = {str(e.source): [str(e)] for e in report.errors}
-    with Progress(
-        TextColumn("[bold]validating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        disable=as_json,
-        transient=True,
-        console=common.console(),
-    ) as progress:
-        bar = progress.add_task("tasks", total=len(report.tasks))
+    with _task_bar("validating", len(report.tasks), quiet=as_json) as advance:
         certified = 0
         for task in report.tasks:
             check = check_task(task)
             certified += check.certified
             if not check.ok:
                 problems[task.id] = check.problems
-            progress.advance(bar)
+            advance()
     total = len(report.tasks) + len(report.errors)
     if as_json:
         common.print_json({"checked": total, "passed": total - len(problems), "public_solutions": certified, "problems": problems})
@@ -335,25 +333,14 @@ def tasks_audit(
     off, the first page of every listing only, the reference without its last write, the
     reference as another actor, and doing nothing. Prints how many tasks each one passes (and
     which). Exit code 1 when any shortcut passes a task, or a task has no public solver."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from ..tasks.audit import audit
 
     report = _load(root, domain)
     _warn_errors(report.errors)
     for name in sorted({t.domain for t in report.tasks}):
         common.world(common.domain(name), quiet=as_json)
-    with Progress(
-        TextColumn("[bold]auditing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        disable=as_json,
-        transient=True,
-        console=common.console(),
-    ) as progress:
-        bar = progress.add_task("tasks", total=len(report.tasks))
-        result = audit(report.tasks, _world_for, on_task=lambda _: progress.advance(bar))
+    with _task_bar("auditing", len(report.tasks), quiet=as_json) as advance:
+        result = audit(report.tasks, _world_for, on_task=lambda _: advance())
     summary = result.summary()
     if record:
         _record_audit(root, domain, summary)

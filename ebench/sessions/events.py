@@ -44,19 +44,6 @@ class Record(BaseModel):
         data.update({k: _plain(v) for k, v in (self.model_extra or {}).items()})
         return data
 
-    # Reading by key, as when records were dicts (code outside the core's readers still does); the
-    # attributes are the way to read them.
-    def __getitem__(self, key: str) -> Any:
-        if key in type(self).model_fields or key in (self.model_extra or {}):
-            return getattr(self, key)
-        raise KeyError(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
 
 def _plain(value: Any) -> Any:
     return value.to_dict() if isinstance(value, Record) else value
@@ -83,14 +70,6 @@ class SessionEvent(Record):
                 data[name] = getattr(self, name)
         data.update(self.model_extra or {})
         return data
-
-    def __eq__(self, other: object) -> bool:
-        # An event equals its own JSON (the dict json.loads gives for its line).
-        if isinstance(other, Mapping):
-            return self.to_dict() == dict(other)
-        return super().__eq__(other)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable (the writer stamps `t`)
 
 
 class TaskHeader(Record):

@@ -155,15 +155,9 @@ def build_server(trial: Trial, code: bool = False, calls: Calls | None = None) -
         version=__version__,
         unknown=unknown,
     )
-    server.add_resource(
-        TextResource(
-            uri=f"ebench://{domain.name}/description",
-            name="domain_description",
-            title=f"The {domain.name} product",
-            description="What the product is, what the assistant can do, and its rules.",
-            mime_type="text/markdown",
-            text=context,
-        )
+    about = "What the product is, what the assistant can do, and its rules."
+    _add_text(
+        server, f"ebench://{domain.name}/description", "domain_description", f"The {domain.name} product", about, context, "text/markdown"
     )
 
     def describe_domain() -> str:
@@ -175,16 +169,7 @@ def build_server(trial: Trial, code: bool = False, calls: Calls | None = None) -
     if trial.task is not None:
         task = trial.task
         request = f"{context}\n\nThe user's request:\n{task.query}"
-        server.add_resource(
-            TextResource(
-                uri=f"ebench://task/{task.id}",
-                name="task",
-                title=f"Task {task.id}",
-                description="The request to carry out with the tools.",
-                mime_type="text/plain",
-                text=task.query,
-            )
-        )
+        _add_text(server, f"ebench://task/{task.id}", "task", f"Task {task.id}", "The request to carry out with the tools.", task.query)
 
         def solve_task() -> str:
             return request
@@ -193,6 +178,11 @@ def build_server(trial: Trial, code: bool = False, calls: Calls | None = None) -
             Prompt.from_function(solve_task, name="task", description=f"Task {task.id}: the request, with the product context.")
         )
     return server
+
+
+def _add_text(server: MCPServer, uri: str, name: str, title: str, description: str, text: str, mime_type: str = "text/plain") -> None:
+    """Serve `text` as a read-only resource."""
+    server.add_resource(TextResource(uri=uri, name=name, title=title, description=description, mime_type=mime_type, text=text))
 
 
 def _exec_code_handler(trial: Trial, calls: Calls) -> Callable[[dict[str, Any], Any], Any]:

@@ -167,14 +167,6 @@ class TrialSummary(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()
 
-    # Reading by JSON key, as the line was read before it was a model: kept for the readers not yet
-    # converted to attributes (sessions/timeline.py, some tests). New code reads attributes.
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.to_dict().get(key, default)
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
-
 
 def results_json_schema() -> dict[str, Any]:
     """The JSON Schema of a results line (as read), titled with its format version."""

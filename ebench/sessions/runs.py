@@ -59,14 +59,6 @@ class RunManifest(BaseModel):
         """The manifest as written: the keys it was read or made with."""
         return self.model_dump(exclude_unset=True)
 
-    # Reading by JSON key, as the manifest was read before it was a model: kept for the readers not
-    # yet converted to attributes (sessions/timeline.py, some tests). New code reads attributes.
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.to_dict().get(key, default)
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
-
     def setting(self, key: str) -> Any:
         """A key of the configuration (None when absent)."""
         return self.config.get(key) if self.config else None
@@ -167,7 +159,7 @@ def load_sessions(root: Path) -> list[RunData]:
             end = read_session(file).end
         except SessionFileError:
             continue
-        summary = end.get("summary") if end else None
+        summary = end.summary if end else None
         if not isinstance(summary, dict) or not summary.get("task"):
             continue
         try:

@@ -35,6 +35,7 @@ from .describe import describe, shown_args
 from .describe import preview as _preview
 from .events import BLOCK, CALL, CHILD, SessionEvent, ToolCallEvent
 from .record import Session, read_session
+from .results import TrialSummary
 from .runs import RunData
 from .trial import trial_copy
 
@@ -444,22 +445,22 @@ class TrialRow:
     calls: int
     session: Path
     error: str | None = None
-    result: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    result: TrialSummary | None = field(default=None, compare=False, hash=False, repr=False)
 
 
-def solver_name(run: RunData, result: dict[str, Any]) -> str:
+def solver_name(run: RunData, result: TrialSummary) -> str:
     """The model (or label) of the solver that made a trial: what tells runs apart."""
-    solver = (run.manifest.get("config") or {}).get("solver") or {}
-    for value in (solver.get("label"), solver.get("model"), result.get("solver"), solver.get("name")):
+    solver = (run.manifest.config or {}).get("solver") or {}  # each solver's own settings: a JSON object
+    for value in (solver.get("label"), solver.get("model"), result.solver, solver.get("name")):
         if value:
             return str(value)
     return run.label
 
 
-def session_file(run: RunData, result: dict[str, Any]) -> Path:
+def session_file(run: RunData, result: TrialSummary) -> Path:
     """A result's session file: relative to the run directory in batch runs, as found (absolute,
     or relative to the working directory) in pseudo-runs made from a sessions folder."""
-    recorded = Path(str(result.get("session") or ""))
+    recorded = Path(result.session)
     if recorded.is_absolute():
         return recorded
     inside = run.path / recorded
@@ -473,16 +474,16 @@ def trial_rows(runs: Iterable[RunData]) -> list[TrialRow]:
             rows.append(
                 TrialRow(
                     run=run.label,
-                    task=str(result.get("task", "")),
-                    trial=int(result.get("trial") or 1),
-                    domain=str(result.get("domain", "")),
-                    capabilities=tuple(result.get("capabilities") or ()),
+                    task=result.task,
+                    trial=result.trial or 1,
+                    domain=result.domain,
+                    capabilities=tuple(result.capabilities),
                     solver=solver_name(run, result),
-                    passed=bool(result.get("passed")),
-                    termination=str(result.get("termination", "")),
-                    calls=int(result.get("tool_calls") or 0),
+                    passed=result.passed,
+                    termination=str(result.termination or ""),
+                    calls=result.tool_calls,
                     session=session_file(run, result),
-                    error=result.get("error"),
+                    error=result.error,
                     result=result,
                 )
             )

@@ -20,7 +20,7 @@ from typing import Any
 from .. import __version__
 from ..domains import get_domain
 from ..domains.engine.domain import Domain
-from ..domains.engine.tools import ToolResult, tool_name_text
+from ..domains.engine.tools import ErrorCode, ToolResult, tool_name_text
 from ..domains.engine.world import ensure_world, scratch_copy, world_id
 from ..tasks.diff import ChangeTracker, Diff, tracker_script
 from ..tasks.grading import Grade, grade
@@ -157,8 +157,6 @@ class Trial:
         # messages, API errors, the end), from whichever thread recorded it: the app watches a
         # trial through these.
         self.listeners: list[Callable[[str, SessionEvent], None]] = []
-        # Called (in the solver's thread) before each top-level call: the app pauses a watched solver here.
-        self.before_call: Callable[[], None] | None = None
         self._next_id = 0
         self._sandbox: Any = None
         self.final_grade: Grade | None = None
@@ -218,8 +216,6 @@ class Trial:
     def call(self, name: Any, args: Any, *, call_id: str | None = None, turn: int | None = None) -> ToolResult:
         """Run one top-level tool call and record it. Never raises for the solver's mistakes."""
         call_id = call_id or self.new_call_id()
-        if self.before_call is not None:
-            self.before_call()
         # Whatever the name and arguments hold (a list as the name, lone surrogates, JSON nested
         # thousands deep), the registry answers with an error result and the writer records it.
         result = self._execute(tool_name_text(name), args)
@@ -230,14 +226,14 @@ class Trial:
     def exec_code(self, code: Any, *, call_id: str | None = None, turn: int | None = None) -> ToolResult:
         """Run one exec_code block (code mode); its tool calls are recorded as the block's children."""
         call_id = call_id or self.new_call_id()
-        if self.before_call is not None:
-            self.before_call()
         started = time.perf_counter()
         self.tool_calls += 1
         if not self.code:
-            result = ToolResult("exec_code", False, None, "unknown_tool", "exec_code is only available in code mode.", 0.0)
+            result = ToolResult("exec_code", False, None, ErrorCode.UNKNOWN_TOOL, "exec_code is only available in code mode.", 0.0)
         elif not isinstance(code, str):
-            result = ToolResult("exec_code", False, None, "invalid_arguments", "exec_code takes one argument, 'code' (a string).", 0.0)
+            result = ToolResult(
+                "exec_code", False, None, ErrorCode.INVALID_ARGUMENTS, "exec_code takes one argument, 'code' (a string).", 0.0
+            )
         else:
             self.exec_blocks += 1
 
@@ -321,7 +317,7 @@ class Trial:
             return None
         return grade(self.task.expected_diff, self.diff(), self.domain.schema)
 
-    def finish(self, termination: str, error: str | None = None) -> TrialSummary:
+    def finish(self, termination: Termination | str, error: str | None = None) -> TrialSummary:
         """Grade the trial, write its last event, release the copy. An infrastructure error is
         recorded with its diff but no grade: it is not the solver's result."""
         actual = self.diff()
@@ -337,7 +333,7 @@ class Trial:
             domain=self.domain.name,
             capabilities=list(self.task.capabilities) if self.task else [],
             passed=bool(result and result.passed),
-            termination=termination,
+            termination=Termination(termination),  # ValueError for a reason nobody defined
             error=error,
             session=self.session_name,
             tool_calls=self.tool_calls,

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widgets import DataTable
+
+
+def cursor_row(table: DataTable[Any]) -> int | None:
+    """The row under the table's cursor, kept within the table; None when the table is empty."""
+    if table.row_count == 0:
+        return None
+    return min(max(table.cursor_row, 0), table.row_count - 1)
 
 
 class EBenchScreen(Screen[None]):

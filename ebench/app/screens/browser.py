@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from ...tasks.spec import CAPABILITIES, CAPABILITY_SHORT, CAPABILITY_TITLES  # a light module: no task is loaded
-from .base import EBenchScreen
+from .base import EBenchScreen, cursor_row
 
 if TYPE_CHECKING:
     from ...sessions.attempts import Attempt
@@ -318,9 +318,9 @@ class BrowserScreen(EBenchScreen):
     # -- preview -----------------------------------------------------------------------------
     def highlighted_task(self) -> Task | None:
         table = self.query_one(TaskTable)
-        if not self.shown or table.row_count == 0:
+        row = cursor_row(table) if self.shown else None
+        if row is None:
             return None
-        row = min(max(table.cursor_row, 0), table.row_count - 1)
         key = table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
         return self.by_id.get(str(key))
 

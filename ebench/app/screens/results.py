@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, Ta
 
 from ...sessions.report import DASH, num, pct
 from ..widgets.chart import ChartSeries, PassKChart
-from .base import EBenchScreen
+from .base import EBenchScreen, cursor_row
 
 if TYPE_CHECKING:
     from ...sessions.report import RunReport, TableData
@@ -328,9 +328,9 @@ class ResultsScreen(EBenchScreen):
     # -- opening a run -----------------------------------------------------------------------
     def selected_run_index(self) -> int | None:
         table = self.query_one(Leaderboard)
-        if not self.loaded or table.row_count == 0:
+        row = cursor_row(table) if self.loaded else None
+        if row is None:
             return None
-        row = min(max(table.cursor_row, 0), table.row_count - 1)
         return self.order[row] if row < len(self.order) else None
 
     @on(DataTable.RowSelected, "#leaderboard")

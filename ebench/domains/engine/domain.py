@@ -18,6 +18,23 @@ from .schema import Schema
 from .search import SearchIndex
 from .tools import ToolEnv, ToolError, ToolRegistry
 
+# The engine modules whose code shapes every world, whatever the domain.
+_ENGINE_SOURCE_FILES = ("fill.py", "repair.py", "moments.py")
+# A domain package's own world-shaping modules, by convention.
+_PACKAGE_SOURCE_FILES = ("schema.py", "data.py", "checks.py", "vocabulary.py")
+
+
+def package_source_files(package_file: str) -> list[Path]:
+    """The files whose code shapes the world of the domain package whose `__init__.py` is `package_file`."""
+    package_dir = Path(package_file).parent
+    engine_dir = Path(__file__).parent
+    return [package_dir / name for name in _PACKAGE_SOURCE_FILES] + [engine_dir / name for name in _ENGINE_SOURCE_FILES]
+
+
+def package_description(package_file: str) -> str:
+    """The solver-facing description kept in `description.md` beside the domain package's `__init__.py`."""
+    return (Path(package_file).parent / "description.md").read_text(encoding="utf-8").strip()
+
 
 @dataclass
 class Domain:

@@ -19,9 +19,9 @@ candidate is busy at that time, a boundary only with a candidate exactly on it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from ...tasks.generation import Draft, GenContext, NoTarget, Template
 from ...tasks.public import Condition, PublicAPI, PublicSolverFailed, find_one
@@ -125,6 +125,11 @@ def _ts(day: str, hm: str) -> str:
     return f"{day} {hm}:00"
 
 
+def _back_to_back(first: str, i: int, length: int) -> tuple[str, str]:
+    """Start and end of the i-th (from 0) of meetings of `length` minutes held back to back from `first`."""
+    return _hm(_minutes(first) + length * i), _hm(_minutes(first) + length * (i + 1))
+
+
 def _days_between(first: str, last: str) -> list[str]:
     out, current = [], _day(first)
     while current <= _day(last):
@@ -144,6 +149,13 @@ def _overlaps(spans: Iterable[tuple[str, str]], start: str, end: str) -> bool:
 # -- SQL side --------------------------------------------------------------------------------
 
 
+def _any_slot(ctx: GenContext) -> tuple[str, str, str]:
+    """A weekday ahead and one of the usual slots on it: (day, start, end)."""
+    day = ctx.choice(_weekdays_between())
+    start, end = ctx.rng.choice(SLOTS)
+    return day, start, end
+
+
 def _pick(ctx: GenContext, items: Iterable[Any], build: Any, what: str, tries: int = 30) -> Any:
     """`build(item)` for the first of the items, in a random order, that makes a task (NoTarget: the next one)."""
     pool = list(items)
@@ -158,6 +170,25 @@ def _pick(ctx: GenContext, items: Iterable[Any], build: Any, what: str, tries: i
 
 def _in(ids: Iterable[int]) -> str:
     return "(" + ",".join(str(int(i)) for i in ids) + ")"
+
+
+def _teams_alphabetically(ctx: GenContext, dept: Any) -> tuple[list[Any], list[Any]]:
+    """The teams of `dept` in listing order and A to Z: a task that orders them must be able to
+    get it wrong, so the two orders have to differ."""
+    teams = ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? ORDER BY id", dept["id"])
+    ordered = sorted(teams, key=lambda t: (t["name"].casefold(), t["id"]))
+    if ordered == teams:
+        raise NoTarget("alphabetical order is the listing order")
+    return teams, ordered
+
+
+def _headed_units(kind: str, min_units: int = 0) -> str:
+    """SQL for the units of a kind, each with its head (with `min_units`: only those with that many units right below)."""
+    below = f"AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= {min_units} " if min_units else ""
+    return (
+        "SELECT d.id, d.name, d.kind, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
+        f"WHERE d.kind = '{kind}' {below}ORDER BY d.id"
+    )
 
 
 def _subtree(ctx: GenContext, department_id: int) -> list[int]:
@@ -238,6 +269,11 @@ def _chat_name(ctx: GenContext, owner: int, names: tuple[str, ...]) -> str:
     return ctx.choice([n for n in names if n.casefold() not in taken], "free chat name")
 
 
+def _new_chat(ctx: GenContext, owner: int, names: tuple[str, ...]) -> tuple[str, str]:
+    """A name for a new chat of the owner's and the first message to post in it."""
+    return _chat_name(ctx, owner, names), ctx.rng.choice(MESSAGES)
+
+
 def _unique_chat_for(ctx: GenContext, employee_id: int, name: str) -> bool:
     """The chat name picks out exactly one of the employee's chats (and can be quoted: no quote in it)."""
     return (
@@ -265,6 +301,25 @@ def _unique_meeting_for(ctx: GenContext, employee_id: int, title: str, day: str)
     )
 
 
+def _organiser_and_day(ctx: GenContext, meeting: dict[str, Any]) -> tuple[int, str]:
+    """Who organises the meeting and on which day, refusing a title the organiser has twice that day (the query names
+    the meeting by its title and day)."""
+    actor, day = meeting["organizer_id"], meeting["start_at"][:10]
+    if not _unique_meeting_for(ctx, actor, meeting["title"], day):
+        raise NoTarget("title not unique that day")
+    return actor, day
+
+
+def _meeting_args(title: str, day: str, start: str, end: str, required: list[int], optional: list[int] | None) -> dict[str, Any]:
+    """The arguments of create_meeting every new meeting has (the participant lists only when not empty)."""
+    args: dict[str, Any] = {"title": title, "start": _at(day, start), "end": _at(day, end)}
+    if required:
+        args["participant_ids"] = required
+    if optional:
+        args["optional_participant_ids"] = optional
+    return args
+
+
 def _meeting_step(
     title: str,
     day: str,
@@ -275,16 +330,70 @@ def _meeting_step(
     room: int | None = None,
     agenda: str = "",
 ) -> Step:
-    args: dict[str, Any] = {"title": title, "start": _at(day, start), "end": _at(day, end)}
-    if required:
-        args["participant_ids"] = required
-    if optional:
-        args["optional_participant_ids"] = optional
+    args = _meeting_args(title, day, start, end, required, optional)
     if room is not None:
         args["room_id"] = room
     if agenda:
         args["agenda"] = agenda
     return Step("create_meeting", args)
+
+
+def _chat_steps(name: str, members: list[int], chat_type: str, message: str, chat_step: int = 0) -> list[Step]:
+    """Create a chat and post a first message in it (`chat_step`: the index of the create_chat step)."""
+    return [
+        Step("create_chat", {"name": name, "member_ids": members, "chat_type": chat_type}),
+        Step("send_chat_message", {"chat_id": ref(chat_step, "chat_id"), "content": message}),
+    ]
+
+
+def _slots_ahead() -> Iterator[tuple[str, str, str]]:
+    """Every usual slot on every weekday ahead: (day, start, end)."""
+    for day in _weekdays_between():
+        for start, end in SLOTS:
+            yield day, start, end
+
+
+def _calendar_check(
+    people: list[dict[str, Any]], cal: dict[int, list[tuple[str, str]]], start: str, end: str
+) -> tuple[list[int], bool, bool]:
+    """Who of the people can be invited for [start, end) (active, nothing on the calendar overlapping), whether the
+    calendar check bites (someone active is busy) and whether the leave check does (someone on leave is free)."""
+    busy = {p["id"] for p in people if _overlaps(cal[p["id"]], start, end)}
+    free = [p["id"] for p in people if p["status"] == "active" and p["id"] not in busy]
+    calendar_bites = any(p["status"] == "active" and p["id"] in busy for p in people)
+    leave_bites = any(p["status"] == "on_leave" and p["id"] not in busy for p in people)
+    return free, calendar_bites, leave_bites
+
+
+def _family_level_options(people: list[dict[str, Any]], low: int, high: int) -> list[tuple[str, int, list[int]]]:
+    """(job family, level, ids of that family at that level or above) where both conditions bite (someone of the family
+    is below the level, someone of another family is at or above it) and low..high people qualify."""
+    options = []
+    for family in sorted({p["job_family"] for p in people}):
+        for level in sorted({p["level"] for p in people if p["job_family"] == family}):
+            chosen = [p["id"] for p in people if p["job_family"] == family and p["level"] >= level]
+            if (
+                low <= len(chosen) <= high
+                and any(p["job_family"] == family and p["level"] < level for p in people)
+                and any(p["job_family"] != family and p["level"] >= level for p in people)
+            ):
+                options.append((family, level, chosen))
+    return options
+
+
+def _group_options(people: list[dict[str, Any]], key: str, low: int, high: int) -> list[tuple[Any, list[int]]]:
+    """(value, ids of the active people with that value of `key`) where both conditions bite (someone with the value is
+    on leave, someone active has another value) and low..high people qualify."""
+    options = []
+    for value in sorted({p[key] for p in people}):
+        chosen = [p["id"] for p in people if p[key] == value and p["status"] == "active"]
+        if (
+            low <= len(chosen) <= high
+            and any(p[key] == value and p["status"] == "on_leave" for p in people)
+            and any(p[key] != value and p["status"] == "active" for p in people)
+        ):
+            options.append((value, chosen))
+    return options
 
 
 def _where(room: dict[str, Any] | None, online: str = ", online only") -> str:
@@ -316,6 +425,54 @@ def _busy(api: PublicAPI, employee_id: int | None, start: str, end: str) -> bool
     return _overlaps(((e["start_at"], e["end_at"]) for e in entries), start, end)
 
 
+def _present_colleagues(api: PublicAPI, people: Iterable[dict[str, Any]], me: int) -> Iterator[dict[str, Any]]:
+    """The people other than me who are not on leave (the "leave" condition), checked one by one as they are taken."""
+    for person in people:
+        if person["employee_id"] != me and api.keep("leave", person["status"] != "on_leave"):
+            yield person
+
+
+def _free_ones(api: PublicAPI, people: Iterable[dict[str, Any]], start: str, end: str) -> Iterator[dict[str, Any]]:
+    """The people whose calendar has nothing overlapping [start, end) (the "free" condition)."""
+    for person in people:
+        if api.keep("free", not _busy(api, person["employee_id"], start, end)):
+            yield person
+
+
+def _colleagues_in(api: PublicAPI, name: str) -> list[dict[str, Any]]:
+    """Everyone in the named department or team and in the units below it, except me."""
+    unit = _department(api, name)
+    me = _me(api)["employee_id"]
+    return [p for p in _members(api, unit["department_id"], sub=True) if p["employee_id"] != me]
+
+
+def _start_chat(api: PublicAPI, stated: dict[str, Any], members: list[int], chat_type: str) -> None:
+    """Create the chat the query names with these members and post the query's message in it."""
+    chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=members, chat_type=chat_type)
+    api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+
+
+def _not_declined(api: PublicAPI, participants: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """A meeting's invitees who did not decline it (the "declined" condition), the organiser left out."""
+    for p in participants:
+        if p["role"] != "organiser" and api.keep("declined", p["response"] != "declined"):
+            yield p
+
+
+def _head_below(person: dict[str, Any], unit: dict[str, Any]) -> bool:
+    """Whether the person heads a department or team below the unit (not the unit itself)."""
+    return person["is_department_head"] and person["department_id"] != unit["department_id"]
+
+
+def _by_role(people: Iterable[dict[str, Any]], required_if: Callable[[dict[str, Any]], bool]) -> tuple[list[int], list[int]]:
+    """The people's ids split into required and optional participants, in their order."""
+    required: list[int] = []
+    optional: list[int] = []
+    for person in people:
+        (required if required_if(person) else optional).append(person["employee_id"])
+    return required, optional
+
+
 def _room(api: PublicAPI, name: str, building: str) -> dict[str, Any]:
     return find_one(api.all_pages("search_rooms", query=name), name=name, building=building)
 
@@ -341,22 +498,43 @@ def _room_arg(api: PublicAPI, stated: dict[str, Any]) -> dict[str, Any]:
     return {"room_id": _room(api, stated["room"], stated["building"])["room_id"]}
 
 
+def _create_stated_meeting(
+    api: PublicAPI, stated: dict[str, Any], required: list[int], optional: list[int] | None = None, **extra: Any
+) -> Any:
+    """The meeting whose title, day and hours the query states."""
+    return _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], required, optional, **extra)
+
+
 def _create_meeting(
     api: PublicAPI, title: str, day: str, start: str, end: str, required: list[int], optional: list[int] | None = None, **extra: Any
 ) -> Any:
-    args: dict[str, Any] = {"title": title, "start": _at(day, start), "end": _at(day, end)}
-    if required:
-        args["participant_ids"] = required
-    if optional:
-        args["optional_participant_ids"] = optional
+    args = _meeting_args(title, day, start, end, required, optional)
     args.update(extra)
     return api.call("create_meeting", **args)
+
+
+# -- drafting from candidate rows --------------------------------------------------------------
+
+
+class _CandidateTemplate(Template):
+    """A template drafted from one candidate row: the rows of `candidates_sql` are tried in a random order until one
+    makes a task (see `_pick`)."""
+
+    candidates_sql: ClassVar[str]
+    candidates_params: ClassVar[tuple[Any, ...]] = ()
+    candidate: ClassVar[str]  # what a row is, for the "no ..." message
+
+    def draft(self, ctx: GenContext) -> Draft:
+        return _pick(ctx, ctx.rows(self.candidates_sql, *self.candidates_params), lambda row: self._draft(ctx, row), self.candidate)
+
+    def _draft(self, ctx: GenContext, row: Any) -> Draft:
+        raise NotImplementedError
 
 
 # -- meetings with a calendar check -----------------------------------------------------------
 
 
-class TeamMeetingFreeMembers(Template):
+class TeamMeetingFreeMembers(_CandidateTemplate):
     name = "team_meeting_free_members"
     conditions = (Condition("leave", "filter"), Condition("free", "filter"))
     phrasings = (
@@ -371,13 +549,12 @@ class TeamMeetingFreeMembers(Template):
     )
     titles = ("{a} and {b} sync", "Joint planning: {a} and {b}", "{a} x {b} design review", "{a} and {b} interface review")
 
-    def draft(self, ctx: GenContext) -> Draft:
-        pairs = ctx.rows(
-            "SELECT a.id AS a_id, a.name AS a_name, b.id AS b_id, b.name AS b_name, a.parent_id, h.employee_id AS head "
-            "FROM departments a JOIN departments b ON b.parent_id = a.parent_id AND b.id > a.id "
-            "JOIN department_heads h ON h.department_id = a.parent_id WHERE a.kind = 'team' ORDER BY a.id, b.id"
-        )
-        return _pick(ctx, pairs, lambda pair: self._draft(ctx, pair), "pair of teams")
+    candidates_sql = (
+        "SELECT a.id AS a_id, a.name AS a_name, b.id AS b_id, b.name AS b_name, a.parent_id, h.employee_id AS head "
+        "FROM departments a JOIN departments b ON b.parent_id = a.parent_id AND b.id > a.id "
+        "JOIN department_heads h ON h.department_id = a.parent_id WHERE a.kind = 'team' ORDER BY a.id, b.id"
+    )
+    candidate = "pair of teams"
 
     def _draft(self, ctx: GenContext, pair: dict[str, Any]) -> Draft:
         actor = pair["head"]
@@ -386,15 +563,10 @@ class TeamMeetingFreeMembers(Template):
             raise NoTarget("nobody on leave")
         cal = _calendars(ctx, [m["id"] for m in members])
         options = []
-        for day in _weekdays_between():
-            for start, end in SLOTS:
-                s, e = _ts(day, start), _ts(day, end)
-                busy = {m["id"] for m in members if _overlaps(cal[m["id"]], s, e)}
-                invite = [m["id"] for m in members if m["status"] == "active" and m["id"] not in busy]
-                if any(m["status"] == "active" and m["id"] in busy for m in members) and any(
-                    m["status"] == "on_leave" and m["id"] not in busy for m in members
-                ):
-                    options.append((day, start, end, invite))
+        for day, start, end in _slots_ahead():
+            invite, calendar_bites, leave_bites = _calendar_check(members, cal, _ts(day, start), _ts(day, end))
+            if calendar_bites and leave_bites:
+                options.append((day, start, end, invite))
         day, start, end, invite = ctx.choice(options, "slot")
         room = None
         if ctx.rng.random() < 0.5:
@@ -403,38 +575,30 @@ class TeamMeetingFreeMembers(Template):
         title = ctx.rng.choice(self.titles).format(a=pair["a_name"], b=pair["b_name"])
         a, b = (pair["a_name"], pair["b_name"]) if ctx.rng.random() < 0.5 else (pair["b_name"], pair["a_name"])
         query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, team_a=a, team_b=b, where=_where(room))
-        return Draft(
-            actor,
-            query,
-            [_meeting_step(title, day, start, end, invite, room=room["id"] if room else None)],
-            stated={
-                "title": title,
-                "teams": [a, b],
-                "day": day,
-                "start": start,
-                "end": end,
-                "room": room["name"] if room else None,
-                "building": room["building"] if room else None,
-            },
-            hidden=[len(invite)],
-            targets=(("team", pair["a_id"]), ("team", pair["b_id"])),
-        )
+        stated = {
+            "title": title,
+            "teams": [a, b],
+            "day": day,
+            "start": start,
+            "end": end,
+            "room": room["name"] if room else None,
+            "building": room["building"] if room else None,
+        }
+        steps = [_meeting_step(title, day, start, end, invite, room=room["id"] if room else None)]
+        return Draft(actor, query, steps, stated=stated, hidden=[len(invite)], targets=(("team", pair["a_id"]), ("team", pair["b_id"])))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)["employee_id"]
         start, end = _ts(stated["day"], stated["start"]), _ts(stated["day"], stated["end"])
-        invite = []
+        invite: list[int] = []
         for name in stated["teams"]:
             team = _department(api, name)
-            for person in _members(api, team["department_id"]):
-                if person["employee_id"] == me or not api.keep("leave", person["status"] != "on_leave"):
-                    continue
-                if api.keep("free", not _busy(api, person["employee_id"], start, end)):
-                    invite.append(person["employee_id"])
-        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], invite, **_room_arg(api, stated))
+            present = _present_colleagues(api, _members(api, team["department_id"]), me)
+            invite.extend(person["employee_id"] for person in _free_ones(api, present, start, end))
+        _create_stated_meeting(api, stated, invite, **_room_arg(api, stated))
 
 
-class DepartmentFreeMeeting(Template):
+class DepartmentFreeMeeting(_CandidateTemplate):
     name = "department_free_meeting"
     conditions = (Condition("leave", "filter"), Condition("free", "filter"), Condition("leads", "filter"))
     phrasings = (
@@ -449,16 +613,8 @@ class DepartmentFreeMeeting(Template):
     )
     titles = ("{dept} town hall", "{dept} planning day", "{dept} quarterly review", "{dept} demo hour")
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-                "WHERE d.kind = 'department' ORDER BY d.id"
-            ),
-            lambda dept: self._draft(ctx, dept),
-            "department",
-        )
+    candidates_sql = _headed_units("department")
+    candidate = "department"
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         actor = dept["head"]
@@ -469,48 +625,28 @@ class DepartmentFreeMeeting(Template):
             raise NoTarget("nobody on leave, or a small department")
         cal = _calendars(ctx, [p["id"] for p in people])
         options = []
-        for day in _weekdays_between():
-            for start, end in SLOTS:
-                s, e = _ts(day, start), _ts(day, end)
-                busy = {p["id"] for p in people if _overlaps(cal[p["id"]], s, e)}
-                free = [p["id"] for p in people if p["status"] == "active" and p["id"] not in busy]
-                required = [i for i in free if i in leads]
-                if (
-                    required
-                    and len(required) < len(free)
-                    and any(p["status"] == "active" and p["id"] in busy for p in people)
-                    and any(p["status"] == "on_leave" and p["id"] not in busy for p in people)
-                ):
-                    options.append((day, start, end, required, [i for i in free if i not in leads]))
+        for day, start, end in _slots_ahead():
+            free, calendar_bites, leave_bites = _calendar_check(people, cal, _ts(day, start), _ts(day, end))
+            required = [i for i in free if i in leads]
+            if required and len(required) < len(free) and calendar_bites and leave_bites:
+                options.append((day, start, end, required, [i for i in free if i not in leads]))
         day, start, end, required, optional = ctx.choice(options, "slot")
         title = ctx.rng.choice(self.titles).format(dept=dept["name"])
         query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, dept=dept["name"])
-        return Draft(
-            actor,
-            query,
-            [_meeting_step(title, day, start, end, required, optional)],
-            stated={"title": title, "dept": dept["name"], "day": day, "start": start, "end": end},
-            hidden=[len(required) + len(optional)],
-            targets=(("department", dept["id"]),),
-        )
+        stated = {"title": title, "dept": dept["name"], "day": day, "start": start, "end": end}
+        steps = [_meeting_step(title, day, start, end, required, optional)]
+        return Draft(actor, query, steps, stated=stated, hidden=[len(required) + len(optional)], targets=(("department", dept["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         dept = _department(api, stated["dept"])
         me = _me(api)["employee_id"]
         start, end = _ts(stated["day"], stated["start"]), _ts(stated["day"], stated["end"])
-        required: list[int] = []
-        optional: list[int] = []
-        for person in _members(api, dept["department_id"], sub=True):
-            if person["employee_id"] == me or not api.keep("leave", person["status"] != "on_leave"):
-                continue
-            if not api.keep("free", not _busy(api, person["employee_id"], start, end)):
-                continue
-            lead = person["is_department_head"] and person["department_id"] != dept["department_id"]
-            (required if api.keep("leads", lead) else optional).append(person["employee_id"])
-        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], required, optional)
+        present = _present_colleagues(api, _members(api, dept["department_id"], sub=True), me)
+        required, optional = _by_role(_free_ones(api, present, start, end), lambda p: api.keep("leads", _head_below(p, dept)))
+        _create_stated_meeting(api, stated, required, optional)
 
 
-class TeamReviews(Template):
+class TeamReviews(_CandidateTemplate):
     name = "team_reviews_back_to_back"
     conditions = (Condition("leave", "filter"), Condition("free", "filter"), Condition("alphabetical", "ordering"))
     phrasings = (
@@ -526,22 +662,11 @@ class TeamReviews(Template):
     )
     kinds = ("quarterly review", "roadmap review", "health check", "OKR review", "retrospective")
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-                "WHERE d.kind = 'department' AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 3 ORDER BY d.id"
-            ),
-            lambda dept: self._draft(ctx, dept),
-            "department",
-        )
+    candidates_sql = _headed_units("department", min_units=3)
+    candidate = "department"
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
-        teams = ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? ORDER BY id", dept["id"])
-        ordered = sorted(teams, key=lambda t: (t["name"].casefold(), t["id"]))
-        if ordered == teams:
-            raise NoTarget("alphabetical order is the listing order")
+        teams, ordered = _teams_alphabetically(ctx, dept)
         members = {t["id"]: _people(ctx, [t["id"]]) for t in teams}
         cal = _calendars(ctx, [p["id"] for t in teams for p in members[t["id"]]])
         options = []
@@ -551,46 +676,32 @@ class TeamReviews(Template):
                     continue
                 plan, busy_active, free_on_leave = [], False, False
                 for i, team in enumerate(ordered):
-                    s, e = _ts(day, _hm(_minutes(first) + 60 * i)), _ts(day, _hm(_minutes(first) + 60 * (i + 1)))
-                    busy = {p["id"] for p in members[team["id"]] if _overlaps(cal[p["id"]], s, e)}
-                    busy_active |= any(p["status"] == "active" and p["id"] in busy for p in members[team["id"]])
-                    free_on_leave |= any(p["status"] == "on_leave" and p["id"] not in busy for p in members[team["id"]])
-                    plan.append([p["id"] for p in members[team["id"]] if p["status"] == "active" and p["id"] not in busy])
+                    s, e = (_ts(day, hm) for hm in _back_to_back(first, i, 60))
+                    free, calendar_bites, leave_bites = _calendar_check(members[team["id"]], cal, s, e)
+                    busy_active |= calendar_bites
+                    free_on_leave |= leave_bites
+                    plan.append(free)
                 if busy_active and free_on_leave and all(len(p) >= 2 for p in plan):
                     options.append((day, first, plan))
         day, first, plan = ctx.choice(options, "day")
         kind = ctx.rng.choice(self.kinds)
-        steps = [
-            _meeting_step(f"{team['name']} {kind}", day, _hm(_minutes(first) + 60 * i), _hm(_minutes(first) + 60 * (i + 1)), plan[i])
-            for i, team in enumerate(ordered)
-        ]
+        steps = [_meeting_step(f"{team['name']} {kind}", day, *_back_to_back(first, i, 60), plan[i]) for i, team in enumerate(ordered)]
         query = self.phrase(ctx, day=_nice(day), kind=kind, start=first, dept=dept["name"])
-        return Draft(
-            dept["head"],
-            query,
-            steps,
-            stated={"dept": dept["name"], "day": day, "start": first, "kind": kind},
-            hidden=[len(teams)],
-            targets=(("department", dept["id"]),),
-        )
+        stated = {"dept": dept["name"], "day": day, "start": first, "kind": kind}
+        return Draft(dept["head"], query, steps, stated=stated, hidden=[len(teams)], targets=(("department", dept["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         dept = _department(api, stated["dept"])
         teams = api.all_pages("list_sub_departments", department_id=dept["department_id"])
         me = _me(api)["employee_id"]
-        first = _minutes(stated["start"])
         for i, team in enumerate(api.order("alphabetical", teams, key=lambda t: t["name"].casefold())):
-            start, end = _hm(first + 60 * i), _hm(first + 60 * (i + 1))
-            invite = []
-            for person in _members(api, team["department_id"]):
-                if person["employee_id"] == me or not api.keep("leave", person["status"] != "on_leave"):
-                    continue
-                if api.keep("free", not _busy(api, person["employee_id"], _ts(stated["day"], start), _ts(stated["day"], end))):
-                    invite.append(person["employee_id"])
+            start, end = _back_to_back(stated["start"], i, 60)
+            present = _present_colleagues(api, _members(api, team["department_id"]), me)
+            invite = [p["employee_id"] for p in _free_ones(api, present, _ts(stated["day"], start), _ts(stated["day"], end))]
             _create_meeting(api, f"{team['name']} {stated['kind']}", stated["day"], start, end, invite)
 
 
-class CommonFreeSlot(Template):
+class CommonFreeSlot(_CandidateTemplate):
     name = "common_free_slot"
     conditions = (Condition("leave", "filter"), Condition("free", "filter"), Condition("earliest", "ranking"))
     phrasings = (
@@ -606,16 +717,8 @@ class CommonFreeSlot(Template):
     )
     titles = ("Department sync", "All-hands prep", "Planning session", "Incident review", "Budget walkthrough")
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-                "WHERE d.kind = 'department' ORDER BY d.id"
-            ),
-            lambda dept: self._draft(ctx, dept),
-            "department",
-        )
+    candidates_sql = _headed_units("department")
+    candidate = "department"
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         actor = dept["head"]
@@ -637,14 +740,9 @@ class CommonFreeSlot(Template):
         title = ctx.rng.choice(self.titles)
         query = self.phrase(ctx, day=_nice(day), title=title)
         end = _hm(_minutes(start) + 60)
-        return Draft(
-            actor,
-            query,
-            [_meeting_step(title, day, start, end, invite)],
-            stated={"day": day, "title": title},
-            hidden=[len(invite)],
-            targets=(("department", dept["id"]),),
-        )
+        stated = {"day": day, "title": title}
+        steps = [_meeting_step(title, day, start, end, invite)]
+        return Draft(actor, query, steps, stated=stated, hidden=[len(invite)], targets=(("department", dept["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)
@@ -663,7 +761,7 @@ class CommonFreeSlot(Template):
             _create_meeting(api, stated["title"], day, start, _hm(_minutes(start) + 60), invite)
 
 
-class DivisionAllHands(Template):
+class DivisionAllHands(_CandidateTemplate):
     name = "division_all_hands"
     conditions = (Condition("leave", "filter"), Condition("heads", "filter"))
     phrasings = (
@@ -677,16 +775,8 @@ class DivisionAllHands(Template):
     )
     titles = ("{name} all-hands", "{name} quarterly town hall", "{name} kick-off", "{name} strategy update")
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, d.kind, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-                "WHERE d.kind = 'division' ORDER BY d.id"
-            ),
-            lambda scope: self._draft(ctx, scope),
-            "division",
-        )
+    candidates_sql = _headed_units("division")
+    candidate = "division"
 
     def _draft(self, ctx: GenContext, scope: dict[str, Any]) -> Draft:
         actor = scope["head"]
@@ -697,34 +787,23 @@ class DivisionAllHands(Template):
             raise NoTarget("nobody on leave, or not a large division")  # the big meetings of the suite
         required = [p["id"] for p in people if p["status"] == "active" and p["id"] in heads]
         optional = [p["id"] for p in people if p["status"] == "active" and p["id"] not in heads]
-        day = ctx.choice(_weekdays_between())
-        start, end = ctx.rng.choice(SLOTS)
+        day, start, end = _any_slot(ctx)
         title = ctx.rng.choice(self.titles).format(name=scope["name"])
         scope_text = f"the {scope['name']} {scope['kind']}"
         query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, scope=scope_text)
-        return Draft(
-            actor,
-            query,
-            [_meeting_step(title, day, start, end, required, optional)],
-            stated={"title": title, "scope": scope["name"], "day": day, "start": start, "end": end},
-            hidden=[len(required) + len(optional)],
-            targets=(("department", scope["id"]),),
-        )
+        stated = {"title": title, "scope": scope["name"], "day": day, "start": start, "end": end}
+        steps = [_meeting_step(title, day, start, end, required, optional)]
+        return Draft(actor, query, steps, stated=stated, hidden=[len(required) + len(optional)], targets=(("department", scope["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         scope = _department(api, stated["scope"])
         me = _me(api)["employee_id"]
-        required: list[int] = []
-        optional: list[int] = []
-        for person in _members(api, scope["department_id"], sub=True):
-            if person["employee_id"] == me or not api.keep("leave", person["status"] != "on_leave"):
-                continue
-            head_below = person["is_department_head"] and person["department_id"] != scope["department_id"]
-            (required if api.keep("heads", head_below) else optional).append(person["employee_id"])
-        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], required, optional)
+        present = _present_colleagues(api, _members(api, scope["department_id"], sub=True), me)
+        required, optional = _by_role(present, lambda p: api.keep("heads", _head_below(p, scope)))
+        _create_stated_meeting(api, stated, required, optional)
 
 
-class OneOnOnes(Template):
+class OneOnOnes(_CandidateTemplate):
     name = "one_on_ones"
     conditions = (Condition("leave", "filter"), Condition("level", "boundary"), Condition("surname", "ordering"))
     phrasings = (
@@ -739,18 +818,14 @@ class OneOnOnes(Template):
         "'1:1 <their full name>'.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.column(
-                "SELECT h.employee_id FROM department_heads h JOIN departments d ON d.id = h.department_id JOIN employees e "
-                "ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"
-            ),
-            lambda lead: self._draft(ctx, lead),
-            "team lead",
-        )
+    candidates_sql = (
+        "SELECT h.employee_id FROM department_heads h JOIN departments d ON d.id = h.department_id JOIN employees e "
+        "ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"
+    )
+    candidate = "team lead"
 
-    def _draft(self, ctx: GenContext, lead: int) -> Draft:
+    def _draft(self, ctx: GenContext, row: dict[str, Any]) -> Draft:
+        lead = row["employee_id"]
         reports = ctx.rows("SELECT id, name, level, status FROM employees WHERE manager_id = ? ORDER BY id", lead)
         active = [r for r in reports if r["status"] == "active"]
         options = []
@@ -777,8 +852,7 @@ class OneOnOnes(Template):
             _meeting_step(
                 f"1:1 {r['name']}",
                 day,
-                _hm(_minutes(first) + 30 * i),
-                _hm(_minutes(first) + 30 * (i + 1)),
+                *_back_to_back(first, i, 30),
                 [r["id"]],
                 room=room["id"] if room else None,
             )
@@ -786,19 +860,14 @@ class OneOnOnes(Template):
         ]
         where = f", all in room {room['name']} of {room['building']}" if room else ", online only"
         query = self.phrase(ctx, day=_nice(day), level=level, start=first, where=where)
-        return Draft(
-            lead,
-            query,
-            steps,
-            stated={
-                "day": day,
-                "level": level,
-                "start": first,
-                "room": room["name"] if room else None,
-                "building": room["building"] if room else None,
-            },
-            targets=(("lead", lead),),
-        )
+        stated = {
+            "day": day,
+            "level": level,
+            "start": first,
+            "room": room["name"] if room else None,
+            "building": room["building"] if room else None,
+        }
+        return Draft(lead, query, steps, stated=stated, targets=(("lead", lead),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)["employee_id"]
@@ -808,14 +877,13 @@ class OneOnOnes(Template):
             if api.keep("leave", r["status"] != "on_leave") and api.compare("level", r["level"], ">=", stated["level"])
         ]
         room = _room_arg(api, stated)
-        first = _minutes(stated["start"])
         for i, person in enumerate(api.order("surname", reports, key=lambda r: _surname_key(r["name"]))):
             _create_meeting(
-                api, f"1:1 {person['name']}", stated["day"], _hm(first + 30 * i), _hm(first + 30 * (i + 1)), [person["employee_id"]], **room
+                api, f"1:1 {person['name']}", stated["day"], *_back_to_back(stated["start"], i, 30), [person["employee_id"]], **room
             )
 
 
-class InviteTeamToMeeting(Template):
+class InviteTeamToMeeting(_CandidateTemplate):
     name = "invite_team_to_meeting"
     conditions = (Condition("declined", "filter"), Condition("leave", "filter"))
     phrasings = (
@@ -827,22 +895,15 @@ class InviteTeamToMeeting(Template):
         "already invited). Before that, remove from the meeting every participant whose answer is 'declined'.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND EXISTS (SELECT 1 FROM meeting_participants p "
-                "WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id",
-                _ts(FIRST_DAY, "00:00"),
-            ),
-            lambda meeting: self._draft(ctx, meeting),
-            "meeting",
-        )
+    candidates_sql = (
+        "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND EXISTS (SELECT 1 FROM meeting_participants p "
+        "WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id"
+    )
+    candidates_params = (_ts(FIRST_DAY, "00:00"),)
+    candidate = "meeting"
 
     def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
-        actor, day = meeting["organizer_id"], meeting["start_at"][:10]
-        if not _unique_meeting_for(ctx, actor, meeting["title"], day):
-            raise NoTarget("title not unique that day")
+        actor, day = _organiser_and_day(ctx, meeting)
         parts = ctx.rows("SELECT employee_id, response FROM meeting_participants WHERE meeting_id = ? ORDER BY employee_id", meeting["id"])
         invited = {p["employee_id"] for p in parts}
         declined = [p["employee_id"] for p in parts if p["response"] == "declined"]
@@ -868,14 +929,8 @@ class InviteTeamToMeeting(Template):
         query = self.phrase(ctx, title=meeting["title"], day=_nice(day), team=team["name"])
         steps = [Step("remove_participant", {"meeting_id": meeting["id"], "employee_id": e}) for e in declined]
         steps.append(Step("invite_participants", {"meeting_id": meeting["id"], "employee_ids": new, "role": "optional"}))
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"title": meeting["title"], "day": day, "team": team["name"]},
-            hidden=[len(new), len(declined)],
-            targets=(("meeting", meeting["id"]),),
-        )
+        stated = {"title": meeting["title"], "day": day, "team": team["name"]}
+        return Draft(actor, query, steps, stated=stated, hidden=[len(new), len(declined)], targets=(("meeting", meeting["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         meeting = _my_meeting(api, stated["title"], stated["day"])
@@ -896,7 +951,7 @@ class InviteTeamToMeeting(Template):
         api.call("invite_participants", meeting_id=meeting["meeting_id"], employee_ids=new, role="optional")
 
 
-class ChatTitleMeeting(Template):
+class ChatTitleMeeting(_CandidateTemplate):
     name = "chat_title_meeting"
     conditions = (Condition("word", "filter"), Condition("city", "filter"))
     phrasings = (
@@ -909,10 +964,8 @@ class ChatTitleMeeting(Template):
     )
     words = ("Engineer", "Manager", "Analyst", "Designer", "Senior", "Product", "Data", "Specialist", "Account", "Research")
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx, ctx.rows("SELECT id, name FROM chats WHERE member_count >= 10 ORDER BY id"), lambda chat: self._draft(ctx, chat), "chat"
-        )
+    candidates_sql = "SELECT id, name FROM chats WHERE member_count >= 10 ORDER BY id"
+    candidate = "chat"
 
     def _draft(self, ctx: GenContext, chat: Any) -> Draft:
         actor = ctx.choice(
@@ -942,8 +995,7 @@ class ChatTitleMeeting(Template):
                 ):
                     options.append((word, city, people))
         word, city, people = ctx.choice(options, "title word")
-        day = ctx.choice(_weekdays_between())
-        start, end = ctx.rng.choice(SLOTS)
+        day, start, end = _any_slot(ctx)
         title = ctx.rng.choice(["{w} sync", "{w} roundtable", "{w} community of practice", "{w} knowledge sharing"]).format(w=word)
         message = ctx.rng.choice(
             [
@@ -952,27 +1004,19 @@ class ChatTitleMeeting(Template):
                 "Meeting invitations sent, please respond.",
             ]
         ).replace("'", "")
-        query = self.phrase(
-            ctx, title=title, day=_nice(day), start=start, end=end, chat=chat["name"], word=word, city=city, message=message
-        )
+        stated = {
+            "title": title,
+            "day": day,
+            "start": start,
+            "end": end,
+            "chat": chat["name"],
+            "word": word,
+            "city": city,
+            "message": message,
+        }
+        query = self.phrase(ctx, **stated | {"day": _nice(day)})
         steps = [_meeting_step(title, day, start, end, people), Step("send_chat_message", {"chat_id": chat["id"], "content": message})]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={
-                "title": title,
-                "day": day,
-                "start": start,
-                "end": end,
-                "chat": chat["name"],
-                "word": word,
-                "city": city,
-                "message": message,
-            },
-            hidden=[len(people)],
-            targets=(("chat", chat["id"]),),
-        )
+        return Draft(actor, query, steps, stated=stated, hidden=[len(people)], targets=(("chat", chat["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chat = _my_chat(api, stated["chat"])
@@ -983,11 +1027,11 @@ class ChatTitleMeeting(Template):
                 continue
             if api.keep("city", api.call("get_employee", employee_id=m["employee_id"])["location"].casefold() == stated["city"].casefold()):
                 people.append(m["employee_id"])
-        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], people)
+        _create_stated_meeting(api, stated, people)
         api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
 
-class HeadsSyncRoom(Template):
+class HeadsSyncRoom(_CandidateTemplate):
     name = "heads_sync_room"
     conditions = (Condition("free", "filter"), Condition("video", "filter"), Condition("smallest", "ranking", tie_break_stated=True))
     phrasings = (
@@ -1003,16 +1047,8 @@ class HeadsSyncRoom(Template):
         "(equal sizes: alphabetical by name).",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-                "WHERE d.kind = 'division' ORDER BY d.id"
-            ),
-            lambda division: self._draft(ctx, division),
-            "division",
-        )
+    candidates_sql = _headed_units("division")
+    candidate = "division"
 
     def _draft(self, ctx: GenContext, division: Any) -> Draft:
         actor = division["head"]
@@ -1026,30 +1062,24 @@ class HeadsSyncRoom(Template):
             "SELECT id, name, capacity, has_video_conferencing AS vc FROM rooms WHERE building_id = ? AND is_bookable = 1", building["id"]
         )
         options = []
-        for day in _weekdays_between():
-            for start, end in SLOTS:
-                s, e = _ts(day, start), _ts(day, end)
-                free = [h for h in heads if not _overlaps(cal[h], s, e)]
-                if len(free) == len(heads) or len(free) < 3:
-                    continue
-                fits = sorted(
-                    (r for r in rooms if r["capacity"] >= len(free) + 1 and _room_free(ctx, r["id"], s, e)),
-                    key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]),
-                )
-                video = [r for r in fits if r["vc"]]
-                if len(video) >= 2 and not fits[0]["vc"]:
-                    options.append((day, start, end, free, video[0]))
+        for day, start, end in _slots_ahead():
+            s, e = _ts(day, start), _ts(day, end)
+            free = [h for h in heads if not _overlaps(cal[h], s, e)]
+            if len(free) == len(heads) or len(free) < 3:
+                continue
+            fits = sorted(
+                (r for r in rooms if r["capacity"] >= len(free) + 1 and _room_free(ctx, r["id"], s, e)),
+                key=lambda r: (r["capacity"], r["name"].casefold(), r["id"]),
+            )
+            video = [r for r in fits if r["vc"]]
+            if len(video) >= 2 and not fits[0]["vc"]:
+                options.append((day, start, end, free, video[0]))
         day, start, end, free, room = ctx.choice(options, "slot")
         title = ctx.rng.choice(["{d} leadership sync", "{d} heads meeting", "{d} planning with leads"]).format(d=division["name"])
         query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, building=building["name"])
-        return Draft(
-            actor,
-            query,
-            [_meeting_step(title, day, start, end, free, room=room["id"])],
-            stated={"title": title, "day": day, "start": start, "end": end, "building": building["name"]},
-            hidden=[room["name"], len(free)],
-            targets=(("division", division["id"]),),
-        )
+        stated = {"title": title, "day": day, "start": start, "end": end, "building": building["name"]}
+        steps = [_meeting_step(title, day, start, end, free, room=room["id"])]
+        return Draft(actor, query, steps, stated=stated, hidden=[room["name"], len(free)], targets=(("division", division["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)
@@ -1070,10 +1100,10 @@ class HeadsSyncRoom(Template):
         ]
         ranked = sorted(rooms, key=lambda r: (r["capacity"], r["name"].casefold()))
         for room in api.top("smallest", ranked, 1, lambda r: r["capacity"]):
-            _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], heads, room_id=room["room_id"])
+            _create_stated_meeting(api, stated, heads, room_id=room["room_id"])
 
 
-class RescheduleMeeting(Template):
+class RescheduleMeeting(_CandidateTemplate):
     name = "reschedule_meeting"
     conditions = (Condition("declined", "filter"),)
     phrasings = (
@@ -1086,22 +1116,15 @@ class RescheduleMeeting(Template):
         "but drop those who declined. {room} Then cancel the {day} meeting, giving '{reason}' as the reason.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND substr(m.start_at, 1, 10) = substr(m.end_at, 1, 10) "
-                "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id",
-                _ts(FIRST_DAY, "00:00"),
-            ),
-            lambda meeting: self._draft(ctx, meeting),
-            "meeting",
-        )
+    candidates_sql = (
+        "SELECT m.* FROM meetings m WHERE m.status = 'scheduled' AND m.start_at >= ? AND substr(m.start_at, 1, 10) = substr(m.end_at, 1, 10) "
+        "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') ORDER BY m.id"
+    )
+    candidates_params = (_ts(FIRST_DAY, "00:00"),)
+    candidate = "meeting"
 
     def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
-        actor, day = meeting["organizer_id"], meeting["start_at"][:10]
-        if not _unique_meeting_for(ctx, actor, meeting["title"], day):
-            raise NoTarget("title not unique that day")
+        actor, day = _organiser_and_day(ctx, meeting)
         new_day = _shift(day, ctx.rng.choice([1, 2, 3, 7, 14, -1, -2, -7]))
         if new_day < FIRST_DAY or _day(new_day).weekday() >= 5 or new_day > LAST_DAY:
             raise NoTarget("new day")
@@ -1142,24 +1165,14 @@ class RescheduleMeeting(Template):
                 meeting["agenda"],
             ),
         ]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"title": meeting["title"], "day": day, "new_day": new_day, "reason": reason},
-            hidden=[len(people)],
-            targets=(("meeting", meeting["id"]),),
-        )
+        stated = {"title": meeting["title"], "day": day, "new_day": new_day, "reason": reason}
+        return Draft(actor, query, steps, stated=stated, hidden=[len(people)], targets=(("meeting", meeting["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         found = _my_meeting(api, stated["title"], stated["day"])
         meeting = api.call("get_meeting", meeting_id=found["meeting_id"])
-        required: list[int] = []
-        optional: list[int] = []
-        for p in api.all_pages("list_meeting_participants", meeting_id=found["meeting_id"]):
-            if p["role"] == "organiser" or not api.keep("declined", p["response"] != "declined"):
-                continue
-            (required if p["role"] == "required" else optional).append(p["employee_id"])
+        invited = _not_declined(api, api.all_pages("list_meeting_participants", meeting_id=found["meeting_id"]))
+        required, optional = _by_role(invited, lambda p: p["role"] == "required")
         api.call("cancel_meeting", meeting_id=found["meeting_id"], reason=stated["reason"])
         extra: dict[str, Any] = {}
         if meeting["room_id"] is not None:
@@ -1248,14 +1261,8 @@ class OutOfOffice(Template):
             + [Step("delete_schedule_entry", {"entry_id": e}) for e in acts["delete"]]
             + [Step("create_schedule_entry", {"title": title, "start": _at(first, "09:00"), "end": _at(last, "18:00"), "kind": "leave"})]
         )
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"first": first, "last": last, "title": title, "reason": reason},
-            hidden=[len(inside)],
-            targets=(("employee", actor),),
-        )
+        stated = {"first": first, "last": last, "title": title, "reason": reason}
+        return Draft(actor, query, steps, stated=stated, hidden=[len(inside)], targets=(("employee", actor),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         first, last = stated["first"], stated["last"]
@@ -1283,7 +1290,7 @@ class OutOfOffice(Template):
         api.call("create_schedule_entry", title=stated["title"], start=_at(first, "09:00"), end=_at(last, "18:00"), kind="leave")
 
 
-class FocusBlocks(Template):
+class FocusBlocks(_CandidateTemplate):
     name = "focus_blocks"
     conditions = (Condition("weekday", "filter"), Condition("free", "filter"), Condition("touching", "boundary"))
     phrasings = (
@@ -1298,20 +1305,17 @@ class FocusBlocks(Template):
         "that window.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT s.employee_id, s.start_at, s.end_at FROM schedule_entries s JOIN employees e ON e.id = s.employee_id "
-                "WHERE e.status = 'active' AND s.start_at >= ? AND s.start_at < ? AND substr(s.start_at, 1, 10) = substr(s.end_at, 1, 10) "
-                "AND substr(s.end_at, 12, 8) BETWEEN '09:00:00' AND '16:00:00' AND substr(s.end_at, 15, 5) IN ('00:00', '30:00') "
-                "ORDER BY s.id",
-                _ts(FIRST_DAY, "00:00"),
-                _ts("2026-11-10", "00:00"),
-            ),
-            lambda anchor: self._draft(ctx, anchor),
-            "anchor entry",
-        )
+    candidates_sql = (
+        "SELECT s.employee_id, s.start_at, s.end_at FROM schedule_entries s JOIN employees e ON e.id = s.employee_id "
+        "WHERE e.status = 'active' AND s.start_at >= ? AND s.start_at < ? AND substr(s.start_at, 1, 10) = substr(s.end_at, 1, 10) "
+        "AND substr(s.end_at, 12, 8) BETWEEN '09:00:00' AND '16:00:00' AND substr(s.end_at, 15, 5) IN ('00:00', '30:00') "
+        "ORDER BY s.id"
+    )
+    candidates_params = (
+        _ts(FIRST_DAY, "00:00"),
+        _ts("2026-11-10", "00:00"),
+    )
+    candidate = "anchor entry"
 
     def _draft(self, ctx: GenContext, anchor: Any) -> Draft:
         actor, d0 = anchor["employee_id"], anchor["start_at"][:10]
@@ -1336,14 +1340,8 @@ class FocusBlocks(Template):
             Step("create_schedule_entry", {"title": title, "start": _at(d, start), "end": _at(d, end), "kind": "focus", "is_private": True})
             for d in free
         ]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"first": first, "last": last, "start": start, "end": end, "title": title},
-            hidden=[len(free)],
-            targets=(("employee", actor),),
-        )
+        stated = {"first": first, "last": last, "start": start, "end": end, "title": title}
+        return Draft(actor, query, steps, stated=stated, hidden=[len(free)], targets=(("employee", actor),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         entries = api.all_pages("get_schedule", start=stated["first"], end=stated["last"])
@@ -1365,7 +1363,7 @@ class FocusBlocks(Template):
                 )
 
 
-class WeekOfRoomBookings(Template):
+class WeekOfRoomBookings(_CandidateTemplate):
     name = "week_of_room_bookings"
     conditions = (Condition("smallest", "ranking", tie_break_stated=True),)
     phrasings = (
@@ -1382,19 +1380,14 @@ class WeekOfRoomBookings(Template):
         "alphabetically first name).",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT k.room_id, k.start_at, k.end_at, r.name, r.capacity, r.building_id, b.name AS building, b.location_id "
-                "FROM room_bookings k JOIN rooms r ON r.id = k.room_id JOIN buildings b ON b.id = r.building_id "
-                "WHERE k.status = 'active' AND k.start_at >= '2026-10-19 00:00:00' AND r.is_bookable = 1 "
-                "AND substr(k.start_at, 1, 10) = substr(k.end_at, 1, 10) AND substr(k.start_at, 15, 5) IN ('00:00', '30:00') "
-                "AND substr(k.end_at, 15, 5) IN ('00:00', '30:00') ORDER BY k.id"
-            ),
-            lambda busy: self._draft(ctx, busy),
-            "booking",
-        )
+    candidates_sql = (
+        "SELECT k.room_id, k.start_at, k.end_at, r.name, r.capacity, r.building_id, b.name AS building, b.location_id "
+        "FROM room_bookings k JOIN rooms r ON r.id = k.room_id JOIN buildings b ON b.id = r.building_id "
+        "WHERE k.status = 'active' AND k.start_at >= '2026-10-19 00:00:00' AND r.is_bookable = 1 "
+        "AND substr(k.start_at, 1, 10) = substr(k.end_at, 1, 10) AND substr(k.start_at, 15, 5) IN ('00:00', '30:00') "
+        "AND substr(k.end_at, 15, 5) IN ('00:00', '30:00') ORDER BY k.id"
+    )
+    candidate = "booking"
 
     def _draft(self, ctx: GenContext, busy: Any) -> Draft:
         day = busy["start_at"][:10]
@@ -1435,22 +1428,16 @@ class WeekOfRoomBookings(Template):
             Step("book_room", {"room_id": r, "start": _at(d, start), "end": _at(d, end), "purpose": purpose}) for d, r in zip(days, rooms)
         ]
         names = sorted({r["name"] for r in others if r["id"] in rooms})
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={
-                "room": busy["name"],
-                "building": busy["building"],
-                "purpose": purpose,
-                "start": start,
-                "end": end,
-                "monday": monday,
-                "weeks": 2 if two else 1,
-            },
-            hidden=names,
-            targets=(("room", busy["room_id"]),),
-        )
+        stated = {
+            "room": busy["name"],
+            "building": busy["building"],
+            "purpose": purpose,
+            "start": start,
+            "end": end,
+            "monday": monday,
+            "weeks": 2 if two else 1,
+        }
+        return Draft(actor, query, steps, stated=stated, hidden=names, targets=(("room", busy["room_id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         room = _room(api, stated["room"], stated["building"])
@@ -1476,7 +1463,7 @@ class WeekOfRoomBookings(Template):
 # -- chats -------------------------------------------------------------------------------------
 
 
-class AttendanceChat(Template):
+class AttendanceChat(_CandidateTemplate):
     name = "attendance_chat"
     conditions = (Condition("min_attended", "boundary", capability="aggregation_computation"),)
     phrasings = (
@@ -1488,16 +1475,11 @@ class AttendanceChat(Template):
         "counts) of the past '{title}' meetings I organised that took place.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT organizer_id, title FROM meetings WHERE status = 'completed' GROUP BY organizer_id, title HAVING COUNT(*) >= 3 "
-                "ORDER BY organizer_id, title"
-            ),
-            lambda series: self._draft(ctx, series),
-            "series",
-        )
+    candidates_sql = (
+        "SELECT organizer_id, title FROM meetings WHERE status = 'completed' GROUP BY organizer_id, title HAVING COUNT(*) >= 3 "
+        "ORDER BY organizer_id, title"
+    )
+    candidate = "series"
 
     def _draft(self, ctx: GenContext, series: Any) -> Draft:
         actor = series["organizer_id"]
@@ -1516,21 +1498,11 @@ class AttendanceChat(Template):
         members = [r["employee_id"] for r in counts if r["n"] >= n]
         if not 2 <= len(members) <= 40:
             raise NoTarget("members")
-        name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
-        message = ctx.rng.choice(MESSAGES)
+        name, message = _new_chat(ctx, actor, PROJECT_CHAT_NAMES)
         query = self.phrase(ctx, name=name, n=n, title=series["title"], message=message)
-        steps = [
-            Step("create_chat", {"name": name, "member_ids": members, "chat_type": "project"}),
-            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
-        ]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"name": name, "n": n, "title": series["title"], "message": message},
-            hidden=[len(members)],
-            targets=(("series", actor, series["title"]),),
-        )
+        steps = _chat_steps(name, members, "project", message)
+        stated = {"name": name, "n": n, "title": series["title"], "message": message}
+        return Draft(actor, query, steps, stated=stated, hidden=[len(members)], targets=(("series", actor, series["title"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)["employee_id"]
@@ -1542,11 +1514,10 @@ class AttendanceChat(Template):
                 if p["employee_id"] != me:
                     attended[p["employee_id"]] = attended.get(p["employee_id"], 0) + (1 if p["attended"] else 0)
         members = [e for e, n in attended.items() if api.compare("min_attended", n, ">=", stated["n"])]
-        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=members, chat_type="project")
-        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+        _start_chat(api, stated, members, "project")
 
 
-class NewcomerChat(Template):
+class NewcomerChat(_CandidateTemplate):
     name = "newcomer_chat"
     conditions = (Condition("hired", "boundary"), Condition("city", "filter"))
     phrasings = (
@@ -1559,13 +1530,8 @@ class NewcomerChat(Template):
         "hire date is {date} or later, put them in a new social chat '{name}', and post '{message}' there.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows("SELECT id, name FROM departments WHERE kind = 'division' ORDER BY id"),
-            lambda division: self._draft(ctx, division),
-            "division",
-        )
+    candidates_sql = "SELECT id, name FROM departments WHERE kind = 'division' ORDER BY id"
+    candidate = "division"
 
     def _draft(self, ctx: GenContext, division: Any) -> Draft:
         people = _people(ctx, _subtree(ctx, division["id"]))
@@ -1584,37 +1550,23 @@ class NewcomerChat(Template):
                 ):
                     options.append((loc, cut, chosen))
         loc, cut, chosen = ctx.choice(options, "city and date")
-        name = _chat_name(ctx, actor, SOCIAL_CHAT_NAMES)
-        message = ctx.rng.choice(MESSAGES)
+        name, message = _new_chat(ctx, actor, SOCIAL_CHAT_NAMES)
         query = self.phrase(ctx, name=name, division=division["name"], city=cities[loc], date=pretty_day(cut), message=message)
-        steps = [
-            Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "social"}),
-            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
-        ]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"name": name, "division": division["name"], "city": cities[loc], "since": cut, "message": message},
-            hidden=[len(chosen)],
-            targets=(("division", division["id"], loc),),
-        )
+        steps = _chat_steps(name, chosen, "social", message)
+        stated = {"name": name, "division": division["name"], "city": cities[loc], "since": cut, "message": message}
+        return Draft(actor, query, steps, stated=stated, hidden=[len(chosen)], targets=(("division", division["id"], loc),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        division = _department(api, stated["division"])
-        me = _me(api)["employee_id"]
         members = [
             p["employee_id"]
-            for p in _members(api, division["department_id"], sub=True)
-            if p["employee_id"] != me
-            and api.keep("city", p["location"].casefold() == stated["city"].casefold())
+            for p in _colleagues_in(api, stated["division"])
+            if api.keep("city", p["location"].casefold() == stated["city"].casefold())
             and api.compare("hired", p["hire_date"], ">=", stated["since"])
         ]
-        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=members, chat_type="social")
-        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+        _start_chat(api, stated, members, "social")
 
 
-class PruneQuietChat(Template):
+class PruneQuietChat(_CandidateTemplate):
     name = "prune_quiet_chat"
     conditions = (Condition("since", "boundary"),)
     phrasings = (
@@ -1626,16 +1578,11 @@ class PruneQuietChat(Template):
         "{date} or who never wrote anything there (a message on {date} itself keeps someone in).",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT c.id, c.name, c.owner_id FROM chats c WHERE c.chat_type IN ('project', 'social', 'department') AND c.member_count >= 8 "
-                "ORDER BY c.id"
-            ),
-            lambda chat: self._draft(ctx, chat),
-            "chat",
-        )
+    candidates_sql = (
+        "SELECT c.id, c.name, c.owner_id FROM chats c WHERE c.chat_type IN ('project', 'social', 'department') AND c.member_count >= 8 "
+        "ORDER BY c.id"
+    )
+    candidate = "chat"
 
     def _draft(self, ctx: GenContext, chat: Any) -> Draft:
         actor = chat["owner_id"]
@@ -1671,14 +1618,8 @@ class PruneQuietChat(Template):
         query = self.phrase(ctx, chat=chat["name"], date=pretty_day(cut), message=message)
         steps = [Step("remove_chat_member", {"chat_id": chat["id"], "employee_id": m}) for m in out]
         steps.append(Step("send_chat_message", {"chat_id": chat["id"], "content": message}))
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"chat": chat["name"], "since": cut, "message": message},
-            hidden=[len(out)],
-            targets=(("chat", chat["id"]),),
-        )
+        stated = {"chat": chat["name"], "since": cut, "message": message}
+        return Draft(actor, query, steps, stated=stated, hidden=[len(out)], targets=(("chat", chat["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chat = _my_chat(api, stated["chat"])
@@ -1694,7 +1635,7 @@ class PruneQuietChat(Template):
 # -- the organisation ----------------------------------------------------------------------------
 
 
-class TransferSeniorStaff(Template):
+class TransferSeniorStaff(_CandidateTemplate):
     name = "transfer_senior_staff"
     conditions = (Condition("family", "filter"), Condition("level", "boundary"))
     phrasings = (
@@ -1706,17 +1647,12 @@ class TransferSeniorStaff(Template):
         "family at level {level} or more.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
-                "JOIN department_heads h ON h.department_id = d.id JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id "
-                "AND c.chat_type = 'department' WHERE d.kind IN ('department', 'division') ORDER BY d.id"
-            ),
-            lambda dept: self._draft(ctx, dept),
-            "department",
-        )
+    candidates_sql = (
+        "SELECT d.id, d.name, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
+        "JOIN department_heads h ON h.department_id = d.id JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id "
+        "AND c.chat_type = 'department' WHERE d.kind IN ('department', 'division') ORDER BY d.id"
+    )
+    candidate = "department"
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         if not _unique_chat_for(ctx, dept["head"], dept["chat"]):
@@ -1727,17 +1663,7 @@ class TransferSeniorStaff(Template):
         team_a, team_b = ctx.rng.sample(teams, 2)
         heads = _heads(ctx)
         staff = [p for p in _people(ctx, [team_a["id"]]) if p["id"] not in heads]
-        options = []
-        for family in sorted({s["job_family"] for s in staff}):
-            for level in sorted({s["level"] for s in staff if s["job_family"] == family}):
-                movers = [s["id"] for s in staff if s["job_family"] == family and s["level"] >= level]
-                if (
-                    2 <= len(movers) <= 12
-                    and any(s["job_family"] == family and s["level"] < level for s in staff)
-                    and any(s["job_family"] != family and s["level"] >= level for s in staff)
-                ):
-                    options.append((family, level, movers))
-        family, level, movers = ctx.choice(options, "family and level")
+        family, level, movers = ctx.choice(_family_level_options(staff, 2, 12), "family and level")
         message = ctx.rng.choice(
             [
                 f"Welcome to the {team_b['name']} team, new joiners!",
@@ -1745,25 +1671,18 @@ class TransferSeniorStaff(Template):
                 "Org update: a few colleagues changed teams today.",
             ]
         )
-        query = self.phrase(
-            ctx, team_a=team_a["name"], team_b=team_b["name"], family=family, level=level, chat=dept["chat"], message=message
-        )
+        stated = {
+            "team_a": team_a["name"],
+            "team_b": team_b["name"],
+            "family": family,
+            "level": level,
+            "chat": dept["chat"],
+            "message": message,
+        }
+        query = self.phrase(ctx, **stated)
         steps = [Step("transfer_employee", {"employee_id": m, "department_id": team_b["id"]}) for m in movers]
         steps.append(Step("send_chat_message", {"chat_id": dept["chat_id"], "content": message}))
-        return Draft(
-            dept["head"],
-            query,
-            steps,
-            stated={
-                "team_a": team_a["name"],
-                "team_b": team_b["name"],
-                "family": family,
-                "level": level,
-                "chat": dept["chat"],
-                "message": message,
-            },
-            targets=(("team", team_a["id"]),),
-        )
+        return Draft(dept["head"], query, steps, stated=stated, targets=(("team", team_a["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         team_a, team_b = _department(api, stated["team_a"]), _department(api, stated["team_b"])
@@ -1777,7 +1696,7 @@ class TransferSeniorStaff(Template):
         api.call("send_chat_message", chat_id=_my_chat(api, stated["chat"])["chat_id"], content=stated["message"])
 
 
-class TeamSplitTransfer(Template):
+class TeamSplitTransfer(_CandidateTemplate):
     name = "team_split_transfer"
     conditions = (Condition("word", "filter"), Condition("level", "boundary"))
     phrasings = (
@@ -1790,18 +1709,13 @@ class TeamSplitTransfer(Template):
     )
     words = ("Engineer", "Senior", "Manager", "Analyst", "Specialist", "Designer", "Account", "Research", "Product", "Data", "Marketing")
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, d.parent_id, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
-                "JOIN department_heads h ON h.department_id = d.id JOIN employees e ON e.id = h.employee_id "
-                "JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' "
-                "ORDER BY d.id"
-            ),
-            lambda team: self._draft(ctx, team),
-            "team",
-        )
+    candidates_sql = (
+        "SELECT d.id, d.name, d.parent_id, h.employee_id AS head, c.id AS chat_id, c.name AS chat FROM departments d "
+        "JOIN department_heads h ON h.department_id = d.id JOIN employees e ON e.id = h.employee_id "
+        "JOIN chats c ON c.department_id = d.id AND c.owner_id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' "
+        "ORDER BY d.id"
+    )
+    candidate = "team"
 
     def _draft(self, ctx: GenContext, team: Any) -> Draft:
         if not _unique_chat_for(ctx, team["head"], team["chat"]):
@@ -1838,13 +1752,8 @@ class TeamSplitTransfer(Template):
             + [Step("remove_chat_member", {"chat_id": team["chat_id"], "employee_id": m}) for m in movers]
             + [Step("send_chat_message", {"chat_id": team["chat_id"], "content": message})]
         )
-        return Draft(
-            team["head"],
-            query,
-            steps,
-            stated={"word": word, "level": level, "team_b": team_b["name"], "chat": team["chat"], "message": message},
-            targets=(("team", team["id"]),),
-        )
+        stated = {"word": word, "level": level, "team_b": team_b["name"], "chat": team["chat"], "message": message}
+        return Draft(team["head"], query, steps, stated=stated, targets=(("team", team["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)
@@ -1864,7 +1773,7 @@ class TeamSplitTransfer(Template):
         api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
 
-class AddTeamToChat(Template):
+class AddTeamToChat(_CandidateTemplate):
     name = "add_team_to_chat"
     conditions = (Condition("level", "boundary"), Condition("leave", "filter"))
     phrasings = (
@@ -1876,17 +1785,12 @@ class AddTeamToChat(Template):
         "on leave (people already in the chat stay as they are).",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT c.id, c.name, cm.employee_id AS actor FROM chats c JOIN chat_members cm ON cm.chat_id = c.id AND cm.role IN ('owner', 'admin') "
-                "JOIN employees e ON e.id = cm.employee_id WHERE c.chat_type IN ('project', 'social') AND e.status = 'active' "
-                "ORDER BY c.id, cm.employee_id"
-            ),
-            lambda chat: self._draft(ctx, chat),
-            "chat",
-        )
+    candidates_sql = (
+        "SELECT c.id, c.name, cm.employee_id AS actor FROM chats c JOIN chat_members cm ON cm.chat_id = c.id AND cm.role IN ('owner', 'admin') "
+        "JOIN employees e ON e.id = cm.employee_id WHERE c.chat_type IN ('project', 'social') AND e.status = 'active' "
+        "ORDER BY c.id, cm.employee_id"
+    )
+    candidate = "chat"
 
     def _draft(self, ctx: GenContext, chat: Any) -> Draft:
         actor = chat["actor"]
@@ -1912,13 +1816,8 @@ class AddTeamToChat(Template):
             Step("add_chat_members", {"chat_id": chat["id"], "employee_ids": chosen}),
             Step("send_chat_message", {"chat_id": chat["id"], "content": message}),
         ]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"chat": chat["name"], "team": team["name"], "level": level, "message": message},
-            targets=(("chat", chat["id"]),),
-        )
+        stated = {"chat": chat["name"], "team": team["name"], "level": level, "message": message}
+        return Draft(actor, query, steps, stated=stated, targets=(("chat", chat["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chat = _my_chat(api, stated["chat"])
@@ -1935,7 +1834,7 @@ class AddTeamToChat(Template):
         api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
 
-class CitySocialChat(Template):
+class CitySocialChat(_CandidateTemplate):
     name = "city_social_chat"
     conditions = (Condition("city", "filter"), Condition("leave", "filter"))
     phrasings = (
@@ -1947,60 +1846,31 @@ class CitySocialChat(Template):
         "who works out of {city} and is not on leave.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows("SELECT id, name, kind FROM departments WHERE kind IN ('division', 'department') ORDER BY id"),
-            lambda scope: self._draft(ctx, scope),
-            "scope",
-        )
+    candidates_sql = "SELECT id, name, kind FROM departments WHERE kind IN ('division', 'department') ORDER BY id"
+    candidate = "scope"
 
     def _draft(self, ctx: GenContext, scope: Any) -> Draft:
         people = _people(ctx, _subtree(ctx, scope["id"]))
         actor = ctx.choice([p["id"] for p in people if p["status"] == "active"], "employee")
         others = [p for p in people if p["id"] != actor]
         cities = {r["id"]: r["city"] for r in ctx.rows("SELECT id, city FROM locations")}
-        options = []
-        for loc in sorted({p["location_id"] for p in others}):
-            chosen = [p["id"] for p in others if p["location_id"] == loc and p["status"] == "active"]
-            if (
-                3 <= len(chosen) <= 40
-                and any(p["location_id"] == loc and p["status"] == "on_leave" for p in others)
-                and any(p["location_id"] != loc and p["status"] == "active" for p in others)
-            ):
-                options.append((loc, chosen))
-        loc, chosen = ctx.choice(options, "city")
-        name = _chat_name(ctx, actor, SOCIAL_CHAT_NAMES)
-        message = ctx.rng.choice(MESSAGES)
+        loc, chosen = ctx.choice(_group_options(others, "location_id", 3, 40), "city")
+        name, message = _new_chat(ctx, actor, SOCIAL_CHAT_NAMES)
         query = self.phrase(ctx, name=name, dept=scope["name"], kind=scope["kind"], city=cities[loc], message=message)
-        steps = [
-            Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "social"}),
-            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
-        ]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"name": name, "dept": scope["name"], "city": cities[loc], "message": message},
-            hidden=[len(chosen)],
-            targets=(("scope", scope["id"], loc),),
-        )
+        steps = _chat_steps(name, chosen, "social", message)
+        stated = {"name": name, "dept": scope["name"], "city": cities[loc], "message": message}
+        return Draft(actor, query, steps, stated=stated, hidden=[len(chosen)], targets=(("scope", scope["id"], loc),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        scope = _department(api, stated["dept"])
-        me = _me(api)["employee_id"]
         members = [
             p["employee_id"]
-            for p in _members(api, scope["department_id"], sub=True)
-            if p["employee_id"] != me
-            and api.keep("city", p["location"].casefold() == stated["city"].casefold())
-            and api.keep("leave", p["status"] != "on_leave")
+            for p in _colleagues_in(api, stated["dept"])
+            if api.keep("city", p["location"].casefold() == stated["city"].casefold()) and api.keep("leave", p["status"] != "on_leave")
         ]
-        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=members, chat_type="social")
-        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+        _start_chat(api, stated, members, "social")
 
 
-class ProjectKickoff(Template):
+class ProjectKickoff(_CandidateTemplate):
     name = "project_kickoff"
     conditions = (Condition("family", "filter"), Condition("level", "boundary"))
     phrasings = (
@@ -2015,87 +1885,46 @@ class ProjectKickoff(Template):
         "'{message}' in it.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-                "WHERE d.kind = 'department' ORDER BY d.id"
-            ),
-            lambda dept: self._draft(ctx, dept),
-            "department",
-        )
+    candidates_sql = _headed_units("department")
+    candidate = "department"
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         actor = dept["head"]
         people = [p for p in _people(ctx, _subtree(ctx, dept["id"])) if p["id"] != actor]
-        options = []
-        for family in sorted({p["job_family"] for p in people}):
-            for level in sorted({p["level"] for p in people if p["job_family"] == family}):
-                chosen = [p["id"] for p in people if p["job_family"] == family and p["level"] >= level]
-                if (
-                    3 <= len(chosen) <= 20
-                    and any(p["job_family"] == family and p["level"] < level for p in people)
-                    and any(p["job_family"] != family and p["level"] >= level for p in people)
-                ):
-                    options.append((family, level, chosen))
-        family, level, chosen = ctx.choice(options, "family and level")
-        name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
-        message = ctx.rng.choice(MESSAGES)
-        day = ctx.choice(_weekdays_between())
-        start, end = ctx.rng.choice(SLOTS)
+        family, level, chosen = ctx.choice(_family_level_options(people, 3, 20), "family and level")
+        name, message = _new_chat(ctx, actor, PROJECT_CHAT_NAMES)
+        day, start, end = _any_slot(ctx)
         title = f"{name} kickoff"
-        query = self.phrase(
-            ctx,
-            name=name,
-            family=family,
-            level=level,
-            dept=dept["name"],
-            message=message,
-            title=title,
-            day=_nice(day),
-            start=start,
-            end=end,
-        )
+        stated = {
+            "name": name,
+            "family": family,
+            "level": level,
+            "dept": dept["name"],
+            "message": message,
+            "title": title,
+            "day": day,
+            "start": start,
+            "end": end,
+        }
+        query = self.phrase(ctx, **stated | {"day": _nice(day)})
         steps = [
-            Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "project"}),
-            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
+            *_chat_steps(name, chosen, "project", message),
             _meeting_step(title, day, start, end, chosen),
         ]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={
-                "name": name,
-                "family": family,
-                "level": level,
-                "dept": dept["name"],
-                "message": message,
-                "title": title,
-                "day": day,
-                "start": start,
-                "end": end,
-            },
-            targets=(("department", dept["id"]),),
-        )
+        return Draft(actor, query, steps, stated=stated, targets=(("department", dept["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        dept = _department(api, stated["dept"])
-        me = _me(api)["employee_id"]
         people = [
             p["employee_id"]
-            for p in _members(api, dept["department_id"], sub=True)
-            if p["employee_id"] != me
-            and api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
+            for p in _colleagues_in(api, stated["dept"])
+            if api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
             and api.compare("level", p["level"], ">=", stated["level"])
         ]
-        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=people, chat_type="project")
-        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
-        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], people)
+        _start_chat(api, stated, people, "project")
+        _create_stated_meeting(api, stated, people)
 
 
-class SabbaticalChats(Template):
+class SabbaticalChats(_CandidateTemplate):
     name = "sabbatical_chats"
     conditions = (Condition("project", "filter"),)
     phrasings = (
@@ -2107,18 +1936,14 @@ class SabbaticalChats(Template):
         "owned by someone else, post '{message}' and leave; keep every other chat.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.column(
-                "SELECT cm.employee_id FROM chat_members cm JOIN chats c ON c.id = cm.chat_id JOIN employees e ON e.id = cm.employee_id "
-                "WHERE c.chat_type = 'project' AND cm.role != 'owner' AND e.status = 'active' GROUP BY cm.employee_id ORDER BY cm.employee_id"
-            ),
-            lambda actor: self._draft(ctx, actor),
-            "chat member",
-        )
+    candidates_sql = (
+        "SELECT cm.employee_id FROM chat_members cm JOIN chats c ON c.id = cm.chat_id JOIN employees e ON e.id = cm.employee_id "
+        "WHERE c.chat_type = 'project' AND cm.role != 'owner' AND e.status = 'active' GROUP BY cm.employee_id ORDER BY cm.employee_id"
+    )
+    candidate = "chat member"
 
-    def _draft(self, ctx: GenContext, actor: Any) -> Draft:
+    def _draft(self, ctx: GenContext, row: dict[str, Any]) -> Draft:
+        actor = row["employee_id"]
         chats = ctx.rows(
             "SELECT c.id, c.chat_type, cm.role FROM chat_members cm JOIN chats c ON c.id = cm.chat_id WHERE cm.employee_id = ? "
             "ORDER BY c.id",
@@ -2141,14 +1966,8 @@ class SabbaticalChats(Template):
         steps = [Step("create_schedule_entry", {"title": title, "start": _at(first, "09:00"), "end": _at(last, "18:00"), "kind": "leave"})]
         for chat in leave:
             steps += [Step("send_chat_message", {"chat_id": chat, "content": message}), Step("leave_chat", {"chat_id": chat})]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"first": first, "last": last, "title": title, "message": message},
-            hidden=[len(leave)],
-            targets=(("employee", actor),),
-        )
+        stated = {"first": first, "last": last, "title": title, "message": message}
+        return Draft(actor, query, steps, stated=stated, hidden=[len(leave)], targets=(("employee", actor),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         api.call(
@@ -2165,7 +1984,7 @@ class SabbaticalChats(Template):
             api.call("leave_chat", chat_id=chat["chat_id"])
 
 
-class SeniorPanel(Template):
+class SeniorPanel(_CandidateTemplate):
     name = "senior_panel"
     conditions = (Condition("top", "ranking", tie_break_stated=True), Condition("leave", "filter"), Condition("heads", "filter"))
     phrasings = (
@@ -2181,16 +2000,8 @@ class SeniorPanel(Template):
     )
     titles = ("Calibration", "Career conversation", "Architecture interview", "Mentoring kick-off")
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-                "WHERE d.kind = 'department' ORDER BY d.id"
-            ),
-            lambda dept: self._draft(ctx, dept),
-            "department",
-        )
+    candidates_sql = _headed_units("department")
+    candidate = "department"
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         heads = _heads(ctx)
@@ -2213,17 +2024,9 @@ class SeniorPanel(Template):
         first = ctx.rng.choice(["09:00", "10:00", "13:30", "15:00"])
         title = ctx.rng.choice(self.titles)
         query = self.phrase(ctx, k=k, dept=dept["name"], title=title, day=_nice(day), start=first)
-        steps = [
-            _meeting_step(f"{title}: {p['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [p["id"]])
-            for i, p in enumerate(chosen)
-        ]
-        return Draft(
-            dept["head"],
-            query,
-            steps,
-            stated={"k": k, "dept": dept["name"], "title": title, "day": day, "start": first},
-            targets=(("department", dept["id"]),),
-        )
+        steps = [_meeting_step(f"{title}: {p['name']}", day, *_back_to_back(first, i, 30), [p["id"]]) for i, p in enumerate(chosen)]
+        stated = {"k": k, "dept": dept["name"], "title": title, "day": day, "start": first}
+        return Draft(dept["head"], query, steps, stated=stated, targets=(("department", dept["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         dept = _department(api, stated["dept"])
@@ -2234,19 +2037,17 @@ class SeniorPanel(Template):
             if p["employee_id"] != me and api.keep("heads", not p["is_department_head"]) and api.keep("leave", p["status"] != "on_leave")
         ]
         ranked = sorted(people, key=lambda p: (-p["level"], p["hire_date"]))
-        first = _minutes(stated["start"])
         for i, person in enumerate(api.top("top", ranked, stated["k"], lambda p: (p["level"], p["hire_date"]))):
             _create_meeting(
                 api,
                 f"{stated['title']}: {person['name']}",
                 stated["day"],
-                _hm(first + 30 * i),
-                _hm(first + 30 * (i + 1)),
+                *_back_to_back(stated["start"], i, 30),
                 [person["employee_id"]],
             )
 
 
-class SkipLevelMeetings(Template):
+class SkipLevelMeetings(_CandidateTemplate):
     name = "skip_level_meetings"
     conditions = (Condition("top", "ranking", tie_break_stated=True), Condition("leave", "filter"), Condition("alphabetical", "ordering"))
     phrasings = (
@@ -2261,22 +2062,11 @@ class SkipLevelMeetings(Template):
         "not on leave (if levels tie, the earlier hire date wins).",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name, h.employee_id AS head FROM departments d JOIN department_heads h ON h.department_id = d.id "
-                "WHERE d.kind = 'department' AND (SELECT COUNT(*) FROM departments t WHERE t.parent_id = d.id) >= 2 ORDER BY d.id"
-            ),
-            lambda dept: self._draft(ctx, dept),
-            "department",
-        )
+    candidates_sql = _headed_units("department", min_units=2)
+    candidate = "department"
 
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
-        teams = ctx.rows("SELECT id, name FROM departments WHERE parent_id = ? ORDER BY id", dept["id"])
-        ordered = sorted(teams, key=lambda t: (t["name"].casefold(), t["id"]))
-        if ordered == teams:
-            raise NoTarget("alphabetical order is the listing order")
+        teams, ordered = _teams_alphabetically(ctx, dept)
         heads = _heads(ctx)
         chosen, leave_bites = [], False
         for team in ordered:
@@ -2293,7 +2083,7 @@ class SkipLevelMeetings(Template):
         day = ctx.choice(_weekdays_between())
         first = ctx.rng.choice(["09:00", "10:00", "14:00", "15:30"])
         steps = [
-            _meeting_step(f"Skip-level: {t['name']}", day, _hm(_minutes(first) + 30 * i), _hm(_minutes(first) + 30 * (i + 1)), [c])
+            _meeting_step(f"Skip-level: {t['name']}", day, *_back_to_back(first, i, 30), [c])
             for i, (t, c) in enumerate(zip(ordered, chosen))
         ]
         query = self.phrase(ctx, day=_nice(day), start=first)
@@ -2302,7 +2092,6 @@ class SkipLevelMeetings(Template):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)
         teams = api.all_pages("list_sub_departments", department_id=me["heads_department_id"])
-        first = _minutes(stated["start"])
         for i, team in enumerate(api.order("alphabetical", teams, key=lambda t: t["name"].casefold())):
             staff = [
                 p
@@ -2315,13 +2104,12 @@ class SkipLevelMeetings(Template):
                 api,
                 f"Skip-level: {team['name']}",
                 stated["day"],
-                _hm(first + 30 * i),
-                _hm(first + 30 * (i + 1)),
+                *_back_to_back(stated["start"], i, 30),
                 [p["employee_id"] for p in chosen],
             )
 
 
-class WeeklyTeamSeries(Template):
+class WeeklyTeamSeries(_CandidateTemplate):
     name = "weekly_team_series"
     conditions = (Condition("leave", "filter"), Condition("smallest", "ranking", tie_break_stated=True))
     phrasings = (
@@ -2340,16 +2128,11 @@ class WeeklyTeamSeries(Template):
     )
     titles = ("{team} weekly sync", "{team} planning", "{team} team meeting", "{team} weekly check-in")
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT d.id, d.name FROM departments d WHERE d.kind = 'team' AND d.headcount <= 16 AND EXISTS (SELECT 1 FROM employees e "
-                "WHERE e.department_id = d.id AND e.status = 'on_leave') ORDER BY d.id"
-            ),
-            lambda team: self._draft(ctx, team),
-            "team",
-        )
+    candidates_sql = (
+        "SELECT d.id, d.name FROM departments d WHERE d.kind = 'team' AND d.headcount <= 16 AND EXISTS (SELECT 1 FROM employees e "
+        "WHERE e.department_id = d.id AND e.status = 'on_leave') ORDER BY d.id"
+    )
+    candidate = "team"
 
     def _draft(self, ctx: GenContext, team: Any) -> Draft:
         members = _people(ctx, [team["id"]])
@@ -2373,18 +2156,10 @@ class WeeklyTeamSeries(Template):
         if len(free) < 2:
             raise NoTarget("no choice of room")
         title = ctx.rng.choice(self.titles).format(team=team["name"])
-        query = self.phrase(
-            ctx, title=title, n=n, weekday=_weekday(first), first=pretty_day(first), start=start, end=end, building=building["name"]
-        )
+        stated = {"title": title, "n": n, "first": first, "start": start, "end": end, "building": building["name"]}
+        query = self.phrase(ctx, **stated | {"weekday": _weekday(first), "first": pretty_day(first)})
         steps = [_meeting_step(title, d, start, end, invitees, room=free[0]["id"]) for d in dates]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={"title": title, "n": n, "first": first, "start": start, "end": end, "building": building["name"]},
-            hidden=[free[0]["name"], len(invitees)],
-            targets=(("team", team["id"]),),
-        )
+        return Draft(actor, query, steps, stated=stated, hidden=[free[0]["name"], len(invitees)], targets=(("team", team["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)
@@ -2414,7 +2189,7 @@ class WeeklyTeamSeries(Template):
                 _create_meeting(api, stated["title"], day, stated["start"], stated["end"], invitees, room_id=room["room_id"])
 
 
-class FollowupMeeting(Template):
+class FollowupMeeting(_CandidateTemplate):
     name = "followup_meeting"
     conditions = (Condition("attended", "filter"), Condition("declined", "filter"))
     phrasings = (
@@ -2429,24 +2204,17 @@ class FollowupMeeting(Template):
         "invited but missed it gets an optional invitation only, and those who declined get nothing.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT m.id, m.title, m.organizer_id, m.start_at FROM meetings m JOIN employees e ON e.id = m.organizer_id "
-                "WHERE m.status = 'completed' AND e.status = 'active' AND length(m.title) <= 80 "
-                "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') "
-                "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response != 'declined' AND p.attended = 0) "
-                "ORDER BY m.id"
-            ),
-            lambda meeting: self._draft(ctx, meeting),
-            "meeting",
-        )
+    candidates_sql = (
+        "SELECT m.id, m.title, m.organizer_id, m.start_at FROM meetings m JOIN employees e ON e.id = m.organizer_id "
+        "WHERE m.status = 'completed' AND e.status = 'active' AND length(m.title) <= 80 "
+        "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response = 'declined') "
+        "AND EXISTS (SELECT 1 FROM meeting_participants p WHERE p.meeting_id = m.id AND p.response != 'declined' AND p.attended = 0) "
+        "ORDER BY m.id"
+    )
+    candidate = "meeting"
 
     def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
-        actor, day = meeting["organizer_id"], meeting["start_at"][:10]
-        if not _unique_meeting_for(ctx, actor, meeting["title"], day):
-            raise NoTarget("title not unique that day")
+        actor, day = _organiser_and_day(ctx, meeting)
         parts = ctx.rows(
             "SELECT employee_id, response, attended FROM meeting_participants WHERE meeting_id = ? AND role != 'organiser' "
             "ORDER BY employee_id",
@@ -2456,59 +2224,35 @@ class FollowupMeeting(Template):
         optional = [p["employee_id"] for p in parts if p["response"] != "declined" and not p["attended"]]
         if not required:
             raise NoTarget("nobody attended")
-        new_day = ctx.choice(_weekdays_between())
-        start, end = ctx.rng.choice(SLOTS)
+        new_day, start, end = _any_slot(ctx)
         new_title = f"{meeting['title']} follow-up"
-        name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
-        message = ctx.rng.choice(MESSAGES)
-        query = self.phrase(
-            ctx,
-            title=meeting["title"],
-            day=_nice(day),
-            new_title=new_title,
-            new_day=_nice(new_day),
-            start=start,
-            end=end,
-            name=name,
-            message=message,
-        )
+        name, message = _new_chat(ctx, actor, PROJECT_CHAT_NAMES)
+        stated = {
+            "title": meeting["title"],
+            "day": day,
+            "new_title": new_title,
+            "new_day": new_day,
+            "start": start,
+            "end": end,
+            "name": name,
+            "message": message,
+        }
+        query = self.phrase(ctx, **stated | {"day": _nice(day), "new_day": _nice(new_day)})
         steps = [
-            Step("create_chat", {"name": name, "member_ids": required, "chat_type": "project"}),
-            Step("send_chat_message", {"chat_id": ref(0, "chat_id"), "content": message}),
+            *_chat_steps(name, required, "project", message),
             _meeting_step(new_title, new_day, start, end, required, optional),
         ]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={
-                "title": meeting["title"],
-                "day": day,
-                "new_title": new_title,
-                "new_day": new_day,
-                "start": start,
-                "end": end,
-                "name": name,
-                "message": message,
-            },
-            hidden=[len(required), len(optional)],
-            targets=(("meeting", meeting["id"]),),
-        )
+        return Draft(actor, query, steps, stated=stated, hidden=[len(required), len(optional)], targets=(("meeting", meeting["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         meeting = _my_meeting(api, stated["title"], stated["day"])
-        required: list[int] = []
-        optional: list[int] = []
-        for p in api.all_pages("list_meeting_participants", meeting_id=meeting["meeting_id"]):
-            if p["role"] == "organiser" or not api.keep("declined", p["response"] != "declined"):
-                continue
-            (required if api.keep("attended", bool(p["attended"])) else optional).append(p["employee_id"])
-        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=required, chat_type="project")
-        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+        invited = _not_declined(api, api.all_pages("list_meeting_participants", meeting_id=meeting["meeting_id"]))
+        required, optional = _by_role(invited, lambda p: api.keep("attended", bool(p["attended"])))
+        _start_chat(api, stated, required, "project")
         _create_meeting(api, stated["new_title"], stated["new_day"], stated["start"], stated["end"], required, optional)
 
 
-class ManagerPeersMeeting(Template):
+class ManagerPeersMeeting(_CandidateTemplate):
     name = "manager_peers_meeting"
     conditions = (Condition("level", "boundary"), Condition("free", "filter"))
     phrasings = (
@@ -2523,16 +2267,11 @@ class ManagerPeersMeeting(Template):
         "{person} is one of those reports.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT h.employee_id AS id, h.department_id FROM department_heads h JOIN departments d ON d.id = h.department_id "
-                "JOIN employees e ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"
-            ),
-            lambda lead: self._draft(ctx, lead),
-            "manager",
-        )
+    candidates_sql = (
+        "SELECT h.employee_id AS id, h.department_id FROM department_heads h JOIN departments d ON d.id = h.department_id "
+        "JOIN employees e ON e.id = h.employee_id WHERE d.kind = 'team' AND e.status = 'active' ORDER BY h.employee_id"
+    )
+    candidate = "manager"
 
     def _draft(self, ctx: GenContext, lead: Any) -> Draft:
         reports = ctx.rows("SELECT id, name, level, status FROM employees WHERE manager_id = ? ORDER BY id", lead["id"])
@@ -2547,44 +2286,36 @@ class ManagerPeersMeeting(Template):
         )
         cal = _calendars(ctx, [r["id"] for r in reports])
         options = []
-        for day in _weekdays_between():
-            for start, end in SLOTS:
-                s, e = _ts(day, start), _ts(day, end)
-                free = [r for r in reports if not _overlaps(cal[r["id"]], s, e)]
-                for level in sorted({r["level"] for r in free}):
-                    chosen = [r for r in free if r["level"] >= level]
-                    if (
-                        2 <= len(chosen) <= 15
-                        and any(r["level"] < level for r in free)
-                        and any(r["level"] >= level and r not in free for r in reports)
-                    ):
-                        options.append((day, start, end, level, chosen))
+        for day, start, end in _slots_ahead():
+            s, e = _ts(day, start), _ts(day, end)
+            free = [r for r in reports if not _overlaps(cal[r["id"]], s, e)]
+            for level in sorted({r["level"] for r in free}):
+                chosen = [r for r in free if r["level"] >= level]
+                if (
+                    2 <= len(chosen) <= 15
+                    and any(r["level"] < level for r in free)
+                    and any(r["level"] >= level and r not in free for r in reports)
+                ):
+                    options.append((day, start, end, level, chosen))
         day, start, end, level, chosen = ctx.choice(options, "slot")
         person = ctx.choice([r for r in chosen if ctx.value("SELECT COUNT(*) FROM employees WHERE name = ?", r["name"]) == 1], "person")
         room = None
         if ctx.rng.random() < 0.5:
             room = ctx.choice(_free_rooms(ctx, _location(ctx, actor), _ts(day, start), _ts(day, end), len(chosen) + 2)[:4], "room")
         title = ctx.rng.choice(["Cross-team alignment", "Integration planning", "Dependency review", "Joint roadmap session"])
-        query = self.phrase(
-            ctx, title=title, day=_nice(day), start=start, end=end, where=_where(room, ", online"), person=person["name"], level=level
-        )
+        stated = {
+            "title": title,
+            "day": day,
+            "start": start,
+            "end": end,
+            "person": person["name"],
+            "level": level,
+            "room": room["name"] if room else None,
+            "building": room["building"] if room else None,
+        }
+        query = self.phrase(ctx, **stated | {"day": _nice(day), "where": _where(room, ", online")})
         step = _meeting_step(title, day, start, end, [lead["id"]], [r["id"] for r in chosen], room["id"] if room else None)
-        return Draft(
-            actor,
-            query,
-            [step],
-            stated={
-                "title": title,
-                "day": day,
-                "start": start,
-                "end": end,
-                "person": person["name"],
-                "level": level,
-                "room": room["name"] if room else None,
-                "building": room["building"] if room else None,
-            },
-            targets=(("manager", lead["id"]),),
-        )
+        return Draft(actor, query, [step], stated=stated, targets=(("manager", lead["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         person = find_one(api.all_pages("search_employees", query=stated["person"]), name=stated["person"])
@@ -2595,10 +2326,10 @@ class ManagerPeersMeeting(Template):
             for r in api.all_pages("search_employees", manager_id=manager)
             if api.compare("level", r["level"], ">=", stated["level"]) and api.keep("free", not _busy(api, r["employee_id"], start, end))
         ]
-        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], [manager], optional, **_room_arg(api, stated))
+        _create_stated_meeting(api, stated, [manager], optional, **_room_arg(api, stated))
 
 
-class OrganiserTeamMeeting(Template):
+class OrganiserTeamMeeting(_CandidateTemplate):
     name = "organiser_team_meeting"
     conditions = (Condition("family", "filter"), Condition("leave", "filter"))
     phrasings = (
@@ -2613,75 +2344,41 @@ class OrganiserTeamMeeting(Template):
         "invitation to a new online meeting '{title}' on {day}, {start} to {end}.",
     )
 
-    def draft(self, ctx: GenContext) -> Draft:
-        return _pick(
-            ctx,
-            ctx.rows(
-                "SELECT p.employee_id AS actor, m.title, m.start_at, m.organizer_id, e.department_id FROM meeting_participants p "
-                "JOIN meetings m ON m.id = p.meeting_id JOIN employees e ON e.id = m.organizer_id JOIN employees a ON a.id = p.employee_id "
-                "WHERE p.role != 'organiser' AND a.status = 'active' AND m.start_at >= '2026-09-01' AND m.start_at < ? "
-                "AND length(m.title) <= 80 ORDER BY m.id, p.employee_id",
-                _ts(LAST_DAY, "00:00"),
-            ),
-            lambda row: self._draft(ctx, row),
-            "meeting",
-        )
+    candidates_sql = (
+        "SELECT p.employee_id AS actor, m.title, m.start_at, m.organizer_id, e.department_id FROM meeting_participants p "
+        "JOIN meetings m ON m.id = p.meeting_id JOIN employees e ON e.id = m.organizer_id JOIN employees a ON a.id = p.employee_id "
+        "WHERE p.role != 'organiser' AND a.status = 'active' AND m.start_at >= '2026-09-01' AND m.start_at < ? "
+        "AND length(m.title) <= 80 ORDER BY m.id, p.employee_id"
+    )
+    candidates_params = (_ts(LAST_DAY, "00:00"),)
+    candidate = "meeting"
 
     def _draft(self, ctx: GenContext, row: Any) -> Draft:
         actor, other_day = row["actor"], row["start_at"][:10]
         if not _unique_meeting_for(ctx, actor, row["title"], other_day):
             raise NoTarget("title not unique that day")
         people = [p for p in _people(ctx, [row["department_id"]]) if p["id"] != actor]
-        options = []
-        for family in sorted({p["job_family"] for p in people}):
-            chosen = [p["id"] for p in people if p["job_family"] == family and p["status"] == "active"]
-            if (
-                2 <= len(chosen) <= 25
-                and any(p["job_family"] == family and p["status"] == "on_leave" for p in people)
-                and any(p["job_family"] != family and p["status"] == "active" for p in people)
-            ):
-                options.append((family, chosen))
-        family, chosen = ctx.choice(options, "family")
-        day = ctx.choice(_weekdays_between())
-        start, end = ctx.rng.choice(SLOTS)
+        family, chosen = ctx.choice(_group_options(people, "job_family", 2, 25), "family")
+        day, start, end = _any_slot(ctx)
         title = ctx.rng.choice(["Handover session", "Knowledge transfer", "Process walkthrough", "Joint planning"])
-        name = _chat_name(ctx, actor, PROJECT_CHAT_NAMES)
-        message = ctx.rng.choice(MESSAGES)
-        query = self.phrase(
-            ctx,
-            other=row["title"],
-            other_day=_nice(other_day),
-            title=title,
-            day=_nice(day),
-            start=start,
-            end=end,
-            family=family,
-            name=name,
-            message=message,
-        )
+        name, message = _new_chat(ctx, actor, PROJECT_CHAT_NAMES)
+        stated = {
+            "other": row["title"],
+            "other_day": other_day,
+            "title": title,
+            "day": day,
+            "start": start,
+            "end": end,
+            "family": family,
+            "name": name,
+            "message": message,
+        }
+        query = self.phrase(ctx, **stated | {"other_day": _nice(other_day), "day": _nice(day)})
         steps = [
             _meeting_step(title, day, start, end, chosen),
-            Step("create_chat", {"name": name, "member_ids": chosen, "chat_type": "project"}),
-            Step("send_chat_message", {"chat_id": ref(1, "chat_id"), "content": message}),
+            *_chat_steps(name, chosen, "project", message, chat_step=1),
         ]
-        return Draft(
-            actor,
-            query,
-            steps,
-            stated={
-                "other": row["title"],
-                "other_day": other_day,
-                "title": title,
-                "day": day,
-                "start": start,
-                "end": end,
-                "family": family,
-                "name": name,
-                "message": message,
-            },
-            hidden=[len(chosen)],
-            targets=(("department", row["department_id"]),),
-        )
+        return Draft(actor, query, steps, stated=stated, hidden=[len(chosen)], targets=(("department", row["department_id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         meeting = _my_meeting(api, stated["other"], stated["other_day"])
@@ -2694,9 +2391,8 @@ class OrganiserTeamMeeting(Template):
             and api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
             and api.keep("leave", p["status"] != "on_leave")
         ]
-        _create_meeting(api, stated["title"], stated["day"], stated["start"], stated["end"], chosen)
-        chat = api.call("create_chat", creates="chat_id", name=stated["name"], member_ids=chosen, chat_type="project")
-        api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
+        _create_stated_meeting(api, stated, chosen)
+        _start_chat(api, stated, chosen, "project")
 
 
 TEMPLATES = [

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..engine.domain import Domain
+from ..engine.domain import Domain, package_description, package_source_files
 from .checks import CHECKS
 from .data import GENERATORS
 from .schema import SCHEMA
 from .tools import TOOLS
-
-_HERE = Path(__file__).parent
 
 DOMAIN = Domain(
     name="moba",
@@ -22,20 +18,12 @@ DOMAIN = Domain(
     generators=GENERATORS,
     checks=CHECKS,
     tools=TOOLS,
-    description=(_HERE / "description.md").read_text(encoding="utf-8").strip(),
+    description=package_description(__file__),
     actor_table="players",
     actor_noun="player",
     actor_label_sql="SELECT nickname || ' (' || region || ', ' || tier || ')' FROM players WHERE id = ?",
     faker_locales=["en_US", "en_GB", "zh_CN", "zh_TW", "ko_KR", "ja_JP", "id_ID", "vi_VN", "de_DE", "es_MX", "pt_BR", "tr_TR"],
     templates_module=f"{__name__}.templates",
     tool_cases_module=f"{__name__}.tool_cases",
-    source_files=[
-        _HERE / "schema.py",
-        _HERE / "data.py",
-        _HERE / "checks.py",
-        _HERE / "vocabulary.py",
-        _HERE.parent / "engine" / "fill.py",
-        _HERE.parent / "engine" / "repair.py",
-        _HERE.parent / "engine" / "moments.py",
-    ],
+    source_files=package_source_files(__file__),
 )

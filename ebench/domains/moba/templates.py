@@ -8,9 +8,9 @@ query; what the data decides (which requests, which friends, how many heroes) do
 follows docs/wording.md.
 
 Drafts check in SQL that every stated condition excludes something, computing the outcome of
-each way a sloppy solver gets it wrong (`_differs`), and raise NoTarget otherwise, so that
-certification rarely has to reject. A template acts for a player at most once (`_once`), and a
-room, clan or pair of players is never the subject of two tasks of one template.
+each way a sloppy solver gets it wrong (`_differs`, `_conditions_bite`), and raise NoTarget
+otherwise, so that certification rarely has to reject. A template acts for a player at most once
+(`_once`), and a room, clan or pair of players is never the subject of two tasks of one template.
 """
 
 from __future__ import annotations
@@ -116,6 +116,54 @@ def _differs(correct: Any, *variants: Any) -> None:
         raise NoTarget("a stated condition would exclude nothing")
 
 
+SLIPPED = (OFF, IGNORED)  # the sloppy readings of a boundary: one day or unit off, or ignored
+DROPPED = (False,)  # the sloppy reading of a filter: left out
+
+
+def _conditions_bite(correct: Any, outcome: Callable[..., Any], *args: Any, **slips: tuple[Any, ...]) -> None:
+    """`_differs` over the sloppy readings: `outcome(*args)` with one condition (a keyword) read
+    each way its slips give, in the order given."""
+    _differs(correct, *(outcome(*args, **{condition: slip}) for condition, ways in slips.items() for slip in ways))
+
+
+# Players in a clan of four or more.
+CLAN_MEMBERS = "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 ORDER BY m.player_id"
+# Players with five friends or more.
+FRIENDLY_HOSTS = "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 5 ORDER BY player_id"
+
+
+def _players_whose_matches(where: str, having: str) -> str:
+    """The SQL of the players whose matches (`m`, with their own row `mp`) meeting `where` satisfy `having`."""
+    return (
+        f"SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE {where} "
+        f"GROUP BY mp.player_id HAVING {having} ORDER BY mp.player_id"
+    )
+
+
+def _draw(ctx: GenContext, what: str, sql: str, *params: Any) -> Any:
+    """One of the ids the query selects (a player to act for, mostly)."""
+    return ctx.choice(ctx.column(sql, *params), what)
+
+
+def _player_draft(user: int, query: str, steps: list[Step], stated: dict[str, Any], hidden: list[Any]) -> Draft:
+    """A draft acting for `user`, who is the subject of no other task of its template."""
+    return Draft(user, query, steps, stated=stated, hidden=hidden, targets=_once(("player", user)))
+
+
+def _matches_to_save(
+    ctx: GenContext, chosen: Callable[..., list[int]], low: int, high: int, **slips: tuple[Any, ...]
+) -> tuple[list[int], str]:
+    """The matches `chosen()` picks, between `low` and `high` of them and each stated condition biting
+    (see `_conditions_bite`), with a note to save them under."""
+    targets = _bounded(chosen(), low, high, "matches")
+    _conditions_bite(targets, chosen, **slips)
+    return targets, ctx.rng.choice(MATCH_NOTES)
+
+
+def _favourite_steps(matches: Iterable[int], note: str) -> list[Step]:
+    return [Step("favourite_match", {"match_id": m, "note": note}) for m in matches]
+
+
 def _weighted(ctx: GenContext, items: list[Any], weights: list[float], what: str) -> Any:
     if not items:
         raise NoTarget(f"no {what}")
@@ -172,6 +220,23 @@ def _befriend_steps(ctx: GenContext, me: int, others: Iterable[int], message: st
     return out
 
 
+def _befriend_step(ctx: GenContext, me: int, message: str) -> Callable[[int], Step | None]:
+    """What makes a given player my friend (see `_befriend_steps`), looked up once per player."""
+    cache: dict[int, Step | None] = {}
+
+    def step(other: int) -> Step | None:
+        if other not in cache:
+            cache[other] = _befriend_steps(ctx, me, [other], message).get(other)
+        return cache[other]
+
+    return step
+
+
+def _befrienders(counts: Counter, enough: Callable[[int], bool], befriend: Callable[[int], Step | None]) -> list[tuple[int, Step]]:
+    """The counted players, by id, whose count is enough and whom befriending changes, each with the step that does it."""
+    return [(p, step) for p in sorted(counts) if enough(counts[p]) and (step := befriend(p)) is not None]
+
+
 def _free_to_host(ctx: GenContext, player: int) -> bool:
     """Not in a room whose game is running (such a player cannot open or join another room)."""
     return not ctx.value(
@@ -181,6 +246,10 @@ def _free_to_host(ctx: GenContext, player: int) -> bool:
 
 def _nickname(ctx: GenContext, player: int) -> str:
     return ctx.value("SELECT nickname FROM players WHERE id = ?", player)
+
+
+def _clan_of(ctx: GenContext, player: int) -> int:
+    return ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", player)
 
 
 def _room_name(ctx: GenContext) -> str:
@@ -265,6 +334,17 @@ def _befriend(api: PublicAPI, player: int, message: str) -> None:
     api.call("send_friend_request", player_id=player, message=message)
 
 
+def _favourite(api: PublicAPI, match: dict[str, Any], stated: dict[str, Any]) -> None:
+    api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+
+
+def _befriend_frequent(api: PublicAPI, counts: Counter, stated: dict[str, Any]) -> None:
+    """Befriend each player counted at least the stated number of times (the `times` condition)."""
+    for player in sorted(counts):
+        if api.compare("times", counts[player], ">=", stated["k"]):
+            _befriend(api, player, stated["message"])
+
+
 def _season_id(api: PublicAPI, name: str) -> int:
     return find_one(api.call("get_rank")["seasons"], name=name)["season_id"]
 
@@ -276,11 +356,12 @@ class MobaTemplate(Template):
     generation run (one run = one privileged connection), instead of handing the generator a
     draft it must reject: the memory is deterministic, since the generator's draws are."""
 
+    # Light tasks set fewer tries: drawn less eagerly, so that the suite leans on larger ones.
     tries: ClassVar[int] = 12
 
     def draft(self, ctx: GenContext) -> Draft:
         if getattr(self, "_run", None) is not ctx.conn:
-            self._run, self._drafted = ctx.conn, set()
+            self._run, self._drafted = ctx.conn, set[Any]()
         reason = NoTarget("no draw")
         for _ in range(self.tries):
             try:
@@ -308,7 +389,7 @@ class MobaTemplate(Template):
 
 class AcceptRequestsByRank(MobaTemplate):
     name = "accept_requests_by_rank"
-    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    tries = 2
     conditions = (Condition("tier", "boundary"),)
     phrasings = (
         "Go through my pending friend requests: accept the ones from players currently ranked {tier} or higher ({tier} itself "
@@ -321,12 +402,11 @@ class AcceptRequestsByRank(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(
-            ctx.column(
-                "SELECT receiver_id FROM friend_requests WHERE status = 'pending' GROUP BY receiver_id "
-                "HAVING COUNT(*) >= 3 ORDER BY receiver_id"
-            ),
+        user = _draw(
+            ctx,
             "receiver",
+            "SELECT receiver_id FROM friend_requests WHERE status = 'pending' GROUP BY receiver_id "
+            "HAVING COUNT(*) >= 3 ORDER BY receiver_id",
         )
         if not _free_to_host(ctx, user):
             raise NoTarget("in a running game")
@@ -345,18 +425,9 @@ class AcceptRequestsByRank(MobaTemplate):
         mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if len(accepted) <= 4 else []))
         name = _room_name(ctx)
         steps = [Step("answer_friend_request", {"request_id": r["id"], "accept": r["tier"] >= cut}) for r in requests]
-        room = len(steps)
-        steps.append(Step("create_room", {"name": name, "mode": mode}))
-        steps += [Step("invite_to_room", {"room_id": ref(room, "room_id"), "player_id": p}) for p in accepted]
+        steps += _room_steps(len(steps), accepted, name=name, mode=mode)
         query = self.phrase(ctx, tier=TIERS[cut], mode=mode, name=name) + _leave_note(ctx, user)
-        return Draft(
-            user,
-            query,
-            steps,
-            stated={"tier": TIERS[cut], "mode": mode, "name": name},
-            hidden=[len(accepted), len(requests)],
-            targets=_once(("player", user)),
-        )
+        return _player_draft(user, query, steps, {"tier": TIERS[cut], "mode": mode, "name": name}, [len(accepted), len(requests)])
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         accepted = []
@@ -365,14 +436,12 @@ class AcceptRequestsByRank(MobaTemplate):
             api.call("answer_friend_request", request_id=request["request_id"], accept=ok)
             if ok:
                 accepted.append(request["sender_id"])
-        room = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
-        for player in accepted:
-            api.call("invite_to_room", room_id=room["room_id"], player_id=player)
+        _host_room(api, accepted, name=stated["name"], mode=stated["mode"])
 
 
 class PruneInactiveFriends(MobaTemplate):
     name = "prune_inactive_friends"
-    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    tries = 2
     conditions = (Condition("intimacy", "boundary"), Condition("last_login", "boundary"))
     phrasings = (
         "My friend list is too long. Remove every friend whose intimacy with me is below {n} (exactly {n} stays) and whose "
@@ -383,9 +452,10 @@ class PruneInactiveFriends(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(
-            ctx.column("SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 6 ORDER BY player_id"),
+        user = _draw(
+            ctx,
             "player with friends",
+            "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 6 ORDER BY player_id",
         )
         friends = ctx.rows(
             "SELECT r.other_id, r.intimacy, substr(p.last_login, 1, 10) AS day FROM relations r "
@@ -402,21 +472,14 @@ class PruneInactiveFriends(MobaTemplate):
         pairs = [p for p in pairs if 3 <= len(removed(*p)) <= 12]
         n, date = ctx.choice(pairs, "intimacy and date that both bite")
         targets = removed(n, date)
-        _differs(
-            targets,
-            removed(n, date, by_n=OFF),
-            removed(n, date, by_n=IGNORED),
-            removed(n, date, by_date=OFF),
-            removed(n, date, by_date=IGNORED),
-        )
+        _conditions_bite(targets, removed, n, date, by_n=SLIPPED, by_date=SLIPPED)
         query = self.phrase(ctx, n=n, date=pretty_day(date))
-        return Draft(
+        return _player_draft(
             user,
             query,
             [Step("remove_friend", {"player_id": p}) for p in targets],
-            stated={"intimacy": n, "before": date},
-            hidden=_hide([len(targets)], n),
-            targets=_once(("player", user)),
+            {"intimacy": n, "before": date},
+            _hide([len(targets)], n),
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -440,14 +503,12 @@ class BlockRepeatOpponents(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         start = ctx.rng.choice([14, 21, 30, 45, 60])
-        user = ctx.choice(
-            ctx.column(
-                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.result = 'loss' "
-                "AND m.started_at >= date(?, ?) GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 6 AND 60 ORDER BY mp.player_id",
-                _today(ctx),
-                f"-{start} days",
-            ),
+        user = _draw(
+            ctx,
             "player with losses",
+            _players_whose_matches("mp.result = 'loss' AND m.started_at >= date(?, ?)", "COUNT(*) BETWEEN 6 AND 60"),
+            _today(ctx),
+            f"-{start} days",
         )
         losses = {m["id"]: m["day"] for m in _my_matches(ctx, user) if m["result"] == "loss"}
         sides = _sides(ctx, user, "loss")
@@ -461,17 +522,12 @@ class BlockRepeatOpponents(MobaTemplate):
             return sorted(p for p, n in counts.items() if _at_least(by_k)(n, k) and p not in blocked)
 
         targets = _bounded(chosen(), 6, 30, "opponents")
-        _differs(targets, chosen(by_day=OFF), chosen(by_day=IGNORED), chosen(by_k=OFF), chosen(by_k=IGNORED))
+        _conditions_bite(targets, chosen, by_day=SLIPPED, by_k=SLIPPED)
         query = self.phrase(ctx, date=pretty_day(since), k=k)
         if any(_relation(ctx, user, p) == "friend" for p in targets):
             query += " Friends are no exception."
-        return Draft(
-            user,
-            query,
-            [Step("block_player", {"player_id": p}) for p in targets],
-            stated={"since": since, "k": k},
-            hidden=_hide([len(targets)], k),
-            targets=_once(("player", user)),
+        return _player_draft(
+            user, query, [Step("block_player", {"player_id": p}) for p in targets], {"since": since, "k": k}, _hide([len(targets)], k)
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -504,15 +560,15 @@ class BefriendFrequentTeammates(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         start = ctx.rng.choice([14, 21, 30, 45])
-        user = ctx.choice(
-            ctx.column(
-                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE m.started_at >= date(?, ?) "
-                "GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 8 AND 70 AND (SELECT COUNT(*) FROM match_players a "
-                "WHERE a.player_id = mp.player_id) <= 300 ORDER BY mp.player_id",
-                _today(ctx),
-                f"-{start} days",
-            ),
+        user = _draw(
+            ctx,
             "player",
+            _players_whose_matches(
+                "m.started_at >= date(?, ?)",
+                "COUNT(*) BETWEEN 8 AND 70 AND (SELECT COUNT(*) FROM match_players a WHERE a.player_id = mp.player_id) <= 300",
+            ),
+            _today(ctx),
+            f"-{start} days",
         )
         played = {m["id"]: m["day"] for m in _my_matches(ctx, user)}
         sides = _sides(ctx, user)
@@ -521,28 +577,16 @@ class BefriendFrequentTeammates(MobaTemplate):
         since = ctx.choice(days[1:] if len(days) > 1 else [], "match day")
         k = ctx.rng.choice([2, 2, 3, 3, 4])
         msg = ctx.rng.choice(FRIEND_MESSAGES)
-        cache: dict[int, Step | None] = {}
+        befriend = _befriend_step(ctx, user, msg)
 
-        def action(p: int) -> Step | None:
-            if p not in cache:
-                cache[p] = _befriend_steps(ctx, user, [p], msg).get(p)
-            return cache[p]
-
-        def chosen(by_day: str = RIGHT, by_k: str = RIGHT) -> list[tuple[int, str]]:
+        def chosen(by_day: str = RIGHT, by_k: str = RIGHT) -> list[tuple[int, Step]]:
             counts = Counter(p for m, day in played.items() if _at_or_after(by_day)(day, since) for p, same in sides[m] if same)
-            return [(p, action(p).tool) for p in sorted(counts) if _at_least(by_k)(counts[p], k) and action(p) is not None]
+            return _befrienders(counts, lambda n: _at_least(by_k)(n, k), befriend)
 
         targets = _bounded(chosen(), 10, 40, "teammates")
-        _differs(targets, chosen(by_day=OFF), chosen(by_day=IGNORED), chosen(by_k=OFF), chosen(by_k=IGNORED))
+        _conditions_bite(targets, chosen, by_day=SLIPPED, by_k=SLIPPED)
         query = self.phrase(ctx, k=k, date=pretty_day(since), msg=msg)
-        return Draft(
-            user,
-            query,
-            [action(p) for p, _ in targets],
-            stated={"since": since, "k": k, "message": msg},
-            hidden=_hide([len(targets)], k),
-            targets=_once(("player", user)),
-        )
+        return _player_draft(user, query, [step for _, step in targets], {"since": since, "k": k, "message": msg}, _hide([len(targets)], k))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         counts: Counter = Counter()
@@ -552,9 +596,7 @@ class BefriendFrequentTeammates(MobaTemplate):
                 for player in api.call("get_match", match_id=match["match_id"])["players"]:
                     if player["side"] == match["side"] and player["player_id"] != me:
                         counts[player["player_id"]] += 1
-        for player in sorted(counts):
-            if api.compare("times", counts[player], ">=", stated["k"]):
-                _befriend(api, player, stated["message"])
+        _befriend_frequent(api, counts, stated)
 
 
 # -- favourite matches -----------------------------------------------------------------------
@@ -599,25 +641,10 @@ class FavouriteMvpWindow(MobaTemplate):
                 and _at_most(by_end)(m["day"], end)
             ]
 
-        targets = _bounded(chosen(), 15, 70, "matches")
-        _differs(
-            targets,
-            chosen(by_mode=False),
-            chosen(by_mvp=False),
-            chosen(by_start=OFF),
-            chosen(by_start=IGNORED),
-            chosen(by_end=OFF),
-            chosen(by_end=IGNORED),
-        )
-        note = ctx.rng.choice(MATCH_NOTES)
+        targets, note = _matches_to_save(ctx, chosen, 15, 70, by_mode=DROPPED, by_mvp=DROPPED, by_start=SLIPPED, by_end=SLIPPED)
         query = self.phrase(ctx, mode=mode, start=pretty_day(start), end=pretty_day(end), note=note)
-        return Draft(
-            user,
-            query,
-            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-            stated={"mode": mode, "start": start, "end": end, "note": note},
-            hidden=[len(targets)],
-            targets=_once(("player", user)),
+        return _player_draft(
+            user, query, _favourite_steps(targets, note), {"mode": mode, "start": start, "end": end, "note": note}, [len(targets)]
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -631,7 +658,7 @@ class FavouriteMvpWindow(MobaTemplate):
                 api.compare("end", day, "<=", stated["end"]),
             ]
             if all(wanted) and match["match_id"] not in saved:
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
 
 
 def _kda(kills: int, deaths: int, assists: int) -> Fraction:
@@ -653,15 +680,7 @@ class FavouriteHighKdaWins(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = ctx.choice(
-            ctx.column(
-                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-                "WHERE m.season_id = ? AND mp.result = 'win' GROUP BY mp.player_id HAVING COUNT(*) >= 15 "
-                "ORDER BY mp.player_id",
-                season,
-            ),
-            "player",
-        )
+        user = _draw(ctx, "player", _players_whose_matches("m.season_id = ? AND mp.result = 'win'", "COUNT(*) >= 15"), season)
         saved = _favourited(ctx, user)
         matches = [{**m, "kda": _kda(m["kills"], m["deaths"], m["assists"])} for m in _my_matches(ctx, user) if m["id"] not in saved]
         wins = [m for m in matches if m["season_id"] == season and m["result"] == "win"]
@@ -675,19 +694,10 @@ class FavouriteHighKdaWins(MobaTemplate):
                 if (m["season_id"] == season or not by_season) and (m["result"] == "win" or not by_win) and _at_least(by_kda)(m["kda"], cut)
             ]
 
-        targets = _bounded(chosen(), 15, 80, "matches")
-        _differs(targets, chosen(by_season=False), chosen(by_win=False), chosen(by_kda=OFF), chosen(by_kda=IGNORED))
-        note = ctx.rng.choice(MATCH_NOTES)
+        targets, note = _matches_to_save(ctx, chosen, 15, 80, by_season=DROPPED, by_win=DROPPED, by_kda=SLIPPED)
         kda = f"{float(cut):.1f}"
         query = self.phrase(ctx, kda=kda, note=note)
-        return Draft(
-            user,
-            query,
-            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-            stated={"kda": kda, "note": note},
-            hidden=_hide([len(targets)], float(cut)),
-            targets=_once(("player", user)),
-        )
+        return _player_draft(user, query, _favourite_steps(targets, note), {"kda": kda, "note": note}, _hide([len(targets)], float(cut)))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         season = _profile(api)["current_season"]["season_id"]
@@ -701,7 +711,7 @@ class FavouriteHighKdaWins(MobaTemplate):
                 api.compare("kda", kda, ">=", bound),
             ]
             if all(wanted) and match["match_id"] not in saved:
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
 
 
 class TidyFavourites(MobaTemplate):
@@ -726,13 +736,12 @@ class TidyFavourites(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = ctx.choice(
-            ctx.column(
-                "SELECT f.player_id FROM favourite_matches f JOIN match_players mp ON mp.match_id = f.match_id "
-                "AND mp.player_id = f.player_id GROUP BY f.player_id HAVING SUM(mp.result = 'loss') >= 1 AND SUM(mp.result = 'win') >= 1 "
-                "ORDER BY f.player_id"
-            ),
+        user = _draw(
+            ctx,
             "player with saved wins and losses",
+            "SELECT f.player_id FROM favourite_matches f JOIN match_players mp ON mp.match_id = f.match_id "
+            "AND mp.player_id = f.player_id GROUP BY f.player_id HAVING SUM(mp.result = 'loss') >= 1 AND SUM(mp.result = 'win') >= 1 "
+            "ORDER BY f.player_id",
         )
         saved = _favourited(ctx, user)
         matches = _my_matches(ctx, user)
@@ -756,14 +765,7 @@ class TidyFavourites(MobaTemplate):
         for k in ks:  # the first k at which every condition bites
             dropped, add = chosen(k)
             try:
-                _differs(
-                    (dropped, add),
-                    chosen(k, by_losses=False),
-                    chosen(k, by_season=False),
-                    chosen(k, by_win=False),
-                    chosen(k, by_k=OFF),
-                    chosen(k, by_k=IGNORED),
-                )
+                _conditions_bite((dropped, add), chosen, k, by_losses=DROPPED, by_season=DROPPED, by_win=DROPPED, by_k=SLIPPED)
             except NoTarget:
                 continue
             if add:
@@ -772,14 +774,12 @@ class TidyFavourites(MobaTemplate):
             raise NoTarget("no k at which every condition bites")
         note = ctx.rng.choice(MATCH_NOTES)
         query = self.phrase(ctx, k=k, note=note)
-        return Draft(
+        return _player_draft(
             user,
             query,
-            [Step("unfavourite_match", {"match_id": m}) for m in dropped]
-            + [Step("favourite_match", {"match_id": m, "note": note}) for m in add],
-            stated={"k": k, "note": note},
-            hidden=_hide([len(losses), len(add)], k),
-            targets=_once(("player", user)),
+            [Step("unfavourite_match", {"match_id": m}) for m in dropped] + _favourite_steps(add, note),
+            {"k": k, "note": note},
+            _hide([len(losses), len(add)], k),
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -796,7 +796,7 @@ class TidyFavourites(MobaTemplate):
         ranked = sorted(wins, key=lambda m: (m["score"], m["started_at"], m["match_id"]), reverse=True)
         for match in api.top("top_k", ranked, stated["k"], lambda m: m["score"]):
             if match["match_id"] not in kept:
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
 
 
 class FavouriteSharedWins(MobaTemplate):
@@ -840,15 +840,13 @@ class FavouriteSharedWins(MobaTemplate):
                 if _at_or_after(by_since)(s["day"], since) and (s["same"] or not by_side) and (s["result"] == "win" or not by_win)
             ]
 
-        targets = _bounded(chosen(), 15, 80, "matches")
-        _differs(targets, chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_side=False), chosen(by_win=False))
-        note = ctx.rng.choice(MATCH_NOTES)
+        targets, note = _matches_to_save(ctx, chosen, 15, 80, by_since=SLIPPED, by_side=DROPPED, by_win=DROPPED)
         nick = _nickname(ctx, other)
         query = self.phrase(ctx, nick=nick, note=note, date=pretty_day(since))
         return Draft(
             user,
             query,
-            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
+            _favourite_steps(targets, note),
             stated={"nickname": nick, "since": since, "note": note},
             hidden=[len(targets)],
             targets=_once(("player", user), ("pair", min(user, other), max(user, other))),
@@ -868,7 +866,7 @@ class FavouriteSharedWins(MobaTemplate):
                 api.keep("won", match["result"] == "win"),
             ]
             if all(wanted) and match["match_id"] not in saved:
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
 
 
 class FavouriteModeWinsSince(MobaTemplate):
@@ -910,18 +908,9 @@ class FavouriteModeWinsSince(MobaTemplate):
                 if (m["mode"] == mode or not by_mode) and (m["result"] == "win" or not by_win) and _at_or_after(by_since)(m["day"], since)
             ]
 
-        targets = _bounded(chosen(), 30, 200, "matches")
-        _differs(targets, chosen(by_mode=False), chosen(by_win=False), chosen(by_since=OFF), chosen(by_since=IGNORED))
-        note = ctx.rng.choice(MATCH_NOTES)
+        targets, note = _matches_to_save(ctx, chosen, 30, 200, by_mode=DROPPED, by_win=DROPPED, by_since=SLIPPED)
         query = self.phrase(ctx, mode=mode, date=pretty_day(since), note=note)
-        return Draft(
-            user,
-            query,
-            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-            stated={"mode": mode, "since": since, "note": note},
-            hidden=[len(targets)],
-            targets=_once(("player", user)),
-        )
+        return _player_draft(user, query, _favourite_steps(targets, note), {"mode": mode, "since": since, "note": note}, [len(targets)])
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = _favourite_ids(api)
@@ -932,7 +921,7 @@ class FavouriteModeWinsSince(MobaTemplate):
                 api.compare("since", match["started_at"][:10], ">=", stated["since"]),
             ]
             if all(wanted) and match["match_id"] not in saved:
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
 
 
 # -- the hero shop ---------------------------------------------------------------------------
@@ -962,7 +951,7 @@ def _role_plural(role: str) -> str:
 
 class BuyHeroesOnBudget(MobaTemplate):
     name = "buy_heroes_on_budget"
-    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    tries = 2
     conditions = (Condition("role", "filter"), Condition("cheapest_first", "ordering"), Condition("reserve", "boundary"))
     phrasings = (
         "I want to try more {roles}. Buy {role} heroes I don't own yet (main or secondary role) with {currency}, cheapest "
@@ -979,7 +968,7 @@ class BuyHeroesOnBudget(MobaTemplate):
     def attempt(self, ctx: GenContext) -> Draft:
         currency = ctx.rng.choice(["coins", "coins", "diamonds"])
         floor = 20000 if currency == "coins" else 900
-        user = ctx.choice(ctx.column(f"SELECT id FROM players WHERE {currency} >= ? ORDER BY id", floor), "player with money")
+        user = _draw(ctx, "player with money", f"SELECT id FROM players WHERE {currency} >= ? ORDER BY id", floor)
         role = ctx.rng.choice(ROLES)
         balance = ctx.value(f"SELECT {currency} FROM players WHERE id = ?", user)
         column = _price_column(currency)
@@ -1012,21 +1001,14 @@ class BuyHeroesOnBudget(MobaTemplate):
                 options.append(balance - spent)
         reserve = ctx.choice(options, "reserve")
         targets = bought(reserve)
-        _differs(
-            targets,
-            bought(reserve, by_role=False),
-            bought(reserve, by_price=False),
-            bought(reserve, by_reserve=OFF),
-            bought(reserve, by_reserve=IGNORED),
-        )
+        _conditions_bite(targets, bought, reserve, by_role=DROPPED, by_price=DROPPED, by_reserve=SLIPPED)
         query = self.phrase(ctx, role=role, roles=_role_plural(role), currency=currency, reserve=reserve)
-        return Draft(
+        return _player_draft(
             user,
             query,
             [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in targets],
-            stated={"role": role, "currency": currency, "reserve": reserve},
-            hidden=_hide([len(targets), balance], reserve),
-            targets=_once(("player", user)),
+            {"role": role, "currency": currency, "reserve": reserve},
+            _hide([len(targets), balance], reserve),
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -1067,9 +1049,7 @@ class BuyFriendsTopHeroes(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = _host_candidates(
-            ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 5 ORDER BY player_id"
-        )
+        user = _host_candidates(ctx, FRIENDLY_HOSTS)
         friends = ctx.rows(
             "SELECT other_id, intimacy FROM relations WHERE player_id = ? AND kind = 'friend' ORDER BY intimacy DESC, other_id", user
         )
@@ -1095,17 +1075,8 @@ class BuyFriendsTopHeroes(MobaTemplate):
         name = _room_name(ctx)
         query = self.phrase(ctx, k=k, currency=currency, mode=mode, name=name) + _leave_note(ctx, user)
         steps = [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in bought]
-        room = len(steps)
-        steps.append(Step("create_room", {"name": name, "mode": mode}))
-        steps += [Step("invite_to_room", {"room_id": ref(room, "room_id"), "player_id": f["other_id"]}) for f in friends[:k]]
-        return Draft(
-            user,
-            query,
-            steps,
-            stated={"k": k, "currency": currency, "mode": mode, "name": name},
-            hidden=_hide([len(bought)], k),
-            targets=_once(("player", user)),
-        )
+        steps += _room_steps(len(steps), [f["other_id"] for f in friends[:k]], name=name, mode=mode)
+        return _player_draft(user, query, steps, {"k": k, "currency": currency, "mode": mode, "name": name}, _hide([len(bought)], k))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         friends = sorted(api.all_pages("list_friends", sort_by="intimacy"), key=lambda f: (-f["intimacy"], f["player_id"]))
@@ -1119,14 +1090,12 @@ class BuyFriendsTopHeroes(MobaTemplate):
             if hero["availability"] == "shop" and hero["released"] and not hero["owned_by_me"]:
                 api.call("buy_hero", hero_id=hero["hero_id"], currency=stated["currency"])
                 done.add(hero["hero_id"])
-        room = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
-        for friend in closest:
-            api.call("invite_to_room", room_id=room["room_id"], player_id=friend["player_id"])
+        _host_room(api, [f["player_id"] for f in closest], name=stated["name"], mode=stated["mode"])
 
 
 class BuyPopularHeroes(MobaTemplate):
     name = "buy_popular_heroes"
-    tries = 4  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    tries = 4
     conditions = (Condition("role", "filter"), Condition("not_owned", "filter"), Condition("most_owned", "ranking", tie_break_stated=True))
     phrasings = (
         "Buy me, with {currency}, the {k} most popular {role} heroes in the shop (most owners first, alphabetical on equal "
@@ -1139,9 +1108,8 @@ class BuyPopularHeroes(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         currency = ctx.rng.choice(["coins", "diamonds"])
-        user = ctx.choice(
-            ctx.column(f"SELECT id FROM players WHERE {currency} >= ? ORDER BY id", 15000 if currency == "coins" else 700),
-            "player with money",
+        user = _draw(
+            ctx, "player with money", f"SELECT id FROM players WHERE {currency} >= ? ORDER BY id", 15000 if currency == "coins" else 700
         )
         owned = set(ctx.column("SELECT hero_id FROM player_heroes WHERE player_id = ?", user))
         catalogue = ctx.rows(
@@ -1172,26 +1140,19 @@ class BuyPopularHeroes(MobaTemplate):
             if len(targets) < k:
                 continue  # not affordable
             try:
-                _differs(
-                    targets,
-                    bought(role, k, by_role=False),
-                    bought(role, k, by_owned=False),
-                    bought(role, k, by_k=OFF),
-                    bought(role, k, by_k=IGNORED),
-                )
+                _conditions_bite(targets, bought, role, k, by_role=DROPPED, by_owned=DROPPED, by_k=SLIPPED)
             except NoTarget:
                 continue
             break
         else:
             raise NoTarget("no role and k that bite and are affordable")
         query = self.phrase(ctx, k=k, role=role, roles=_role_plural(role), currency=currency)
-        return Draft(
+        return _player_draft(
             user,
             query,
             [Step("buy_hero", {"hero_id": h, "currency": currency}) for h in targets],
-            stated={"k": k, "role": role, "currency": currency},
-            hidden=[balance],
-            targets=_once(("player", user)),
+            {"k": k, "role": role, "currency": currency},
+            [balance],
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -1218,8 +1179,20 @@ def _leave_note(ctx: GenContext, user: int) -> str:
     return ""
 
 
+def _room_steps(at: int, players: Iterable[int], **room: Any) -> list[Step]:
+    """Create a room (step `at` of the draft) and invite `players` to it."""
+    return [Step("create_room", room)] + [Step("invite_to_room", {"room_id": ref(at, "room_id"), "player_id": p}) for p in players]
+
+
+def _host_room(api: PublicAPI, players: Iterable[int], **room: Any) -> None:
+    """Create a room and invite `players` to it."""
+    created = api.call("create_room", creates="room_id", **room)
+    for player in players:
+        api.call("invite_to_room", room_id=created["room_id"], player_id=player)
+
+
 def _host_candidates(ctx: GenContext, sql: str, *params: Any) -> int:
-    user = ctx.choice(ctx.column(sql, *params), "host")
+    user = _draw(ctx, "host", sql, *params)
     if not _free_to_host(ctx, user):
         raise NoTarget("in a running game")
     return user
@@ -1227,7 +1200,7 @@ def _host_candidates(ctx: GenContext, sql: str, *params: Any) -> int:
 
 class HostRoomForFriends(MobaTemplate):
     name = "host_room_for_friends"
-    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    tries = 2
     conditions = (Condition("tier", "boundary"), Condition("not_in_match", "filter"))
     phrasings = (
         "Open a {mode} room called '{name}' and invite every friend of mine who is currently ranked {tier} or higher "
@@ -1239,9 +1212,7 @@ class HostRoomForFriends(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = _host_candidates(
-            ctx, "SELECT player_id FROM relations WHERE kind = 'friend' GROUP BY player_id HAVING COUNT(*) >= 5 ORDER BY player_id"
-        )
+        user = _host_candidates(ctx, FRIENDLY_HOSTS)
         friends = ctx.rows(
             f"SELECT p.id, {TIER_P} AS tier, p.status FROM relations r JOIN players p ON p.id = r.other_id "
             "WHERE r.player_id = ? AND r.kind = 'friend' ORDER BY p.id",
@@ -1254,18 +1225,16 @@ class HostRoomForFriends(MobaTemplate):
         cuts = sorted({f["tier"] for f in friends if f["status"] != "in_match"})
         cut = ctx.choice(cuts[1 : max(2, len(cuts) // 2 + 1)], "tier cut")
         targets = _bounded(invited(cut), 3, 9, "friends")
-        _differs(targets, invited(cut, by_tier=OFF), invited(cut, by_tier=IGNORED), invited(cut, by_status=False))
+        _conditions_bite(targets, invited, cut, by_tier=SLIPPED, by_status=DROPPED)
         mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if len(targets) <= 4 else []))
         name = _room_name(ctx)
         query = self.phrase(ctx, mode=mode, name=name, tier=TIERS[cut]) + _leave_note(ctx, user)
-        return Draft(
+        return _player_draft(
             user,
             query,
-            [Step("create_room", {"name": name, "mode": mode})]
-            + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in targets],
-            stated={"mode": mode, "name": name, "tier": TIERS[cut]},
-            hidden=[len(targets)],
-            targets=_once(("player", user)),
+            _room_steps(0, targets, name=name, mode=mode),
+            {"mode": mode, "name": name, "tier": TIERS[cut]},
+            [len(targets)],
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -1274,14 +1243,12 @@ class HostRoomForFriends(MobaTemplate):
             for f in api.all_pages("list_friends")
             if api.compare("tier", _tier(f["tier"]), ">=", _tier(stated["tier"])) & api.keep("not_in_match", f["status"] != "in_match")
         ]
-        room = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
-        for friend in friends:
-            api.call("invite_to_room", room_id=room["room_id"], player_id=friend["player_id"])
+        _host_room(api, [f["player_id"] for f in friends], name=stated["name"], mode=stated["mode"])
 
 
 class ClanPracticeRoom(MobaTemplate):
     name = "clan_practice_room"
-    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    tries = 2
     conditions = (Condition("not_in_match", "filter"),)
     phrasings = (
         "Set up a clan practice: open a custom room '{name}' with password {pw}, exactly big enough for me plus every member of "
@@ -1293,10 +1260,8 @@ class ClanPracticeRoom(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = _host_candidates(
-            ctx, "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 ORDER BY m.player_id"
-        )
-        team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
+        user = _host_candidates(ctx, CLAN_MEMBERS)
+        team = _clan_of(ctx, user)
         mates = ctx.rows(
             "SELECT p.id, p.status FROM team_members m JOIN players p ON p.id = m.player_id WHERE m.team_id = ? "
             "AND p.id != ? ORDER BY p.id",
@@ -1314,8 +1279,7 @@ class ClanPracticeRoom(MobaTemplate):
         return Draft(
             user,
             query,
-            [Step("create_room", {"name": name, "mode": "custom", "capacity": len(free) + 1, "password": pw})]
-            + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in free],
+            _room_steps(0, free, name=name, mode="custom", capacity=len(free) + 1, password=pw),
             stated={"name": name, "password": pw},
             hidden=[len(free), len(free) + 1],
             targets=_once(("player", user), ("clan", team)),
@@ -1325,11 +1289,9 @@ class ClanPracticeRoom(MobaTemplate):
         me = _profile(api)
         members = api.call("get_team", team_id=me["clan"]["team_id"])["members"]["items"]
         mates = [m for m in members if m["player_id"] != me["player_id"] and api.keep("not_in_match", m["status"] != "in_match")]
-        room = api.call(
-            "create_room", creates="room_id", name=stated["name"], mode="custom", capacity=len(mates) + 1, password=stated["password"]
+        _host_room(
+            api, [m["player_id"] for m in mates], name=stated["name"], mode="custom", capacity=len(mates) + 1, password=stated["password"]
         )
-        for mate in mates:
-            api.call("invite_to_room", room_id=room["room_id"], player_id=mate["player_id"])
 
 
 class ReopenRoom(MobaTemplate):
@@ -1362,8 +1324,7 @@ class ReopenRoom(MobaTemplate):
         return Draft(
             user,
             query,
-            [Step("dissolve_room", {"room_id": room["id"]}), Step("create_room", {"name": name, "mode": mode})]
-            + [Step("invite_to_room", {"room_id": ref(1, "room_id"), "player_id": p}) for p in people],
+            [Step("dissolve_room", {"room_id": room["id"]})] + _room_steps(1, people, name=name, mode=mode),
             stated={"mode": mode, "name": name},
             hidden=[len(people)],
             targets=_once(("player", user), ("room", room["id"])),
@@ -1375,9 +1336,7 @@ class ReopenRoom(MobaTemplate):
         people = [m["player_id"] for m in room["members"] if not m["is_owner"]]
         people += [i["invitee_id"] for i in room["pending_invitations"] if i["invitee_id"] not in people]
         api.call("dissolve_room", room_id=old)
-        new = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
-        for player in people:
-            api.call("invite_to_room", room_id=new["room_id"], player_id=player)
+        _host_room(api, people, name=stated["name"], mode=stated["mode"])
 
 
 class RoomForFrequentTeammates(MobaTemplate):
@@ -1393,13 +1352,7 @@ class RoomForFrequentTeammates(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = _host_candidates(
-            ctx,
-            "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-            "WHERE m.season_id = ? GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 8 AND 120 "
-            "ORDER BY mp.player_id",
-            season,
-        )
+        user = _host_candidates(ctx, _players_whose_matches("m.season_id = ?", "COUNT(*) BETWEEN 8 AND 120"), season)
         played = {m["id"]: m["season_id"] for m in _my_matches(ctx, user)}
         sides = _sides(ctx, user)
 
@@ -1423,18 +1376,16 @@ class RoomForFrequentTeammates(MobaTemplate):
             return sorted(p for p, _ in top)
 
         targets = invited()
-        _differs(targets, invited(by_season=False), invited(by_k=OFF), invited(by_k=IGNORED))
+        _conditions_bite(targets, invited, by_season=DROPPED, by_k=SLIPPED)
         mode = ctx.rng.choice(["classic", "brawl", "custom"] + (["ranked"] if k <= 4 else []))
         name = _room_name(ctx)
         query = self.phrase(ctx, k=k, mode=mode, name=name) + _leave_note(ctx, user)
-        return Draft(
+        return _player_draft(
             user,
             query,
-            [Step("create_room", {"name": name, "mode": mode})]
-            + [Step("invite_to_room", {"room_id": ref(0, "room_id"), "player_id": p}) for p in targets],
-            stated={"k": k, "mode": mode, "name": name},
-            hidden=[],
-            targets=_once(("player", user)),
+            _room_steps(0, targets, name=name, mode=mode),
+            {"k": k, "mode": mode, "name": name},
+            [],
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -1448,9 +1399,7 @@ class RoomForFrequentTeammates(MobaTemplate):
                         counts[player["player_id"]] += 1
         ranked = sorted(counts.items(), key=lambda pc: (-pc[1], pc[0]))
         chosen = api.top("most_often", ranked, stated["k"], lambda pc: pc[1])
-        room = api.call("create_room", creates="room_id", name=stated["name"], mode=stated["mode"])
-        for player, _ in chosen:
-            api.call("invite_to_room", room_id=room["room_id"], player_id=player)
+        _host_room(api, [p for p, _ in chosen], name=stated["name"], mode=stated["mode"])
 
 
 class JoinRoomAndInvite(MobaTemplate):
@@ -1508,7 +1457,7 @@ class JoinRoomAndInvite(MobaTemplate):
         cuts = sorted({f["tier"] for f in friends if f["status"] == "online"})
         cut = ctx.choice(cuts[1:], "tier cut")
         targets = _bounded(invited(cut), 1, 9, "friends")
-        _differs(targets, invited(cut, by_online=False), invited(cut, by_tier=OFF), invited(cut, by_tier=IGNORED))
+        _conditions_bite(targets, invited, cut, by_online=DROPPED, by_tier=SLIPPED)
         if capacity < 1:
             raise NoTarget("no place to invite to")
         inviter = _nickname(ctx, invitation["inviter_id"])
@@ -1628,13 +1577,8 @@ class ClanTopContributor(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(
-            ctx.column(
-                "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 ORDER BY m.player_id"
-            ),
-            "clan member",
-        )
-        team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
+        user = _draw(ctx, "clan member", CLAN_MEMBERS)
+        team = _clan_of(ctx, user)
         mates = ctx.rows(
             "SELECT player_id, contribution FROM team_members WHERE team_id = ? AND player_id != ? ORDER BY contribution DESC, player_id",
             team,
@@ -1678,7 +1622,7 @@ class ClanTopContributor(MobaTemplate):
         games, asked = chosen()
         _bounded(list(games), 10, 70, "matches")
         _differs((games, asked), chosen(2), chosen(None), chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_side=False))
-        steps = [Step("favourite_match", {"match_id": m, "note": note}) for m in games] + [befriend[p] for p in asked]
+        steps = _favourite_steps(games, note) + [befriend[p] for p in asked]
         query = self.phrase(ctx, note=note, msg=msg, date=pretty_day(since))
         return Draft(
             user,
@@ -1704,7 +1648,7 @@ class ClanTopContributor(MobaTemplate):
                     continue
                 recent = api.compare("since", match["started_at"][:10], ">=", stated["since"])
                 if recent & api.keep("same_team", shared["side"] == match["side"]):
-                    api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                    _favourite(api, match, stated)
                     saved.add(match["match_id"])
         for mate in chosen:
             _befriend(api, mate["player_id"], stated["message"])
@@ -1731,7 +1675,7 @@ class LeaderboardFriendRequests(MobaTemplate):
     def attempt(self, ctx: GenContext) -> Draft:
         current = _current_season(ctx)
         season = ctx.rng.choice([current - 1, current - 2, current - 3])
-        user = ctx.choice(ctx.column("SELECT id FROM players ORDER BY id"), "player")
+        user = _draw(ctx, "player", "SELECT id FROM players ORDER BY id")
         region = ctx.value("SELECT region FROM players WHERE id = ?", user)
         msg = ctx.rng.choice(FRIEND_MESSAGES)
         board = ctx.rows(
@@ -1755,16 +1699,11 @@ class LeaderboardFriendRequests(MobaTemplate):
             ]
 
         targets = _bounded(chosen(), 10, 30, "players")
-        _differs(targets, chosen(by_region=False), chosen(by_tier=OFF), chosen(by_tier=IGNORED))
+        _conditions_bite(targets, chosen, by_region=DROPPED, by_tier=SLIPPED)
         name = ctx.value("SELECT name FROM seasons WHERE id = ?", season)
         query = self.phrase(ctx, season=name, tier=TIERS[cut], msg=msg)
-        return Draft(
-            user,
-            query,
-            [actions[p] for p in targets],
-            stated={"season": name, "tier": TIERS[cut], "message": msg},
-            hidden=[len(targets)],
-            targets=_once(("player", user)),
+        return _player_draft(
+            user, query, [actions[p] for p in targets], {"season": name, "tier": TIERS[cut], "message": msg}, [len(targets)]
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -1800,7 +1739,7 @@ class ScoutRegionLeader(MobaTemplate):
             season,
         )
         # Outside the overall leader's region, so that reading the whole leaderboard's top would be wrong.
-        user = ctx.choice(ctx.column("SELECT id FROM players WHERE region != ? ORDER BY id", board[0]["region"]), "player")
+        user = _draw(ctx, "player", "SELECT id FROM players WHERE region != ? ORDER BY id", board[0]["region"])
         region = ctx.value("SELECT region FROM players WHERE id = ?", user)
         leader = next(b["player_id"] for b in board if b["region"] == region)
         if leader == user:
@@ -1830,15 +1769,8 @@ class ScoutRegionLeader(MobaTemplate):
             Step("send_friend_request", {"player_id": leader, "message": msg}),
             Step("buy_hero", {"hero_id": hero, "currency": currency}),
         ]
-        steps += [Step("favourite_match", {"match_id": m, "note": note}) for m in games]
-        return Draft(
-            user,
-            query,
-            steps,
-            stated={"message": msg, "currency": currency, "note": note},
-            hidden=[len(games)],
-            targets=_once(("player", user)),
-        )
+        steps += _favourite_steps(games, note)
+        return _player_draft(user, query, steps, {"message": msg, "currency": currency, "note": note}, [len(games)])
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -1856,7 +1788,7 @@ class ScoutRegionLeader(MobaTemplate):
         for match in api.all_pages("list_match_history"):
             shared = theirs.get(match["match_id"])
             if shared and api.keep("against", shared["side"] != match["side"]) and match["match_id"] not in saved:
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
 
 
 # -- blocks ----------------------------------------------------------------------------------
@@ -1864,7 +1796,7 @@ class ScoutRegionLeader(MobaTemplate):
 
 class UnblockAndReconnect(MobaTemplate):
     name = "unblock_and_reconnect"
-    tries = 2  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    tries = 2
     conditions = (Condition("blocked_before", "boundary"),)
     phrasings = (
         "I want to make peace with the players I blocked before {date} ({date} itself does not count): take them off my "
@@ -1898,13 +1830,9 @@ class UnblockAndReconnect(MobaTemplate):
             for p in freed
             for s in (Step("unblock_player", {"player_id": p}), Step("send_friend_request", {"player_id": p, "message": msg}))
         ]
-        room = len(steps)
-        steps.append(Step("create_room", {"name": name, "mode": "custom"}))
-        steps += [Step("invite_to_room", {"room_id": ref(room, "room_id"), "player_id": p}) for p in freed]
+        steps += _room_steps(len(steps), freed, name=name, mode="custom")
         query = self.phrase(ctx, date=pretty_day(date), msg=msg, name=name) + _leave_note(ctx, user)
-        return Draft(
-            user, query, steps, stated={"before": date, "message": msg, "name": name}, hidden=[len(freed)], targets=_once(("player", user))
-        )
+        return _player_draft(user, query, steps, {"before": date, "message": msg, "name": name}, [len(freed)])
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         freed = [
@@ -1915,14 +1843,12 @@ class UnblockAndReconnect(MobaTemplate):
         for player in freed:
             api.call("unblock_player", player_id=player)
             api.call("send_friend_request", player_id=player, message=stated["message"])
-        room = api.call("create_room", creates="room_id", name=stated["name"], mode="custom")
-        for player in freed:
-            api.call("invite_to_room", room_id=room["room_id"], player_id=player)
+        _host_room(api, freed, name=stated["name"], mode="custom")
 
 
 class BlockToxicTeammates(MobaTemplate):
     name = "block_toxic_teammates"
-    tries = 6  # a light task: drawn less eagerly, so that the suite leans on larger ones
+    tries = 6
     conditions = (Condition("since", "boundary"), Condition("deaths", "boundary"), Condition("teammate", "filter"))
     phrasings = (
         "Block every player who was on my team in a match I lost on or after {date} and died {d} or more times in that match. "
@@ -1935,14 +1861,12 @@ class BlockToxicTeammates(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         start = ctx.rng.choice([14, 21, 30, 45])
-        user = ctx.choice(
-            ctx.column(
-                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id WHERE mp.result = 'loss' "
-                "AND m.started_at >= date(?, ?) GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 4 AND 40 ORDER BY mp.player_id",
-                _today(ctx),
-                f"-{start} days",
-            ),
+        user = _draw(
+            ctx,
             "player with losses",
+            _players_whose_matches("mp.result = 'loss' AND m.started_at >= date(?, ?)", "COUNT(*) BETWEEN 4 AND 40"),
+            _today(ctx),
+            f"-{start} days",
         )
         rows = ctx.rows(
             "SELECT substr(m.started_at, 1, 10) AS day, o.player_id, o.side = mp.side AS same, o.deaths FROM match_players mp "
@@ -1969,17 +1893,10 @@ class BlockToxicTeammates(MobaTemplate):
             )
 
         targets = _bounded(chosen(), 4, 30, "teammates")
-        _differs(
-            targets, chosen(by_day=OFF), chosen(by_day=IGNORED), chosen(by_deaths=OFF), chosen(by_deaths=IGNORED), chosen(by_side=False)
-        )
+        _conditions_bite(targets, chosen, by_day=SLIPPED, by_deaths=SLIPPED, by_side=DROPPED)
         query = self.phrase(ctx, date=pretty_day(since), d=d)
-        return Draft(
-            user,
-            query,
-            [Step("block_player", {"player_id": p}) for p in targets],
-            stated={"since": since, "deaths": d},
-            hidden=_hide([len(targets)], d),
-            targets=_once(("player", user)),
+        return _player_draft(
+            user, query, [Step("block_player", {"player_id": p}) for p in targets], {"since": since, "deaths": d}, _hide([len(targets)], d)
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -2020,9 +1937,7 @@ class FavouriteTopHeroMatches(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(
-            ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 60 ORDER BY player_id"), "player"
-        )
+        user = _draw(ctx, "player", "SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 60 ORDER BY player_id")
         heroes = ctx.rows(
             "SELECT h.id, h.role, h.secondary_role, ph.proficiency FROM player_heroes ph JOIN heroes h ON h.id = ph.hero_id "
             "WHERE ph.player_id = ? ORDER BY ph.proficiency DESC, h.id",
@@ -2064,26 +1979,14 @@ class FavouriteTopHeroMatches(MobaTemplate):
                 if m["hero_id"] in ids and _at_or_after(by_since)(m["day"], since) and _at_least(by_score)(m["score"], score)
             ]
 
-        targets = _bounded(chosen(), 15, 70, "matches")
-        _differs(
-            targets,
-            chosen(by_role=False),
-            chosen(by_top=OFF),
-            chosen(by_top=IGNORED),
-            chosen(by_since=OFF),
-            chosen(by_since=IGNORED),
-            chosen(by_score=OFF),
-            chosen(by_score=IGNORED),
-        )
-        note = ctx.rng.choice(MATCH_NOTES)
+        targets, note = _matches_to_save(ctx, chosen, 15, 70, by_role=DROPPED, by_top=SLIPPED, by_since=SLIPPED, by_score=SLIPPED)
         query = self.phrase(ctx, role=role, date=pretty_day(since), score=score, note=note)
-        return Draft(
+        return _player_draft(
             user,
             query,
-            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-            stated={"role": role, "since": since, "score": score, "note": note},
-            hidden=_hide([len(targets)], score),
-            targets=_once(("player", user)),
+            _favourite_steps(targets, note),
+            {"role": role, "since": since, "score": score, "note": note},
+            _hide([len(targets)], score),
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -2099,7 +2002,7 @@ class FavouriteTopHeroMatches(MobaTemplate):
                 recent = api.compare("since", match["started_at"][:10], ">=", stated["since"])
                 good = api.compare("min_score", match["score"], ">=", stated["score"])
                 if recent and good and match["match_id"] not in saved:
-                    api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                    _favourite(api, match, stated)
 
 
 class FavouriteCarryGames(MobaTemplate):
@@ -2119,9 +2022,8 @@ class FavouriteCarryGames(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(
-            ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING SUM(result = 'win') >= 25 ORDER BY player_id"),
-            "player",
+        user = _draw(
+            ctx, "player", "SELECT player_id FROM match_players GROUP BY player_id HAVING SUM(result = 'win') >= 25 ORDER BY player_id"
         )
         saved = _favourited(ctx, user)
         rows = ctx.rows(
@@ -2145,18 +2047,9 @@ class FavouriteCarryGames(MobaTemplate):
                 if _at_or_after(by_since)(r["day"], since) and (r["result"] == "win" or not by_win) and (r["top"] or not by_top)
             ]
 
-        targets = _bounded(chosen(), 12, 50, "matches")
-        _differs(targets, chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_win=False), chosen(by_top=False))
-        note = ctx.rng.choice(MATCH_NOTES)
+        targets, note = _matches_to_save(ctx, chosen, 12, 50, by_since=SLIPPED, by_win=DROPPED, by_top=DROPPED)
         query = self.phrase(ctx, note=note, date=pretty_day(since))
-        return Draft(
-            user,
-            query,
-            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-            stated={"since": since, "note": note},
-            hidden=[len(targets)],
-            targets=_once(("player", user)),
-        )
+        return _player_draft(user, query, _favourite_steps(targets, note), {"since": since, "note": note}, [len(targets)])
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)["player_id"]
@@ -2169,7 +2062,7 @@ class FavouriteCarryGames(MobaTemplate):
             mine = next(p for p in players if p["player_id"] == me)
             best = max(p["damage_dealt"] for p in players if p["side"] == match["side"])
             if api.keep("top_damage", mine["damage_dealt"] >= best):
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
 
 
 class SeasonMvpRecap(MobaTemplate):
@@ -2194,30 +2087,17 @@ class SeasonMvpRecap(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = ctx.choice(
-            ctx.column(
-                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-                "WHERE m.season_id = ? GROUP BY mp.player_id HAVING SUM(mp.is_mvp) BETWEEN 6 AND 60 "
-                "ORDER BY mp.player_id",
-                season,
-            ),
-            "player with MVPs",
-        )
+        user = _draw(ctx, "player with MVPs", _players_whose_matches("m.season_id = ?", "SUM(mp.is_mvp) BETWEEN 6 AND 60"), season)
         matches = _my_matches(ctx, user)
         saved = _favourited(ctx, user)
         sides = _sides(ctx, user)
         msg, note = ctx.rng.choice(FRIEND_MESSAGES), ctx.rng.choice(MATCH_NOTES)
-        cache: dict[int, Step | None] = {}
-
-        def action(p: int) -> Step | None:
-            if p not in cache:
-                cache[p] = _befriend_steps(ctx, user, [p], msg).get(p)
-            return cache[p]
+        befriend = _befriend_step(ctx, user, msg)
 
         def chosen(k: int, by_season: bool = True, by_mvp: bool = True, by_k: str = RIGHT) -> tuple:
             picked = [m["id"] for m in matches if (m["season_id"] == season or not by_season) and (m["is_mvp"] or not by_mvp)]
             counts = Counter(p for m in picked for p, same in sides[m] if same)
-            friends = tuple((p, action(p).tool) for p in sorted(counts) if _at_least(by_k)(counts[p], k) and action(p) is not None)
+            friends = tuple(_befrienders(counts, lambda n: _at_least(by_k)(n, k), befriend))
             return tuple(m for m in picked if m not in saved), friends
 
         for k in ctx.rng.sample([2, 3, 4], 3):
@@ -2225,24 +2105,15 @@ class SeasonMvpRecap(MobaTemplate):
             if len(games) < 12 or len(friends) < 1:
                 continue
             try:
-                _differs(
-                    (games, friends), chosen(k, by_season=False), chosen(k, by_mvp=False), chosen(k, by_k=OFF), chosen(k, by_k=IGNORED)
-                )
+                _conditions_bite((games, friends), chosen, k, by_season=DROPPED, by_mvp=DROPPED, by_k=SLIPPED)
             except NoTarget:
                 continue
             break
         else:
             raise NoTarget("no threshold at which every condition bites")
         query = self.phrase(ctx, note=note, k=k, msg=msg)
-        steps = [Step("favourite_match", {"match_id": m, "note": note}) for m in games] + [action(p) for p, _ in friends]
-        return Draft(
-            user,
-            query,
-            steps,
-            stated={"note": note, "k": k, "message": msg},
-            hidden=_hide([len(games), len(friends)], k),
-            targets=_once(("player", user)),
-        )
+        steps = _favourite_steps(games, note) + [step for _, step in friends]
+        return _player_draft(user, query, steps, {"note": note, "k": k, "message": msg}, _hide([len(games), len(friends)], k))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -2253,13 +2124,11 @@ class SeasonMvpRecap(MobaTemplate):
             if not (api.keep("season", match["season_id"] == season) & api.keep("mvp", match["is_mvp"])):
                 continue
             if match["match_id"] not in saved:
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
             for player in api.call("get_match", match_id=match["match_id"])["players"]:
                 if player["side"] == match["side"] and player["player_id"] != me["player_id"]:
                     counts[player["player_id"]] += 1
-        for player in sorted(counts):
-            if api.compare("times", counts[player], ">=", stated["k"]):
-                _befriend(api, player, stated["message"])
+        _befriend_frequent(api, counts, stated)
 
 
 class ClanSquadMatches(MobaTemplate):
@@ -2275,13 +2144,8 @@ class ClanSquadMatches(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(
-            ctx.column(
-                "SELECT m.player_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.member_count >= 4 ORDER BY m.player_id"
-            ),
-            "clan member",
-        )
-        team = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", user)
+        user = _draw(ctx, "clan member", CLAN_MEMBERS)
+        team = _clan_of(ctx, user)
         mates = set(ctx.column("SELECT player_id FROM team_members WHERE team_id = ? AND player_id != ?", team, user))
         saved = _favourited(ctx, user)
         played = {m["id"]: m["day"] for m in _my_matches(ctx, user)}
@@ -2300,19 +2164,10 @@ class ClanSquadMatches(MobaTemplate):
                 m for m, day in played.items() if _at_or_after(by_since)(day, since) and _at_least(by_n)(together[m], n) and m not in saved
             )
 
-        targets = _bounded(chosen(), 15, 70, "matches")
-        _differs(targets, chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_n=OFF), chosen(by_n=IGNORED))
-        note = ctx.rng.choice(MATCH_NOTES)
+        targets, note = _matches_to_save(ctx, chosen, 15, 70, by_since=SLIPPED, by_n=SLIPPED)
         who = "any of my clanmates" if n == 1 else f"at least {n} of my clanmates"
         query = self.phrase(ctx, date=pretty_day(since), who=who, note=note)
-        return Draft(
-            user,
-            query,
-            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-            stated={"since": since, "n": n, "note": note},
-            hidden=_hide([len(targets)], n),
-            targets=_once(("player", user)),
-        )
+        return _player_draft(user, query, _favourite_steps(targets, note), {"since": since, "n": n, "note": note}, _hide([len(targets)], n))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -2324,7 +2179,7 @@ class ClanSquadMatches(MobaTemplate):
             players = api.call("get_match", match_id=match["match_id"])["players"]
             together = sum(1 for p in players if p["side"] == match["side"] and p["player_id"] in mates)
             if api.compare("clanmates", together, ">=", stated["n"]):
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
 
 
 class FavouriteBoughtHeroWins(MobaTemplate):
@@ -2340,9 +2195,7 @@ class FavouriteBoughtHeroWins(MobaTemplate):
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
-        user = ctx.choice(
-            ctx.column("SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 50 ORDER BY player_id"), "player"
-        )
+        user = _draw(ctx, "player", "SELECT player_id FROM match_players GROUP BY player_id HAVING COUNT(*) >= 50 ORDER BY player_id")
         heroes = ctx.rows(
             "SELECT hero_id, acquired_via, substr(acquired_at, 1, 10) AS day FROM player_heroes WHERE player_id = ? ORDER BY hero_id", user
         )
@@ -2362,18 +2215,9 @@ class FavouriteBoughtHeroWins(MobaTemplate):
             }
             return sorted(m["id"] for m in matches if m["hero_id"] in picked and (m["result"] == "win" or not by_win))
 
-        targets = _bounded(chosen(), 10, 70, "matches")
-        _differs(targets, chosen(by_bought=False), chosen(by_since=OFF), chosen(by_since=IGNORED), chosen(by_win=False))
-        note = ctx.rng.choice(MATCH_NOTES)
+        targets, note = _matches_to_save(ctx, chosen, 10, 70, by_bought=DROPPED, by_since=SLIPPED, by_win=DROPPED)
         query = self.phrase(ctx, date=pretty_day(since), note=note)
-        return Draft(
-            user,
-            query,
-            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-            stated={"since": since, "note": note},
-            hidden=[len(targets)],
-            targets=_once(("player", user)),
-        )
+        return _player_draft(user, query, _favourite_steps(targets, note), {"since": since, "note": note}, [len(targets)])
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = _favourite_ids(api)
@@ -2384,7 +2228,7 @@ class FavouriteBoughtHeroWins(MobaTemplate):
                 continue
             for match in api.all_pages("list_match_history", hero_id=hero["hero_id"]):
                 if api.keep("won", match["result"] == "win") and match["match_id"] not in saved:
-                    api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                    _favourite(api, match, stated)
                     saved.add(match["match_id"])
 
 
@@ -2409,15 +2253,7 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
 
     def attempt(self, ctx: GenContext) -> Draft:
         season = _current_season(ctx)
-        user = ctx.choice(
-            ctx.column(
-                "SELECT mp.player_id FROM match_players mp JOIN matches m ON m.id = mp.match_id "
-                "WHERE m.season_id = ? GROUP BY mp.player_id HAVING COUNT(*) BETWEEN 15 AND 120 "
-                "ORDER BY mp.player_id",
-                season,
-            ),
-            "player",
-        )
+        user = _draw(ctx, "player", _players_whose_matches("m.season_id = ?", "COUNT(*) BETWEEN 15 AND 120"), season)
         region = ctx.value("SELECT region FROM players WHERE id = ?", user)
         board = ctx.rows(
             f"SELECT r.player_id, p.region FROM season_ranks r JOIN players p ON p.id = r.player_id WHERE r.season_id = ? "
@@ -2445,14 +2281,7 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
             if not 8 <= len(targets) <= 60:
                 continue
             try:
-                _differs(
-                    targets,
-                    chosen(k, by_region=False),
-                    chosen(k, by_k=OFF),
-                    chosen(k, by_k=IGNORED),
-                    chosen(k, by_season=False),
-                    chosen(k, by_side=False),
-                )
+                _conditions_bite(targets, chosen, k, by_region=DROPPED, by_k=SLIPPED, by_season=DROPPED, by_side=DROPPED)
             except NoTarget:
                 continue
             break
@@ -2460,14 +2289,7 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
             raise NoTarget("no k at which every condition bites")
         note = ctx.rng.choice(MATCH_NOTES)
         query = self.phrase(ctx, k=k, note=note)
-        return Draft(
-            user,
-            query,
-            [Step("favourite_match", {"match_id": m, "note": note}) for m in targets],
-            stated={"k": k, "note": note},
-            hidden=_hide([len(targets)], k),
-            targets=_once(("player", user)),
-        )
+        return _player_draft(user, query, _favourite_steps(targets, note), {"k": k, "note": note}, _hide([len(targets)], k))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
@@ -2484,7 +2306,7 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
                 continue
             players = api.call("get_match", match_id=match["match_id"])["players"]
             if any(p["player_id"] in leaders and api.keep("against", p["side"] != match["side"]) for p in players):
-                api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
+                _favourite(api, match, stated)
 
 
 TEMPLATES = [

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..engine.domain import Domain
+from ..engine.domain import Domain, package_description, package_source_files
 from .checks import CHECKS
 from .data import GENERATORS
 from .schema import SCHEMA
 from .tools import SONG_SEARCH, TOOLS
-
-_HERE = Path(__file__).parent
 
 DOMAIN = Domain(
     name="music",
@@ -22,7 +18,7 @@ DOMAIN = Domain(
     generators=GENERATORS,
     checks=CHECKS,
     tools=TOOLS,
-    description=(_HERE / "description.md").read_text(encoding="utf-8").strip(),
+    description=package_description(__file__),
     actor_table="users",
     actor_noun="listener",
     actor_label_sql="SELECT display_name || ' (@' || username || ')' FROM users WHERE id = ?",
@@ -30,13 +26,5 @@ DOMAIN = Domain(
     faker_locales=["en_US", "en_GB", "ko_KR", "ja_JP", "zh_CN", "zh_TW", "es_ES", "es_MX", "pt_BR", "fr_FR", "de_DE", "sv_SE"],
     templates_module=f"{__name__}.templates",
     tool_cases_module=f"{__name__}.tool_cases",
-    source_files=[
-        _HERE / "schema.py",
-        _HERE / "data.py",
-        _HERE / "checks.py",
-        _HERE / "vocabulary.py",
-        _HERE.parent / "engine" / "fill.py",
-        _HERE.parent / "engine" / "repair.py",
-        _HERE.parent / "engine" / "moments.py",
-    ],
+    source_files=package_source_files(__file__),
 )

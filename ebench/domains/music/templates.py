@@ -18,7 +18,7 @@ Playlist positions are volatile (grading ignores them), so no template declares 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sized
 from typing import Any
 
 from ...tasks.generation import Draft, GenContext, NoTarget, Template, leaked
@@ -95,6 +95,16 @@ def user_any(ctx: GenContext) -> int:
     return _listener(ctx, "SELECT id FROM users ORDER BY id")
 
 
+def _listener_with(ctx: GenContext, table: str, at_least: int, who: str = "user_id") -> int:
+    """A listener owning at least `at_least` rows of `table` (plays, favourites, playlists...)."""
+    return _listener(ctx, f"SELECT {who} FROM {table} GROUP BY {who} HAVING COUNT(*) >= {at_least} ORDER BY {who}")
+
+
+def _draw_row(ctx: GenContext, what: str, sql: str, *params: Any) -> dict[str, Any]:
+    """One row of the query, drawn at random (NoTarget when there is none)."""
+    return ctx.choice(ctx.rows(sql, *params), what)
+
+
 def _new_name(ctx: GenContext, *avoid: str) -> str:
     """A playlist name nobody uses yet."""
     taken = set(ctx.column("SELECT name FROM playlists")) | set(avoid)
@@ -112,6 +122,32 @@ def _bites(right: Any, *wrong: Any) -> None:
             raise NoTarget("a stated condition would exclude nothing")
 
 
+def _anything(_: Any) -> bool:
+    return True
+
+
+def _selection_that_bites(pick: Callable[..., Any], *conditions: tuple[Callable[[Any], bool], Callable[[Any], bool] | None]) -> Any:
+    """`pick` with every condition as stated, each condition given as (as stated, one step off or None where
+    there is no such step). Checks (`_bites`) that taking any one condition one step off, or ignoring it, changes
+    the selection."""
+    stated = [test for test, _ in conditions]
+    right = pick(*stated)
+    wrong = [
+        pick(*stated[:i], other, *stated[i + 1 :])
+        for i, (_, off) in enumerate(conditions)
+        for other in ((off, _anything) if off else (_anything,))
+    ]
+    _bites(right, *wrong)
+    return right
+
+
+def _top_with_clean_cut(ranked: list[dict[str, Any]], k: int) -> list[int]:
+    """The ids of the first k rows (most played first), refusing a tie in play count across the cut."""
+    if len(ranked) <= k or ranked[k - 1]["play_count"] == ranked[k]["play_count"]:
+        raise NoTarget("no clean cut")
+    return [r["id"] for r in ranked[:k]]
+
+
 def _in_range(items: Any, low: int, high: int, what: str) -> Any:
     if not low <= len(items) <= high:
         raise NoTarget(f"{len(items)} {what}, wanted {low}-{high}")
@@ -123,6 +159,11 @@ def _playlist_steps(name: str, songs: Iterable[int], at: int = 0, **extra: Any) 
     return [Step("create_playlist", {"name": name, **extra})] + [
         Step("add_song_to_playlist", {"playlist_id": ref(at, "playlist_id"), "song_id": s}) for s in songs
     ]
+
+
+def _draft(actor: int, query: str, steps: list[Step], stated: dict[str, Any], selected: Sized, *about: Any) -> Draft:
+    """A draft whose hidden value is how many items the data selected; its targets are `about`, by default the listener."""
+    return Draft(actor, query, steps, stated=stated, hidden=[len(selected)], targets=about or (("user", actor),))
 
 
 def _unique(ids: Iterable[int]) -> list[int]:
@@ -159,6 +200,21 @@ def _new_playlist(api: PublicAPI, name: str, songs: Iterable[int], **extra: Any)
     for song in songs:
         api.call("add_song_to_playlist", playlist_id=playlist["playlist_id"], song_id=song)
     return playlist
+
+
+def _top_played_playlist(api: PublicAPI, stated: dict[str, Any], passes: Callable[[dict[str, Any]], bool], **search: Any) -> None:
+    """Create the stated playlist from the k most played songs of a search that are playable, in the stated language
+    and pass the template's own condition."""
+    candidates = [
+        s
+        for s in api.all_pages("search_songs", **search, sort_by="most_played")
+        if s["copyright_status"] != "expired"
+        and api.keep("language", s["language"].casefold() == stated["language"].casefold())
+        and passes(s)
+    ]
+    ranked = sorted(candidates, key=lambda s: (-s["play_count"], s["song_id"]))
+    chosen = api.top("top_k", ranked, stated["k"], lambda s: s["play_count"])
+    _new_playlist(api, stated["name"], [s["song_id"] for s in chosen])
 
 
 def _by_time(plays: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -203,12 +259,11 @@ class FavouriteArtistSince(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        artist = ctx.choice(
-            ctx.rows(
-                "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) BETWEEN 22 AND 80 "
-                "AND (SELECT COUNT(*) FROM artists b WHERE b.name = a.name) = 1 ORDER BY a.id"
-            ),
+        artist = _draw_row(
+            ctx,
             "artist",
+            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) BETWEEN 22 AND 80 "
+            "AND (SELECT COUNT(*) FROM artists b WHERE b.name = a.name) = 1 ORDER BY a.id",
         )
         user = user_any(ctx)
         # The boundary is the release date of a song the task favourites: "on or after" must include it.
@@ -224,13 +279,13 @@ class FavouriteArtistSince(MusicTemplate):
         cut = ctx.rng.choice(dates[1:-2])
         songs = _in_range([c["id"] for c in candidates if c["release_date"] >= cut], 3, 60, "songs")
         query = self.phrase(ctx, artist=artist["name"], date=pretty_day(cut))
-        return Draft(
+        return _draft(
             user,
             query,
             [Step("favourite_song", {"song_id": s}) for s in songs],
-            stated={"artist": artist["name"], "since": cut},
-            hidden=[len(songs)],
-            targets=(("artist", artist["id"]),),
+            {"artist": artist["name"], "since": cut},
+            songs,
+            ("artist", artist["id"]),
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -256,13 +311,12 @@ class TopPlayedOfGenre(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        combo = ctx.choice(
-            ctx.rows(
-                "SELECT g.id AS genre_id, g.name AS genre, s.language FROM songs s JOIN genres g ON g.id = s.genre_id "
-                "WHERE s.copyright_status != 'expired' AND s.language != 'Instrumental' GROUP BY g.id, s.language HAVING COUNT(*) >= 30 "
-                "ORDER BY g.id, s.language"
-            ),
+        combo = _draw_row(
+            ctx,
             "genre and language",
+            "SELECT g.id AS genre_id, g.name AS genre, s.language FROM songs s JOIN genres g ON g.id = s.genre_id "
+            "WHERE s.copyright_status != 'expired' AND s.language != 'Instrumental' GROUP BY g.id, s.language HAVING COUNT(*) >= 30 "
+            "ORDER BY g.id, s.language",
         )
         lengths = sorted(
             ctx.column(
@@ -283,10 +337,7 @@ class TopPlayedOfGenre(MusicTemplate):
         def top(length_ok: Callable[[int], bool], any_language: bool = False) -> list[int]:
             return [r["id"] for r in every if length_ok(r["duration_sec"]) and (any_language or r["lang"])][:k]
 
-        ranked = [r for r in every if r["lang"] and r["duration_sec"] <= limit]
-        if len(ranked) <= k or ranked[k - 1]["play_count"] == ranked[k]["play_count"]:
-            raise NoTarget("no clean cut")
-        songs = [r["id"] for r in ranked[:k]]
+        songs = _top_with_clean_cut([r for r in every if r["lang"] and r["duration_sec"] <= limit], k)
         _bites(set(songs), set(top(lambda d: d < limit)), set(top(lambda d: True)), set(top(lambda d: d <= limit, any_language=True)))
         name = _new_name(ctx)
         length = _mmss(limit)
@@ -300,16 +351,9 @@ class TopPlayedOfGenre(MusicTemplate):
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        candidates = [
-            s
-            for s in api.all_pages("search_songs", genre=stated["genre"], sort_by="most_played")
-            if s["copyright_status"] != "expired"
-            and api.keep("language", s["language"].casefold() == stated["language"].casefold())
-            and api.compare("max_length", s["duration_sec"], "<=", stated["max_duration_sec"])
-        ]
-        ranked = sorted(candidates, key=lambda s: (-s["play_count"], s["song_id"]))
-        chosen = api.top("top_k", ranked, stated["k"], lambda s: s["play_count"])
-        _new_playlist(api, stated["name"], [s["song_id"] for s in chosen])
+        _top_played_playlist(
+            api, stated, lambda s: api.compare("max_length", s["duration_sec"], "<=", stated["max_duration_sec"]), genre=stated["genre"]
+        )
 
 
 class HistoryNotFavourited(MusicTemplate):
@@ -325,7 +369,7 @@ class HistoryNotFavourited(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 40 ORDER BY user_id")
+        user = _listener_with(ctx, "listening_history", 40)
         plays = ctx.rows(
             "SELECT h.song_id, substr(h.played_at, 1, 10) AS day, s.copyright_status = 'expired' AS expired, "
             "h.song_id IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) AS fav "
@@ -363,14 +407,7 @@ class HistoryNotFavourited(MusicTemplate):
         _in_range(right, 15, 60, "songs")
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, start=pretty_day(start), end=pretty_day(end))
-        return Draft(
-            user,
-            query,
-            _playlist_steps(name, right),
-            stated={"name": name, "start": start, "end": end},
-            hidden=[len(right)],
-            targets=(("user", user),),
-        )
+        return _draft(user, query, _playlist_steps(name, right), {"name": name, "start": start, "end": end}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         plays = _by_time(api.all_pages("get_listening_history"))
@@ -404,7 +441,7 @@ class FollowTopPlayedArtists(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 60 ORDER BY user_id")
+        user = _listener_with(ctx, "listening_history", 60)
         counts = ctx.rows(
             "SELECT s.artist_id, COUNT(*) AS plays, s.artist_id IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) AS followed "
             "FROM listening_history h JOIN songs s ON s.id = h.song_id WHERE h.user_id = ? GROUP BY s.artist_id "
@@ -500,12 +537,11 @@ class LatestAlbumPlaylist(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        artist = ctx.choice(
-            ctx.rows(
-                "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id AND b.album_type = 'album') >= 2 "
-                "ORDER BY a.id"
-            ),
+        artist = _draw_row(
+            ctx,
             "artist",
+            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id AND b.album_type = 'album') >= 2 "
+            "ORDER BY a.id",
         )
         releases = ctx.rows(
             "SELECT id, album_type, release_date FROM albums WHERE artist_id = ? ORDER BY release_date DESC, id DESC", artist["id"]
@@ -530,7 +566,7 @@ class LatestAlbumPlaylist(MusicTemplate):
         name = _new_name(ctx)
         query = self.phrase(ctx, artist=artist["name"], name=name)
         steps = [Step("save_album", {"album_id": album})] + _playlist_steps(name, tracks, at=1, is_public=False)
-        return Draft(user, query, steps, stated={"artist": artist["name"], "name": name}, hidden=[len(tracks)], targets=(("album", album),))
+        return _draft(user, query, steps, {"artist": artist["name"], "name": name}, tracks, ("album", album))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         artist = _artist_id(api, stated["artist"])
@@ -560,12 +596,11 @@ class LongSongsOfGenreYear(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        genre = ctx.choice(
-            ctx.rows(
-                "SELECT g.id, g.name FROM genres g WHERE (SELECT COUNT(*) FROM songs s WHERE s.genre_id = g.id) "
-                "BETWEEN 40 AND 300 ORDER BY g.id"
-            ),
+        genre = _draw_row(
+            ctx,
             "genre",
+            "SELECT g.id, g.name FROM genres g WHERE (SELECT COUNT(*) FROM songs s WHERE s.genre_id = g.id) "
+            "BETWEEN 40 AND 300 ORDER BY g.id",
         )
         user = user_any(ctx)
         songs = ctx.rows(
@@ -581,22 +616,12 @@ class LongSongsOfGenreYear(MusicTemplate):
         def pick(year_ok: Callable[[str], bool], length_ok: Callable[[int], bool]) -> list[int]:
             return [s["id"] for s in songs if year_ok(s["year"]) and length_ok(s["duration_sec"])]
 
-        right = pick(lambda y: y == year, lambda d: d >= threshold)
-        _bites(
-            right,
-            pick(lambda y: True, lambda d: d >= threshold),
-            pick(lambda y: y == year, lambda d: d > threshold),
-            pick(lambda y: y == year, lambda d: True),
-        )
+        right = _selection_that_bites(pick, (lambda y: y == year, None), (lambda d: d >= threshold, lambda d: d > threshold))
         _in_range(right, 3, 40, "songs")
         query = self.phrase(ctx, genre=genre["name"], year=year, length=_mmss(threshold))
-        return Draft(
-            user,
-            query,
-            [Step("favourite_song", {"song_id": s}) for s in right],
-            stated={"genre": genre["name"], "year": year, "min_duration_sec": threshold},
-            hidden=[len(right)],
-            targets=(("genre", genre["id"], year),),
+        steps = [Step("favourite_song", {"song_id": s}) for s in right]
+        return _draft(
+            user, query, steps, {"genre": genre["name"], "year": year, "min_duration_sec": threshold}, right, ("genre", genre["id"], year)
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -623,7 +648,7 @@ class UnfollowUnplayedArtists(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM followed_artists GROUP BY user_id HAVING COUNT(*) >= 6 ORDER BY user_id")
+        user = _listener_with(ctx, "followed_artists", 6)
         follows = ctx.rows(
             "SELECT artist_id, substr(followed_at, 1, 10) AS day, artist_id IN (SELECT s.artist_id FROM listening_history h "
             "JOIN songs s ON s.id = h.song_id WHERE h.user_id = ?) AS played FROM followed_artists WHERE user_id = ? "
@@ -640,14 +665,7 @@ class UnfollowUnplayedArtists(MusicTemplate):
         _bites(right, pick(lambda d: True), pick(lambda d: d <= date), pick(lambda d: d < date, played_ok=True))
         _in_range(right, 2, 30, "artists")
         query = self.phrase(ctx, date=pretty_day(date))
-        return Draft(
-            user,
-            query,
-            [Step("unfollow_artist", {"artist_id": a}) for a in right],
-            stated={"before": date},
-            hidden=[len(right)],
-            targets=(("user", user),),
-        )
+        return _draft(user, query, [Step("unfollow_artist", {"artist_id": a}) for a in right], {"before": date}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         followed = api.all_pages("list_followed_artists")
@@ -671,7 +689,7 @@ class MergePlaylists(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT owner_id FROM playlists GROUP BY owner_id HAVING COUNT(*) >= 2 ORDER BY owner_id")
+        user = _listener_with(ctx, "playlists", 2, "owner_id")
         mine = ctx.rows("SELECT id, name FROM playlists WHERE owner_id = ? ORDER BY id", user)
         a, b = ctx.rng.sample(mine, 2)
         songs = ctx.column(
@@ -688,13 +706,8 @@ class MergePlaylists(MusicTemplate):
             Step("delete_playlist", {"playlist_id": a["id"]}),
             Step("delete_playlist", {"playlist_id": b["id"]}),
         ]
-        return Draft(
-            user,
-            query,
-            steps,
-            stated={"a": a["name"], "b": b["name"], "name": name},
-            hidden=[len(songs)],
-            targets=(("playlist", a["id"]), ("playlist", b["id"])),
+        return _draft(
+            user, query, steps, {"a": a["name"], "b": b["name"], "name": name}, songs, ("playlist", a["id"]), ("playlist", b["id"])
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -722,12 +735,11 @@ class LikeArtistComments(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        artist = ctx.choice(
-            ctx.rows(
-                "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) >= 30 "
-                "AND (SELECT COUNT(*) FROM comments c JOIN songs s ON s.id = c.song_id WHERE s.artist_id = a.id) >= 10 ORDER BY a.id"
-            ),
+        artist = _draw_row(
+            ctx,
             "artist",
+            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM songs s WHERE s.artist_id = a.id) >= 30 "
+            "AND (SELECT COUNT(*) FROM comments c JOIN songs s ON s.id = c.song_id WHERE s.artist_id = a.id) >= 10 ORDER BY a.id",
         )
         user = _listener(
             ctx,
@@ -747,25 +759,12 @@ class LikeArtistComments(MusicTemplate):
         def pick(likes_ok: Callable[[int], bool], day_ok: Callable[[str], bool]) -> list[int]:
             return [c["id"] for c in comments if likes_ok(c["likes"]) and day_ok(c["day"])]
 
-        right = pick(lambda x: x >= n, lambda d: d >= date)
-        _bites(
-            right,
-            pick(lambda x: x > n, lambda d: d >= date),
-            pick(lambda x: True, lambda d: d >= date),
-            pick(lambda x: x >= n, lambda d: d > date),
-            pick(lambda x: x >= n, lambda d: True),
-        )
+        right = _selection_that_bites(pick, (lambda x: x >= n, lambda x: x > n), (lambda d: d >= date, lambda d: d > date))
         _in_range(right, 2, 40, "comments")
         likes = "any likes" if n == 1 else f"{n} or more likes"
         query = self.phrase(ctx, artist=artist["name"], likes=likes, date=pretty_day(date))
-        return Draft(
-            user,
-            query,
-            [Step("like_comment", {"comment_id": c}) for c in right],
-            stated={"artist": artist["name"], "min_likes": n, "since": date},
-            hidden=[len(right)],
-            targets=(("artist", artist["id"]),),
-        )
+        steps = [Step("like_comment", {"comment_id": c}) for c in right]
+        return _draft(user, query, steps, {"artist": artist["name"], "min_likes": n, "since": date}, right, ("artist", artist["id"]))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         artist = _artist_id(api, stated["artist"])
@@ -797,7 +796,7 @@ class SaveAlbumsOfFavourites(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 25 ORDER BY user_id")
+        user = _listener_with(ctx, "favourite_songs", 25)
         albums = ctx.rows(
             "SELECT s.album_id, COUNT(*) AS n, a.album_type = 'album' AS full, substr(a.release_date, 1, 4) AS year "
             "FROM favourite_songs f JOIN songs s ON s.id = f.song_id JOIN albums a ON a.id = s.album_id WHERE f.user_id = ? "
@@ -811,25 +810,11 @@ class SaveAlbumsOfFavourites(MusicTemplate):
         def pick(count_ok: Callable[[int], bool], year_ok: Callable[[str], bool], type_ok: bool = False) -> list[int]:
             return [a["album_id"] for a in albums if count_ok(a["n"]) and year_ok(a["year"]) and (type_ok or a["full"])]
 
-        right = pick(lambda n: n >= k, lambda y: y >= year)
-        _bites(
-            right,
-            pick(lambda n: n > k, lambda y: y >= year),
-            pick(lambda n: True, lambda y: y >= year),
-            pick(lambda n: n >= k, lambda y: y > year),
-            pick(lambda n: n >= k, lambda y: True),
-            pick(lambda n: n >= k, lambda y: y >= year, type_ok=True),
-        )
+        right = _selection_that_bites(pick, (lambda n: n >= k, lambda n: n > k), (lambda y: y >= year, lambda y: y > year))
+        _bites(right, pick(lambda n: n >= k, lambda y: y >= year, type_ok=True))
         _in_range(right, 3, 30, "albums")
         query = self.phrase(ctx, k=k, year=year)
-        return Draft(
-            user,
-            query,
-            [Step("save_album", {"album_id": a}) for a in right],
-            stated={"k": k, "year": year},
-            hidden=[len(right)],
-            targets=(("user", user),),
-        )
+        return _draft(user, query, [Step("save_album", {"album_id": a}) for a in right], {"k": k, "year": year}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         counts = Counter(f["album_id"] for f in api.all_pages("list_favourite_songs"))
@@ -857,13 +842,12 @@ class TopTaggedSongs(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        combo = ctx.choice(
-            ctx.rows(
-                "SELECT t.id AS tag_id, t.name AS tag, s.language FROM song_tags st JOIN tags t ON t.id = st.tag_id "
-                "JOIN songs s ON s.id = st.song_id WHERE s.copyright_status = 'licensed' AND s.language != 'Instrumental' GROUP BY t.id, s.language "
-                "HAVING COUNT(*) >= 15 ORDER BY t.id, s.language"
-            ),
+        combo = _draw_row(
+            ctx,
             "tag and language",
+            "SELECT t.id AS tag_id, t.name AS tag, s.language FROM song_tags st JOIN tags t ON t.id = st.tag_id "
+            "JOIN songs s ON s.id = st.song_id WHERE s.copyright_status = 'licensed' AND s.language != 'Instrumental' GROUP BY t.id, s.language "
+            "HAVING COUNT(*) >= 15 ORDER BY t.id, s.language",
         )
         k = ctx.rng.choice([5, 6, 8, 10, 12])
         songs = ctx.rows(
@@ -877,10 +861,7 @@ class TopTaggedSongs(MusicTemplate):
         def pick(lang_ok: bool = False, vip_ok: bool = False) -> list[dict[str, Any]]:
             return [s for s in songs if (lang_ok or s["lang"]) and (vip_ok or not s["vip"])]
 
-        ranked = pick()
-        if len(ranked) <= k or ranked[k - 1]["play_count"] == ranked[k]["play_count"]:
-            raise NoTarget("no clean cut")
-        right = [s["id"] for s in ranked[:k]]
+        right = _top_with_clean_cut(pick(), k)
         _bites(set(right), {s["id"] for s in pick(lang_ok=True)[:k]}, {s["id"] for s in pick(vip_ok=True)[:k]})
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, k=k, tag=combo["tag"], language=combo["language"])
@@ -893,16 +874,7 @@ class TopTaggedSongs(MusicTemplate):
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        candidates = [
-            s
-            for s in api.all_pages("search_songs", tag=stated["tag"], sort_by="most_played")
-            if s["copyright_status"] != "expired"
-            and api.keep("language", s["language"].casefold() == stated["language"].casefold())
-            and api.keep("no_vip", s["copyright_status"] != "vip_only")
-        ]
-        ranked = sorted(candidates, key=lambda s: (-s["play_count"], s["song_id"]))
-        chosen = api.top("top_k", ranked, stated["k"], lambda s: s["play_count"])
-        _new_playlist(api, stated["name"], [s["song_id"] for s in chosen])
+        _top_played_playlist(api, stated, lambda s: api.keep("no_vip", s["copyright_status"] != "vip_only"), tag=stated["tag"])
 
 
 class FavouritesBeforeYear(MusicTemplate):
@@ -918,13 +890,12 @@ class FavouritesBeforeYear(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        combo = ctx.choice(
-            ctx.rows(
-                "SELECT f.user_id, s.language FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE s.copyright_status != 'expired' "
-                "AND s.language != 'Instrumental' "
-                "GROUP BY f.user_id, s.language HAVING COUNT(*) >= 4 ORDER BY f.user_id, s.language"
-            ),
+        combo = _draw_row(
+            ctx,
             "listener and language",
+            "SELECT f.user_id, s.language FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE s.copyright_status != 'expired' "
+            "AND s.language != 'Instrumental' "
+            "GROUP BY f.user_id, s.language HAVING COUNT(*) >= 4 ORDER BY f.user_id, s.language",
         )
         user, language = combo["user_id"], combo["language"]
         favourites = ctx.rows(
@@ -944,14 +915,7 @@ class FavouritesBeforeYear(MusicTemplate):
         _in_range(right, 2, 40, "songs")
         name = _new_name(ctx)
         query = self.phrase(ctx, language=language, year=year, name=name)
-        return Draft(
-            user,
-            query,
-            _playlist_steps(name, right),
-            stated={"language": language, "year": year, "name": name},
-            hidden=[len(right)],
-            targets=(("user", user),),
-        )
+        return _draft(user, query, _playlist_steps(name, right), {"language": language, "year": year, "name": name}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chosen = [
@@ -977,9 +941,8 @@ class FollowArtistsOfPlaylist(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        playlist = ctx.choice(
-            ctx.rows("SELECT p.id, p.name, p.owner_id FROM playlists p WHERE p.is_public = 1 AND p.song_count >= 6 ORDER BY p.id"),
-            "playlist",
+        playlist = _draw_row(
+            ctx, "playlist", "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE p.is_public = 1 AND p.song_count >= 6 ORDER BY p.id"
         )
         user = playlist["owner_id"]
         artists = ctx.rows(
@@ -994,16 +957,13 @@ class FollowArtistsOfPlaylist(MusicTemplate):
         def pick(ok: Callable[[int], bool]) -> list[int]:
             return [a["artist_id"] for a in artists if ok(a["n"])]
 
-        right = pick(lambda n: n >= k)
-        _bites(right, pick(lambda n: n > k), pick(lambda n: True))
+        right = _selection_that_bites(pick, (lambda n: n >= k, lambda n: n > k))
         _in_range(right, 1, 20, "artists")
         query = self.phrase(ctx, playlist=playlist["name"], k=k)
         steps = [Step("follow_artist", {"artist_id": a}) for a in right] + [
             Step("update_playlist", {"playlist_id": playlist["id"], "is_public": False})
         ]
-        return Draft(
-            user, query, steps, stated={"playlist": playlist["name"], "k": k}, hidden=[len(right)], targets=(("playlist", playlist["id"]),)
-        )
+        return _draft(user, query, steps, {"playlist": playlist["name"], "k": k}, right, ("playlist", playlist["id"]))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["playlist"])
@@ -1028,7 +988,7 @@ class ArchiveOldFavourites(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 58 ORDER BY user_id")
+        user = _listener_with(ctx, "favourite_songs", 58)
         favourites = ctx.rows(
             "SELECT f.song_id, substr(f.favourited_at, 1, 10) AS day, s.copyright_status = 'expired' AS expired "
             "FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? ORDER BY f.favourited_at, f.song_id",
@@ -1044,7 +1004,7 @@ class ArchiveOldFavourites(MusicTemplate):
             Step("unfavourite_song", {"song_id": f["song_id"]}) for f in old
         ]
         query = self.phrase(ctx, date=pretty_day(cut), name=name)
-        return Draft(user, query, steps, stated={"before": cut, "name": name}, hidden=[len(old)], targets=(("user", user),))
+        return _draft(user, query, steps, {"before": cut, "name": name}, old)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         favourites = api.all_pages("list_favourite_songs", sort_by="oldest")
@@ -1077,14 +1037,7 @@ class DeleteOldComments(MusicTemplate):
         def pick(day_ok: Callable[[str], bool], likes_ok: Callable[[int], bool]) -> list[int]:
             return [c["id"] for c in mine if day_ok(c["day"]) and likes_ok(c["likes"])]
 
-        right = pick(lambda d: d < date, lambda x: x < n)
-        _bites(
-            right,
-            pick(lambda d: d <= date, lambda x: x < n),
-            pick(lambda d: True, lambda x: x < n),
-            pick(lambda d: d < date, lambda x: x <= n),
-            pick(lambda d: d < date, lambda x: True),
-        )
+        right = _selection_that_bites(pick, (lambda d: d < date, lambda d: d <= date), (lambda x: x < n, lambda x: x <= n))
         _in_range(right, 2, 30, "comments")
         # A comment deleted with its thread cannot be deleted again: no chosen comment inside another's thread.
         for cid in right:
@@ -1098,14 +1051,7 @@ class DeleteOldComments(MusicTemplate):
         if not ctx.value(f"SELECT COUNT(*) FROM comment_likes WHERE comment_id IN ({','.join('?' * len(right))})", *right):
             raise NoTarget("no like goes with the comments")
         query = self.phrase(ctx, date=pretty_day(date), n=n)
-        return Draft(
-            user,
-            query,
-            [Step("delete_comment", {"comment_id": c}) for c in right],
-            stated={"before": date, "max_likes": n},
-            hidden=[len(right)],
-            targets=(("user", user),),
-        )
+        return _draft(user, query, [Step("delete_comment", {"comment_id": c}) for c in right], {"before": date, "max_likes": n}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         mine = sorted(api.all_pages("list_my_comments"), key=lambda c: (c["created_at"], c["comment_id"]))
@@ -1129,7 +1075,7 @@ class ConsolidateSmallPlaylists(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT owner_id FROM playlists GROUP BY owner_id HAVING COUNT(*) >= 4 ORDER BY owner_id")
+        user = _listener_with(ctx, "playlists", 4, "owner_id")
         mine = ctx.rows("SELECT id, name, song_count FROM playlists WHERE owner_id = ? ORDER BY id", user)
         target = ctx.choice(mine, "target playlist")
         others = [p for p in mine if p["id"] != target["id"]]
@@ -1155,9 +1101,7 @@ class ConsolidateSmallPlaylists(MusicTemplate):
         if len(present) > 500:
             raise NoTarget("too many songs")
         query = self.phrase(ctx, target=target["name"], n=n)
-        return Draft(
-            user, query, steps, stated={"target": target["name"], "max_size": n}, hidden=[len(right)], targets=(("playlist", target["id"]),)
-        )
+        return _draft(user, query, steps, {"target": target["name"], "max_size": n}, right, ("playlist", target["id"]))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlists = api.all_pages("list_my_playlists")
@@ -1188,7 +1132,7 @@ class RenameAndTrim(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        playlist = ctx.choice(ctx.rows("SELECT id, name, owner_id FROM playlists WHERE song_count >= 6 ORDER BY id"), "playlist")
+        playlist = _draw_row(ctx, "playlist", "SELECT id, name, owner_id FROM playlists WHERE song_count >= 6 ORDER BY id")
         songs = ctx.rows(
             "SELECT s.id, s.duration_sec FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
             "WHERE ps.playlist_id = ? ORDER BY ps.position",
@@ -1209,13 +1153,13 @@ class RenameAndTrim(MusicTemplate):
         steps = [Step("update_playlist", {"playlist_id": playlist["id"], "name": new})] + [
             Step("remove_song_from_playlist", {"playlist_id": playlist["id"], "song_id": s}) for s in right
         ]
-        return Draft(
+        return _draft(
             playlist["owner_id"],
             query,
             steps,
-            stated={"old": playlist["name"], "new": new, "min_duration_sec": limit},
-            hidden=[len(right)],
-            targets=(("playlist", playlist["id"]),),
+            {"old": playlist["name"], "new": new, "min_duration_sec": limit},
+            right,
+            ("playlist", playlist["id"]),
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -1252,7 +1196,7 @@ class MostPlayedSinceCompose(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 40 ORDER BY user_id")
+        user = _listener_with(ctx, "listening_history", 40)
         plays = ctx.rows(
             "SELECT song_id, played_at, substr(played_at, 1, 10) AS day FROM listening_history WHERE user_id = ? ORDER BY played_at, id",
             user,
@@ -1340,7 +1284,7 @@ class ThankRepliers(MusicTemplate):
                 steps.append(Step("like_comment", {"comment_id": r["id"]}))
             steps.append(Step("post_comment", {"song_id": r["song_id"], "content": text, "reply_to_comment_id": r["id"]}))
         query = self.phrase(ctx, date=pretty_day(date), text=text)
-        return Draft(user, query, steps, stated={"since": date, "text": text}, hidden=[len(right)], targets=(("user", user),))
+        return _draft(user, query, steps, {"since": date, "text": text}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         mine = api.all_pages("list_my_comments")
@@ -1367,7 +1311,7 @@ class FollowArtistsOfFavourites(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 25 ORDER BY user_id")
+        user = _listener_with(ctx, "favourite_songs", 25)
         artists = ctx.rows(
             "SELECT s.artist_id, COUNT(*) AS n, a.is_verified AS verified FROM favourite_songs f JOIN songs s ON s.id = f.song_id "
             "JOIN artists a ON a.id = s.artist_id WHERE f.user_id = ? AND s.artist_id NOT IN (SELECT artist_id FROM followed_artists "
@@ -1384,14 +1328,7 @@ class FollowArtistsOfFavourites(MusicTemplate):
         _bites(right, pick(lambda n: n > k), pick(lambda n: True), pick(lambda n: n >= k, any_artist=True))
         _in_range(right, 2, 25, "artists")
         query = self.phrase(ctx, k=k)
-        return Draft(
-            user,
-            query,
-            [Step("follow_artist", {"artist_id": a}) for a in right],
-            stated={"k": k},
-            hidden=[len(right)],
-            targets=(("user", user),),
-        )
+        return _draft(user, query, [Step("follow_artist", {"artist_id": a}) for a in right], {"k": k}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         counts = Counter(f["artist_id"] for f in api.all_pages("list_favourite_songs"))
@@ -1432,14 +1369,7 @@ class NewAlbumsOfFollowed(MusicTemplate):
         _bites(right, pick(lambda d: d > date), pick(lambda d: True), pick(lambda d: d >= date, any_type=True))
         _in_range(right, 3, 20, "albums")
         query = self.phrase(ctx, date=pretty_day(date))
-        return Draft(
-            user,
-            query,
-            [Step("save_album", {"album_id": a}) for a in sorted(right)],
-            stated={"since": date},
-            hidden=[len(right)],
-            targets=(("user", user),),
-        )
+        return _draft(user, query, [Step("save_album", {"album_id": a}) for a in sorted(right)], {"since": date}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = {a["album_id"] for a in api.all_pages("list_saved_albums")}
@@ -1466,11 +1396,10 @@ class DevicePlaysPlaylist(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        combo = ctx.choice(
-            ctx.rows(
-                "SELECT user_id, device FROM listening_history GROUP BY user_id, device HAVING COUNT(*) >= 8 ORDER BY user_id, device"
-            ),
+        combo = _draw_row(
+            ctx,
             "listener and device",
+            "SELECT user_id, device FROM listening_history GROUP BY user_id, device HAVING COUNT(*) >= 8 ORDER BY user_id, device",
         )
         user, device = combo["user_id"], combo["device"]
         plays = ctx.rows(
@@ -1491,14 +1420,7 @@ class DevicePlaysPlaylist(MusicTemplate):
         _in_range(right, 3, 60, "songs")
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, where=DEVICE_WORDS[device], length=_mmss(limit))
-        return Draft(
-            user,
-            query,
-            _playlist_steps(name, right),
-            stated={"name": name, "device": device, "min_seconds": limit},
-            hidden=[len(right)],
-            targets=(("user", user),),
-        )
+        return _draft(user, query, _playlist_steps(name, right), {"name": name, "device": device, "min_seconds": limit}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chosen: list[int] = []
@@ -1525,7 +1447,7 @@ class TopListenTimePlaylist(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM listening_history GROUP BY user_id HAVING COUNT(*) >= 40 ORDER BY user_id")
+        user = _listener_with(ctx, "listening_history", 40)
         plays = ctx.rows(
             "SELECT h.song_id, substr(h.played_at, 1, 10) AS day, h.seconds_played AS secs, "
             "s.copyright_status = 'expired' AS expired FROM listening_history h JOIN songs s ON s.id = h.song_id "
@@ -1576,7 +1498,7 @@ class PromotePlayedFromPlaylist(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        playlist = ctx.choice(ctx.rows("SELECT id, name, owner_id FROM playlists WHERE song_count >= 5 ORDER BY id"), "playlist")
+        playlist = _draw_row(ctx, "playlist", "SELECT id, name, owner_id FROM playlists WHERE song_count >= 5 ORDER BY id")
         user = playlist["owner_id"]
         songs = ctx.rows(
             "SELECT ps.song_id AS id, (SELECT COUNT(*) FROM listening_history h WHERE h.user_id = ? AND h.song_id = ps.song_id) AS plays, "
@@ -1600,9 +1522,7 @@ class PromotePlayedFromPlaylist(MusicTemplate):
         if len(steps) < 2:
             raise NoTarget("too small a change")
         query = self.phrase(ctx, playlist=playlist["name"], n=n)
-        return Draft(
-            user, query, steps, stated={"playlist": playlist["name"], "n": n}, hidden=[len(right)], targets=(("playlist", playlist["id"]),)
-        )
+        return _draft(user, query, steps, {"playlist": playlist["name"], "n": n}, right, ("playlist", playlist["id"]))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["playlist"])
@@ -1630,12 +1550,11 @@ class VipSwap(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        playlist = ctx.choice(
-            ctx.rows(
-                "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE EXISTS (SELECT 1 FROM playlist_songs ps JOIN songs s "
-                "ON s.id = ps.song_id WHERE ps.playlist_id = p.id AND s.copyright_status = 'vip_only') ORDER BY p.id"
-            ),
+        playlist = _draw_row(
+            ctx,
             "playlist",
+            "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE EXISTS (SELECT 1 FROM playlist_songs ps JOIN songs s "
+            "ON s.id = ps.song_id WHERE ps.playlist_id = p.id AND s.copyright_status = 'vip_only') ORDER BY p.id",
         )
         songs = ctx.rows(
             "SELECT s.id, s.artist_id, s.copyright_status AS status FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
@@ -1667,14 +1586,7 @@ class VipSwap(MusicTemplate):
         if not licensed_bites:
             raise NoTarget("the licensed filter excludes nothing")
         query = self.phrase(ctx, playlist=playlist["name"])
-        return Draft(
-            playlist["owner_id"],
-            query,
-            steps,
-            stated={"playlist": playlist["name"]},
-            hidden=[len(vip)],
-            targets=(("playlist", playlist["id"]),),
-        )
+        return _draft(playlist["owner_id"], query, steps, {"playlist": playlist["name"]}, vip, ("playlist", playlist["id"]))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["playlist"])
@@ -1714,11 +1626,10 @@ class ArtistCollect(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        artist = ctx.choice(
-            ctx.rows(
-                "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id) >= 3 ORDER BY a.id"
-            ),
+        artist = _draw_row(
+            ctx,
             "artist",
+            "SELECT a.id, a.name FROM artists a WHERE (SELECT COUNT(*) FROM albums b WHERE b.artist_id = a.id) >= 3 ORDER BY a.id",
         )
         user = _listener(
             ctx,
@@ -1750,14 +1661,7 @@ class ArtistCollect(MusicTemplate):
         def pick(year_ok: Callable[[str], bool], length_ok: Callable[[int], bool]) -> list[int]:
             return [t["id"] for t in tracks if year_ok(t["year"]) and length_ok(t["secs"])]
 
-        right = pick(lambda y: y >= year, lambda s: s >= limit)
-        _bites(
-            right,
-            pick(lambda y: y > year, lambda s: s >= limit),
-            pick(lambda y: True, lambda s: s >= limit),
-            pick(lambda y: y >= year, lambda s: s > limit),
-            pick(lambda y: y >= year, lambda s: True),
-        )
+        right = _selection_that_bites(pick, (lambda y: y >= year, lambda y: y > year), (lambda s: s >= limit, lambda s: s > limit))
         albums = [r["id"] for r in releases if r["year"] >= year]
         _in_range(albums, 1, 8, "releases")
         steps = [Step("follow_artist", {"artist_id": artist["id"]})]
@@ -1801,7 +1705,7 @@ class CommentRecentFavourites(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM favourite_songs GROUP BY user_id HAVING COUNT(*) >= 20 ORDER BY user_id")
+        user = _listener_with(ctx, "favourite_songs", 20)
         favourites = ctx.rows(
             "SELECT f.song_id, substr(f.favourited_at, 1, 10) AS day, s.artist_id IN (SELECT artist_id FROM followed_artists "
             "WHERE user_id = ?) AS followed FROM favourite_songs f JOIN songs s ON s.id = f.song_id WHERE f.user_id = ? "
@@ -1819,13 +1723,8 @@ class CommentRecentFavourites(MusicTemplate):
         _in_range(right, 3, 25, "songs")
         text = ctx.rng.choice(COMMENTS)
         query = self.phrase(ctx, date=pretty_day(date), text=text)
-        return Draft(
-            user,
-            query,
-            [Step("post_comment", {"song_id": s, "content": text}) for s in right],
-            stated={"since": date, "text": text},
-            hidden=[len(right)],
-            targets=(("user", user),),
+        return _draft(
+            user, query, [Step("post_comment", {"song_id": s, "content": text}) for s in right], {"since": date, "text": text}, right
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -1850,7 +1749,7 @@ class UnsaveUnplayedAlbums(MusicTemplate):
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = _listener(ctx, "SELECT user_id FROM saved_albums GROUP BY user_id HAVING COUNT(*) >= 6 ORDER BY user_id")
+        user = _listener_with(ctx, "saved_albums", 6)
         saved = ctx.rows(
             "SELECT a.id, substr(a.release_date, 1, 4) AS year, a.id IN (SELECT s.album_id FROM listening_history h JOIN songs s "
             "ON s.id = h.song_id WHERE h.user_id = ?) AS played FROM saved_albums v JOIN albums a ON a.id = v.album_id "
@@ -1867,14 +1766,7 @@ class UnsaveUnplayedAlbums(MusicTemplate):
         _bites(right, pick(lambda y: y <= year), pick(lambda y: True), pick(lambda y: y < year, played_ok=True))
         _in_range(right, 3, 20, "albums")
         query = self.phrase(ctx, year=year)
-        return Draft(
-            user,
-            query,
-            [Step("unsave_album", {"album_id": a}) for a in right],
-            stated={"year": year},
-            hidden=[len(right)],
-            targets=(("user", user),),
-        )
+        return _draft(user, query, [Step("unsave_album", {"album_id": a}) for a in right], {"year": year}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = api.all_pages("list_saved_albums")

@@ -8,6 +8,7 @@ action raises ToolError, which the registry turns into an error result with noth
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -108,6 +109,29 @@ def _genre_id(env: ToolEnv, name: str) -> int:
     if gid is None:
         raise ToolError(ErrorCode.INVALID_VALUE, f"No genre named {name!r}; list_genres shows the genres.")
     return gid
+
+
+def _filter_on_row(env: ToolEnv, where: Where, column: str, ident: int | None, table: str, what: str) -> None:
+    """Keep rows whose `column` is `ident`, which must be the id of a row of `table` (not_found naming `what` otherwise)."""
+    if ident is not None:
+        require(env, table, ident, what)
+        where.add(f"{column} = ?", ident)
+
+
+def _filter_dates(where: Where, column: str, after: str | None, before: str | None) -> None:
+    """Keep rows whose `column` date is within the bounds given (an empty bound is no bound)."""
+    if after:
+        where.add(f"{column} >= ?", after)
+    if before:
+        where.add(f"{column} <= ?", before)
+
+
+def _counted_page(
+    env: ToolEnv, select: str, source: str, where: Where, page: int, order: str, shape: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    """One page of `select` rows matching `where`, the total counted on `source` (a table and its alias) without the joins."""
+    condition, params = where.clause, where.params
+    return paginate(env, select + condition, params, page, order, shape, count=(f"SELECT COUNT(*) FROM {source}{condition}", params))
 
 
 def _song_row(env: ToolEnv, song_id: int) -> dict[str, Any]:
@@ -223,12 +247,8 @@ def search_songs(
             like_pattern(text),
             like_pattern(text),
         )
-    if artist_id is not None:
-        require(env, "artists", artist_id, "artist")
-        where.add("s.artist_id = ?", artist_id)
-    if album_id is not None:
-        require(env, "albums", album_id, "album")
-        where.add("s.album_id = ?", album_id)
+    _filter_on_row(env, where, "s.artist_id", artist_id, "artists", "artist")
+    _filter_on_row(env, where, "s.album_id", album_id, "albums", "album")
     if genre is not None:
         where.add("s.genre_id = ?", _genre_id(env, genre))
     if tag is not None:
@@ -238,17 +258,13 @@ def search_songs(
         where.add("s.id IN (SELECT song_id FROM song_tags WHERE tag_id = ?)", tag_id)
     if language is not None:
         where.add("s.language = ? COLLATE NOCASE", language)
-    if released_after:
-        where.add("s.release_date >= ?", released_after)
-    if released_before:
-        where.add("s.release_date <= ?", released_before)
+    _filter_dates(where, "s.release_date", released_after, released_before)
     if min_duration_sec is not None:
         where.add("s.duration_sec >= ?", min_duration_sec)
     if max_duration_sec is not None:
         where.add("s.duration_sec <= ?", max_duration_sec)
     if copyright_status is not None:
         where.add("s.copyright_status = ?", copyright_status)
-    condition, params = where.clause, where.params
     # Tie-breaks run in the same direction as the sort so that an index can serve the order.
     most_played = "s.play_count DESC, s.id DESC"
     order = {
@@ -259,7 +275,7 @@ def search_songs(
         "title": "s.title COLLATE NOCASE, s.id",
         "duration": "s.duration_sec DESC, s.id DESC",
     }[sort_by]
-    return paginate(env, SONG_SELECT + condition, params, page, order, _song, count=(f"SELECT COUNT(*) FROM songs s{condition}", params))
+    return _counted_page(env, SONG_SELECT, "songs s", where, page, order, _song)
 
 
 @TOOLS.read
@@ -333,10 +349,7 @@ def search_artists(
         "name": "ar.name COLLATE NOCASE, ar.id",
         "debut_year": "ar.debut_year, ar.id",
     }[sort_by]
-    condition, params = where.clause, where.params
-    return paginate(
-        env, ARTIST_SELECT + condition, params, page, order, _artist, count=(f"SELECT COUNT(*) FROM artists ar{condition}", params)
-    )
+    return _counted_page(env, ARTIST_SELECT, "artists ar", where, page, order, _artist)
 
 
 @TOOLS.read
@@ -419,27 +432,19 @@ def search_albums(
         where.add(
             "(al.title LIKE ? ESCAPE '\\' OR al.artist_id IN (SELECT id FROM artists WHERE name LIKE ? ESCAPE '\\'))", pattern, pattern
         )
-    if artist_id is not None:
-        require(env, "artists", artist_id, "artist")
-        where.add("al.artist_id = ?", artist_id)
+    _filter_on_row(env, where, "al.artist_id", artist_id, "artists", "artist")
     if genre is not None:
         where.add("al.genre_id = ?", _genre_id(env, genre))
     if album_type is not None:
         where.add("al.album_type = ?", album_type)
-    if released_after:
-        where.add("al.release_date >= ?", released_after)
-    if released_before:
-        where.add("al.release_date <= ?", released_before)
+    _filter_dates(where, "al.release_date", released_after, released_before)
     order = {
         "relevance": f"(al.title = {sql_literal(query.strip())} COLLATE NOCASE) DESC, al.release_date DESC, al.id DESC",
         "newest": "al.release_date DESC, al.id DESC",
         "oldest": "al.release_date, al.id",
         "title": "al.title COLLATE NOCASE, al.id",
     }[sort_by]
-    condition, params = where.clause, where.params
-    return paginate(
-        env, ALBUM_SELECT + condition, params, page, order, _album, count=(f"SELECT COUNT(*) FROM albums al{condition}", params)
-    )
+    return _counted_page(env, ALBUM_SELECT, "albums al", where, page, order, _album)
 
 
 @TOOLS.read
@@ -799,6 +804,12 @@ class Library:
     counter: str | None  # "table.column" of the item's aggregate
     present: str  # message when adding what is there; {} is the item's name
     absent: str  # message when removing what is not there
+    name: str  # the item's column that names it ("title", "name")
+    flag: str  # the answer's key that says whether the item is now in the library
+
+    def answer(self, item_id: int, item: dict[str, Any], present: bool) -> dict[str, Any]:
+        """What an add or remove tool returns: the item, its name and whether it is now in the library."""
+        return {self.key: item_id, self.name: item[self.name], self.flag: present}
 
 
 FAVOURITES = Library(
@@ -808,29 +819,42 @@ FAVOURITES = Library(
     "songs.favourite_count",
     "'{}' is already in your favourites.",
     "'{}' is not in your favourites.",
+    "title",
+    "favourited",
 )
 FOLLOWS = Library(
-    "followed_artists", "artist_id", "followed_at", "artists.follower_count", "You already follow {}.", "You do not follow {}."
+    "followed_artists",
+    "artist_id",
+    "followed_at",
+    "artists.follower_count",
+    "You already follow {}.",
+    "You do not follow {}.",
+    "name",
+    "following",
 )
-SAVED = Library("saved_albums", "album_id", "saved_at", None, "'{}' is already in your library.", "'{}' is not in your library.")
+SAVED = Library(
+    "saved_albums", "album_id", "saved_at", None, "'{}' is already in your library.", "'{}' is not in your library.", "title", "saved"
+)
 
 
-def _add_to_library(env: ToolEnv, library: Library, item_id: int, name: str) -> None:
+def _add_to_library(env: ToolEnv, library: Library, item_id: int, item: dict[str, Any]) -> dict[str, Any]:
     where = f"user_id = ? AND {library.key} = ?"
     if env.scalar(f"SELECT 1 FROM {library.table} WHERE {where}", (env.actor_id, item_id)):
-        raise ToolError(ErrorCode.CONFLICT, library.present.format(name))
+        raise ToolError(ErrorCode.CONFLICT, library.present.format(item[library.name]))
     env.conn.execute(
         f"INSERT INTO {library.table} (user_id, {library.key}, {library.stamp}) VALUES (?, ?, ?)",
         (env.actor_id, item_id, env.now),
     )
     _count(env, library, item_id, +1)
+    return library.answer(item_id, item, True)
 
 
-def _remove_from_library(env: ToolEnv, library: Library, item_id: int, name: str) -> None:
+def _remove_from_library(env: ToolEnv, library: Library, item_id: int, item: dict[str, Any]) -> dict[str, Any]:
     sql = f"DELETE FROM {library.table} WHERE user_id = ? AND {library.key} = ?"
     if not env.conn.execute(sql, (env.actor_id, item_id)).rowcount:
-        raise ToolError(ErrorCode.CONFLICT, library.absent.format(name))
+        raise ToolError(ErrorCode.CONFLICT, library.absent.format(item[library.name]))
     _count(env, library, item_id, -1)
+    return library.answer(item_id, item, False)
 
 
 def _count(env: ToolEnv, library: Library, item_id: int, delta: int) -> None:
@@ -848,8 +872,7 @@ def favourite_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
     """
     song = _song_row(env, song_id)
     _available(song, "favourited")
-    _add_to_library(env, FAVOURITES, song_id, song["title"])
-    return {"song_id": song_id, "title": song["title"], "favourited": True}
+    return _add_to_library(env, FAVOURITES, song_id, song)
 
 
 @TOOLS.write
@@ -859,9 +882,7 @@ def unfavourite_song(env: ToolEnv, song_id: int) -> dict[str, Any]:
     Args:
         song_id: The song's id.
     """
-    song = _song_row(env, song_id)
-    _remove_from_library(env, FAVOURITES, song_id, song["title"])
-    return {"song_id": song_id, "title": song["title"], "favourited": False}
+    return _remove_from_library(env, FAVOURITES, song_id, _song_row(env, song_id))
 
 
 @TOOLS.write
@@ -871,9 +892,7 @@ def follow_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
     Args:
         artist_id: The artist's id.
     """
-    artist = require(env, "artists", artist_id, "artist")
-    _add_to_library(env, FOLLOWS, artist_id, artist["name"])
-    return {"artist_id": artist_id, "name": artist["name"], "following": True}
+    return _add_to_library(env, FOLLOWS, artist_id, require(env, "artists", artist_id, "artist"))
 
 
 @TOOLS.write
@@ -883,9 +902,7 @@ def unfollow_artist(env: ToolEnv, artist_id: int) -> dict[str, Any]:
     Args:
         artist_id: The artist's id.
     """
-    artist = require(env, "artists", artist_id, "artist")
-    _remove_from_library(env, FOLLOWS, artist_id, artist["name"])
-    return {"artist_id": artist_id, "name": artist["name"], "following": False}
+    return _remove_from_library(env, FOLLOWS, artist_id, require(env, "artists", artist_id, "artist"))
 
 
 @TOOLS.write
@@ -895,9 +912,7 @@ def save_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
     Args:
         album_id: The album's id.
     """
-    album = require(env, "albums", album_id, "album")
-    _add_to_library(env, SAVED, album_id, album["title"])
-    return {"album_id": album_id, "title": album["title"], "saved": True}
+    return _add_to_library(env, SAVED, album_id, require(env, "albums", album_id, "album"))
 
 
 @TOOLS.write
@@ -907,9 +922,7 @@ def unsave_album(env: ToolEnv, album_id: int) -> dict[str, Any]:
     Args:
         album_id: The album's id.
     """
-    album = require(env, "albums", album_id, "album")
-    _remove_from_library(env, SAVED, album_id, album["title"])
-    return {"album_id": album_id, "title": album["title"], "saved": False}
+    return _remove_from_library(env, SAVED, album_id, require(env, "albums", album_id, "album"))
 
 
 # -- writes: comments ----------------------------------------------------------------------

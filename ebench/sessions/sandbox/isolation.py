@@ -29,27 +29,27 @@ def python_executable() -> str:
     return os.path.realpath(sys.executable)
 
 
+def _install_paths(*keys: str) -> list[str]:
+    """The sysconfig install paths named by `keys`, each as given and as its real path, without repeats."""
+    paths: list[str] = []
+    for key in keys:
+        path = sysconfig.get_paths()[key]
+        for candidate in (os.path.abspath(path), os.path.realpath(path)):
+            if candidate not in paths:
+                paths.append(candidate)
+    return paths
+
+
 @lru_cache(maxsize=1)
 def stdlib_roots() -> tuple[str, ...]:
     """Directories the worker may read: the standard library (its real path and its path)."""
-    roots = []
-    for key in ("stdlib", "platstdlib"):
-        path = sysconfig.get_paths()[key]
-        for candidate in (os.path.abspath(path), os.path.realpath(path)):
-            if candidate not in roots:
-                roots.append(candidate)
-    return tuple(roots)
+    return tuple(_install_paths("stdlib", "platstdlib"))
 
 
 @lru_cache(maxsize=1)
 def denied_roots() -> tuple[str, ...]:
     """Inside the standard library but not readable: installed packages (ebench among them)."""
-    denied = []
-    for key in ("purelib", "platlib"):
-        path = sysconfig.get_paths()[key]
-        for candidate in (os.path.abspath(path), os.path.realpath(path)):
-            if candidate not in denied:
-                denied.append(candidate)
+    denied = _install_paths("purelib", "platlib")
     for root in stdlib_roots():
         for name in ("site-packages", "dist-packages"):
             candidate = os.path.join(root, name)

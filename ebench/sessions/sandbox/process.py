@@ -9,6 +9,8 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from .isolation import CONFINE, WORKER, denied_roots, landlock_paths, python_executable, stdlib_roots
@@ -83,15 +85,7 @@ class WorkerProcess:
     def receive(self, deadline: float) -> dict[str, Any]:
         """The next message; raises Timeout, WorkerDied or ProtocolError."""
         while not self.queue:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise Timeout()
-            if not _wait(self.from_worker, select.POLLIN, remaining):
-                continue
-            try:
-                data = os.read(self.from_worker, 1 << 20)
-            except BlockingIOError:
-                continue
+            data = self._read(deadline, 1 << 20, Timeout)
             if not data:
                 raise WorkerDied()
             self.queue.extend(self.reader.feed(data))
@@ -103,21 +97,27 @@ class WorkerProcess:
         message (it can reach the pipe): a ProtocolError."""
         if self.queue or self.reader.buffer:
             raise ProtocolError("a message came after the block's end message")
+        still_running = partial(ProtocolError, "the block went on running after its end message")
+        if self._read(deadline, 1 << 16, still_running, failure_is_close=True):
+            raise ProtocolError("a message came after the block's end message")
+
+    def _read(self, deadline: float, size: int, too_late: Callable[[], Exception], failure_is_close: bool = False) -> bytes:
+        """Up to `size` bytes from the worker, b"" once its end closed (or, with `failure_is_close`, the
+        read failed); raises what `too_late` makes when nothing came before the deadline."""
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise ProtocolError("the block went on running after its end message")
+                raise too_late()
             if not _wait(self.from_worker, select.POLLIN, remaining):
                 continue
             try:
-                data = os.read(self.from_worker, 1 << 16)
+                return os.read(self.from_worker, size)
             except BlockingIOError:
                 continue
             except OSError:
-                return
-            if not data:
-                return
-            raise ProtocolError("a message came after the block's end message")
+                if failure_is_close:
+                    return b""
+                raise
 
     # -- ending ----------------------------------------------------------------------------
     def exit_description(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from ...domains.engine.tools import ToolResult
 from ...tasks.spec import resolve_args
@@ -20,18 +20,24 @@ async def _call(trial: Trial, tool: Any, args: Any, step: StepHook | None) -> To
     return trial.call(tool, args)
 
 
-class OracleSolver:
-    """Runs the task's reference solution, step by step, through the public tools."""
+class _OptionlessSolver:
+    """A solver that takes no option: it refuses a model and its config is its name."""
 
-    name = "oracle"
+    name: str
 
     @classmethod
-    def from_options(cls, options: SolverOptions) -> OracleSolver:
+    def from_options(cls, options: SolverOptions) -> Self:
         options.refuse_model(cls.name)
         return cls()
 
     def config(self) -> dict[str, Any]:
         return {"name": self.name}
+
+
+class OracleSolver(_OptionlessSolver):
+    """Runs the task's reference solution, step by step, through the public tools."""
+
+    name = "oracle"
 
     async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
         assert trial.task is not None
@@ -53,18 +59,10 @@ class OracleSolver:
         return Outcome(AGENT_STOPPED)
 
 
-class NoopSolver:
+class NoopSolver(_OptionlessSolver):
     """Does nothing: every task must fail (it checks that no task passes on the untouched world)."""
 
     name = "noop"
-
-    @classmethod
-    def from_options(cls, options: SolverOptions) -> NoopSolver:
-        options.refuse_model(cls.name)
-        return cls()
-
-    def config(self) -> dict[str, Any]:
-        return {"name": self.name}
 
     async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
         return Outcome(AGENT_STOPPED)
@@ -95,7 +93,7 @@ class ReplaySolver:
             except SessionFileError:
                 continue
             if session.task_id:
-                trial = int(session.start.get("trial") or 1)
+                trial = session.start.trial or 1
                 self.sessions.setdefault(session.task_id, {})[trial] = path
         if not self.sessions:
             raise SessionFileError(f"{source}: no session with a task to replay")
@@ -129,5 +127,5 @@ class ReplaySolver:
         for event in session.tool_calls(leaves=True):
             if trial.tool_calls >= limits.max_tool_calls:
                 return Outcome(MAX_TOOL_CALLS)
-            await _call(trial, event.get("tool"), event.get("args"), step)
+            await _call(trial, event.tool, event.args, step)
         return Outcome(AGENT_STOPPED)
