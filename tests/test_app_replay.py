@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 from appcheck import until_settled
-from textual.widgets import DataTable, Select, Switch
+from textual.widgets import DataTable, OptionList, Select, Switch
 
 from ebench.app.app import EBenchApp
 from ebench.app.screens.replay import ReplayScreen, ReplayTrialScreen, TrialView, position_text, step_detail
 from ebench.app.widgets.diff_view import DiffView
 from ebench.app.widgets.trace import CallTrace
+from ebench.sessions.attempts import human_trial
 from ebench.sessions.batch import Batch
 from ebench.sessions.record import SessionWriter
 from ebench.sessions.runs import load_runs
@@ -149,6 +150,11 @@ async def test_filter_open_step_jump_and_reference(runs):
         assert view.reference_shown and view.reference is not None
         assert len(view.reference) == len(timeline.task.reference_solution)
         assert view.reference[-1].grade.passed
+        # Numbered 1/n, 2/n, ... (not by the expected changes made, which repeat).
+        options = view.query_one("#replay-reference-steps", OptionList)
+        n = len(view.reference)
+        numbers = [str(options.get_option_at_index(i).prompt).split()[0] for i in range(options.option_count)]
+        assert numbers == [f"{i + 1}/{n}" for i in range(n)]
         await pilot.press("r")
         assert not view.reference_shown
 
@@ -212,6 +218,31 @@ async def test_one_session_file_opens_the_trial_directly(runs):
         ids = {active.binding.id for active in screen.active_bindings.values()}
         assert {"replay.next", "replay.previous", "replay.first", "replay.last", "replay.no_return", "replay.reference"} <= ids
         assert "replay.open" not in ids  # no table here
+
+
+async def test_a_folder_of_human_attempts_one_trial_number_and_a_grade_in_words(tmp_path, music_world):
+    task = load_suite(ids=["music-0020"]).tasks[0]
+    for _ in range(2):  # two attempts at one task: each session's start says trial 1
+        trial = human_trial(task, blind=True, folder=tmp_path)
+        play_sloppily(trial)
+        trial.finish(AGENT_STOPPED)
+    app = EBenchApp(lambda: ReplayScreen(tmp_path), theme="ebench-dark")
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await until_settled(pilot, lambda: len(screen.shown) == 2, what="the trials")
+        assert [row.trial for row in screen.shown] == [1, 2]
+        screen.open_row(1)
+        await until_settled(pilot, lambda: isinstance(app.screen, ReplayTrialScreen), what="the trial screen")
+        trial_screen = app.screen
+        view = trial_screen.query_one(TrialView)
+        await settle(pilot, view)
+        # The header and the title agree on the trial's number.
+        assert "· trial 2 ·" in trial_screen.sub_title
+        assert "· trial 2 ·" in str(trial_screen.query_one("#replay-title").render())
+        # A person's attempt ended by submitting, not by "agent_stopped".
+        grade_text = str(trial_screen.query_one("#replay-grade-body").render())
+        assert "outcome: submitted" in grade_text and "agent_stopped" not in grade_text
 
 
 async def test_an_unreadable_session_is_shown_not_raised(tmp_path):

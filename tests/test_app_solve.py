@@ -85,7 +85,9 @@ async def test_compose_and_run_calls_then_submit_and_pass(task):
         assert screen.query_one(DiffView).counts["matched"] == len(task.expected_diff)
         await pilot.press("ctrl+s")
         await until_settled(pilot, lambda: screen.summary is not None)
-        assert screen.summary.passed and "PASS" in screen.query_one(task_pane.TaskPane).status
+        status = screen.query_one(task_pane.TaskPane).status
+        assert screen.summary.passed and "PASS" in status
+        assert "submitted" in status and "agent_stopped" not in status  # a person's words
         # a submitted attempt takes no more calls
         screen.query_one(CallComposer).set_args({"room_id": room, "player_id": 5})
         await pilot.press("f5")
@@ -197,7 +199,8 @@ async def test_watching_the_oracle_paused_stepping_then_resumed(task):
         await until_settled(pilot, lambda: screen.summary is not None)
         assert screen.summary.passed and screen.trial.tool_calls == 4
         assert screen.query_one(DiffView).counts["matched"] == len(task.expected_diff)
-        assert "PASS" in screen.query_one(task_pane.TaskPane).status
+        status = screen.query_one(task_pane.TaskPane).status
+        assert "PASS" in status and "(agent_stopped)" in status  # a model's trial keeps its termination
         path = screen.trial.writer.path
     assert read_session(path).start.solver == {"name": "oracle"}
 

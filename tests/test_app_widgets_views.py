@@ -182,7 +182,10 @@ async def test_long_result_is_folded_and_enter_expands_it_and_selects_the_call()
         trace.add_call(entry)
         await pilot.pause()
         view = trace.view("call-1")
-        assert view is not None
+        assert view is not None and view.expanded  # the newest call is shown expanded
+        trace.add_call(call(2))  # a newer call folds it back
+        await pilot.pause()
+        assert not view.expanded and trace.view("call-2").expanded  # type: ignore[union-attr]
         folded = plain(view)
         assert "more lines" in folded and '"title": "Song 29"' not in folded
         assert len(folded.splitlines()) == 1 + FOLD_LINES + 1  # title, 12 lines, the marker

@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..themes import DEFAULT_THEME, DIFF_VARIABLES, all_themes
+from .settings import Value, load_settings, save_settings, settings_path
 
 ScreenFactory = Callable[[], Screen]
 
@@ -38,9 +39,17 @@ class EBenchApp(App[None]):
     def __init__(self, start: ScreenFactory | None = None, *, theme: str | None = None, home: Path | None = None) -> None:
         super().__init__()
         self._start = start
-        self._home = home  # the data directory (user themes, keymap); None: none of either
-        self._wanted_theme = theme or DEFAULT_THEME
+        self._home = home  # the data directory (user themes, keymap, settings); None: none of these
         self.theme_errors: list[str] = []
+        # `<data dir>/settings.toml`: the theme last chosen in the app. An explicit `theme` wins
+        # for this run and is not saved; a theme chosen in the app is.
+        self.settings: dict[str, Value] = {}
+        if home is not None:
+            self.settings, error = load_settings(settings_path(home))
+            if error:
+                self.theme_errors.append(error)
+        saved = self.settings.get("theme")
+        self._wanted_theme = theme or (saved if isinstance(saved, str) else None) or DEFAULT_THEME
         found = all_themes(home / "themes" if home else None)
         self.theme_errors.extend(found.errors)
         for item in found.themes:
@@ -49,6 +58,7 @@ class EBenchApp(App[None]):
             self.theme_errors.append(f"unknown theme {self._wanted_theme!r}; using {DEFAULT_THEME}")
             self._wanted_theme = DEFAULT_THEME
         self.theme = self._wanted_theme
+        self._applied_theme = self.theme  # changes from this one are the user's, and are saved
         self._load_keymap()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -75,7 +85,21 @@ class EBenchApp(App[None]):
     def on_mount(self) -> None:
         for error in self.theme_errors:
             self.notify(error, title="Settings", severity="warning", timeout=8)
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.push_screen(self._start() if self._start else _browser())
+
+    def _remember_theme(self, theme: Any) -> None:
+        """Save a theme chosen in the app (F10, the palette, Textual's theme switcher)."""
+        if self._home is None or theme.name == self._applied_theme:
+            return
+        self._applied_theme = theme.name
+        if self.settings.get("theme") == theme.name:
+            return
+        self.settings["theme"] = theme.name
+        try:
+            save_settings(settings_path(self._home), self.settings)
+        except OSError as exc:
+            self.notify(f"settings not saved: {exc}", title="Settings", severity="warning", timeout=8)
 
     # -- actions ---------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -40,6 +40,7 @@ from ..render import duration, json_text
 from ..widgets.diff_view import DiffView, diff_lines
 from ..widgets.trace import CallTrace
 from .base import EBenchScreen
+from .solve import human_outcome, is_human
 
 RESULT_LINES = 40  # a call's result is folded to this many lines in the detail pane
 BAR_WIDTH = 40
@@ -114,8 +115,12 @@ def explanation(
     else:
         colour = variables.get("diff-matched" if grade.passed else "diff-missing")
         text.append(("✓ " if grade.passed else "✗ ") + grade.summary() + "\n", style=Style(bold=True, color=colour))
-    text.append("termination: ", style="bold")
-    text.append(f"{end.termination if end else 'none (the session has no end)'}\n")
+    if end and is_human(timeline.session.start.solver):  # a person's attempt: no termination jargon
+        text.append("outcome: ", style="bold")
+        text.append(f"{human_outcome(end.termination)}\n")
+    else:
+        text.append("termination: ", style="bold")
+        text.append(f"{end.termination if end else 'none (the session has no end)'}\n")
     if end and end.error:
         text.append("error: ", style="bold")
         text.append(f"{end.error}\n")
@@ -200,9 +205,10 @@ class TrialView(Vertical):
             super().__init__()
             self.steps = steps
 
-    def __init__(self, path: Path, *, id: str | None = None) -> None:
+    def __init__(self, path: Path, *, trial: int | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.path = Path(path)
+        self.trial = trial  # the trial's number as listed (a folder of sessions numbers them itself)
         self.timeline: Timeline | None = None
         self.current = 0
         self.state: StepState | None = None  # the state shown (the current step's once rebuilt)
@@ -293,7 +299,7 @@ class TrialView(Vertical):
         timeline = self.timeline = message.timeline
         start = timeline.session.start
         task = timeline.task.id if timeline.task else timeline.session.task_id or "(no task)"
-        title = f"{task} · trial {start.trial} · {start.solver_label or '?'}"
+        title = f"{task} · trial {self.trial or start.trial} · {start.solver_label or '?'}"
         title += f" · {timeline.mode} mode · {len(timeline.leaves)} domain calls"
         self.query_one("#replay-title", Static).update(title)
         steps = self.query_one("#replay-steps", OptionList)
@@ -329,7 +335,8 @@ class TrialView(Vertical):
         if not message.steps:
             options.add_option(Option("no reference solution (the task is unknown)", disabled=True))
             return
-        options.add_options([Option(one_line(self._reference_label(s)), id=str(s.index)) for s in message.steps])
+        total = len(message.steps)
+        options.add_options([Option(one_line(self._reference_label(s, total)), id=str(s.index)) for s in message.steps])
         self._align_reference()
 
     @on(OptionList.OptionHighlighted, "#replay-steps")
@@ -389,10 +396,11 @@ class TrialView(Vertical):
 
     # -- the reference solution ------------------------------------------------------------
     @staticmethod
-    def _reference_label(step: ReferenceStep) -> str:
-        """The step with how many expected changes are made once it ran ("3/14")."""
-        done = f"{len(step.grade.matched)}/{step.grade.expected_rows} " if step.grade is not None else ""
-        return done + step.label
+    def _reference_label(step: ReferenceStep, total: int) -> str:
+        """The step's number ("2/12"), the step, and how many expected changes are made once it
+        ran ("· 3/14 expected")."""
+        done = f" · {len(step.grade.matched)}/{step.grade.expected_rows} expected" if step.grade is not None else ""
+        return f"{step.index + 1}/{total} {step.label}{done}"
 
     def _align_reference(self) -> None:
         """Highlight the reference step as far along as the trial's calls (a rough alignment)."""
@@ -468,14 +476,15 @@ class ReplayTrialScreen(EBenchScreen):
 
     TITLE = "Replay"
 
-    def __init__(self, path: Path, title: str = "") -> None:
+    def __init__(self, path: Path, title: str = "", trial: int | None = None) -> None:
         super().__init__()
         self.path = Path(path)
         self.sub_title = title
+        self.trial = trial
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield TrialView(self.path, id="replay-trial")
+        yield TrialView(self.path, trial=self.trial, id="replay-trial")
         yield Footer()
 
 
@@ -651,7 +660,7 @@ class ReplayScreen(EBenchScreen):
         if not row.session.is_file():
             self.notify(f"{row.session}: the session file is missing", severity="error", timeout=6)
             return
-        self.app.push_screen(ReplayTrialScreen(row.session, f"{row.task} · trial {row.trial} · {row.solver}"))
+        self.app.push_screen(ReplayTrialScreen(row.session, f"{row.task} · trial {row.trial} · {row.solver}", row.trial))
 
     def action_open_trial(self) -> None:
         table = self.query_one("#replay-table", DataTable)

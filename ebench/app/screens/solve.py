@@ -22,7 +22,7 @@ from textual.widgets import Footer, Header, RichLog, TabbedContent, TabPane
 
 from ...domains import get_domain
 from ...domains.engine.tools import Tool
-from ...sessions.attempts import discard, human_trial, recorded_trial
+from ...sessions.attempts import HUMAN, discard, human_trial, recorded_trial
 from ...sessions.events import ApiErrorEvent, MessageEvent, SessionEvent, ToolCallEvent
 from ...sessions.solvers.base import Solver
 from ...sessions.trial import AGENT_STOPPED, Trial, TrialLimits, TrialSummary
@@ -42,6 +42,28 @@ EXEC_CODE_HELP = (
     "Run Python in which every tool is a function (keyword arguments; results are dicts); "
     "print() output and the last expression's value come back."
 )
+
+
+# What ended a person's attempt, in words: the termination codes are about a model's loop.
+HUMAN_OUTCOMES = {
+    "agent_stopped": "submitted",
+    "max_turns": "turn limit reached",
+    "max_tool_calls": "call limit reached",
+    "time_limit": "time ran out",
+    "context_limit": "context limit reached",
+    "agent_error": "ended by an error",
+    "infra_error": "ended by a harness error",
+}
+
+
+def is_human(solver: dict[str, Any]) -> bool:
+    """Whether a session's solver is a person (the app's human attempts)."""
+    return solver.get("name") == HUMAN
+
+
+def human_outcome(termination: object) -> str:
+    """How a person's attempt ended, in words ("submitted" rather than "agent_stopped")."""
+    return HUMAN_OUTCOMES.get(str(termination), str(termination))
 
 
 @dataclass
@@ -229,6 +251,8 @@ class SolveScreen(EBenchScreen):
         grade = self.trial.final_grade if self.trial is not None else None
         if grade is None:  # an infrastructure error: recorded, not graded
             return f"ended: {summary.termination}" + (f" ({summary.error})" if summary.error else "")
+        if self.watcher is None:  # a person: the outcome in words, not the termination code
+            return f"{grade.summary()} ({human_outcome(summary.termination)})"
         return f"{grade.summary()} ({summary.termination})"
 
     def _abandon(self) -> None:

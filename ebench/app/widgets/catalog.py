@@ -61,11 +61,21 @@ def schema_type(schema: dict[str, Any]) -> str:
     return name + ("?" if nullable or schema.get("nullable") else "")
 
 
+EXACT_BONUS = 1_000_000.0  # far above any fuzzy score: exact names, then prefixes, rank first
+
+
 def _entry_score(matcher: Matcher, entry: CatalogEntry) -> float:
     """A fuzzy match on the name; failing that, the summary scores (ranked lower) when it holds
     every word of the query, so "room" finds the tools about rooms without the scattered-letter
-    matches a fuzzy search of long sentences would let through."""
+    matches a fuzzy search of long sentences would let through. An exact name ranks first, then
+    names that start with the query, then the fuzzy order."""
+    query = matcher.query.strip().lower()
+    name = entry.name.lower()
+    if query and name == query:
+        return EXACT_BONUS * 2
     by_name = matcher.match(entry.name)
+    if query and name.startswith(query):
+        return EXACT_BONUS + by_name
     if by_name > 0:
         return by_name + 1.0  # any name match ranks above every summary-only match
     summary = entry.summary.lower()
@@ -158,11 +168,18 @@ class ToolCatalog(Vertical):
         matcher = Matcher(self.search_text) if self.search_text.strip() else None
         options: list[Option | None] = []
         self.shown = []
+        groups: list[tuple[str, str, list[CatalogEntry], float]] = []
         for kind, label, entries in self._groups():
+            best = 0.0
             if matcher is not None:
                 scored = [(s, e) for e in entries if (s := _entry_score(matcher, e)) > 0]
                 scored.sort(key=lambda pair: -pair[0])  # stable: equal scores keep the registry order
                 entries = [e for _, e in scored]
+                best = scored[0][0] if scored else 0.0
+            groups.append((kind, label, entries, best))
+        if matcher is not None:  # the group holding an exact or prefix match comes first
+            groups.sort(key=lambda group: -(group[3] // EXACT_BONUS))
+        for kind, label, entries, _ in groups:
             if not entries:
                 continue
             if options:

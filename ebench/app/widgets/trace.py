@@ -106,6 +106,9 @@ class CallView(Widget, can_focus=True):
 
     def action_select(self) -> None:
         self.expanded = not self.expanded
+        trace = next((a for a in self.ancestors if isinstance(a, CallTrace)), None)
+        if trace is not None and trace._auto_expanded is self:
+            trace._auto_expanded = None  # the person chose its state: a newer call leaves it alone
         if self.entry is not None:
             self.post_message(CallTrace.Selected(self.entry))
 
@@ -260,6 +263,8 @@ class CallTrace(VerticalScroll):
         self._groups: dict[str, CallGroup] = {}  # block id → its group
         self._marked: str | None = None
         self._initial = list(entries or [])
+        self._follow = True  # scrolled to the bottom: new calls scroll into view
+        self._auto_expanded: CallView | None = None  # the newest call, expanded because it is newest
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -268,8 +273,36 @@ class CallTrace(VerticalScroll):
 
     # -- the API -------------------------------------------------------------------------------
     def add_call(self, entry: CallEntry) -> None:
-        """Append one call; a child of an exec_code block goes under its block."""
+        """Append one call; a child of an exec_code block goes under its block. The newest call is
+        expanded (the previous newest folds back unless the person changed it) and, unless the
+        person scrolled up to read, scrolled into view."""
         self._add(entry, mount=True)
+        view = self._views.get(str(as_tool_call(entry).id))
+        if view is None:
+            return
+        previous = self._auto_expanded
+        if previous is not None and previous is not view and previous.expanded:
+            previous.expanded = False
+        view.expanded = True
+        self._auto_expanded = view
+        if self._follow:
+            self.call_after_refresh(self._follow_newest)
+
+    @property
+    def following(self) -> bool:
+        """Whether new calls scroll into view (False once the person scrolls up, True again at the bottom)."""
+        return self._follow
+
+    def _follow_newest(self) -> None:
+        if self._follow:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value < old_value:  # the person scrolled up: stay where they are
+            self._follow = new_value >= self.max_scroll_y
+        elif new_value >= self.max_scroll_y:  # back at the bottom: follow again
+            self._follow = True
 
     def set_calls(self, entries: Sequence[CallEntry]) -> None:
         """Replace every call (replay): one batch mount, not one per call."""
@@ -286,6 +319,7 @@ class CallTrace(VerticalScroll):
         self._views.clear()
         self._groups.clear()
         self._marked = None
+        self._auto_expanded = None
         self.remove_children()
 
     def mark(self, call_id: str | None) -> None:
