@@ -16,7 +16,7 @@ def test_the_readme_test_command_is_what_ci_runs() -> None:
     quick_start = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     commands = re.findall(r"```bash\n(.*?)\n```", quick_start, flags=re.S)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
-    assert commands[1] == ci and ci.endswith("scripts/check")
+    assert commands[1] == ci and ci.endswith("scripts/check --no-tests && .venv/bin/python -m pytest")
 
 
 def test_the_check_runs_format_lint_and_types_before_the_tests() -> None:
