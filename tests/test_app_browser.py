@@ -1,5 +1,6 @@
-"""The task browser: first paint before the suite is loaded, filters, fuzzy search, preview, opening a
-task (solve screen stand-in), the person's attempts, and the run results key."""
+"""The task browser: first paint before the suite is loaded, filters and their keys, fuzzy search,
+sorting, preview, blind mode, the narrow layout, opening a task (solve screen stand-in), the
+person's attempts, and the run results key."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ from typing import Any
 
 import pytest
 from appcheck import StandIn, notified, stand_in, until_loaded, until_settled
-from textual.widgets import Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 from ebench.app.app import EBenchApp
 from ebench.app.screens.browser import BrowserScreen, TaskTable
+from ebench.app.widgets.record_table import cut, fit_widths
 from ebench.sessions.attempts import human_trial
 from ebench.sessions.trial import AGENT_STOPPED
-from ebench.tasks.spec import resolve_args
+from ebench.tasks.spec import CAPABILITY_TITLES, resolve_args
 from ebench.tasks.suite import load_suite
 
 SIZE = (160, 48)
@@ -70,6 +72,19 @@ def preview(screen: BrowserScreen) -> str:
 
 def result_cell(screen: BrowserScreen, task_id: str) -> str:
     return str(screen.query_one(TaskTable).get_cell(task_id, "result"))
+
+
+def headers(table: DataTable[Any]) -> list[str]:
+    return [str(column.label) for column in table.ordered_columns]
+
+
+async def click_header(pilot: Any, table: DataTable[Any], key: str) -> None:
+    """A click on the middle of a column's header."""
+    columns = table.ordered_columns
+    index = next(i for i, column in enumerate(columns) if column.key.value == key)
+    x = sum(column.get_render_width(table) for column in columns[:index]) + columns[index].get_render_width(table) // 2
+    inset = table.content_region.offset - table.region.offset  # the pane's border
+    await pilot.click(table, offset=(inset.x + x, inset.y))
 
 
 # -- loading -----------------------------------------------------------------------------------------
@@ -193,6 +208,133 @@ async def test_the_preview_follows_the_cursor(suite):
             assert table_name in text
 
 
+async def test_s_sorts_by_each_column_S_reverses_and_a_header_click_sorts_then_reverses(suite):
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        table = screen.query_one(TaskTable)
+        suite_order = [t.id for t in suite]
+        await pilot.press("s")  # the task column, ascending
+        assert row_ids(screen) == sorted(suite_order) and headers(table)[0] == "Task ▲"
+        await pilot.press("S")
+        assert row_ids(screen) == sorted(suite_order, reverse=True) and headers(table)[0] == "Task ▼"
+        await pilot.press("s")  # the next column: domain, suite order kept within a domain (a stable sort)
+        assert headers(table)[:2] == ["Task", "Domain ▲"]
+        assert row_ids(screen) == [t.id for t in sorted(suite, key=lambda t: t.domain)]
+        await click_header(pilot, table, "rows")
+        by_rows = [t.id for t in sorted(suite, key=lambda t: len(t.expected_diff))]
+        assert row_ids(screen) == by_rows and "Rows ▲" in headers(table)
+        await click_header(pilot, table, "rows")  # again: reversed
+        assert row_ids(screen) == [t.id for t in sorted(suite, key=lambda t: -len(t.expected_diff))] and "Rows ▼" in headers(table)
+        assert screen.highlighted_task() is not None and screen.highlighted_task().id in preview(screen)
+        for _ in range(len(table.record_columns) - table.sort_column):
+            await pilot.press("s")
+        assert table.sort_column is None and row_ids(screen) == suite_order  # back to the suite's order
+        assert not any(marker in "".join(headers(table)) for marker in "▲▼")
+
+
+async def test_filter_keys_open_each_filter_and_x_clears_every_filter(suite):
+    wanted = next(t for t in suite if t.domain == "moba" and "cross_entity_cascade" in t.capabilities)
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        for key, select_id in (("d", "#browser-domain"), ("k", "#browser-capability"), ("t", "#browser-status")):
+            await pilot.press(key)
+            select = screen.query_one(select_id, Select)
+            assert select.expanded and select.has_focus_within
+            await pilot.press("escape")  # closes the choices, the focus stays on the filter
+            assert not select.expanded
+            screen.query_one(TaskTable).focus()
+        screen.query_one("#browser-domain", Select).value = "moba"
+        screen.query_one("#browser-capability", Select).value = "cross_entity_cascade"
+        screen.query_one("#browser-status", Select).value = "untried"
+        screen.query_one("#browser-search", Input).value = wanted.id
+        await pilot.pause()
+        assert row_ids(screen)[0] == wanted.id and len(row_ids(screen)) < len(suite)
+        await pilot.press("x")
+        assert row_ids(screen) == [t.id for t in suite]
+        assert screen.query_one("#browser-domain", Select).is_blank() and screen.query_one("#browser-capability", Select).is_blank()
+        assert screen.query_one("#browser-status", Select).value == "all" and screen.query_one("#browser-search", Input).value == ""
+        assert app.focused is screen.query_one(TaskTable)
+        assert f"{len(suite)} of {len(suite)} tasks" in status_line(screen)
+
+
+def expected_answer_strings(task) -> list[str]:
+    """What the browser shows of a task's expected answer outside blind mode."""
+    stats = task.stats
+    kinds = ", ".join(f"{stats[k]} {k}" for k in ("inserts", "updates", "deletes") if stats.get(k))
+    return ["changed rows", f"{len(task.expected_diff)} ({kinds})", f"{len(task.reference_solution)} calls", "tables"]
+
+
+async def test_blind_mode_hides_the_expected_answer_from_the_columns_and_the_preview(suite):
+    task = next(t for t in suite if len(t.expected_diff) > 1 and t.stats.get("updates"))
+    app = app_with_browser()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        table = screen.query_one(TaskTable)
+        table.move_cursor(row=row_ids(screen).index(task.id))
+        await pilot.pause()
+        assert {"Rows", "Calls"} <= set(headers(table))
+        row = [str(cell) for cell in table.get_row(task.id)]
+        assert str(len(task.expected_diff)) in row and str(len(task.reference_solution)) in row
+        assert all(text in preview(screen) for text in expected_answer_strings(task))
+        assert "blind off" in status_line(screen)
+
+        await pilot.press("b")
+        assert screen.blind_mode and "blind on: the expected answer is hidden" in status_line(screen)
+        assert headers(table) == ["Task", "Domain", "Capabilities", "Result"]
+        row = [str(cell) for cell in table.get_row(task.id)]
+        assert row[:3] == [task.id, task.domain, str(table.get_cell(task.id, "capabilities"))] and len(row) == 4
+        shown = preview(screen)
+        assert task.query[:40] in shown and "hidden in blind mode" in shown
+        assert not any(text in shown for text in expected_answer_strings(task))
+        for change_table in {c.table for c in task.expected_diff} - set(task.query.lower().split()):
+            assert f"tables        {change_table}" not in shown
+
+        await pilot.press("s", "s", "s", "s")  # a sort by the result column survives the columns coming back
+        assert headers(table)[-1] == "Result ▲"
+        await pilot.press("b")
+        assert not screen.blind_mode and {"Rows", "Calls", "Result ▲"} <= set(headers(table))
+        assert all(text in preview(screen) for text in expected_answer_strings(task))
+
+
+# -- width: cut text, the narrow layout --------------------------------------------------------------
+
+
+def test_widths_are_cut_from_the_column_with_most_to_spare_and_a_cut_cell_ends_in_an_ellipsis():
+    assert fit_widths([10, 40, 8], [None, 6, None], 100) == [10, 40, 8]  # room enough: natural widths
+    assert fit_widths([10, 40, 8], [None, 6, None], 38) == [10, 20, 8]
+    assert fit_widths([10, 40, 20], [4, 6, None], 30) == [4, 6, 20]  # a column without a minimum is never cut
+    assert fit_widths([10, 40, 20], [4, 6, 8], 36) == [10, 12, 14]  # the most to spare first, then in turn
+    assert cut("acquisition, filtering", 12, "left").plain == "acquisition…"
+    assert cut("✓ passed", 8, "left").plain == "✓ passed"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_at_a_narrow_width_every_column_shows_the_preview_goes_below_and_the_result_is_whole(size, moba_tasks, data_folders):
+    passed = moba_tasks[0]
+    record_attempt(passed, data_folders["sessions"], solve=True)
+    app = app_with_browser()
+    async with app.run_test(size=size) as pilot:
+        screen = await loaded(pilot)
+        table = screen.query_one(TaskTable)
+        preview_pane = screen.query_one("#browser-preview")
+        if size[0] < 110:
+            assert screen.has_class("-narrow") and preview_pane.region.y >= table.region.bottom
+        else:
+            assert screen.has_class("-wide") and preview_pane.region.x >= table.region.right
+        assert headers(table) == ["Task", "Domain", "Capabilities", "Rows", "Calls", "Result"]
+        used = sum(column.get_render_width(table) for column in table.ordered_columns)
+        assert used <= table.scrollable_content_region.width  # no column scrolled out of sight
+        assert str(table.get_cell(passed.id, "result")) == "✓ passed"
+        longest = max(screen.tasks, key=lambda t: len(t.capabilities))
+        cell = str(table.get_cell(longest.id, "capabilities"))
+        assert cell.endswith("…") and len(cell) == table.columns[table.ordered_columns[2].key].width
+        table.move_cursor(row=row_ids(screen).index(longest.id))
+        await pilot.pause()
+        assert all(CAPABILITY_TITLES[c] in preview(screen) for c in longest.capabilities)  # the cut cell, whole
+
+
 # -- opening a task ----------------------------------------------------------------------------------
 
 
@@ -222,9 +364,21 @@ async def test_the_bindings_have_ids_and_show_in_the_palette_commands():
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
         ids = {b.id for b in BrowserScreen.BINDINGS}
-        assert {"browser.open", "browser.search", "browser.code", "browser.blind", "browser.results"} <= ids
+        assert {
+            "browser.open",
+            "browser.search",
+            "browser.code",
+            "browser.blind",
+            "browser.results",
+            "browser.domain",
+            "browser.capability",
+            "browser.status",
+            "browser.clear",
+            "browser.sort",
+            "browser.reverse",
+        } <= ids
         titles = {command.title for command in app.get_system_commands(screen)}
-        assert {"Open task", "Search", "Code mode", "Blind mode", "Run results"} <= titles
+        assert {"Open task", "Search", "Code mode", "Blind mode", "Run results", "Clear filters", "Sort", "Reverse sort"} <= titles
 
 
 # -- attempts ----------------------------------------------------------------------------------------
@@ -310,8 +464,9 @@ async def test_results_key_opens_the_results_screen_on_the_runs_and_the_sessions
 # -- snapshot ----------------------------------------------------------------------------------------
 
 
-def test_snapshot_browser_after_loading(snap_compare):
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 55)], ids=["80x24", "120x40", "200x55"])
+def test_snapshot_browser_after_loading(snap_compare, size):
     async def run_before(pilot: Any) -> None:
         await loaded(pilot)
 
-    assert snap_compare(app_with_browser(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app_with_browser(), terminal_size=size, run_before=run_before)

@@ -1,5 +1,6 @@
 """The replay debugger screen, driven with Pilot over real runs made by `Batch` (oracle, noop and a
-sloppy solver that makes one wrong write and stops early), plus a snapshot of the trial view."""
+sloppy solver that makes one wrong write and stops early): the trial list's filters, sorting and
+widths, the trial view, and snapshots of both at three terminal sizes."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from typing import Any
 
 import pytest
 from appcheck import until_settled
-from textual.widgets import DataTable, OptionList, Select, Switch
+from textual.widgets import Checkbox, DataTable, OptionList, Select
 
 from ebench.app.app import EBenchApp
-from ebench.app.screens.replay import ReplayScreen, ReplayTrialScreen, TrialView, position_text, step_detail
+from ebench.app.screens.replay import ReplayScreen, ReplayTrialScreen, TrialTable, TrialView, position_text, step_detail
 from ebench.app.widgets.diff_view import DiffView
 from ebench.app.widgets.trace import CallTrace
 from ebench.sessions.attempts import human_trial
@@ -89,7 +90,7 @@ async def test_filter_open_step_jump_and_reference(runs):
         screen = app.screen
         assert isinstance(screen, ReplayScreen)
         table = screen.query_one("#replay-table", DataTable)
-        assert table.row_count == 6 and not screen.query_one("#replay-failed", Switch).value
+        assert table.row_count == 6 and not screen.query_one("#replay-failed", Checkbox).value
         await pilot.press("f")  # failed only
         await pilot.pause()
         assert table.row_count == 4 and all(not row.passed for row in screen.shown)
@@ -163,12 +164,91 @@ async def test_filter_open_step_jump_and_reference(runs):
         assert app.screen is screen and table.row_count == 1
 
 
+def list_app(runs: dict[str, Path]) -> EBenchApp:
+    return EBenchApp(lambda: ReplayScreen(runs["oracle"], runs=all_runs(runs)), theme="ebench-dark")
+
+
+def headers(table: DataTable[Any]) -> list[str]:
+    return [str(column.label) for column in table.ordered_columns]
+
+
+def row_text(screen: ReplayScreen) -> str:
+    return str(screen.query_one("#replay-row").render())
+
+
+async def test_the_trial_list_sorts_by_key_and_header_click_and_x_clears_the_filters(runs):
+    app = list_app(runs)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        table = screen.query_one(TrialTable)
+        given = [(row.solver, row.task) for row in table.shown]
+        await pilot.press("s")  # by task
+        assert headers(table)[0] == "Task ▲" and [row.task for row in table.shown] == sorted(row.task for row in screen.shown)
+        await pilot.press("s", "s")  # by result: passed first
+        assert headers(table)[2] == "Result ▲" and [row.passed for row in table.shown] == [True, True, False, False, False, False]
+        await pilot.press("S")
+        assert headers(table)[2] == "Result ▼" and [row.passed for row in table.shown][-2:] == [True, True]
+        # a click on the Calls header: fewest first, again: most first
+        calls = [c.key.value for c in table.ordered_columns].index("calls")
+        x = sum(c.get_render_width(table) for c in table.ordered_columns[:calls]) + 2
+        inset = table.content_region.offset - table.region.offset
+        await pilot.click(table, offset=(inset.x + x, inset.y))
+        assert [row.calls for row in table.shown] == sorted(row.calls for row in screen.shown) and headers(table)[calls] == "Calls ▲"
+        await pilot.click(table, offset=(inset.x + x, inset.y))
+        assert [row.calls for row in table.shown] == sorted((row.calls for row in screen.shown), reverse=True)
+        # the cursor stays on its trial; enter opens it, and the line below names it whole
+        top = table.highlighted()
+        assert top is not None and top == screen.shown[0] and table.shown.index(top) == table.cursor_row != 0
+        assert f"{top.task} · trial {top.trial} · {top.solver}" in row_text(screen) and top.termination in row_text(screen)
+        await pilot.press("enter")
+        assert isinstance(app.screen, ReplayTrialScreen) and app.screen.path == top.session
+        await settle(pilot)
+        await pilot.press("escape")
+        # the filter keys open each filter; x clears them all
+        for key, name in (("d", "domain"), ("k", "capability"), ("m", "solver")):
+            await pilot.press(key)
+            select = screen.query_one(f"#replay-{name}", Select)
+            assert select.expanded
+            await pilot.press("escape")
+            table.focus()
+        await pilot.press("f")
+        screen.query_one("#replay-solver", Select).value = "sloppy"
+        await pilot.press("slash", *"0020", "enter")
+        assert [(row.solver, row.task) for row in screen.shown] == [("sloppy", "music-0020")]
+        await pilot.press("x")
+        assert len(screen.shown) == 6 and not screen.query_one("#replay-failed", Checkbox).value
+        assert screen.query_one("#replay-solver", Select).is_blank() and screen.query_one("#replay-search").value == ""
+        assert app.focused is table and sorted(given) == sorted((row.solver, row.task) for row in table.shown)
+        ids = {binding.id for binding in ReplayScreen.BINDINGS}
+        assert {"replay.domain", "replay.capability", "replay.solver", "replay.clear", "replay.sort", "replay.reverse"} <= ids
+
+
+async def test_at_80_columns_every_header_shows_the_result_is_whole_and_cut_cells_end_in_an_ellipsis(runs):
+    app = list_app(runs)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        table = screen.query_one(TrialTable)
+        await pilot.pause()
+        assert screen.has_class("-narrow")
+        assert headers(table) == ["Task", "Trial", "Result", "Calls", "Ended", "Solver", "Domain", "Capabilities"]
+        assert sum(c.get_render_width(table) for c in table.ordered_columns) <= table.scrollable_content_region.width
+        results = [str(table.get_cell(str(row.session), "result")) for row in table.shown]
+        assert set(results) == {"✓ passed", "✗ failed"}
+        cells = [str(table.get_cell(str(row.session), "capabilities")) for row in table.shown]
+        assert any(cell.endswith("…") for cell in cells)
+        row = table.highlighted()
+        assert row is not None and str(table.get_cell(str(row.session), "termination")).endswith("…")
+        assert f"ended: {row.termination}" in row_text(screen)  # the cut cell, whole, under the table
+        await pilot.press("down")
+        assert table.shown[1].task in row_text(screen) and f"run {table.shown[1].run}" in row_text(screen)
+
+
 async def test_the_results_screen_contract_opens_the_failed_trials_of_one_run(runs):
     [run] = load_runs(runs["sloppy"])
     app = EBenchApp(lambda: ReplayScreen(run.path, runs=[run], failed=True), theme="ebench-dark")
     async with app.run_test(size=(160, 48)) as pilot:
         screen = app.screen
-        assert screen.query_one("#replay-failed", Switch).value
+        assert screen.query_one("#replay-failed", Checkbox).value
         assert len(screen.shown) == 2 and all(not row.passed for row in screen.shown)
         await pilot.press("enter")
         await pilot.pause()
@@ -287,7 +367,12 @@ def deterministic_session(path: Path) -> Path:
     return path
 
 
-def test_snapshot_trial_view_at_the_first_correct_call(snap_compare, tmp_path, music_world):
+SIZES = [(80, 24), (120, 40), (200, 55)]
+SIZE_IDS = ["80x24", "120x40", "200x55"]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_snapshot_trial_view_at_the_first_correct_call(snap_compare, tmp_path, music_world, size):
     session = deterministic_session(tmp_path / "1.jsonl")
 
     async def step_to_a_call(pilot) -> None:
@@ -297,7 +382,36 @@ def test_snapshot_trial_view_at_the_first_correct_call(snap_compare, tmp_path, m
         await settle(pilot, view)
 
     app = EBenchApp(lambda: ReplayScreen(session), theme="ebench-dark")
-    assert snap_compare(app, terminal_size=(160, 48), run_before=step_to_a_call)
+    assert snap_compare(app, terminal_size=size, run_before=step_to_a_call)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_snapshot_trial_list(snap_compare, runs, size):
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+
+    assert snap_compare(list_app(runs), terminal_size=size, run_before=run_before)
+
+
+async def test_a_narrow_trial_view_keeps_every_pane_and_a_bar_that_fits(tmp_path, music_world):
+    session = deterministic_session(tmp_path / "1.jsonl")
+    app = EBenchApp(lambda: ReplayScreen(session), theme="ebench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(TrialView)
+        assert view.has_class("-narrow")
+        for pane in ("#replay-steps", "#replay-detail", "#replay-trace", "#replay-diff", "#replay-grade"):
+            region = view.query_one(pane).region
+            assert region.width >= 20 and region.height >= 5 and region.right <= 80
+        position = str(view.query_one("#replay-position").render())
+        assert "✗ no return at step" in position and len(position) <= 78
+        # narrow, the reference takes the event's and the trace's place; r gives them back
+        await pilot.press("r")
+        await until_settled(pilot, lambda: view.reference is not None, what="the reference solution")
+        assert view.reference_shown and not view.query_one("#replay-middle").display
+        assert view.query_one("#replay-reference").region.right <= 80 and view.query_one("#replay-diff").region.width >= 20
+        await pilot.press("r")
+        assert not view.reference_shown and view.query_one("#replay-middle").display
 
 
 def test_model_events_read_well_in_the_list_and_the_event_pane():

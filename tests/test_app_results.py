@@ -101,7 +101,7 @@ async def test_s_cycles_the_sort_column_and_a_header_click_sorts(run_paths):
         screen = await loaded(pilot)
         table = screen.query_one(Leaderboard)
         await pilot.press("s")  # Run, alphabetical
-        assert screen.sort_column == 0 and [r[0] for r in table_rows(table)] == ["noop", "oracle"]
+        assert table.sort_column == 0 and [r[0] for r in table_rows(table)] == ["noop", "oracle"]
         assert str(table.ordered_columns[0].label).startswith("Run ")
         await pilot.press("S")
         assert [r[0] for r in table_rows(table)] == ["oracle", "noop"]
@@ -109,13 +109,26 @@ async def test_s_cycles_the_sort_column_and_a_header_click_sorts(run_paths):
         calls = next(i for i, c in enumerate(table.ordered_columns) if c.key.value == "calls")
         x = sum(c.get_render_width(table) for c in table.ordered_columns[:calls]) + 2
         await pilot.click(Leaderboard, offset=(x, 0))
-        assert screen.sort_column == calls
+        assert table.sort_column == calls
         assert [r[0] for r in table_rows(table)] == ["noop", "oracle"]
         await pilot.click(Leaderboard, offset=(x, 0))  # again: reversed
         assert [r[0] for r in table_rows(table)] == ["oracle", "noop"]
-        for _ in range(len(screen.columns) - calls):
+        for _ in range(len(table.record_columns) - calls):
             await pilot.press("s")
-        assert screen.sort_column is None  # back to the order given
+        assert table.sort_column is None  # back to the order given
+
+
+async def test_a_narrow_leaderboard_has_short_headers_and_scrolls_sideways_to_the_last_column(run_paths):
+    app = results_app(run_paths)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await loaded(pilot)
+        table = screen.query_one(Leaderboard)
+        labels = [str(c.label) for c in table.ordered_columns]
+        assert labels[7:] == ["Cost", "Calls", "Turns", "Failed", "Infra"]
+        assert [row[0] for row in table_rows(table)] == ["oracle", "noop"]  # whole: the numbers take the width
+        assert table.max_scroll_x > 0  # twelve columns do not fit in 80: the rest is reached with the arrow keys
+        await pilot.press("right", "right", "right")
+        assert table.scroll_x > 0
 
 
 # -- tabs and chart ----------------------------------------------------------------------------------
@@ -248,11 +261,12 @@ async def test_no_readable_run_is_a_message_not_a_crash(tmp_path):
 # -- snapshots ---------------------------------------------------------------------------------------
 
 
-def test_snapshot_results_leaderboard(snap_compare, run_paths):
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 55)], ids=["80x24", "120x40", "200x55"])
+def test_snapshot_results_leaderboard(snap_compare, run_paths, size):
     async def run_before(pilot: Any) -> None:
         await loaded(pilot)
 
-    assert snap_compare(results_app(run_paths), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(results_app(run_paths), terminal_size=size, run_before=run_before)
 
 
 def test_snapshot_results_chart(snap_compare, run_paths):

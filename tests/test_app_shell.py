@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from appcheck import notified
 from textual.binding import Binding
 from textual.color import Color
 from textual.widgets import Footer, Header, Static
@@ -85,6 +86,23 @@ async def test_user_themes_and_keymap_from_the_data_directory(tmp_path: Path):
         await pilot.press("j")
         await pilot.press("k")  # remapped away
         assert app.screen.pokes == 1
+
+
+async def test_a_screenshot_goes_to_the_data_directory_and_the_message_names_its_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("EBENCH_HOME", str(tmp_path / "home"))  # Textual's default, ~/Downloads, may not exist
+    app = EBenchApp(Probe)
+    async with app.run_test() as pilot:
+        messages = notified(app)
+        app.action_screenshot()
+        await pilot.pause()
+        [saved] = (tmp_path / "home" / "screenshots").glob("*.svg")
+        assert saved.read_text(encoding="utf-8").startswith("<svg")
+        assert messages == [f"Saved screenshot to {saved.resolve()}"]
+        blocked = tmp_path / "blocked"
+        blocked.write_text("a file where the folder should be")
+        app.action_screenshot(path=str(blocked / "inner"))
+        await pilot.pause()
+        assert messages[-1].startswith(f"Screenshot not saved to {blocked / 'inner'}: ")
 
 
 async def test_switching_theme_recolours_the_diff_classes():

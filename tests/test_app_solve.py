@@ -13,6 +13,7 @@ import pytest
 from appcheck import until_settled
 
 from ebench.app.app import EBenchApp
+from ebench.app.screens.dialogs import ConfirmDialog
 from ebench.app.screens.solve import SolveScreen
 from ebench.app.widgets import task_pane
 from ebench.app.widgets import trace as trace_module
@@ -23,6 +24,7 @@ from ebench.app.widgets.diff_view import DiffView
 from ebench.app.widgets.trace import CallTrace
 from ebench.domains import get_domain
 from ebench.paths import sessions_dir
+from ebench.sessions.attempts import unfinished_attempt
 from ebench.sessions.record import read_session
 from ebench.sessions.solvers import OracleSolver
 from ebench.sessions.trial import current_world
@@ -45,6 +47,13 @@ def world_untouched(task):
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     yield
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+@pytest.fixture(autouse=True)
+def no_attempt_left(task):
+    """Each test starts without an unsubmitted attempt of an earlier one (it would be offered to resume)."""
+    while (left := unfinished_attempt(task)) is not None:
+        left.session.unlink()
 
 
 async def ready(pilot) -> SolveScreen:
@@ -146,6 +155,8 @@ async def test_a_new_attempt_starts_clean_and_drops_the_unsubmitted_one(task):
         await run_call(pilot, screen, "create_room", ROOM)
         first = screen.trial
         await pilot.press("ctrl+n")
+        await until_settled(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
+        await pilot.press("y")  # discarding an attempt with calls is confirmed
         await until_settled(pilot, lambda: screen.trial is not None and screen.trial is not first and screen.last_diff is not None)
         assert screen.query_one(CallTrace).call_ids == []
         assert screen.query_one(DiffView).counts["actual"] == 0

@@ -390,6 +390,51 @@ async def test_set_args_fills_the_form_and_opens_raw_mode_for_what_it_cannot_hol
         assert app.submitted()[-1].args == {}
 
 
+async def test_take_value_goes_into_the_field_that_last_had_focus():
+    app = Host(with_catalog=False)
+    async with app.run_test(size=(100, 48)) as pilot:
+        composer = pilot.app.query_one(CallComposer)
+        assert composer.take_value(5) is None  # no tool chosen: nowhere to put it
+        composer = await _composer(pilot, "list_room_bookings")
+        assert composer.take_value(12) == "room_id"  # nothing focused yet: the first field
+        await pilot.pause()
+        assert composer.values["room_id"] == "12" and app.focused is composer.field("room_id")
+        composer.field("start").focus()
+        await pilot.pause()
+        app.set_focus(None)  # focus left the composer (the result viewer): the last field is remembered
+        assert composer.take_value("2025-03-04 10:00") == "start"
+        await pilot.pause()
+        assert composer.values["start"] == "2025-03-04 10:00" and composer.errors == {}
+        composer.field("status").focus()  # a choice list takes only one of its choices
+        await pilot.pause()
+        assert composer.take_value("no such status") is None and composer.values["status"] == ""
+        assert composer.take_value("cancelled") == "status"
+        await pilot.pause()
+        assert composer.values["status"] == "cancelled"
+        await pilot.press("f5")
+        await pilot.pause()
+        assert app.submitted()[-1].args == {"room_id": 12, "start": "2025-03-04 10:00", "status": "cancelled"}
+
+
+async def test_take_value_appends_to_an_array_and_inserts_at_the_raw_cursor():
+    app = Host(with_catalog=False)
+    async with app.run_test(size=(100, 48)) as pilot:
+        composer = await _composer(pilot, "add_chat_members", {"chat_id": 3})
+        composer.field("employee_ids").focus()
+        await pilot.pause()
+        assert composer.take_value(31) == "employee_ids" and composer.take_value(40) == "employee_ids"
+        await pilot.pause()
+        assert composer.values["employee_ids"] == "[31, 40]"
+        await pilot.press("ctrl+j")
+        await pilot.pause()
+        raw = composer.query_one("#composer-raw-text", TextArea)
+        raw.load_text('{"chat_id": , "employee_ids": [31, 40]}')
+        raw.move_cursor((0, len('{"chat_id": ')))
+        assert composer.take_value(7) == "raw JSON"
+        assert json.loads(raw.text) == {"chat_id": 7, "employee_ids": [31, 40]}  # inserted at the cursor
+        assert composer.take_value("a b") == "raw JSON" and '7"a b",' in raw.text  # as JSON text
+
+
 def test_snapshot_of_the_composer(snap_compare: Any):
     async def fill(pilot: Any) -> None:
         composer = pilot.app.query_one(CallComposer)

@@ -4,9 +4,11 @@ real app (so the theme's diff colours exist), plus the pure helpers they render 
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import takewhile
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
@@ -297,9 +299,10 @@ def test_diff_lines_of_a_partial_wrong_trial(partial_trial):
     assert kinds.count("unexpected") == len(result.unexpected) == 1
     assert kinds.count("wrong") == len(result.wrong) == 3
     texts = [text for _, text in lines]
-    assert "≠ insert followed_artists user_id=39 artist_id=294 artist_id: expected 294, got 2" in texts
-    assert any(t.startswith("≠ update playlists id=147 is_public: ") and t.endswith("expected 0, got 1") for t in texts)
-    assert '≠ update playlists id=147 name: "Party Starters" → expected "Party Starters", got "Party Starters!"' in texts
+    # A row is named by its other key columns, never by the value it got wrong.
+    assert "≠ insert followed_artists (user_id=39): artist_id expected 294, got 2" in texts
+    assert any(t.startswith("≠ update playlists (id=147): is_public expected 0, got 1") for t in texts)
+    assert '≠ update playlists (id=147): name expected "Party Starters", got "Party Starters!" (was "Party Starters")' in texts
     assert "− update artists id=294: follower_count: 3 → 4" in texts
     assert '− insert followed_artists user_id=39 artist_id=319: followed_at="2026-10-15 20:30:00"' in texts
     assert "✓ update artists id=91: follower_count: 3 → 4" in texts
@@ -354,6 +357,72 @@ async def test_blind_diff_view_hides_the_expected_side(partial_trial):
         kinds = [kind for kind, _ in view.lines]
         assert set(kinds) == {"header", "note", "actual"} and kinds.count("actual") == len(actual)
         assert "• update playlists id=147: name: " in shown  # the trial's own changes are all there
+
+
+def test_a_song_added_in_place_of_another_is_named_by_its_playlist_not_by_the_wrong_song(music_world):
+    """music-0005: a playlist of ten songs, one of them the wrong song. The row is the playlist's
+    entry; the song it should have had is what is wrong, not what names it."""
+    from ebench.sessions.trial import Trial
+    from ebench.tasks.spec import load_task
+    from ebench.tasks.suite import find_task
+
+    path = find_task("music-0005")
+    assert path is not None
+    task = load_task(path)
+    trial = Trial(task, solver={"name": "test"})
+    try:
+        assert trial.call("save_album", {"album_id": 483}).ok
+        playlist = trial.call("create_playlist", {"name": "Night Shift", "is_public": False}).value["playlist_id"]
+        for song in (2570, 1, *range(2572, 2580)):  # song 1 instead of 2571
+            assert trial.call("add_song_to_playlist", {"playlist_id": playlist, "song_id": song}).ok
+        actual = trial.diff()
+        result = explain(task.expected_diff, actual, trial.domain.schema)
+    finally:
+        trial.close()
+    wrong = [text for kind, text in diff_lines(result, actual, blind=False) if kind == "wrong"]
+    assert f"≠ insert playlist_songs (playlist_id={playlist}): song_id expected 2571, got 1" in wrong
+
+
+def saved_albums(n: int) -> Grade:
+    """n albums one user should have saved, none saved: lines alike up to the album."""
+    missing = [
+        RowChange(
+            "saved_albums",
+            "insert",
+            {"user_id": 11, "album_id": 500 + i},
+            new={"user_id": 11, "album_id": 500 + i, "saved_at": "2026-10-15 20:30:00"},
+        )
+        for i in range(n)
+    ]
+    return Grade(False, n, 0, 0, missing=missing)
+
+
+def painted(view: DiffView) -> list[str]:
+    return ["".join(segment.text for segment in view.render_line(y)).rstrip() for y in range(view.scrollable_content_region.height)]
+
+
+async def test_cut_lines_end_in_an_ellipsis_differ_within_the_width_and_enter_wraps_them():
+    grade = saved_albums(7)
+    app = host_app(lambda: DiffView(id="diff"))
+    async with app.run_test(size=(40, 24)) as pilot:
+        view = app.screen.query_one(DiffView)
+        view.show(grade, Diff([]))
+        view.focus()
+        await pilot.pause()
+        width = view.scrollable_content_region.width
+        rows = [row for row in painted(view) if row.startswith("−")]
+        assert len(rows) == 7 and all(row.endswith("…") and cell_len(row) == width for row in rows)
+        assert rows[0].startswith("− insert saved_albums album_id=500 ")  # the column that varies comes first
+        assert len(set(rows)) == 7  # they differ within the width
+        await pilot.press("enter")
+        assert view.wrap and len(view.rows) > len(view.lines)
+        shown = painted(view)
+        assert not any(row.endswith("…") for row in shown)
+        first = next(i for i, row in enumerate(shown) if row.startswith("−"))
+        rest = takewhile(lambda row: row.startswith("  "), shown[first + 1 :])
+        assert shown[first] + "".join(row.removeprefix("  ") for row in rest) == next(t for k, t in view.lines if k == "missing")
+        await pilot.press("enter")
+        assert not view.wrap and view.rows == view.lines
 
 
 def many_changes(n: int) -> tuple[Grade, Diff]:

@@ -219,3 +219,22 @@ def test_closing_waits_for_a_diff_in_another_thread_and_later_diffs_fail_cleanly
     assert not closer.is_alive()
     with pytest.raises(sqlite3.ProgrammingError):
         trial.diff()
+
+
+def test_a_running_gate_paces_steps_at_the_chosen_rate():
+    now = [0.0]
+    gate = StepGate(rate=1.0, clock=lambda: now[0])
+    gate.wait()  # the first step goes at once
+    assert gate.delay() == 1.0  # the next one a second later
+    gate.set_rate(2.0)
+    assert gate.delay() == 0.5  # a faster speed re-times the step already waiting
+    now[0] = 0.5
+    assert gate.delay() == 0.0
+    gate.wait()  # due: goes at once
+    assert gate.delay() == 0.5
+    gate.set_rate(None)
+    assert gate.delay() == 0.0  # no limit
+    gate.pause()
+    gate.step()
+    gate.wait()  # a step let through while paused ignores the rate
+    assert gate.paused

@@ -32,8 +32,8 @@ class EBenchApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("f1", "help", "Help", id="app.help"),
-        Binding("f10", "change_theme", "Theme", id="app.theme"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        Binding("f10", "change_theme", "Theme", id="app.theme", show=False),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True, show=False),  # in F1 and the palette
     ]
 
     def __init__(self, start: ScreenFactory | None = None, *, theme: str | None = None, home: Path | None = None) -> None:
@@ -102,6 +102,27 @@ class EBenchApp(App[None]):
             self.notify(f"settings not saved: {exc}", title="Settings", severity="warning", timeout=8)
 
     # -- actions ---------------------------------------------------------------------------
+    def screenshots_folder(self) -> Path:
+        """Where screenshots go: `<data dir>/screenshots` (Textual's default, ~/Downloads, may not exist)."""
+        from ..paths import data_dir
+
+        return (self._home if self._home is not None else data_dir()) / "screenshots"
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str | None:
+        """Save an SVG of the screen (the palette's "Screenshot", `action_screenshot`) and say where,
+        or why not, naming the full path either way."""
+        if self.is_web:  # the browser downloads it: Textual's own delivery
+            return super().deliver_screenshot(filename, path, time_format)
+        folder = Path(path).expanduser() if path else self.screenshots_folder()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            saved = Path(self.save_screenshot(filename, str(folder), time_format)).resolve()
+        except OSError as exc:
+            self.notify(f"Screenshot not saved to {folder}: {exc.strerror or exc}", title="Screenshot", severity="error", markup=False)
+            return None
+        self.notify(f"Saved screenshot to {saved}", title="Screenshot", markup=False)
+        return None
+
     def action_help(self) -> None:
         from .screens.help import HelpScreen
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from . import common
+
+if TYPE_CHECKING:
+    from ..sessions.report import Baseline, RunReport
 
 RUNS_ARGUMENT = typer.Argument(
     ..., metavar="RUN...", help="Run directories (each with manifest.json and results.jsonl), or a folder of sessions.", show_default=False
@@ -16,9 +20,18 @@ CSV_OPTION = typer.Option(
     "--csv",
     metavar="FILE",
     help="Also write every number to FILE as CSV, one row per (run, scope, metric): columns run, path, scope, metric, value; "
-    "scope is overall, domain:NAME, capability:NAME, efficiency, failures or infra; rates are fractions 0..1, "
+    "scope is overall, domain:NAME, capability:NAME, efficiency, failures or infra, and baseline and baseline:TASK "
+    'with the human baseline (the people\'s figures as the run "human baseline"); rates are fractions 0..1, '
     "a missing value is empty.",
 )
+BASELINE_OPTION = typer.Option(
+    None,
+    "--baseline",
+    metavar="FOLDER",
+    help="Read the human baseline from this folder of sessions instead of the data directory's sessions.",
+    show_default=False,
+)
+NO_BASELINE_OPTION = typer.Option(False, "--no-baseline", help="Leave out the human baseline.")
 
 
 def report_command(
@@ -32,15 +45,24 @@ def report_command(
         "Pass^k over k; a row opens its failed trials in the replay debugger.",
     ),
     theme: str | None = typer.Option(None, "--theme", help="The app's theme (with --app)."),
+    baseline_folder: Path | None = BASELINE_OPTION,
+    no_baseline: bool = NO_BASELINE_OPTION,
 ) -> None:
     """Score runs: Avg, Pass@k and Pass^k overall, per domain and per capability, efficiency and failures,
     one column per run (the paper's Avg3 / Pass@3 / Pass^3 table too when runs have 3 trials per task).
     Trials that hit an infrastructure error are left out of every score and counted apart.
     A folder of sessions (the data directory's `sessions`: trials from the app, the MCP server,
-    `ebench run` of one task) is reported too, one column per solver."""
+    `ebench run` of one task) is reported too, one column per solver.
+    The human baseline, people's blind attempts at the reported tasks (pass rate, median time, mean
+    calls, overall and per task, beside each run), is shown when there is one."""
     from ..sessions.metrics import MetricsError
     from ..sessions.report import build_reports, report_document, tables, write_csv
     from ..sessions.runs import RunError, load_runs
+
+    if no_baseline and baseline_folder is not None:
+        common.fail("--baseline and --no-baseline do not combine", 2)
+    if baseline_folder is not None and not baseline_folder.is_dir():
+        common.fail(f"--baseline {baseline_folder}: no such folder; give a folder of sessions such as <data dir>/sessions", 2)
 
     loaded = []
     for path in runs:
@@ -62,13 +84,14 @@ def report_command(
 
         report_app(list(runs), theme)
         return
+    baseline = None if no_baseline else _baseline(reports, baseline_folder)
     if csv_path is not None:
         try:
-            written = write_csv(reports, csv_path)
+            written = write_csv(reports, csv_path, baseline)
         except OSError as exc:
             common.fail(f"cannot write {csv_path}: {exc.strerror or exc}")
     if as_json:
-        common.print_json(report_document(reports))
+        common.print_json(report_document(reports, baseline))
         return
     from rich.console import Console
     from rich.markup import escape
@@ -76,7 +99,7 @@ def report_command(
     from rich.table import Table
 
     console = common.console()
-    for data in tables(reports):
+    for data in tables(reports, baseline):
         table = Table(title=data.title, caption=data.caption, title_justify="left")
         for i, column in enumerate(data.columns):
             table.add_column(escape(column), justify="left" if i < data.labels else "right", no_wrap=i >= data.labels)
@@ -90,3 +113,14 @@ def report_command(
         Console(highlight=False, width=natural).print(table) if natural > console.width else console.print(table)
     if csv_path is not None:
         console.print(f"wrote {written} rows to {escape(str(csv_path))}")
+
+
+def _baseline(reports: list[RunReport], folder: Path | None) -> Baseline | None:
+    """The human baseline from `folder` (always, even empty, when asked for), else from the data
+    directory's sessions when people attempted any reported task blind."""
+    from ..paths import sessions_dir
+    from ..sessions.report import blind_attempts, human_baseline
+
+    source = folder if folder is not None else sessions_dir()
+    baseline = human_baseline(reports, blind_attempts(source), str(source))
+    return baseline if baseline.tasks or folder is not None else None

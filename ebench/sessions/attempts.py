@@ -11,9 +11,9 @@ from typing import Any
 
 from ..paths import sessions_dir
 from ..tasks.spec import Task
-from .events import EndEvent, SessionEvent, StartEvent, event_from
-from .record import new_session_file, secret_values, session_files
-from .trial import Trial, open_trial
+from .events import EndEvent, SessionEvent, StartEvent, ToolCallEvent, event_from
+from .record import SessionFileError, SessionWriter, new_session_file, read_session, secret_values, session_files
+from .trial import ResumeError, Trial, open_trial
 
 HUMAN = "human"
 
@@ -38,6 +38,67 @@ def discard(trial: Trial) -> None:
         trial.writer.path.unlink(missing_ok=True)
 
 
+@dataclass(frozen=True)
+class UnfinishedAttempt:
+    """A person's attempt left without submitting: its session has no end event and can go on."""
+
+    session: Path
+    calls: int  # top-level calls (an exec_code block is one)
+    code: bool
+    blind: bool
+    seconds: float  # time spent on it so far (the last recorded event's time)
+
+
+def unfinished_attempt(task: Task, folder: Path | None = None) -> UnfinishedAttempt | None:
+    """The task's latest human attempt, when it was left unfinished (None when the latest one was
+    submitted, or there is none). Only attempts made on this very task count (same request)."""
+    latest = latest_attempts(folder, queries={task.id: task.query}).get(task.id)
+    if latest is None or latest.ended:
+        return None
+    try:
+        session = read_session(latest.session)
+    except SessionFileError:
+        return None
+    start = session.start
+    calls = [e for e in session.events if isinstance(e, ToolCallEvent) and not e.parent]
+    return UnfinishedAttempt(
+        latest.session,
+        len(calls),
+        start.mode == "code",
+        bool(start.solver.get("blind")),
+        max((e.t or 0.0 for e in session.events), default=0.0),
+    )
+
+
+def resume_trial(task: Task, path: Path) -> Trial:
+    """Continue an unfinished human attempt of `task` in its own session file: the recorded calls
+    are re-executed on a fresh copy (the world as it was left), new events are appended.
+    ResumeError when the file is not such an attempt or cannot be continued faithfully."""
+    try:
+        session = read_session(path)
+    except SessionFileError as exc:
+        raise ResumeError(str(exc)) from None
+    start = session.start
+    if start.task is None or start.task.id != task.id or start.task.query != task.query:
+        raise ResumeError(f"{path}: an attempt at another task")
+    if start.solver.get("name") != HUMAN:
+        raise ResumeError(f"{path}: not a person's attempt")
+    if any(isinstance(e, EndEvent) for e in session.events):
+        raise ResumeError(f"{path}: already submitted")
+    events = session.events[1:]
+    writer = SessionWriter(path, secret_values(start.solver), resume_at=max((e.t or 0.0 for e in events), default=0.0))
+    try:
+        return Trial(task, writer=writer, solver=dict(start.solver), code=start.mode == "code", resumed=events)
+    except BaseException:
+        writer.close()  # the file stays as it was: the attempt is still there to resume or discard
+        raise
+
+
+def discard_session(path: Path) -> None:
+    """Delete an unfinished attempt's session (the person chose to start over)."""
+    path.unlink(missing_ok=True)
+
+
 @dataclass
 class Attempt:
     task: str
@@ -45,6 +106,7 @@ class Attempt:
     termination: str | None
     session: Path
     started: str
+    ended: bool = False  # an end event was written (submitted, or ended by a limit or an error)
 
 
 def _last_line(path: Path, chunk: int = 65536) -> str:
@@ -106,5 +168,7 @@ def latest_attempts(folder: Path | None = None, solver: str = HUMAN, queries: di
         task_id = start.task.id
         if queries is not None and queries.get(task_id) != start.task.query:
             continue
-        latest[task_id] = Attempt(task_id, end.passed if end else None, end.termination if end else None, path, start.started)
+        latest[task_id] = Attempt(
+            task_id, end.passed if end else None, end.termination if end else None, path, start.started, end is not None
+        )
     return latest

@@ -185,6 +185,11 @@ def score_tasks(outcomes: Iterable[tuple[int, int]], infra_errors: int = 0) -> S
     return score
 
 
+def total_calls(record: TrialSummary) -> int:
+    """The domain tool calls a trial made, wherever made (see the module docstring)."""
+    return record.tool_calls - record.exec_blocks + record.inner_calls
+
+
 def efficiency(trials: list[TrialSummary]) -> Efficiency:
     """Means and totals over scored trials (see the module docstring for total calls)."""
     eff = Efficiency(trials=len(trials))
@@ -192,7 +197,7 @@ def efficiency(trials: list[TrialSummary]) -> Efficiency:
     ratios: list[float] = []
     costs: list[float] = []
     for r in trials:
-        total = r.tool_calls - r.exec_blocks + r.inner_calls
+        total = total_calls(r)
         values = {
             "tool_calls": r.tool_calls,
             "inner_calls": r.inner_calls,

@@ -103,13 +103,17 @@ def session_files(folder: Path, kind: str) -> list[Path]:
 class SessionWriter:
     """Appends events to one session file; thread-safe (exec_code calls arrive from a thread)."""
 
-    def __init__(self, path: Path, secrets: Iterable[str] = ()) -> None:
+    def __init__(self, path: Path, secrets: Iterable[str] = (), *, resume_at: float | None = None) -> None:
+        """A new session file; with `resume_at` (the last recorded event's time), the existing
+        file is continued: events are appended and their times go on from there."""
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = path.open("w", encoding="utf-8")
+        if resume_at is not None:
+            _drop_torn_line(path)
+        self._handle = path.open("a" if resume_at is not None else "w", encoding="utf-8")
         self._secrets = [s for s in secrets if s]
         self._lock = threading.Lock()
-        self._started = time.perf_counter()
+        self._started = time.perf_counter() - (resume_at or 0.0)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self._started
@@ -130,6 +134,15 @@ class SessionWriter:
     def close(self) -> None:
         with self._lock:
             self._handle.close()
+
+
+def _drop_torn_line(path: Path) -> None:
+    """Cut a last line written only in part (the app was killed mid-write), so appending starts a
+    line of its own; `read_session` skipped that line anyway."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
 
 
 # Characters a session line never holds raw: lone surrogates (UTF-8 cannot encode them, so

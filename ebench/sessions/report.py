@@ -3,22 +3,30 @@
 The tables are plain data (`TableData`): the command line renders them with rich, and this module
 stays free of any UI library. A number that does not exist (no scored trial, a k beyond a run's
 trials, a domain a run did not touch) is shown as "-" and written as null (JSON) or empty (CSV).
+
+The human baseline (`human_baseline`) sets people's blind attempts at the reported tasks, read
+from a folder of sessions, beside the runs: pass rate, median time and mean calls.
 """
 
 from __future__ import annotations
 
 import csv
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
-from .metrics import RunMetrics, ScopeScore, run_metrics
+from .attempts import HUMAN
+from .metrics import RunMetrics, ScopeScore, run_metrics, total_calls
+from .record import SessionFileError, read_session, session_files
+from .results import ResultsLineError, TrialSummary
 from .runs import RunData, RunManifest
 
 REPORT_FORMAT = "ebench-report/1"
 PAPER_K = 3  # the paper's main table: Avg3, Pass@3, Pass^3
 DASH = "-"
+BASELINE_LABEL = "human baseline"  # the people's column: a sessions folder's runs include one labelled "human"
 CSV_COLUMNS = ("run", "path", "scope", "metric", "value")
 
 
@@ -29,6 +37,7 @@ class RunReport:
     manifest: RunManifest
     metrics: RunMetrics
     raised: int = 0  # tasks whose budget raised the run's limits
+    results: list[TrialSummary] = field(default_factory=list, repr=False)  # the run's trials (the baseline compares them)
 
     def suite_version(self) -> str | None:
         version = self.manifest.suite.get("version") if self.manifest.suite else None
@@ -101,6 +110,7 @@ def build_reports(runs: list[RunData]) -> list[RunReport]:
             run.manifest,
             run_metrics(run.results),
             _raised(run),
+            run.results,
         )
         for run, label in zip(runs, labels)
     ]
@@ -119,8 +129,116 @@ def _raised(run: RunData) -> int:
     return len(raised)
 
 
-def report_document(reports: list[RunReport]) -> dict[str, Any]:
-    return {"format": REPORT_FORMAT, "runs": [r.to_dict() for r in reports]}
+def report_document(reports: list[RunReport], baseline: Baseline | None = None) -> dict[str, Any]:
+    """Every figure of every run; "baseline" is the human baseline, or null when there is none."""
+    return {"format": REPORT_FORMAT, "runs": [r.to_dict() for r in reports], "baseline": baseline.to_dict() if baseline else None}
+
+
+# --- the human baseline ------------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    """Pass rate, median time and mean calls over some scored trials (None: no trial)."""
+
+    trials: int = 0
+    passed: int = 0
+    pass_rate: float | None = None
+    median_seconds: float | None = None
+    mean_calls: float | None = None
+
+    @classmethod
+    def of(cls, trials: list[TrialSummary]) -> Figures:
+        if not trials:
+            return cls()
+        passed = sum(r.passed for r in trials)
+        return cls(
+            len(trials),
+            passed,
+            passed / len(trials),
+            statistics.median(r.seconds for r in trials),
+            statistics.fmean(total_calls(r) for r in trials),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "trials": self.trials,
+            "passed": self.passed,
+            "pass_rate": self.pass_rate,
+            "median_seconds": self.median_seconds,
+            "mean_calls": self.mean_calls,
+        }
+
+
+@dataclass
+class TaskBaseline:
+    task: str
+    human: Figures
+    runs: dict[str, float | None]  # run label -> the run's pass rate on the task (None: no scored trial)
+
+
+@dataclass
+class Baseline:
+    """People's blind attempts at the reported tasks, beside each run on the same tasks."""
+
+    source: str  # the folder of sessions read
+    human: Figures  # over every attempt at a reported task
+    runs: dict[str, Figures]  # run label -> its trials of the tasks people attempted
+    tasks: list[TaskBaseline]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "tasks": len(self.tasks),
+            "human": self.human.to_dict(),
+            "runs": {label: figures.to_dict() for label, figures in self.runs.items()},
+            "per_task": [
+                {"task": t.task, "human": t.human.to_dict(), "runs": {label: rate for label, rate in t.runs.items()}} for t in self.tasks
+            ],
+        }
+
+
+def blind_attempts(folder: Path) -> dict[str, list[TrialSummary]]:
+    """The finished blind attempts people made, by task, from a folder of sessions (the data
+    directory's `sessions`). Attempts made with the expected diff in view ("human-assisted"),
+    unfinished ones (no end event) and infrastructure errors are not a baseline; a file that is
+    not a readable session is skipped."""
+    found: dict[str, list[TrialSummary]] = {}
+    for path in sorted(session_files(folder, HUMAN)):
+        try:
+            session = read_session(path)
+        except SessionFileError:
+            continue
+        end = session.end
+        if session.start.solver.get("label") != HUMAN or end is None or not isinstance(end.summary, dict):
+            continue
+        try:
+            summary = TrialSummary.read(end.summary)
+        except ResultsLineError:
+            continue
+        if summary.task and not summary.infra_error:
+            found.setdefault(summary.task, []).append(summary)
+    return found
+
+
+def human_baseline(reports: list[RunReport], attempts: dict[str, list[TrialSummary]], source: str) -> Baseline:
+    """The baseline over the reported tasks people attempted; `attempts` from `blind_attempts`."""
+    scored = {r.label: [t for t in r.results if not t.infra_error] for r in reports}
+    reported = {t.task for trials in scored.values() for t in trials}
+    tasks = sorted(task for task in attempts if task in reported)
+    per_task = []
+    for task in tasks:
+        rates = {}
+        for label, trials in scored.items():
+            rates[label] = Figures.of([t for t in trials if t.task == task]).pass_rate
+        per_task.append(TaskBaseline(task, Figures.of(attempts[task]), rates))
+    chosen = set(tasks)
+    return Baseline(
+        source,
+        Figures.of([a for task in tasks for a in attempts[task]]),
+        {label: Figures.of([t for t in trials if t.task in chosen]) for label, trials in scored.items()},
+        per_task,
+    )
 
 
 # --- formatting -----------------------------------------------------------------------------------
@@ -306,12 +424,50 @@ def paper_table(reports: list[RunReport]) -> TableData | None:
     return TableData(f"Paper layout (k = {PAPER_K})", columns, rows, caption=caption)
 
 
-def tables(reports: list[RunReport]) -> list[TableData]:
+def baseline_tables(baseline: Baseline) -> list[TableData]:
+    """The human baseline beside the runs: on the tasks people attempted, then task by task."""
+    labels = list(baseline.runs)
+    if not baseline.tasks:
+        return [TableData("Human baseline", ["", BASELINE_LABEL], [["blind attempts at the reported tasks", "0"]])]
+    columns = [baseline.human, *baseline.runs.values()]
+    overall = TableData(
+        "Human baseline",
+        ["", BASELINE_LABEL, *labels],
+        [
+            ["trials", *[str(f.trials) for f in columns]],
+            ["pass rate", *[pct(f.pass_rate) for f in columns]],
+            ["median time", *[duration(f.median_seconds) for f in columns]],
+            ["mean calls", *[num(f.mean_calls) for f in columns]],
+        ],
+        caption=f"runs: on the same {len(baseline.tasks)} task(s)",
+    )
+    rows: list[list[str] | None] = [
+        [
+            t.task,
+            f"{t.human.passed}/{t.human.trials}",
+            duration(t.human.median_seconds),
+            num(t.human.mean_calls),
+            *[pct(t.runs[label]) for label in labels],
+        ]
+        for t in baseline.tasks
+    ]
+    per_task = TableData(
+        "Human baseline per task",
+        ["task", "human passed", "human time", "human calls", *labels],
+        rows,
+        caption="time: median, calls: mean; a run: its pass rate",
+    )
+    return [overall, per_task]
+
+
+def tables(reports: list[RunReport], baseline: Baseline | None = None) -> list[TableData]:
     out = [summary_table(reports)]
     paper = paper_table(reports)
     if paper:
         out.append(paper)
     out += [scope_table(reports, "domains"), scope_table(reports, "capabilities"), efficiency_table(reports), failures_table(reports)]
+    if baseline is not None:
+        out += baseline_tables(baseline)
     return out
 
 
@@ -325,9 +481,11 @@ def _scope_rows(scope: str, s: ScopeScore) -> list[tuple[str, str, Any]]:
     return rows
 
 
-def csv_rows(reports: list[RunReport]) -> list[dict[str, Any]]:
+def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list[dict[str, Any]]:
     """Long format: one row per (run, scope, metric). Scopes: overall, domain:NAME, capability:NAME,
-    efficiency, failures, infra. Rates are fractions (0..1); a missing value is empty."""
+    efficiency, failures, infra; with a baseline, baseline and baseline:TASK (the people's figures
+    as the run "human baseline").
+    Rates are fractions (0..1); a missing value is empty."""
     out = []
     for r in reports:
         m = r.metrics
@@ -350,12 +508,28 @@ def csv_rows(reports: list[RunReport]) -> list[dict[str, Any]]:
             {"run": r.label, "path": r.path, "scope": scope, "metric": metric, "value": "" if value is None else value}
             for scope, metric, value in rows
         ]
-    return out
+    return out + (_baseline_rows(reports, baseline) if baseline else [])
 
 
-def write_csv(reports: list[RunReport], path: Path) -> int:
+def _baseline_rows(reports: list[RunReport], baseline: Baseline) -> list[dict[str, Any]]:
+    """The baseline's figures: its own under BASELINE_LABEL (the sessions folder it was read from as
+    the path), each run's on the same tasks under the run's label."""
+    paths = {BASELINE_LABEL: baseline.source, **{r.label: r.path for r in reports}}
+    rows: list[tuple[str, str, str, Any]] = []  # (run, scope, metric, value)
+    for label, figures in [(BASELINE_LABEL, baseline.human), *baseline.runs.items()]:
+        rows += [(label, "baseline", metric, value) for metric, value in figures.to_dict().items()]
+    for task in baseline.tasks:
+        rows += [(BASELINE_LABEL, f"baseline:{task.task}", metric, value) for metric, value in task.human.to_dict().items()]
+        rows += [(label, f"baseline:{task.task}", "pass_rate", rate) for label, rate in task.runs.items()]
+    return [
+        {"run": run, "path": paths.get(run, ""), "scope": scope, "metric": metric, "value": "" if value is None else value}
+        for run, scope, metric, value in rows
+    ]
+
+
+def write_csv(reports: list[RunReport], path: Path, baseline: Baseline | None = None) -> int:
     """Write `csv_rows` to `path`; returns the number of rows (OSError propagates)."""
-    rows = csv_rows(reports)
+    rows = csv_rows(reports, baseline)
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
         writer.writeheader()

@@ -37,14 +37,9 @@ from .events import BLOCK, CALL, CHILD, SessionEvent, ToolCallEvent
 from .record import Session, read_session
 from .results import TrialSummary
 from .runs import RunData
-from .trial import trial_copy
+from .trial import as_read_back, trial_copy
 
 CHECKPOINT_EVERY = 8
-
-
-def _comparable(value: Any) -> Any:
-    """A result as it reads back from the session file (JSON), so replayed and recorded compare."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=repr))
 
 
 @dataclass(frozen=True)
@@ -282,13 +277,13 @@ class Timeline:
         name = event.tool
         try:
             result = self.domain.tools.call(self._env, name, event.args)  # as recorded: the registry names any name
-            replayed = _comparable(result.payload())
+            replayed = as_read_back(result.payload())
         except Exception as exc:  # a call that no longer runs is a mismatch, not a crash of the debugger
             replayed = {"error": {"code": "replay_error", "message": f"{type(exc).__name__}: {exc}"}}
         assert step.leaf is not None
         if step.leaf not in self._replayed:
             self._replayed[step.leaf] = replayed
-            if self._mismatch is None and replayed != _comparable(event.result):
+            if self._mismatch is None and replayed != as_read_back(event.result):
                 self._mismatch = Mismatch(step.index, step.call_id, str(name), event.result, replayed)
 
     def _state(self, k: int) -> StepState:
@@ -405,7 +400,7 @@ class Timeline:
                     diff = tracker.diff()
                     error = None if result.ok else f"{result.error_code}: {result.error_message}"
                     steps.append(
-                        ReferenceStep(i, step.tool, args, result.ok, _comparable(result.payload()), error, diff, self._grade(diff))
+                        ReferenceStep(i, step.tool, args, result.ok, as_read_back(result.payload()), error, diff, self._grade(diff))
                     )
                     if not result.ok:
                         break

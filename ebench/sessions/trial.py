@@ -8,11 +8,12 @@ a `TrialSummary`, the line the run's results file keeps. The world file is never
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from ..tasks.grading import Grade, grade
 from ..tasks.reference import DEFAULT_LIMITS
 from ..tasks.spec import Task
 from ..tasks.worlds import check_world, task_seed
-from .events import SESSION_FORMAT, EndEvent, SessionEvent, StartEvent, TaskHeader, ToolCallEvent, make_event
+from .events import BLOCK, CHILD, SESSION_FORMAT, EndEvent, SessionEvent, StartEvent, TaskHeader, ToolCallEvent, make_event
 from .record import SessionWriter
 from .results import TrialSummary, grade_counts
 from .terminations import Termination
@@ -40,6 +41,16 @@ TIME_LIMIT = Termination.TIME_LIMIT
 CONTEXT_LIMIT = Termination.CONTEXT_LIMIT
 AGENT_ERROR = Termination.AGENT_ERROR
 INFRA_ERROR = Termination.INFRA_ERROR
+
+
+class ResumeError(ValueError):
+    """An unfinished attempt that cannot be continued (another task, finished, or its calls no
+    longer give what was recorded)."""
+
+
+def as_read_back(value: Any) -> Any:
+    """A result as it reads back from the session file (JSON), so replayed and recorded compare."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=repr))
 
 
 @dataclass
@@ -123,7 +134,10 @@ class Trial:
         code: bool = False,
         trial_number: int = 1,
         session_name: str = "",
+        resumed: Sequence[SessionEvent] | None = None,
     ) -> None:
+        """`resumed`: the events an unfinished attempt recorded after its start (the session file
+        goes on); its calls are re-executed on the fresh copy so the world is as it was left."""
         self.task = task
         self.domain = domain or get_domain(task.domain if task else "")
         chosen = task.actor if task else actor
@@ -163,6 +177,9 @@ class Trial:
         self.final_diff: Diff | None = None  # kept: the copy is closed once the trial is finished
         self.finished = False  # the end event is written
         self._closed = False
+        if resumed is not None:
+            self._restore(resumed)
+            return
         self.record(
             StartEvent(
                 format=SESSION_FORMAT,
@@ -179,6 +196,39 @@ class Trial:
                 started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             )
         )
+
+    def _restore(self, events: Sequence[SessionEvent]) -> None:
+        """Bring the copy and the counters to where the recorded attempt stopped. A call whose
+        result differs now (the tools or the world changed) is refused: the attempt cannot be
+        continued faithfully."""
+        elapsed = 0.0
+        for event in events:
+            elapsed = max(elapsed, event.t or 0.0)
+            if not isinstance(event, ToolCallEvent):
+                continue
+            number = str(event.id).removeprefix("call-").split(".")[0]
+            if number.isdigit():
+                self._next_id = max(self._next_id, int(number))
+            if not event.ok and event.error_code:
+                self.tool_errors[event.error_code] += 1
+            self.history.append(event)
+            if event.role == BLOCK:
+                self.tool_calls += 1
+                self.exec_blocks += isinstance(event.args, dict) and isinstance(event.args.get("code"), str)
+                continue
+            if event.role == CHILD:
+                self.inner_calls += 1
+            else:
+                self.tool_calls += 1
+            replayed = self._execute(tool_name_text(event.tool), event.args).for_solver()
+            if as_read_back(replayed) != as_read_back(event.result):
+                raise ResumeError(f"call {event.id} ({event.tool}) gives another result now; the attempt cannot be resumed")
+        self.started -= elapsed
+
+    @property
+    def seconds(self) -> float:
+        """Time spent on the attempt so far (a resumed one counts its earlier sessions)."""
+        return time.perf_counter() - self.started
 
     # -- recording -------------------------------------------------------------------------
     def record(self, event: SessionEvent) -> None:
@@ -326,7 +376,7 @@ class Trial:
             result = grade(self.task.expected_diff, actual, self.domain.schema)
         self.final_grade = result
         self.final_diff = actual
-        seconds = time.perf_counter() - self.started
+        seconds = self.seconds
         summary = TrialSummary(
             task=self.task.id if self.task else "",
             trial=self.trial_number,

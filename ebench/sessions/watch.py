@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
+from collections.abc import Callable
 
 from .solvers.base import FatalSolverError, Solver
 from .trial import AGENT_ERROR, INFRA_ERROR, Trial, TrialLimits, TrialSummary
@@ -20,10 +22,20 @@ class Abandoned(Exception):
     """The watcher went away (the screen was closed): the trial stops where it is."""
 
 
+# The speeds a person can choose while watching, in steps per second; None: as fast as it goes.
+SPEEDS: tuple[float | None, ...] = (0.5, 1.0, 2.0, 5.0, 10.0, None)
+
+
 class StepGate:
-    def __init__(self, paused: bool = False) -> None:
+    """Where a watched solver waits before each step: paused (one step per `step()`), or running,
+    at most `rate` steps per second when a rate is set (a person can follow it)."""
+
+    def __init__(self, paused: bool = False, rate: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self._cond = threading.Condition()
         self.paused = paused
+        self.rate = rate
+        self._clock = clock
+        self._next_due: float | None = None  # when running at a rate: the earliest the next step may go
         self._credits = 0  # steps allowed through while paused
         self.closed = False
         self.waiting = False  # a step is held at the gate (the app shows "paused before step N")
@@ -33,14 +45,37 @@ class StepGate:
         with self._cond:
             self.waiting = True
             try:
-                while self.paused and self._credits == 0 and not self.closed:
-                    self._cond.wait()
+                while not self.closed:
+                    if self.paused:
+                        if self._credits:
+                            self._credits -= 1
+                            break
+                        self._cond.wait()
+                        continue
+                    delay = self.delay()
+                    if delay <= 0:
+                        break
+                    self._cond.wait(delay)
             finally:
                 self.waiting = False
             if self.closed:
                 raise Abandoned
-            if self.paused and self._credits:
-                self._credits -= 1
+            self._next_due = self._clock() + 1.0 / self.rate if self.rate else None
+
+    def delay(self) -> float:
+        """Seconds until a running gate lets the next step through (0: now)."""
+        if self.rate is None or self._next_due is None:
+            return 0.0
+        return max(0.0, self._next_due - self._clock())
+
+    def set_rate(self, rate: float | None) -> None:
+        """Steps per second while running (None: no limit); a step already waiting re-times itself."""
+        with self._cond:
+            if self._next_due is not None and self.rate:
+                self._next_due -= 1.0 / self.rate
+                self._next_due += 1.0 / rate if rate else 0.0
+            self.rate = rate
+            self._cond.notify_all()
 
     def pause(self) -> None:
         with self._cond:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -14,27 +14,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.coordinate import Coordinate
 from textual.fuzzy import Matcher
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from ...tasks.spec import CAPABILITIES, CAPABILITY_SHORT, CAPABILITY_TITLES  # a light module: no task is loaded
-from .base import EBenchScreen, cursor_row
+from ..widgets.record_table import Column, RecordTable
+from .base import EBenchScreen
 
 if TYPE_CHECKING:
     from ...sessions.attempts import Attempt
     from ...tasks.spec import Task
 
 STATUSES = ("all", "untried", "passed", "failed", "open")
-COLUMNS = (
-    ("task", "Task"),
-    ("domain", "Domain"),
-    ("capabilities", "Capabilities"),
-    ("rows", "Rows"),
-    ("calls", "Ref calls"),
-    ("result", "Result"),
-)
+NARROW = 110  # below this many columns the preview goes under the table and the filters stack
+BLIND_COLUMNS = ("rows", "calls")  # they tell the size of the expected answer
 
 
 def attempt_status(attempt: Attempt | None) -> str:
@@ -48,10 +42,15 @@ def attempt_status(attempt: Attempt | None) -> str:
 
 RESULT_LABELS = {"untried": "", "open": "… open", "passed": "✓ passed", "failed": "✗ failed"}
 RESULT_STYLES = {"open": "$text-muted", "passed": "$success", "failed": "$error"}
+RESULT_ORDER = {"passed": 0, "failed": 1, "open": 2}  # untried sorts last
 
 
 def changed_rows(task: Task) -> int:
     return len(task.expected_diff)
+
+
+def capability_names(task: Task) -> str:
+    return ", ".join(CAPABILITY_SHORT.get(c, c) for c in task.capabilities)
 
 
 def _words(text: str) -> list[str]:
@@ -84,7 +83,7 @@ class TaskSearch:
         return found or {}
 
 
-class TaskTable(DataTable[Any]):
+class TaskTable(RecordTable["Task"]):
     """The task list; enter opens the highlighted task (the screen handles RowSelected)."""
 
     BINDINGS = [Binding("enter", "select_cursor", "Open task", id="browser.open")]
@@ -105,15 +104,23 @@ class BrowserScreen(EBenchScreen):
     BINDINGS = [
         Binding("enter", "open", "Open task", id="browser.open"),
         Binding("slash", "search", "Search", id="browser.search"),
+        Binding("d", "filter('domain')", "Domain", id="browser.domain", tooltip="Choose the domain filter"),
+        Binding("k", "filter('capability')", "Capability", id="browser.capability", tooltip="Choose the capability filter"),
+        Binding("t", "filter('status')", "Status", id="browser.status", tooltip="Choose the result filter"),
+        Binding("x", "clear_filters", "Clear filters", id="browser.clear"),
+        Binding("s", "sort", "Sort", id="browser.sort", tooltip="Sort by the next column"),
+        Binding("S", "reverse_sort", "Reverse sort", id="browser.reverse"),
         Binding("c", "toggle_code", "Code mode", id="browser.code"),
         Binding("b", "toggle_blind", "Blind mode", id="browser.blind"),
         Binding("R", "results", "Run results", id="browser.results"),
     ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     DEFAULT_CSS = """
     BrowserScreen #browser-filters {
-        height: auto;
+        height: 1;
         padding: 0 1;
     }
+    BrowserScreen #browser-filters > * { margin-right: 1; }
     BrowserScreen #browser-search { width: 1fr; }
     BrowserScreen #browser-domain { width: 20; }
     BrowserScreen #browser-capability { width: 30; }
@@ -121,6 +128,19 @@ class BrowserScreen(EBenchScreen):
     BrowserScreen #browser-main { height: 1fr; }
     BrowserScreen #browser-table { width: 2fr; height: 1fr; }
     BrowserScreen #browser-preview { width: 1fr; height: 1fr; padding: 0 1; }
+    BrowserScreen.-narrow #browser-filters {
+        layout: grid;
+        grid-size: 2;
+        grid-rows: 1;
+        grid-gutter: 0 1;
+        height: 2;
+    }
+    BrowserScreen.-narrow #browser-filters > * { margin-right: 0; }
+    BrowserScreen.-narrow #browser-search, BrowserScreen.-narrow #browser-domain,
+    BrowserScreen.-narrow #browser-capability, BrowserScreen.-narrow #browser-status { width: 1fr; }
+    BrowserScreen.-narrow #browser-main { layout: vertical; }
+    BrowserScreen.-narrow #browser-table { width: 1fr; height: 3fr; }
+    BrowserScreen.-narrow #browser-preview { width: 1fr; height: 2fr; }
     BrowserScreen #browser-status-line {
         height: 1;
         padding: 0 1;
@@ -158,13 +178,16 @@ class BrowserScreen(EBenchScreen):
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
+        # Compact (one line each): the filters leave the rows to the table, and stack in two rows when narrow.
         with Horizontal(id="browser-filters"):
-            yield Input(placeholder="/ search id and request (fuzzy)", id="browser-search")
-            yield Select[str]([], prompt="any domain", id="browser-domain")
-            yield Select[str]([(CAPABILITY_SHORT[c], c) for c in CAPABILITIES], prompt="any capability", id="browser-capability")
-            yield Select[str]([(s, s) for s in STATUSES], value="all", allow_blank=False, id="browser-status")
+            yield Input(placeholder="/ search id and request (fuzzy)", id="browser-search", compact=True)
+            yield Select[str]([], prompt="any domain", id="browser-domain", compact=True)
+            yield Select[str](
+                [(CAPABILITY_SHORT[c], c) for c in CAPABILITIES], prompt="any capability", id="browser-capability", compact=True
+            )
+            yield Select[str]([(s, s) for s in STATUSES], value="all", allow_blank=False, id="browser-status", compact=True)
         with Horizontal(id="browser-main"):
-            table = TaskTable(id="browser-table", cursor_type="row", zebra_stripes=True)
+            table = TaskTable(self.columns(), key=lambda task: task.id, id="browser-table")
             table.border_title = "Tasks"
             table.add_class("pane")
             table.loading = True
@@ -177,8 +200,6 @@ class BrowserScreen(EBenchScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(TaskTable)
-        for key, label in COLUMNS:
-            table.add_column(label, key=key)
         self._update_status_line()
         table.focus()
         self.watch(self.app, "theme", self._theme_changed, init=False)
@@ -230,13 +251,7 @@ class BrowserScreen(EBenchScreen):
 
     def on_browser_screen_attempts_loaded(self, message: AttemptsLoaded) -> None:
         self.attempts = message.attempts
-        if self.filters.status != "all":
-            self._apply_filters()
-            return
-        table = self.query_one(TaskTable)
-        for task in self.shown:
-            table.update_cell(task.id, "result", self._result_cell(task))
-        self._show_preview()
+        self._apply_filters()
 
     def on_screen_resume(self) -> None:
         """Back from the solve screen: the person may have a new result."""
@@ -263,27 +278,22 @@ class BrowserScreen(EBenchScreen):
     def _apply_filters(self, keep_cursor: bool = True) -> None:
         """Refill the table; the highlighted task stays highlighted when it still shows, except
         after a new search, which starts at the best match."""
-        table = self.query_one(TaskTable)
-        highlighted = self.highlighted_task() if keep_cursor else None
         self.shown = self.matching(self.filters)
-        table.clear()
-        for task in self.shown:
-            table.add_row(*self._row(task), key=task.id)
-        if highlighted is not None and highlighted.id in table.rows:
-            table.move_cursor(row=table.get_row_index(highlighted.id), animate=False)
+        self.query_one(TaskTable).set_records(self.shown, keep_cursor=keep_cursor)
         self._show_preview()
         self._update_status_line()
 
-    def _row(self, task: Task) -> list[Any]:
-        caps = ", ".join(CAPABILITY_SHORT.get(c, c) for c in task.capabilities)
-        return [
-            Text(task.id),
-            Text(task.domain),
-            Text(caps),
-            Text(str(changed_rows(task)), justify="right"),
-            Text(str(len(task.reference_solution)), justify="right"),
-            self._result_cell(task),
+    def columns(self) -> list[Column[Task]]:
+        """The table's columns; blind mode leaves out those that tell the expected answer's size."""
+        columns: list[Column[Task]] = [
+            Column("task", "Task", lambda t: t.id, lambda t: t.id),
+            Column("domain", "Domain", lambda t: t.domain, lambda t: t.domain, min_width=4),
+            Column("capabilities", "Capabilities", capability_names, capability_names, min_width=6),
+            Column("rows", "Rows", lambda t: str(changed_rows(t)), changed_rows, justify="right"),
+            Column("calls", "Calls", lambda t: str(len(t.reference_solution)), lambda t: len(t.reference_solution), justify="right"),
+            Column("result", "Result", self._result_cell, lambda t: RESULT_ORDER.get(attempt_status(self.attempts.get(t.id)))),
         ]
+        return [c for c in columns if not (self.blind_mode and c.key in BLIND_COLUMNS)]
 
     def _result_cell(self, task: Task) -> Text:
         status = attempt_status(self.attempts.get(task.id))
@@ -317,12 +327,7 @@ class BrowserScreen(EBenchScreen):
 
     # -- preview -----------------------------------------------------------------------------
     def highlighted_task(self) -> Task | None:
-        table = self.query_one(TaskTable)
-        row = cursor_row(table) if self.shown else None
-        if row is None:
-            return None
-        key = table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
-        return self.by_id.get(str(key))
+        return self.query_one(TaskTable).highlighted()
 
     @on(DataTable.RowHighlighted, "#browser-table")
     def _row_highlighted(self) -> None:
@@ -348,11 +353,14 @@ class BrowserScreen(EBenchScreen):
         field("actor", f"user {task.actor}")
         field("domain", task.domain)
         field("capabilities", indent.join(CAPABILITY_TITLES.get(c, c) for c in task.capabilities) or "-")
-        field("reference", f"{len(task.reference_solution)} calls")
-        stats = task.stats or {}
-        kinds = ", ".join(f"{stats[k]} {k}" for k in ("inserts", "updates", "deletes") if stats.get(k))
-        field("changed rows", f"{changed_rows(task)}" + (f" ({kinds})" if kinds else ""))
-        field("tables", indent.join(sorted({change.table for change in task.expected_diff})) or "-")
+        if self.blind_mode:  # the reference's length, the changed rows and their tables tell the answer
+            field("expected", "hidden in blind mode (b)")
+        else:
+            field("reference", f"{len(task.reference_solution)} calls")
+            stats = task.stats or {}
+            kinds = ", ".join(f"{stats[k]} {k}" for k in ("inserts", "updates", "deletes") if stats.get(k))
+            field("changed rows", f"{changed_rows(task)}" + (f" ({kinds})" if kinds else ""))
+            field("tables", indent.join(sorted({change.table for change in task.expected_diff})) or "-")
         attempt = self.attempts.get(task.id)
         field("your result", RESULT_LABELS[attempt_status(attempt)] or "untried")
         if attempt is not None:
@@ -361,7 +369,8 @@ class BrowserScreen(EBenchScreen):
 
     # -- status line -------------------------------------------------------------------------
     def _update_status_line(self) -> None:
-        modes = f"next task opens in: code mode {'on' if self.code_mode else 'off'} (c) · blind {'on' if self.blind_mode else 'off'} (b)"
+        blind = "blind on: the expected answer is hidden" if self.blind_mode else "blind off"
+        modes = f"next task opens in: code mode {'on' if self.code_mode else 'off'} (c) · {blind} (b)"
         count = f"{len(self.shown)} of {len(self.tasks)} tasks" if self.loaded else "loading tasks…"
         self.query_one("#browser-status-line", Static).update(f"{count}  ·  {modes}")
 
@@ -387,8 +396,35 @@ class BrowserScreen(EBenchScreen):
         self._update_status_line()
         self.notify(f"code mode {'on' if self.code_mode else 'off'} for the next task", timeout=2)
 
+    def action_filter(self, name: str) -> None:
+        """Open the named filter's choices."""
+        select = self.query_one(f"#browser-{name}", Select)
+        select.focus()
+        select.expanded = True
+
+    def action_clear_filters(self) -> None:
+        with self.prevent(Input.Changed, Select.Changed):  # one refill, not four
+            self.query_one("#browser-search", Input).value = ""
+            self.query_one("#browser-domain", Select).clear()
+            self.query_one("#browser-capability", Select).clear()
+            self.query_one("#browser-status", Select).value = "all"
+        self.filters = Filters()
+        if self.loaded:
+            self._apply_filters()
+        self.query_one(TaskTable).focus()
+
+    def action_sort(self) -> None:
+        self.query_one(TaskTable).sort_next()
+        self._show_preview()
+
+    def action_reverse_sort(self) -> None:
+        self.query_one(TaskTable).reverse_sort()
+        self._show_preview()
+
     def action_toggle_blind(self) -> None:
         self.blind_mode = not self.blind_mode
+        self.query_one(TaskTable).set_columns(self.columns())
+        self._show_preview()
         self._update_status_line()
         self.notify(f"blind mode {'on' if self.blind_mode else 'off'} for the next task", timeout=2)
 

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
 
 from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList, Select, Static, Switch
+from textual.widgets import Checkbox, DataTable, Footer, Header, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -36,10 +35,13 @@ from ...sessions.timeline import (
     filter_rows,
     trial_rows,
 )
+from ...tasks.spec import CAPABILITY_SHORT
 from ..render import duration, json_text
 from ..widgets.diff_view import DiffView, diff_lines
+from ..widgets.record_table import Column, RecordTable
 from ..widgets.trace import CallTrace
 from .base import EBenchScreen
+from .browser import RESULT_LABELS
 from .solve import human_outcome, is_human
 
 RESULT_LINES = 40  # a call's result is folded to this many lines in the detail pane
@@ -47,19 +49,8 @@ BAR_WIDTH = 40
 
 
 # -- pure helpers (tested without a screen) -----------------------------------------------------
-LIST_WIDTH = 38  # the cells a step list's entry has (the pane is 44 wide with border and scrollbar)
-
-
-def one_line(label: str, width: int = LIST_WIDTH) -> Text:
-    """A list entry that never wraps (OptionList wraps long prompts): cut with an ellipsis."""
-    text = Text(label, no_wrap=True, overflow="ellipsis")
-    text.truncate(width, overflow="ellipsis")
-    return text
-
-
-def position_text(step: int, last: int, calls: int, total_calls: int, point: int | None) -> str:
-    """ "step 12/40 ███░░░ calls 5/20": a slider-like bar; ✗ marks the point of no return."""
-    width = BAR_WIDTH
+def position_text(step: int, last: int, calls: int, total_calls: int, point: int | None, width: int = BAR_WIDTH) -> str:
+    """ "step 12/40 ███░░░ calls 5/20": a slider-like bar `width` cells long; ✗ marks the point of no return."""
     filled = round(step / last * width) if last else width
     cells = ["█"] * filled + ["░"] * (width - filled)
     if point is not None and last:
@@ -148,6 +139,9 @@ def explanation(
 
 
 # -- the trial view -----------------------------------------------------------------------------
+NARROW_VIEW = 120  # below this many columns the step list and the reference take less room
+
+
 class TrialView(Vertical):
     """One recorded trial, step by step: steps, the event, the call trace, the diff, the grade."""
 
@@ -166,6 +160,12 @@ class TrialView(Vertical):
     TrialView #replay-reference.-shown { display: block; }
     TrialView #replay-reference-steps { height: 1fr; border: none; }
     TrialView #replay-reference-detail { height: auto; max-height: 50%; padding: 0 1; }
+    /* a step is one line, cut with an ellipsis: the event pane shows it whole */
+    TrialView #replay-steps, TrialView #replay-reference-steps { text-wrap: nowrap; text-overflow: ellipsis; }
+    TrialView.-narrow #replay-steps { width: 26; }
+    TrialView.-narrow #replay-reference { width: 30; }
+    /* narrow, the reference takes the event's and the trace's place (r gives them back) */
+    TrialView.-narrow.-reference #replay-middle { display: none; }
     """
 
     BINDINGS = [
@@ -251,6 +251,10 @@ class TrialView(Vertical):
         self.query_one("#replay-steps", OptionList).focus()
         self._open()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_VIEW, "-narrow")
+        self._show_position()
+
     def on_unmount(self) -> None:
         # Closing waits for a rebuild in progress: do it off the event loop.
         if self.timeline is not None:
@@ -304,7 +308,7 @@ class TrialView(Vertical):
         self.query_one("#replay-title", Static).update(title)
         steps = self.query_one("#replay-steps", OptionList)
         steps.clear_options()
-        steps.add_options([Option(one_line(step.label), id=str(step.index)) for step in timeline.steps])
+        steps.add_options([Option(Text(step.label), id=str(step.index)) for step in timeline.steps])
         self.goto(0)
         self._analyse()
 
@@ -336,7 +340,7 @@ class TrialView(Vertical):
             options.add_option(Option("no reference solution (the task is unknown)", disabled=True))
             return
         total = len(message.steps)
-        options.add_options([Option(one_line(self._reference_label(s, total)), id=str(s.index)) for s in message.steps])
+        options.add_options([Option(Text(self._reference_label(s, total)), id=str(s.index)) for s in message.steps])
         self._align_reference()
 
     @on(OptionList.OptionHighlighted, "#replay-steps")
@@ -383,7 +387,10 @@ class TrialView(Vertical):
         if timeline is None:
             return
         step = timeline.steps[self.current]
-        text = position_text(self.current, timeline.last, step.calls, len(timeline.leaves), self.point)
+        numbers = (self.current, timeline.last, step.calls, len(timeline.leaves), self.point)
+        around_bar = len(position_text(*numbers, width=1)) - 1
+        room = self.size.width - 2 - around_bar - (0 if self.analysed else len("  (analysing…)"))
+        text = position_text(*numbers, width=min(BAR_WIDTH, max(10, room)))
         if not self.analysed:
             text += "  (analysing…)"
         self.query_one("#replay-position", Static).update(text)
@@ -463,6 +470,7 @@ class TrialView(Vertical):
     def action_toggle_reference(self) -> None:
         pane = self.query_one("#replay-reference")
         pane.toggle_class("-shown")
+        self.set_class(pane.has_class("-shown"), "-reference")
         if pane.has_class("-shown") and self.reference is None and self.timeline is not None:
             self._load_reference()
 
@@ -489,34 +497,63 @@ class ReplayTrialScreen(EBenchScreen):
 
 
 # -- the trials table ---------------------------------------------------------------------------
-COLUMNS = [
-    ("task", "Task"),
-    ("trial", "Trial"),
-    ("domain", "Domain"),
-    ("capabilities", "Capabilities"),
-    ("solver", "Solver"),
-    ("result", "Result"),
-    ("termination", "Termination"),
-    ("calls", "Calls"),
-]
+NARROW = 110  # below this many columns the filters stack in two rows
+
+
+def capability_names(row: TrialRow) -> str:
+    return ", ".join(CAPABILITY_SHORT.get(c, c) for c in row.capabilities)
+
+
+def row_detail(row: TrialRow) -> str:
+    """Every field of a trial row, whole: what the table's cut cells hold."""
+    text = (
+        f"{row.task} · trial {row.trial} · {row.solver} · {RESULT_LABELS['passed' if row.passed else 'failed']}"
+        f" · ended: {row.termination or '-'} · {row.calls} calls · {row.domain} · {capability_names(row) or '-'} · run {row.run}"
+    )
+    return text + (f"\nerror: {row.error}" if row.error else "")
+
+
+class TrialTable(RecordTable[TrialRow]):
+    """The trials; enter opens the highlighted one (the screen handles RowSelected)."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Open trial", id="replay.open")]
 
 
 class ReplayScreen(EBenchScreen):
     """The trials of runs (or one session file, opened directly)."""
 
     TITLE = "Replay"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     DEFAULT_CSS = """
-    ReplayScreen #replay-filters { height: auto; padding: 0 1; }
-    ReplayScreen #replay-filters Label { padding: 1 1 0 0; }
+    ReplayScreen #replay-filters { height: 1; padding: 0 1; }
+    ReplayScreen #replay-filters > * { margin-right: 1; }
     ReplayScreen #replay-filters Select { width: 24; }
+    ReplayScreen #replay-failed { width: auto; }
     ReplayScreen #replay-search { width: 1fr; }
+    ReplayScreen.-narrow #replay-filters {
+        layout: grid;
+        grid-size: 3;
+        grid-rows: 1;
+        grid-gutter: 0 1;
+        height: 2;
+    }
+    ReplayScreen.-narrow #replay-filters > * { margin-right: 0; }
+    ReplayScreen.-narrow #replay-filters Select, ReplayScreen.-narrow #replay-failed,
+    ReplayScreen.-narrow #replay-search { width: 1fr; }
     ReplayScreen #replay-table { height: 1fr; }
+    ReplayScreen #replay-row { height: auto; max-height: 3; padding: 0 1; }
     ReplayScreen #replay-count { height: 1; padding: 0 1; color: $text-muted; }
     """
     BINDINGS = [
         Binding("enter", "open_trial", "Open trial", id="replay.open"),
         Binding("f", "toggle_failed", "Failed only", id="replay.failed"),
         Binding("slash", "search", "Search", id="replay.search"),
+        Binding("d", "filter('domain')", "Domain", id="replay.domain", tooltip="Choose the domain filter"),
+        Binding("k", "filter('capability')", "Capability", id="replay.capability", tooltip="Choose the capability filter"),
+        Binding("m", "filter('solver')", "Solver", id="replay.solver", tooltip="Choose the solver (model) filter"),
+        Binding("x", "clear_filters", "Clear filters", id="replay.clear"),
+        Binding("s", "sort", "Sort", id="replay.sort", tooltip="Sort by the next column"),
+        Binding("S", "reverse_sort", "Reverse sort", id="replay.reverse"),
     ]
 
     class RunsLoaded(Message):
@@ -540,15 +577,15 @@ class ReplayScreen(EBenchScreen):
             yield TrialView(self.source, id="replay-trial")
         else:
             with Horizontal(id="replay-filters"):
-                yield Label("failed only")
-                yield Switch(value=self.failed, id="replay-failed")
-                yield Select[str]([], prompt="any domain", id="replay-domain")
-                yield Select[str]([], prompt="any capability", id="replay-capability")
-                yield Select[str]([], prompt="any solver", id="replay-solver")
-                yield Input(placeholder="/ search task, solver, termination", id="replay-search")
-            table: DataTable[Any] = DataTable(id="replay-table", cursor_type="row", zebra_stripes=True, classes="pane")
+                yield Checkbox("failed only", value=self.failed, id="replay-failed", compact=True)
+                yield Select[str]([], prompt="any domain", id="replay-domain", compact=True)
+                yield Select[str]([], prompt="any capability", id="replay-capability", compact=True)
+                yield Select[str]([], prompt="any solver", id="replay-solver", compact=True)
+                yield Input(placeholder="/ search any field", id="replay-search", compact=True)
+            table = TrialTable(self.columns(), key=lambda row: str(row.session), id="replay-table", classes="pane")
             table.border_title = "Trials"
             yield table
+            yield Static("", id="replay-row", markup=False)
             yield Static("", id="replay-count", markup=False)
         yield Footer()
 
@@ -556,9 +593,7 @@ class ReplayScreen(EBenchScreen):
         self.sub_title = self.source.name
         if self.single:
             return
-        table = self.query_one("#replay-table", DataTable)
-        for key, label in COLUMNS:
-            table.add_column(label, key=key)
+        table = self.query_one(TrialTable)
         table.focus()
         if self.runs is None:
             table.loading = True
@@ -567,7 +602,7 @@ class ReplayScreen(EBenchScreen):
             self._set_runs(self.runs)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("open_trial", "toggle_failed", "search") and self.single:
+        if self.single and action in ("open_trial", "toggle_failed", "search", "filter", "clear_filters", "sort", "reverse_sort"):
             return False
         return super().check_action(action, parameters)
 
@@ -581,7 +616,7 @@ class ReplayScreen(EBenchScreen):
             self.post_message(self.RunsLoaded(None, f"{self.source}: {exc}"))
 
     def on_replay_screen_runs_loaded(self, message: RunsLoaded) -> None:
-        table = self.query_one("#replay-table", DataTable)
+        table = self.query_one(TrialTable)
         table.loading = False
         if message.runs is None:
             self.query_one("#replay-count", Static).update(f"✗ {message.error}")
@@ -604,40 +639,49 @@ class ReplayScreen(EBenchScreen):
         value = self.query_one(select_id, Select).value
         return value if isinstance(value, str) else None
 
+    def columns(self) -> list[Column[TrialRow]]:
+        """The trial table's columns: the result is never cut; the capabilities, the solver, the
+        domain and the termination are, and the line under the table shows them whole."""
+        return [
+            Column("task", "Task", lambda r: r.task, lambda r: r.task),
+            Column("trial", "Trial", lambda r: str(r.trial), lambda r: r.trial, justify="right"),
+            Column("result", "Result", self._result_cell, lambda r: not r.passed),
+            Column("calls", "Calls", lambda r: str(r.calls), lambda r: r.calls, justify="right"),
+            Column("termination", "Ended", lambda r: r.termination, lambda r: r.termination, min_width=8),
+            Column("solver", "Solver", lambda r: r.solver, lambda r: r.solver.lower(), min_width=8),
+            Column("domain", "Domain", lambda r: r.domain, lambda r: r.domain, min_width=4),
+            Column("capabilities", "Capabilities", capability_names, capability_names, min_width=6),
+        ]
+
+    def _result_cell(self, row: TrialRow) -> Text:
+        variables = self.app.theme_variables
+        colour = variables.get("diff-matched" if row.passed else "diff-missing")
+        return Text(RESULT_LABELS["passed" if row.passed else "failed"], style=Style(color=colour))
+
     def apply_filters(self) -> None:
         self.shown = filter_rows(
             self.rows,
-            failed=self.query_one("#replay-failed", Switch).value,
+            failed=self.query_one("#replay-failed", Checkbox).value,
             domain=self._select_value("#replay-domain"),
             capability=self._select_value("#replay-capability"),
             solver=self._select_value("#replay-solver"),
             search=self.query_one("#replay-search", Input).value,
         )
-        table = self.query_one("#replay-table", DataTable)
-        table.clear()
-        variables = self.app.theme_variables
-        for index, row in enumerate(self.shown):
-            result = (
-                Text("✓ pass", style=Style(color=variables.get("diff-matched")))
-                if row.passed
-                else Text("✗ fail", style=Style(color=variables.get("diff-missing")))
-            )
-            table.add_row(
-                row.task,
-                str(row.trial),
-                row.domain,
-                ", ".join(row.capabilities),
-                row.solver,
-                result,
-                row.termination,
-                str(row.calls),
-                key=str(index),
-            )
+        self.query_one(TrialTable).set_records(self.shown)
+        self._show_row()
         self.query_one("#replay-count", Static).update(
-            f"{len(self.shown)} of {len(self.rows)} trials · enter opens a trial · f: failed only"
+            f"{len(self.shown)} of {len(self.rows)} trials · enter opens a trial · f: failed only · x: clear filters"
         )
 
-    @on(Switch.Changed, "#replay-failed")
+    def _show_row(self) -> None:
+        row = self.query_one(TrialTable).highlighted()
+        self.query_one("#replay-row", Static).update(row_detail(row) if row is not None else "No trial matches the filters.")
+
+    @on(DataTable.RowHighlighted, "#replay-table")
+    def _row_highlighted(self) -> None:
+        self._show_row()
+
+    @on(Checkbox.Changed, "#replay-failed")
     @on(Select.Changed)
     @on(Input.Changed, "#replay-search")
     def _filters_changed(self) -> None:
@@ -651,25 +695,53 @@ class ReplayScreen(EBenchScreen):
     # -- opening ---------------------------------------------------------------------------
     @on(DataTable.RowSelected, "#replay-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
-        self.open_row(int(str(event.row_key.value)))
+        event.stop()
+        self.action_open_trial()
 
     def open_row(self, index: int) -> None:
-        if not 0 <= index < len(self.shown):
+        """Open the trial on the table's row `index` (in the table's order)."""
+        table = self.query_one(TrialTable)
+        if not 0 <= index < len(table.shown):
             return
-        row = self.shown[index]
+        self.open_trial(table.shown[index])
+
+    def open_trial(self, row: TrialRow) -> None:
         if not row.session.is_file():
             self.notify(f"{row.session}: the session file is missing", severity="error", timeout=6)
             return
         self.app.push_screen(ReplayTrialScreen(row.session, f"{row.task} · trial {row.trial} · {row.solver}", row.trial))
 
     def action_open_trial(self) -> None:
-        table = self.query_one("#replay-table", DataTable)
-        if self.shown and table.row_count:
-            self.open_row(table.cursor_row)
+        row = self.query_one(TrialTable).highlighted()
+        if row is not None:
+            self.open_trial(row)
 
     def action_toggle_failed(self) -> None:
-        switch = self.query_one("#replay-failed", Switch)
-        switch.value = not switch.value
+        self.query_one("#replay-failed", Checkbox).toggle()
+
+    def action_filter(self, name: str) -> None:
+        """Open the named filter's choices."""
+        select = self.query_one(f"#replay-{name}", Select)
+        select.focus()
+        select.expanded = True
+
+    def action_clear_filters(self) -> None:
+        with self.prevent(Checkbox.Changed, Select.Changed, Input.Changed):  # one refill, not five
+            self.query_one("#replay-failed", Checkbox).value = False
+            for name in ("domain", "capability", "solver"):
+                self.query_one(f"#replay-{name}", Select).clear()
+            self.query_one("#replay-search", Input).value = ""
+        if self.rows:
+            self.apply_filters()
+        self.query_one(TrialTable).focus()
+
+    def action_sort(self) -> None:
+        self.query_one(TrialTable).sort_next()
+        self._show_row()
+
+    def action_reverse_sort(self) -> None:
+        self.query_one(TrialTable).reverse_sort()
+        self._show_row()
 
     def action_search(self) -> None:
         self.query_one("#replay-search", Input).focus()

@@ -6,7 +6,6 @@ trials in the replay debugger."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,8 @@ from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, Ta
 
 from ...sessions.report import DASH, num, pct
 from ..widgets.chart import ChartSeries, PassKChart
-from .base import EBenchScreen, cursor_row
+from ..widgets.record_table import Column, RecordTable
+from .base import EBenchScreen
 
 if TYPE_CHECKING:
     from ...sessions.report import RunReport, TableData
@@ -33,19 +33,9 @@ def cost(report: RunReport) -> str:
     return DASH if eff.cost_total is None else f"${eff.cost_total:,.4f}"
 
 
-@dataclass
-class Column:
-    """A leaderboard column: its cell text, and the value it sorts by (None sorts last)."""
-
-    key: str
-    label: str
-    text: Callable[[RunReport], str]
-    value: Callable[[RunReport], Any]
-    higher_is_better: bool = True
-
-
-def leaderboard_columns(k: int) -> list[Column]:
-    """Columns for the largest trial count `k` among the runs (Avg = Pass@1 = Pass^1)."""
+def leaderboard_columns(k: int) -> list[Column[RunReport]]:
+    """Columns for the largest trial count `k` among the runs (Avg = Pass@1 = Pass^1): short
+    names, the numbers never cut, the run and the solver cut when the screen is narrow."""
 
     def at_k(attr: str) -> Callable[[RunReport], float | None]:
         def value(report: RunReport) -> float | None:
@@ -57,49 +47,32 @@ def leaderboard_columns(k: int) -> list[Column]:
     def eff(attr: str) -> Callable[[RunReport], float | None]:
         return lambda report: getattr(report.metrics.efficiency, attr)
 
+    def score(key: str, label: str, text: Callable[[RunReport], str], value: Callable[[RunReport], Any]) -> Column[RunReport]:
+        return Column(key, label, text, value, higher_is_better=True, justify="right")
+
+    def count(key: str, label: str, text: Callable[[RunReport], str], value: Callable[[RunReport], Any]) -> Column[RunReport]:
+        return Column(key, label, text, value, justify="right")  # fewest first
+
     pass_at, pass_hat = at_k("pass_at"), at_k("pass_hat")
     return [
-        Column("run", "Run", lambda r: r.label, lambda r: r.label.lower(), higher_is_better=False),
+        Column("run", "Run", lambda r: r.label, lambda r: r.label.lower(), min_width=6),
         Column(
-            "solver",
-            "Solver",
-            lambda r: str(r.model() or r.solver() or DASH),
-            lambda r: str(r.model() or r.solver() or ""),
-            higher_is_better=False,
+            "solver", "Solver", lambda r: str(r.model() or r.solver() or DASH), lambda r: str(r.model() or r.solver() or ""), min_width=6
         ),
-        Column("trials", "Trials", lambda r: str(r.metrics.max_trials), lambda r: r.metrics.max_trials),
-        Column("tasks", "Tasks", lambda r: str(r.metrics.overall.tasks), lambda r: r.metrics.overall.tasks),
-        Column("avg", "Avg", lambda r: pct(r.metrics.overall.avg), lambda r: r.metrics.overall.avg),
-        Column("pass_at", f"Pass@{k}", lambda r: pct(pass_at(r)), pass_at),
-        Column("pass_hat", f"Pass^{k}", lambda r: pct(pass_hat(r)), pass_hat),
-        Column(
-            "cost",
-            "Cost",
-            cost,
-            lambda r: None if r.metrics.efficiency.cost_unknown else r.metrics.efficiency.cost_total,
-            higher_is_better=False,
-        ),
-        Column("calls", "Calls/trial", lambda r: num(r.metrics.efficiency.total_calls), eff("total_calls"), higher_is_better=False),
-        Column("turns", "Turns/trial", lambda r: num(r.metrics.efficiency.turns), eff("turns"), higher_is_better=False),
-        Column("failed", "Failed", lambda r: str(r.metrics.failures.failed), lambda r: r.metrics.failures.failed, higher_is_better=False),
-        Column("infra", "Infra errors", lambda r: str(r.metrics.infra.count), lambda r: r.metrics.infra.count, higher_is_better=False),
+        score("trials", "Trials", lambda r: str(r.metrics.max_trials), lambda r: r.metrics.max_trials),
+        score("tasks", "Tasks", lambda r: str(r.metrics.overall.tasks), lambda r: r.metrics.overall.tasks),
+        score("avg", "Avg", lambda r: pct(r.metrics.overall.avg), lambda r: r.metrics.overall.avg),
+        score("pass_at", f"Pass@{k}", lambda r: pct(pass_at(r)), pass_at),
+        score("pass_hat", f"Pass^{k}", lambda r: pct(pass_hat(r)), pass_hat),
+        count("cost", "Cost", cost, lambda r: None if r.metrics.efficiency.cost_unknown else r.metrics.efficiency.cost_total),
+        count("calls", "Calls", lambda r: num(r.metrics.efficiency.total_calls), eff("total_calls")),
+        count("turns", "Turns", lambda r: num(r.metrics.efficiency.turns), eff("turns")),
+        count("failed", "Failed", lambda r: str(r.metrics.failures.failed), lambda r: r.metrics.failures.failed),
+        count("infra", "Infra", lambda r: str(r.metrics.infra.count), lambda r: r.metrics.infra.count),
     ]
 
 
-def sorted_indices(reports: list[RunReport], column: Column | None, reverse: bool) -> list[int]:
-    """Run indices in leaderboard order: best first for the sort column (None: as given); runs
-    without a value come last either way."""
-    order = list(range(len(reports)))
-    if column is None:
-        return order
-    present = [i for i in order if column.value(reports[i]) is not None]
-    absent = [i for i in order if column.value(reports[i]) is None]
-    descending = column.higher_is_better != reverse
-    present.sort(key=lambda i: column.value(reports[i]), reverse=descending)
-    return present + absent
-
-
-class Leaderboard(DataTable[Any]):
+class Leaderboard(RecordTable["RunReport"]):
     """One row per run; enter opens the run's failed trials (the screen handles RowSelected)."""
 
     BINDINGS = [Binding("enter", "select_cursor", "Failed trials", id="results.open")]
@@ -147,19 +120,16 @@ class ResultsScreen(EBenchScreen):
         self.reports: list[RunReport] = []
         self.errors: list[str] = []
         self.loaded = False
-        self.columns: list[Column] = leaderboard_columns(1)
-        self.sort_column: int | None = None
-        self.sort_reverse = False
-        self.order: list[int] = []  # run indices in the leaderboard's row order
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="results-errors")
         with TabbedContent(id="results-tabs"):
             with TabPane("Leaderboard", id="tab-leaderboard"):
-                yield Leaderboard(id="leaderboard", cursor_type="row", zebra_stripes=True)
+                yield Leaderboard(leaderboard_columns(1), key=lambda report: report.label, id="leaderboard")
                 yield Static(
-                    "Avg = Pass@1 = Pass^1 · enter: the run's failed trials in the replay debugger · s / click a header: sort",
+                    "Avg = Pass@1 = Pass^1 · Calls, Turns: per trial · Infra: infrastructure errors · enter: the run's failed"
+                    " trials in the replay debugger · s / click a header: sort · ←/→ scroll when narrow",
                     classes="results-caption",
                 )
             with TabPane("Per domain", id="tab-domains"):
@@ -213,8 +183,9 @@ class ResultsScreen(EBenchScreen):
             lines.append("No run to show.")
         errors.update("\n".join(f"✗ {line}" for line in lines))
         errors.set_class(bool(lines), "shown")
-        self.columns = leaderboard_columns(max((r.metrics.max_trials for r in self.reports), default=0) or 1)
-        self._fill_leaderboard()
+        table = self.query_one(Leaderboard)
+        table.set_columns(leaderboard_columns(max((r.metrics.max_trials for r in self.reports), default=0) or 1))
+        table.set_records(self.reports)
         self._fill_scopes("domains")
         self._fill_scopes("capabilities")
         self._fill_core_tables()
@@ -222,24 +193,6 @@ class ResultsScreen(EBenchScreen):
         self.query_one(Leaderboard).focus()
 
     # -- tables ------------------------------------------------------------------------------
-    def _fill_leaderboard(self) -> None:
-        table = self.query_one(Leaderboard)
-        cursor_run = self.selected_run_index()
-        table.clear(columns=True)
-        for i, column in enumerate(self.columns):
-            label = column.label
-            if i == self.sort_column:
-                label += " ▲" if column.higher_is_better == self.sort_reverse else " ▼"
-            table.add_column(label, key=column.key)
-        sort = self.columns[self.sort_column] if self.sort_column is not None else None
-        self.order = sorted_indices(self.reports, sort, self.sort_reverse)
-        for index in self.order:
-            report = self.reports[index]
-            cells = [Text(column.text(report), justify="left" if i < 2 else "right") for i, column in enumerate(self.columns)]
-            table.add_row(*cells, key=str(index))
-        if cursor_run is not None and str(cursor_run) in table.rows:
-            table.move_cursor(row=table.get_row_index(str(cursor_run)), animate=False)
-
     def _fill_scopes(self, kind: str) -> None:
         """One row per scope and run: the leaderboard's scores for that domain or capability."""
         from ...tasks.spec import CAPABILITIES, CAPABILITY_TITLES
@@ -301,25 +254,12 @@ class ResultsScreen(EBenchScreen):
             )
         return series
 
-    # -- sorting -----------------------------------------------------------------------------
-    def sort_by(self, column: int | None, reverse: bool = False) -> None:
-        self.sort_column, self.sort_reverse = column, reverse
-        self._fill_leaderboard()
-
+    # -- sorting (a score sorts best first) ----------------------------------------------------
     def action_sort(self) -> None:
-        """Cycle the sort column: none, then each column in turn (best first)."""
-        following = 0 if self.sort_column is None else self.sort_column + 1
-        self.sort_by(following if following < len(self.columns) else None)
+        self.query_one(Leaderboard).sort_next()
 
     def action_reverse_sort(self) -> None:
-        if self.sort_column is not None:
-            self.sort_by(self.sort_column, not self.sort_reverse)
-
-    @on(DataTable.HeaderSelected, "#leaderboard")
-    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
-        event.stop()
-        column = event.column_index
-        self.sort_by(column, not self.sort_reverse if column == self.sort_column else False)
+        self.query_one(Leaderboard).reverse_sort()
 
     def action_reload(self) -> None:
         self.query_one("#results-tabs").loading = True
@@ -327,11 +267,8 @@ class ResultsScreen(EBenchScreen):
 
     # -- opening a run -----------------------------------------------------------------------
     def selected_run_index(self) -> int | None:
-        table = self.query_one(Leaderboard)
-        row = cursor_row(table) if self.loaded else None
-        if row is None:
-            return None
-        return self.order[row] if row < len(self.order) else None
+        report = self.query_one(Leaderboard).highlighted() if self.loaded else None
+        return None if report is None else self.reports.index(report)
 
     @on(DataTable.RowSelected, "#leaderboard")
     def _row_selected(self, event: DataTable.RowSelected) -> None:

@@ -10,6 +10,8 @@ through a listener that posts a message, so the screen never waits on the databa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -17,16 +19,27 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.events import DescendantFocus, Resize
 from textual.message import Message
-from textual.widgets import Footer, Header, RichLog, TabbedContent, TabPane
+from textual.widgets import Footer, Header, Input, RichLog, Select, Tab, TabbedContent, TabPane, Tabs, TextArea
 
 from ...domains import get_domain
 from ...domains.engine.tools import Tool
-from ...sessions.attempts import HUMAN, discard, human_trial, recorded_trial
-from ...sessions.events import ApiErrorEvent, MessageEvent, SessionEvent, ToolCallEvent
+from ...sessions.attempts import (
+    HUMAN,
+    UnfinishedAttempt,
+    discard,
+    discard_session,
+    human_trial,
+    recorded_trial,
+    resume_trial,
+    unfinished_attempt,
+)
+from ...sessions.describe import preview, shown_args
+from ...sessions.events import ApiErrorEvent, MessageEvent, SessionEvent, ToolCallEvent, as_tool_call
 from ...sessions.solvers.base import Solver
 from ...sessions.trial import AGENT_STOPPED, Trial, TrialLimits, TrialSummary
-from ...sessions.watch import StepGate, watch
+from ...sessions.watch import SPEEDS, StepGate, watch
 from ...tasks.diff import Diff
 from ...tasks.grading import Grade, explain
 from ...tasks.spec import Task
@@ -34,9 +47,10 @@ from ..widgets.catalog import ToolCatalog
 from ..widgets.code_editor import CodeEditor
 from ..widgets.composer import CallComposer
 from ..widgets.diff_view import DiffView
-from ..widgets.task_pane import TaskPane
+from ..widgets.task_pane import TaskPane, clock
 from ..widgets.trace import CallTrace
 from .base import EBenchScreen
+from .dialogs import ConfirmDialog, ResumeChoice, ResumeDialog
 
 EXEC_CODE_HELP = (
     "Run Python in which every tool is a function (keyword arguments; results are dicts); "
@@ -74,31 +88,70 @@ class DiffState:
     actual: Diff
 
 
+# The panes a key focuses from anywhere, a field included: F-keys, and alt+digits for terminals
+# that take the F-keys. One group in the footer, so they fit at 80 columns.
+PANES = Binding.Group("Panes", compact=True)
+# Below this width the panes are shown one at a time (a tab strip and the pane keys switch);
+# below this height the task pane is shortened so the work area keeps its rows.
+NARROW_WIDTH = 120
+SHORT_HEIGHT = 32
+PANE_TABS = ("catalog", "work", "trace", "diff")
+
+
 class SolveScreen(EBenchScreen):
     TITLE = "Solve"
     BINDINGS = [
+        Binding("escape", "back", "Leave field / back", id="screen.back", show=False),
         Binding("ctrl+s", "submit", "Submit", id="solve.submit"),
-        Binding("ctrl+n", "reset", "New attempt", id="solve.reset"),
-        Binding("slash", "find_tool", "Find tool", id="solve.find_tool"),
-        Binding("p", "pause", "Pause/resume", id="solve.pause"),
+        Binding("ctrl+n", "reset", "New attempt", id="solve.reset", show=False),
+        Binding("ctrl+f", "find_tool", "Find tool", id="solve.find_tool", priority=True),
+        Binding("slash", "find_tool", "Find tool", id="solve.find_tool_key", show=False),
+        Binding("f2,alt+1", "focus_pane('catalog')", "Tools", id="solve.pane.tools", priority=True, group=PANES),
+        Binding("f3,alt+2", "focus_pane('work')", "Call", id="solve.pane.call", priority=True, group=PANES),
+        Binding("f4,alt+3", "focus_pane('trace')", "Trace", id="solve.pane.trace", priority=True, group=PANES),
+        Binding("f6,alt+4", "focus_pane('diff')", "Diff", id="solve.pane.diff", priority=True, group=PANES),
+        Binding("f7,alt+5", "focus_pane('code')", "Code editor", id="solve.pane.code", priority=True, group=PANES),
+        Binding("p", "pause", "Run/pause", id="solve.pause"),
         Binding("n", "step", "Step", id="solve.step"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", id="solve.faster"),
+        Binding("minus", "speed(-1)", "Slower", id="solve.slower"),
     ]
     DEFAULT_CSS = """
+    SolveScreen #pane-tabs { display: none; }
     SolveScreen #solve-body { height: 1fr; }
     SolveScreen #catalog { width: 34; }
     SolveScreen #catalog Input { width: 100%; }
     SolveScreen #middle { width: 1fr; }
     SolveScreen #work { height: 1fr; min-height: 12; }
     SolveScreen #trace { height: 1fr; }
-    SolveScreen #diff { width: 2fr; max-width: 90; }
+    SolveScreen #diff { width: 1fr; max-width: 90; }
     SolveScreen #conversation { height: 1fr; }
+    SolveScreen.-code #catalog { width: 28; }
+    SolveScreen.-code #work { height: 3fr; }
+    SolveScreen.-code #diff { max-width: 60; }
+    SolveScreen.-short TaskPane { max-height: 5; }
+    SolveScreen.-narrow #pane-tabs { display: block; }
+    SolveScreen.-narrow #catalog, SolveScreen.-narrow #middle, SolveScreen.-narrow #work,
+    SolveScreen.-narrow #conversation, SolveScreen.-narrow #trace, SolveScreen.-narrow #diff { display: none; }
+    SolveScreen.-narrow.-show-catalog #catalog { display: block; width: 1fr; }
+    SolveScreen.-narrow.-show-work #middle, SolveScreen.-narrow.-show-trace #middle { display: block; }
+    SolveScreen.-narrow.-show-work #work, SolveScreen.-narrow.-show-work #conversation { display: block; height: 1fr; }
+    SolveScreen.-narrow.-show-trace #trace { display: block; }
+    SolveScreen.-narrow.-show-diff #diff { display: block; width: 1fr; max-width: 100%; }
     """
 
     # -- messages posted from worker threads -----------------------------------------------
     class TrialReady(Message):
-        def __init__(self, generation: int, trial: Trial | None, error: str | None = None) -> None:
+        def __init__(self, generation: int, trial: Trial | None, error: str | None = None, resumed: Path | None = None) -> None:
             super().__init__()
-            self.generation, self.trial, self.error = generation, trial, error
+            self.generation, self.trial, self.error, self.resumed = generation, trial, error, resumed
+
+    class ResumeOffered(Message):
+        """The task has an attempt left unsubmitted: the person chooses before anything starts."""
+
+        def __init__(self, generation: int, attempt: UnfinishedAttempt) -> None:
+            super().__init__()
+            self.generation, self.attempt = generation, attempt
 
     class TrialEvent(Message):
         def __init__(self, generation: int, event: SessionEvent) -> None:
@@ -117,7 +170,19 @@ class SolveScreen(EBenchScreen):
             super().__init__()
             self.generation, self.summary, self.result, self.actual = generation, summary, result, actual
 
-    def __init__(self, task: Task, *, code: bool = False, blind: bool = False, watcher: Solver | None = None, paused: bool = False) -> None:
+    def __init__(
+        self,
+        task: Task,
+        *,
+        code: bool = False,
+        blind: bool = False,
+        watcher: Solver | None = None,
+        paused: bool = True,
+        speed: float | None = 2.0,
+        resume: Path | None = None,
+    ) -> None:
+        """`watcher`: a solver to watch, starting `paused` (a person presses p to run it at `speed`
+        steps per second, None: as fast as it goes). `resume`: continue this unfinished attempt."""
         super().__init__()
         self.task_spec = task
         self.code = code
@@ -128,11 +193,14 @@ class SolveScreen(EBenchScreen):
         self.generation = 0  # bumped by every new attempt: events of an older one are dropped
         self.submitted = False
         self.busy = False  # a call or exec_code block is running (one at a time)
-        self.gate = StepGate(paused=paused) if watcher is not None else None
+        self.gate = StepGate(paused=paused, rate=speed) if watcher is not None else None
         self.summary: TrialSummary | None = None
         self.last_diff: DiffState | None = None
+        self.resumed_from: Path | None = None  # the session this attempt continues, if any
+        self._resume = resume
         self._diff_running = False
         self._diff_again = False
+        self.pane = "work"  # in a narrow terminal: the one pane shown
         self.tools: dict[str, Tool] = {tool.name: tool for tool in self.domain.tools}
 
     # -- layout ----------------------------------------------------------------------------
@@ -142,6 +210,7 @@ class SolveScreen(EBenchScreen):
         if self.watcher is not None:
             mode += f" · watching {self._watcher_label()}"
         yield TaskPane(self.task_spec, now=self.domain.now, mode=mode, id="task")
+        yield Tabs(*self._pane_tabs(), id="pane-tabs")
         with Horizontal(id="solve-body"):
             if self.watcher is None:
                 extra = [("exec_code", "code", EXEC_CODE_HELP)] if self.code else []
@@ -152,7 +221,7 @@ class SolveScreen(EBenchScreen):
                 yield catalog
             with Vertical(id="middle"):
                 if self.watcher is None:
-                    with TabbedContent(id="work"):
+                    with TabbedContent(id="work", initial="tab-code" if self.code else "tab-call"):
                         with TabPane("Call", id="tab-call"):
                             yield CallComposer()
                         if self.code:
@@ -173,61 +242,227 @@ class SolveScreen(EBenchScreen):
             yield diff
         yield Footer()
 
+    def _pane_tabs(self) -> list[Tab]:
+        work = "Conversation" if self.watcher is not None else "Code" if self.code else "Call"
+        labels = {"catalog": "F2 Tools", "work": f"F3 {work}", "trace": "F4 Trace", "diff": "F6 Diff"}
+        return [Tab(labels[p], id=f"pane-{p}") for p in PANE_TABS if p != "catalog" or self.watcher is None]
+
     def _watcher_label(self) -> str:
         assert self.watcher is not None
         return str(self.watcher.config().get("model") or self.watcher.name)
 
     def on_mount(self) -> None:
         self.sub_title = self.task_spec.id
+        self.set_class(self.code, "-code")
+        self._fit(self.size.width, self.size.height)
+        if self.code and self.watcher is None:
+            self.query_one(CodeEditor).query_one(TextArea).focus()  # code mode invites code
         # After the first paint: copying the world competes with the render for the GIL.
-        self.call_after_refresh(self.start_attempt)
+        self.call_after_refresh(self.start_attempt, ask=True)
+
+    def on_resize(self, event: Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        self.set_class(width < NARROW_WIDTH, "-narrow")
+        self.set_class(height < SHORT_HEIGHT, "-short")
+        self._show_pane(self.pane)
+
+    @property
+    def narrow(self) -> bool:
+        return self.has_class("-narrow")
+
+    def _show_pane(self, pane: str) -> None:
+        """In a narrow terminal only `pane` is shown; the tab strip says which."""
+        if pane == "catalog" and self.watcher is not None:
+            pane = "work"
+        self.pane = pane
+        for name in PANE_TABS:
+            self.set_class(name == pane, f"-show-{name}")
+        tabs = self.query_one("#pane-tabs", Tabs)
+        if tabs.active != f"pane-{pane}":
+            tabs.active = f"pane-{pane}"
+
+    @on(Tabs.TabActivated, "#pane-tabs")
+    def _pane_tab_activated(self, event: Tabs.TabActivated) -> None:
+        # Only the person's choice (keys or a click on the focused strip) moves focus; the strip
+        # following focus posts this too, and a late one must not take focus back.
+        pane = str(event.tab.id).removeprefix("pane-")
+        if pane != self.pane and event.tabs.has_focus:
+            self.action_focus_pane(pane)
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        """Focus moved by tab or click: in a narrow terminal the tab strip follows."""
+        panes = {"catalog": "catalog", "work": "work", "conversation": "work", "trace": "trace", "diff": "diff"}
+        for node in event.widget.ancestors_with_self:
+            pane = panes.get(str(node.id))
+            if pane is not None:
+                if pane != self.pane:
+                    self._show_pane(pane)
+                return
+
+    # -- every pane one key away -----------------------------------------------------------
+    def action_focus_pane(self, pane: str) -> None:
+        """Focus a pane from anywhere (a field too); in a narrow terminal, show it first."""
+        if pane == "code":
+            if not self.code or self.watcher is not None:
+                self.notify("the code editor is for code mode (c in the browser, or --code)", severity="warning")
+                return
+            self.query_one(TabbedContent).active = "tab-code"
+            pane = "work"
+        elif pane == "work" and self.watcher is None:
+            self.query_one(TabbedContent).active = "tab-call"
+        self._show_pane(pane)
+        self.call_after_refresh(self._focus_pane, pane)  # a pane shown just now can take focus after layout
+
+    def _focus_pane(self, pane: str) -> None:
+        if pane == "catalog":
+            self.query_one(ToolCatalog).focus()
+        elif pane == "work" and self.watcher is not None:
+            self.query_one("#conversation", RichLog).focus()
+        elif pane == "work":
+            if self.query_one(TabbedContent).active == "tab-code":
+                self.query_one(CodeEditor).query_one(TextArea).focus()
+            else:
+                self.query_one(CallComposer).focus()
+        elif pane == "trace":
+            self.query_one(CallTrace).focus()
+        elif pane == "diff":
+            self.query_one(DiffView).focus()
+
+    def action_find_tool(self) -> None:
+        if self.watcher is None:
+            self._show_pane("catalog")
+            self.call_after_refresh(lambda: self.query_one("#catalog-search", Input).focus())
+
+    def action_back(self) -> None:
+        """`esc` leaves a field (focus goes to its pane's list or the trace); otherwise it leaves
+        the screen, keeping an unsubmitted attempt to resume. It never discards one."""
+        focused = self.focused
+        if isinstance(focused, Input | Select | TextArea):
+            if focused.id == "catalog-search":
+                self.query_one(ToolCatalog).focus()
+            elif self.narrow:
+                self.query_one("#pane-tabs", Tabs).focus()
+            else:
+                self.query_one(CallTrace).focus()
+            return
+        if len(self.app.screen_stack) > 2:
+            self._say_kept()
+            self.app.pop_screen()
+
+    def _say_kept(self) -> None:
+        trial = self.trial
+        if self.watcher is None and trial is not None and not trial.finished and trial.tool_calls:
+            self.app.notify(
+                f"attempt at {self.task_spec.id} kept ({trial.tool_calls} call{'s' if trial.tool_calls != 1 else ''}): open the task again to resume it",
+                title="Not submitted",
+                timeout=8,
+            )
 
     def on_unmount(self) -> None:
         self._abandon()
 
     # -- attempts --------------------------------------------------------------------------
-    def start_attempt(self) -> None:
+    def start_attempt(self, *, ask: bool = False, resume: Path | None = None) -> None:
+        """Open a trial in a worker; with `ask`, first offer to resume an unfinished attempt."""
         self.generation += 1
         self.submitted = False
         self.summary = None
-        self.query_one(TaskPane).status = "preparing a private copy of the world…"
-        self._open_trial(self.generation)
+        resume = resume or self._resume
+        self._resume = None
+        self.query_one(TaskPane).status = "rebuilding the attempt from its calls…" if resume else "preparing a private copy of the world…"
+        self._open_trial(self.generation, ask=ask and self.watcher is None, resume=resume)
 
     @work(thread=True, group="trial", exit_on_error=False)
-    def _open_trial(self, generation: int) -> None:
+    def _open_trial(self, generation: int, *, ask: bool, resume: Path | None) -> None:
         try:
             if self.watcher is not None:
                 solver = dict(self.watcher.config())
                 trial = recorded_trial(self.task_spec, str(solver.get("name", "watch")), solver, code=self.code)
+            elif resume is not None:
+                trial = resume_trial(self.task_spec, resume)
             else:
+                left = unfinished_attempt(self.task_spec) if ask else None
+                if left is not None:
+                    self.post_message(self.ResumeOffered(generation, left))
+                    return
                 trial = human_trial(self.task_spec, code=self.code, blind=self.blind)
-        except Exception as exc:  # the world cannot be built or copied: said on screen, not a crash
-            self.post_message(self.TrialReady(generation, None, f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # the world cannot be built or copied, the attempt not resumed: said, not a crash
+            self.post_message(self.TrialReady(generation, None, f"{type(exc).__name__}: {exc}", resumed=resume))
             return
 
         def listener(kind: str, event: SessionEvent) -> None:
             self.post_message(self.TrialEvent(generation, event))
 
         trial.listeners.append(listener)
-        self.post_message(self.TrialReady(generation, trial))
+        self.post_message(self.TrialReady(generation, trial, resumed=resume))
+
+    def on_solve_screen_resume_offered(self, message: ResumeOffered) -> None:
+        if message.generation != self.generation:
+            return
+        left = message.attempt
+        mode = ("code" if left.code else "tools") + (", blind" if left.blind else "")
+        text = (
+            f"You left an attempt at {self.task_spec.id} without submitting it: "
+            f"{left.calls} call{'s' if left.calls != 1 else ''}, {clock(left.seconds)} spent, {mode} mode.\n\n"
+            "Resume it (the world is rebuilt from its calls), or start over (the attempt is deleted)?"
+        )
+        self.query_one(TaskPane).status = "an unsubmitted attempt: resume or start over"
+        self.app.push_screen(ResumeDialog(text, can_go_back=len(self.app.screen_stack) > 2), partial(self._resume_chosen, left))
+
+    def _resume_chosen(self, left: UnfinishedAttempt, choice: ResumeChoice | None) -> None:
+        if choice == "back":
+            if len(self.app.screen_stack) > 2:
+                self.app.pop_screen()
+            return
+        if choice == "restart":
+            discard_session(left.session)
+            self.start_attempt()
+        elif (left.code, left.blind) == (self.code, self.blind):
+            self.start_attempt(resume=left.session)
+        else:  # the attempt was made in another mode: reopen in its mode
+            self.app.switch_screen(SolveScreen(self.task_spec, code=left.code, blind=left.blind, resume=left.session))
 
     def on_solve_screen_trial_ready(self, message: TrialReady) -> None:
         pane = self.query_one(TaskPane)
         if message.trial is None:
+            if message.resumed is not None:
+                self._cannot_resume(message.resumed, str(message.error))
             pane.status = f"cannot start the trial: {message.error}"
             return
         if message.generation != self.generation or not self.is_mounted:
-            discard(message.trial)
+            if message.resumed is not None:
+                message.trial.close()  # an attempt resumed for nothing stays as it was
+            else:
+                discard(message.trial)
             return
         self.trial = message.trial
+        self.resumed_from = message.resumed
         pane.actor = self.domain.actor_label(self.trial.conn, self.trial.actor)
         if self.blind:
-            pane.start_timer()
+            pane.start_timer(already=self.trial.seconds)
+        if message.resumed is not None:
+            self.query_one(CallTrace).set_calls(self.trial.history)
+            self.notify(f"resumed with {self.trial.tool_calls} call(s); the world is as you left it", title="Resumed")
         self._set_status()
         self.refresh_diff()
         if self.watcher is not None and self.gate is not None:
             self._run_watch(self.trial, self.generation)
         self.refresh_bindings()
+
+    def _cannot_resume(self, path: Path, error: str) -> None:
+        def answered(discard_it: bool | None) -> None:
+            if discard_it:
+                discard_session(path)
+                self.start_attempt()
+            elif len(self.app.screen_stack) > 2:
+                self.app.pop_screen()
+
+        self.app.push_screen(
+            ConfirmDialog(f"The unsubmitted attempt cannot be resumed:\n{error}\n\nDelete it and start over?", yes="Delete and start over"),
+            answered,
+        )
 
     def _set_status(self, extra: str = "") -> None:
         trial = self.trial
@@ -235,7 +470,7 @@ class SolveScreen(EBenchScreen):
             return
         parts = [f"{trial.tool_calls} call{'s' if trial.tool_calls != 1 else ''}"]
         if self.watcher is not None and self.gate is not None and not self.submitted:
-            parts.insert(0, "paused" if self.gate.paused else "running")
+            parts.insert(0, "paused (p runs, n steps)" if self.gate.paused else f"running at {speed_label(self.gate.rate)}")
             parts.append(f"turn {trial.turns}")
         if self.summary is not None:
             parts.insert(0, self._verdict())
@@ -256,10 +491,16 @@ class SolveScreen(EBenchScreen):
         return f"{grade.summary()} ({summary.termination})"
 
     def _abandon(self) -> None:
+        """The screen goes away: a watched solver stops; a person's unsubmitted attempt stays to be
+        resumed (one with no call is dropped: there is nothing to lose)."""
         if self.gate is not None:
             self.gate.close()
-        if self.trial is not None and not self.trial.finished and self.watcher is None:
-            discard(self.trial)
+        trial = self.trial
+        if trial is not None and not trial.finished and self.watcher is None:
+            if trial.tool_calls == 0 and self.resumed_from is None:
+                discard(trial)
+            else:
+                trial.close()
 
     # -- the person's calls ----------------------------------------------------------------
     def _can_act(self) -> bool:
@@ -277,12 +518,12 @@ class SolveScreen(EBenchScreen):
     @on(ToolCatalog.Selected)
     def _tool_chosen(self, message: ToolCatalog.Selected) -> None:
         if message.name == "exec_code":
-            self.query_one(TabbedContent).active = "tab-code"
-            self.query_one(CodeEditor).focus()
+            self.action_focus_pane("code")
             return
         tool = self.tools.get(message.name)
         if tool is not None:
             self.query_one(TabbedContent).active = "tab-call"
+            self._show_pane("work")
             composer = self.query_one(CallComposer)
             composer.set_tool(tool)
             self.call_after_refresh(composer.focus_first)  # the form is rebuilt for the tool first
@@ -303,13 +544,32 @@ class SolveScreen(EBenchScreen):
     @on(CallTrace.Selected)
     def _call_selected(self, message: CallTrace.Selected) -> None:
         """A call picked in the trace comes back into the composer, to edit and send again."""
-        call = message.call
+        call = as_tool_call(message.entry)
         tool = self.tools.get(str(call.tool))
         if tool is None or self.watcher is not None or call.parent:
             return
         self.query_one(TabbedContent).active = "tab-call"
         self.query_one(ToolCatalog).select(tool.name)
         self.query_one(CallComposer).set_tool(tool, call.args if isinstance(call.args, dict) else None)
+
+    @on(CallTrace.ViewResult)
+    def _view_result(self, message: CallTrace.ViewResult) -> None:
+        """A call's result in the full-screen viewer; a value taken there goes into the composer."""
+        from .result_view import ResultScreen
+
+        can_take = self.watcher is None and not self.submitted and self.query_one(CallComposer).tool is not None
+        self.app.push_screen(ResultScreen(message.call, can_take=can_take), self._take_value)
+
+    def _take_value(self, value: Any) -> None:
+        if value is None:
+            return
+        field = self.query_one(CallComposer).take_value(value)
+        if field is None:
+            self.notify("no field can take that value: choose a tool first", severity="warning")
+            return
+        self.query_one(TabbedContent).active = "tab-call"
+        self._show_pane("work")
+        self.notify(f"{preview(value, 40)} → {field}", title="Value taken")
 
     @work(thread=True, group="calls", exit_on_error=False)
     def _run_call(self, tool: str, args: dict[str, Any]) -> None:
@@ -348,10 +608,23 @@ class SolveScreen(EBenchScreen):
         event = message.event
         if isinstance(event, ToolCallEvent):
             self.query_one(CallTrace).add_call(event)
+            if self.watcher is not None and not event.parent:
+                self._log_call(event)
             self._set_status()
             self.refresh_diff()
         elif event.event in ("message", "api_error", "bad_response") and self.watcher is not None:
             self._log_event(event)
+
+    def _log_call(self, event: ToolCallEvent) -> None:
+        """A watched solver's call in the conversation (the oracle has no messages: its steps are its calls)."""
+        text = Text(f"{'✓' if event.ok else '✗'} {event.tool}", style="bold" if event.ok else "bold red")
+        args = shown_args(event.args)
+        if args:
+            text.append(" " + preview(args, 80), style="dim")
+        if self.watcher is not None and self.watcher.name == "oracle":
+            total = len(self.task_spec.reference_solution)
+            text = Text(f"step {self.trial.tool_calls if self.trial else '?'}/{total} ", style="dim") + text
+        self.query_one("#conversation", RichLog).write(text)
 
     def _log_event(self, event: SessionEvent) -> None:
         log = self.query_one("#conversation", RichLog)
@@ -417,10 +690,22 @@ class SolveScreen(EBenchScreen):
             return
         if not self._can_act():
             return
+        assert self.trial is not None
+        if self.trial.tool_calls == 0:  # most likely a slip of the keys: a scored failure otherwise
+            generation = self.generation
+
+            def answered(submit: bool | None) -> None:
+                if submit and generation == self.generation and self._can_act():
+                    self._submit()
+
+            self.app.push_screen(ConfirmDialog("Submit with no calls? The attempt is graded as it is.", yes="Submit"), answered)
+            return
+        self._submit()
+
+    def _submit(self) -> None:
         self.submitted = True
         self.busy = True
-        pane = self.query_one(TaskPane)
-        pane.stop_timer()
+        self.query_one(TaskPane).stop_timer()
         self._finish(self.trial, self.generation)
 
     @work(thread=True, group="calls", exit_on_error=False)
@@ -452,15 +737,32 @@ class SolveScreen(EBenchScreen):
         self.refresh_bindings()
 
     def action_reset(self) -> None:
-        if self.watcher is not None and self.gate is not None:
-            self.gate.close()
-            self.gate = StepGate(paused=self.gate.paused)
-        elif self.busy:
+        """A new attempt. An unsubmitted one with calls is discarded only when the person confirms."""
+        if self.watcher is None and self.busy:
             self.notify("a call is still running", severity="warning")
             return
+        trial = self.trial
+        if self.watcher is None and trial is not None and not trial.finished and trial.tool_calls:
+            count = f"{trial.tool_calls} call{'s' if trial.tool_calls != 1 else ''}"
+
+            def answered(discard_it: bool | None) -> None:
+                if discard_it and trial is self.trial:
+                    self._reset()
+
+            self.app.push_screen(
+                ConfirmDialog(f"Discard this attempt ({count})? It is deleted and cannot be resumed.", yes="Discard"), answered
+            )
+            return
+        self._reset()
+
+    def _reset(self) -> None:
+        if self.watcher is not None and self.gate is not None:
+            self.gate.close()
+            self.gate = StepGate(paused=self.gate.paused, rate=self.gate.rate)
         if self.trial is not None and not self.trial.finished and self.watcher is None:
             discard(self.trial)
         self.trial = None
+        self.resumed_from = None
         self.last_diff = None
         self.query_one(CallTrace).clear_calls()
         if self.watcher is not None:
@@ -468,10 +770,6 @@ class SolveScreen(EBenchScreen):
         if self.blind:
             self.query_one(DiffView).border_title = "Diff: your changes"
         self.start_attempt()
-
-    def action_find_tool(self) -> None:
-        if self.watcher is None:
-            self.query_one(ToolCatalog).focus()
 
     # -- watching a solver -----------------------------------------------------------------
     @work(thread=True, group="watch", exit_on_error=False)
@@ -494,9 +792,30 @@ class SolveScreen(EBenchScreen):
             self.gate.step()
             self._set_status("one step")
 
+    def action_speed(self, change: int) -> None:
+        """One speed faster or slower (steps per second while running)."""
+        if self.gate is None:
+            return
+        index = SPEEDS.index(self.gate.rate) if self.gate.rate in SPEEDS else 1
+        self.gate.set_rate(SPEEDS[min(max(index + change, 0), len(SPEEDS) - 1)])
+        self._set_status(f"speed {speed_label(self.gate.rate)}")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("pause", "step"):
+        if action in ("pause", "step", "speed"):
             return self.watcher is not None and not self.submitted
         if action in ("submit", "find_tool"):
             return self.watcher is None and not self.submitted
+        if action == "focus_pane":
+            pane = parameters[0] if parameters else None
+            if pane == "code":
+                return self.code and self.watcher is None
+            return not (pane == "catalog" and self.watcher is not None)
+        if action == "back":
+            return True  # esc always leaves a field; it leaves the screen only when there is one below
         return super().check_action(action, parameters)
+
+
+def speed_label(rate: float | None) -> str:
+    if rate is None:
+        return "full speed"
+    return f"{rate:g} step{'s' if rate != 1 else ''}/s"

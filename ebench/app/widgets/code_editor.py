@@ -39,6 +39,13 @@ def output_text(ok: bool, payload: Any, variables: dict[str, str], *, dark: bool
     calls = payload.get("tool_calls")
     if calls is not None:
         text.append(f"  ·  {calls} tool call{'s' if calls != 1 else ''}", muted)
+    # Why it failed comes first, above output that can run to thousands of lines: the limit hit,
+    # and the error's last line (the exception); the whole traceback follows the output.
+    if payload.get("limit"):
+        text.append(f"\nlimit reached: {payload['limit']}", error_style + Style(bold=True))
+    reason = str(refused or "").strip().splitlines()
+    if reason:
+        text.append("\n" + reason[-1], error_style + Style(bold=True))
     stdout = payload.get("stdout")
     if stdout:
         text.append("\nstdout\n", muted)
@@ -48,10 +55,8 @@ def output_text(ok: bool, payload: Any, variables: dict[str, str], *, dark: bool
         text.append("\nvalue ", muted)
         # The value is the repr of the block's last expression: Python literals, highlighted as such.
         text.append_text(code_text(value, dark=dark) if isinstance(value, str) else json_text(value, dark=dark))
-    if refused:
+    if len(reason) > 1:
         text.append("\n" + str(refused).rstrip("\n"), error_style)
-    if payload.get("limit"):
-        text.append(f"\nlimit reached: {payload['limit']}", error_style)
     return text
 
 
@@ -77,14 +82,14 @@ class CodeEditor(Vertical):
         display: none;
         width: 12;
         height: 1;
-        margin: 1 0 0 1;
+        margin: 0 0 0 1;
     }
     CodeEditor.-running #code-running {
         display: block;
     }
     CodeEditor #code-hint {
         color: $text-muted;
-        margin: 1 0 0 2;
+        margin: 0 0 0 2;
         width: 1fr;
     }
     CodeEditor > #code-output-scroll {
@@ -117,7 +122,7 @@ class CodeEditor(Vertical):
     def compose(self) -> ComposeResult:
         yield TextArea.code_editor(self._initial_code, language="python", id="code-input")
         with Horizontal(id="code-bar"):
-            yield Button("Run ▶", id="code-run", variant="primary", tooltip="Run the block (ctrl+r)")
+            yield Button("Run ▶", id="code-run", variant="primary", tooltip="Run the block (ctrl+r)", compact=True)
             yield LoadingIndicator(id="code-running")
             yield Static("ctrl+r runs the block; its tool calls show in the trace", id="code-hint")
         with VerticalScroll(id="code-output-scroll"):
@@ -160,6 +165,7 @@ class CodeEditor(Vertical):
         self._output = (ok, payload)
         self.running = False
         self._paint_output()
+        self.query_one("#code-output-scroll", VerticalScroll).scroll_home(animate=False)  # the verdict and reason first
 
     @property
     def output_text(self) -> str:

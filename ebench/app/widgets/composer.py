@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Self
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -216,6 +216,16 @@ def value_text(spec: FieldSpec, value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _text_with(spec: FieldSpec, text: str, value: Any) -> str:
+    """A field's new text once `value` is taken into it: an array field that holds an array (or
+    nothing) gets the value appended, so ids can be collected one by one; any other field is replaced."""
+    if spec.kind == "array" and not isinstance(value, list):
+        current, error = convert_field(spec, text) if text.strip() else ([], None)
+        if error is None and isinstance(current, list):
+            return json.dumps([*current, value], ensure_ascii=False)
+    return value_text(spec, value)
+
+
 def check_arguments(schema: dict[str, Any], values: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
     """Turn the form's texts into call arguments: (args, errors by field).
 
@@ -383,8 +393,8 @@ class CallComposer(Vertical):
     """
 
     BINDINGS = [
-        Binding("f5", "run", "Run call", id="composer.run"),
-        Binding("ctrl+j", "toggle_raw", "Raw JSON", id="composer.raw"),
+        Binding("f5", "run", "Run", id="composer.run", tooltip="Run the call"),
+        Binding("ctrl+j", "toggle_raw", "JSON", id="composer.raw", tooltip="Switch between the form and raw JSON"),
     ]
 
     class Submitted(Message):
@@ -401,6 +411,7 @@ class CallComposer(Vertical):
         self.tool: Tool | None = None
         self.raw_mode = False
         self._fields: dict[str, ComposerField] = {}
+        self._last_field: str | None = None  # the field that last had focus: where take_value puts a value
 
     def compose(self) -> ComposeResult:
         yield Static("No tool chosen", id="composer-title")
@@ -453,6 +464,32 @@ class CallComposer(Vertical):
     def field(self, name: str) -> Input | Select[str]:
         """The input widget of one parameter (for focus, and for tests)."""
         return self._fields[name].input
+
+    def take_value(self, value: Any) -> str | None:
+        """Put `value` (taken from a result) where the person was typing, and focus it: the field
+        that last had focus (else the first), or the raw editor at its cursor in raw mode. An array
+        field gets the value appended; a choice list takes only one of its choices. Returns the
+        field's name ("raw JSON" in raw mode), or None when nothing could take it."""
+        if self.tool is None:
+            return None
+        if self.raw_mode:
+            editor = self.query_one("#composer-raw-text", TextArea)
+            editor.insert(json.dumps(value, ensure_ascii=False))
+            editor.focus()
+            return "raw JSON"
+        name = self._last_field if self._last_field in self._fields else next(iter(self._fields), None)
+        if name is None:
+            return None
+        field = self._fields[name]
+        if field.spec.uses_select:
+            if not field.can_show(value):
+                return None
+            field.input.value = value_text(field.spec, value)
+        else:
+            assert isinstance(field.input, Input)
+            field.input.value = _text_with(field.spec, field.input.value, value)
+        field.input.focus()
+        return name
 
     # -- actions ---------------------------------------------------------------------------
     def action_run(self) -> None:
@@ -521,6 +558,11 @@ class CallComposer(Vertical):
         """Enter in a field runs the call, as F5 does."""
         event.stop()
         self.action_run()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        name = getattr(event.widget, "name", None)
+        if name in self._fields and self._fields[name].input is event.widget:
+            self._last_field = name
 
     @on(TextArea.Changed, "#composer-raw-text")
     def _raw_changed(self, event: TextArea.Changed) -> None:

@@ -52,8 +52,9 @@ class TaskPane(Static):
         if self.started is not None and self.stopped is None:
             self._show_status()
 
-    def start_timer(self) -> None:
-        self.started, self.stopped = monotonic(), None
+    def start_timer(self, *, already: float = 0.0) -> None:
+        """Run the timer; `already`: seconds spent before (a resumed attempt goes on counting)."""
+        self.started, self.stopped = monotonic() - already, None
         self._show_status()
 
     def stop_timer(self) -> None:

@@ -77,7 +77,10 @@ class CallView(Widget, can_focus=True):
     }
     """
 
-    BINDINGS = [Binding("enter", "select", "Expand / use call", id="trace.select")]
+    BINDINGS = [
+        Binding("enter", "select", "Expand / use call", id="trace.select"),
+        Binding("v", "view_result", "View result", id="trace.view"),
+    ]
 
     expanded: reactive[bool] = reactive(False)
 
@@ -111,6 +114,10 @@ class CallView(Widget, can_focus=True):
             trace._auto_expanded = None  # the person chose its state: a newer call leaves it alone
         if self.entry is not None:
             self.post_message(CallTrace.Selected(self.entry))
+
+    def action_view_result(self) -> None:
+        if self.entry is not None:  # a running block's placeholder has no result yet
+            self.post_message(CallTrace.ViewResult(self.entry))
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -249,6 +256,14 @@ class CallTrace(VerticalScroll):
 
     class Selected(Message):
         """The user chose a call (enter or click on it): the solve screen loads it into the composer."""
+
+        def __init__(self, entry: CallEntry) -> None:
+            super().__init__()
+            self.entry = entry  # as the trace was handed it
+            self.call = as_tool_call(entry)
+
+    class ViewResult(Message):
+        """The user asked to see a call's result in full (v on it): the screen opens the result viewer."""
 
         def __init__(self, entry: CallEntry) -> None:
             super().__init__()
