@@ -170,6 +170,8 @@ runner = CliRunner()
         (["play", "--blind"], "add --task ID"),
         (["play", "--task", "moba-0024", "--blind", "--oracle"], "--blind is for a person"),
         (["play", "--task", "moba-0024", "--model", "x", "--oracle"], "either --model or --oracle"),
+        (["play", "--task", "moba-0024", "--speed", "3"], "--speed applies to watching"),
+        (["play", "--task", "moba-0024", "--oracle", "--speed", "-1"], "--speed"),
         (["replay", "/no/such/run"], "no such file or folder"),
     ],
 )
@@ -184,3 +186,16 @@ def test_replay_refuses_a_file_that_is_not_a_session(tmp_path: Path):
     bad.write_text('{"event": "tool_call"}\n')
     result = runner.invoke(cli, ["replay", str(bad)])
     assert result.exit_code == 2 and "not an ebench-session/1 session" in result.output
+
+
+@pytest.mark.parametrize("given, rate", [([], 2.0), (["--speed", "5"], 5.0), (["--speed", "0"], None)])
+def test_watching_from_the_cli_starts_paused_at_the_chosen_speed(monkeypatch, given, rate):
+    from ebench.app.screens.solve import SolveScreen
+    from ebench.cli import play
+
+    started: list = []
+    monkeypatch.setattr(play, "launch", lambda start, theme: started.append(start()))
+    result = runner.invoke(cli, ["play", "--task", "moba-0024", "--oracle", *given])
+    assert result.exit_code == 0, result.output
+    [screen] = started
+    assert isinstance(screen, SolveScreen) and screen.gate.paused and screen.gate.rate == rate

@@ -229,16 +229,31 @@ async def test_a_call_picked_in_the_trace_comes_back_into_the_composer(task):
         assert json.loads(json.dumps(composer.values))["name"] == ROOM["name"]
 
 
-def test_snapshot_of_the_solve_screen_after_one_call(snap_compare, task, monkeypatch):
+SIZES = {"80x24": (80, 24), "120x40": (120, 40), "200x55": (200, 55)}
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_of_the_solve_screen_after_one_call(snap_compare, task, monkeypatch, size):
     monkeypatch.setattr(trace_module, "duration", lambda seconds: "1 ms")  # the only thing that varies
 
     async def run_before(pilot) -> None:
         screen = await ready(pilot)
         await run_call(pilot, screen, "create_room", ROOM)
-        screen.query_one(CallTrace).focus()
+        await pilot.press("f4")  # the trace (in a narrow terminal, the one pane shown)
+        await until_settled(pilot)
         await pilot.pause()
 
-    assert snap_compare(EBenchApp(lambda: SolveScreen(task)), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(EBenchApp(lambda: SolveScreen(task)), terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_of_the_solve_screen_in_code_mode(snap_compare, task, size):
+    async def run_before(pilot) -> None:
+        screen = await ready(pilot)
+        screen.query_one(CodeEditor).code = "rooms = list_rooms()\nprint(len(rooms['items']))\n"
+        await pilot.pause()
+
+    assert snap_compare(EBenchApp(lambda: SolveScreen(task, code=True)), terminal_size=SIZES[size], run_before=run_before)
 
 
 async def test_from_the_browser_to_a_graded_attempt_and_back(task):

@@ -15,6 +15,9 @@ THEME_OPTION = typer.Option(
     help="ebench-dark (default), ebench-light, ebench-contrast, a Textual theme, or one of yours in <data dir>/themes/*.toml.",
 )
 
+# `ebench play --web` listens on this machine only unless told otherwise: the app can write files in the data directory.
+DEFAULT_WEB_HOST, DEFAULT_WEB_PORT = "127.0.0.1", 8000
+
 
 def launch(start, theme: str | None) -> None:
     """Run the app on `start` (a screen factory; None opens the task browser)."""
@@ -22,6 +25,16 @@ def launch(start, theme: str | None) -> None:
     from ..paths import data_dir
 
     EBenchApp(start, theme=theme, home=data_dir()).run()
+
+
+def serve_web(play_args: list[str], host: str, port: int) -> None:
+    """`ebench play --web`: serve `ebench play <play_args>` until Ctrl+C; an address that cannot be used is a usage error."""
+    from ..app.web import WebServeError, serve
+
+    try:
+        serve(play_args, host, port)
+    except WebServeError as exc:
+        common.fail(str(exc), 2)
 
 
 def check_theme(theme: str | None) -> None:
@@ -50,12 +63,22 @@ def play_command(
     api_base: str | None = typer.Option(None, "--api-base", help="The model API's base URL."),
     model_arg: list[str] = typer.Option([], "--model-arg", help="key=value passed to the model call; repeatable."),
     oracle: bool = typer.Option(False, "--oracle", help="Watch the reference solution being played, call by call."),
+    speed: float | None = typer.Option(
+        None,
+        "--speed",
+        min=0,
+        help="With --model or --oracle: steps per second once running (0: full speed). Watching starts paused either way (p runs).",
+    ),
     tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Tasks from this folder instead of the shipped suite."),
     theme: str | None = THEME_OPTION,
+    web: bool = typer.Option(False, "--web", help="Serve the app as a web page instead: each browser tab runs its own app."),
+    host: str = typer.Option(DEFAULT_WEB_HOST, "--host", help="With --web: the address to listen on."),
+    port: int = typer.Option(DEFAULT_WEB_PORT, "--port", min=1, max=65535, help="With --web: the port to listen on."),
 ) -> None:
     """The app: browse the tasks, solve one yourself, or watch a model or the oracle solve it.
 
-    Trials work on a private copy of the world, never the world itself. No API key is needed unless a model is watched."""
+    Trials work on a private copy of the world, never the world itself. No API key is needed unless a model is watched.
+    With --web the same app is served at http://HOST:PORT for a browser; Ctrl+C stops the server."""
     check_theme(theme)
     if (model or oracle or blind or code) and not task_id:
         common.fail("--code, --blind, --model and --oracle apply to one task: add --task ID", 2)
@@ -63,15 +86,38 @@ def play_command(
         common.fail("watch either --model or --oracle, not both", 2)
     if blind and (model or oracle):
         common.fail("--blind is for a person solving; it does not combine with --model or --oracle", 2)
+    if speed is not None and not (model or oracle):
+        common.fail("--speed applies to watching: add --model or --oracle", 2)
     if tasks_dir is not None and not tasks_dir.is_dir():
         common.fail(f"--tasks-dir {tasks_dir}: not a folder", 2)
+    if not web and (host, port) != (DEFAULT_WEB_HOST, DEFAULT_WEB_PORT):
+        common.fail("--host and --port apply to --web", 2)
+    if task_id is not None:
+        task = common.task(task_id, tasks_dir)
+        common.world(common.domain(task.domain))  # built (with progress) before the app takes the screen
+    if web:
+        from .run import parse_model_args
+
+        parse_model_args(model_arg)  # a malformed pair is said here, not in every browser tab
+        # Each tab runs `ebench play` with the same options (the folder made absolute), without --web.
+        valued_options = {
+            "--task": task_id,
+            "--tasks-dir": str(tasks_dir.resolve()) if tasks_dir else None,
+            "--model": model,
+            "--api-base": api_base,
+            "--theme": theme,
+            "--speed": None if speed is None else f"{speed:g}",
+        }
+        play_args = [part for name, value in valued_options.items() if value is not None for part in (name, value)]
+        play_args += [part for pair in model_arg for part in ("--model-arg", pair)]
+        play_args += [flag for flag, on in {"--code": code, "--blind": blind, "--oracle": oracle}.items() if on]
+        serve_web(play_args, host, port)
+        return
     if task_id is None:
         from ..app.screens.browser import BrowserScreen
 
         launch(lambda: BrowserScreen(tasks_dir=tasks_dir), theme)
         return
-    task = common.task(task_id, tasks_dir)
-    common.world(common.domain(task.domain))  # built (with progress) before the app takes the screen
     watcher = None
     if model or oracle:
         from ..sessions.solvers.base import SolverOptions
@@ -81,8 +127,10 @@ def play_command(
         options = SolverOptions(model=model, api_base=api_base, model_args=parse_model_args(model_arg), retries=2, backoff=1.0)
         watcher = chosen_solver("llm" if model else "oracle", options)
     from ..app.screens.solve import SolveScreen
+    from ..sessions.watch import DEFAULT_SPEED
 
-    launch(lambda: SolveScreen(task, code=code, blind=blind, watcher=watcher), theme)
+    rate = DEFAULT_SPEED if speed is None else speed or None  # 0: no limit
+    launch(lambda: SolveScreen(task, code=code, blind=blind, watcher=watcher, speed=rate), theme)
 
 
 def replay_command(

@@ -24,6 +24,7 @@ class Abandoned(Exception):
 
 # The speeds a person can choose while watching, in steps per second; None: as fast as it goes.
 SPEEDS: tuple[float | None, ...] = (0.5, 1.0, 2.0, 5.0, 10.0, None)
+DEFAULT_SPEED = 2.0  # slow enough to follow each step as it lands
 
 
 class StepGate:

@@ -16,6 +16,11 @@ def cursor_row(table: DataTable[Any]) -> int | None:
     return min(max(table.cursor_row, 0), table.row_count - 1)
 
 
+# Keys shown as one entry in the footer ("d k t Filter"), so a table screen's keys fit at 80 columns.
+FILTER_KEYS = Binding.Group("Filter", compact=True)
+SORT_KEYS = Binding.Group("Sort", compact=True)
+
+
 class EBenchScreen(Screen[None]):
     TITLE = "ebench"
     BINDINGS = [Binding("escape", "back", "Back", id="screen.back")]

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from ...tasks.spec import CAPABILITIES, CAPABILITY_SHORT, CAPABILITY_TITLES  # a light module: no task is loaded
 from ..widgets.record_table import Column, RecordTable
-from .base import EBenchScreen
+from .base import FILTER_KEYS, SORT_KEYS, EBenchScreen
 
 if TYPE_CHECKING:
     from ...sessions.attempts import Attempt
@@ -104,12 +104,14 @@ class BrowserScreen(EBenchScreen):
     BINDINGS = [
         Binding("enter", "open", "Open task", id="browser.open"),
         Binding("slash", "search", "Search", id="browser.search"),
-        Binding("d", "filter('domain')", "Domain", id="browser.domain", tooltip="Choose the domain filter"),
-        Binding("k", "filter('capability')", "Capability", id="browser.capability", tooltip="Choose the capability filter"),
-        Binding("t", "filter('status')", "Status", id="browser.status", tooltip="Choose the result filter"),
+        Binding("d", "filter('domain')", "Domain", id="browser.domain", tooltip="Choose the domain filter", group=FILTER_KEYS),
+        Binding(
+            "k", "filter('capability')", "Capability", id="browser.capability", tooltip="Choose the capability filter", group=FILTER_KEYS
+        ),
+        Binding("t", "filter('status')", "Status", id="browser.status", tooltip="Choose the result filter", group=FILTER_KEYS),
         Binding("x", "clear_filters", "Clear filters", id="browser.clear"),
-        Binding("s", "sort", "Sort", id="browser.sort", tooltip="Sort by the next column"),
-        Binding("S", "reverse_sort", "Reverse sort", id="browser.reverse"),
+        Binding("s", "sort", "Sort", id="browser.sort", tooltip="Sort by the next column", group=SORT_KEYS),
+        Binding("S", "reverse_sort", "Reverse sort", id="browser.reverse", group=SORT_KEYS),
         Binding("c", "toggle_code", "Code mode", id="browser.code"),
         Binding("b", "toggle_blind", "Blind mode", id="browser.blind"),
         Binding("R", "results", "Run results", id="browser.results"),

@@ -40,7 +40,7 @@ from ..render import duration, json_text
 from ..widgets.diff_view import DiffView, diff_lines
 from ..widgets.record_table import Column, RecordTable
 from ..widgets.trace import CallTrace
-from .base import EBenchScreen
+from .base import FILTER_KEYS, SORT_KEYS, EBenchScreen
 from .browser import RESULT_LABELS
 from .solve import human_outcome, is_human
 
@@ -548,12 +548,14 @@ class ReplayScreen(EBenchScreen):
         Binding("enter", "open_trial", "Open trial", id="replay.open"),
         Binding("f", "toggle_failed", "Failed only", id="replay.failed"),
         Binding("slash", "search", "Search", id="replay.search"),
-        Binding("d", "filter('domain')", "Domain", id="replay.domain", tooltip="Choose the domain filter"),
-        Binding("k", "filter('capability')", "Capability", id="replay.capability", tooltip="Choose the capability filter"),
-        Binding("m", "filter('solver')", "Solver", id="replay.solver", tooltip="Choose the solver (model) filter"),
+        Binding("d", "filter('domain')", "Domain", id="replay.domain", tooltip="Choose the domain filter", group=FILTER_KEYS),
+        Binding(
+            "k", "filter('capability')", "Capability", id="replay.capability", tooltip="Choose the capability filter", group=FILTER_KEYS
+        ),
+        Binding("m", "filter('solver')", "Solver", id="replay.solver", tooltip="Choose the solver (model) filter", group=FILTER_KEYS),
         Binding("x", "clear_filters", "Clear filters", id="replay.clear"),
-        Binding("s", "sort", "Sort", id="replay.sort", tooltip="Sort by the next column"),
-        Binding("S", "reverse_sort", "Reverse sort", id="replay.reverse"),
+        Binding("s", "sort", "Sort", id="replay.sort", tooltip="Sort by the next column", group=SORT_KEYS),
+        Binding("S", "reverse_sort", "Reverse sort", id="replay.reverse", group=SORT_KEYS),
     ]
 
     class RunsLoaded(Message):

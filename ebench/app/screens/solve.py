@@ -39,7 +39,7 @@ from ...sessions.describe import preview, shown_args
 from ...sessions.events import ApiErrorEvent, MessageEvent, SessionEvent, ToolCallEvent, as_tool_call
 from ...sessions.solvers.base import Solver
 from ...sessions.trial import AGENT_STOPPED, Trial, TrialLimits, TrialSummary
-from ...sessions.watch import SPEEDS, StepGate, watch
+from ...sessions.watch import DEFAULT_SPEED, SPEEDS, StepGate, watch
 from ...tasks.diff import Diff
 from ...tasks.grading import Grade, explain
 from ...tasks.spec import Task
@@ -89,7 +89,8 @@ class DiffState:
 
 
 # The panes a key focuses from anywhere, a field included: F-keys, and alt+digits for terminals
-# that take the F-keys. One group in the footer, so they fit at 80 columns.
+# that take the F-keys. One group in the footer, so they fit at 80 columns. (F5 runs a call and
+# the editor keeps F6/F7 for selecting, so diff and editor are F8 and F9.)
 PANES = Binding.Group("Panes", compact=True)
 # Below this width the panes are shown one at a time (a tab strip and the pane keys switch);
 # below this height the task pane is shortened so the work area keeps its rows.
@@ -109,8 +110,8 @@ class SolveScreen(EBenchScreen):
         Binding("f2,alt+1", "focus_pane('catalog')", "Tools", id="solve.pane.tools", priority=True, group=PANES),
         Binding("f3,alt+2", "focus_pane('work')", "Call", id="solve.pane.call", priority=True, group=PANES),
         Binding("f4,alt+3", "focus_pane('trace')", "Trace", id="solve.pane.trace", priority=True, group=PANES),
-        Binding("f6,alt+4", "focus_pane('diff')", "Diff", id="solve.pane.diff", priority=True, group=PANES),
-        Binding("f7,alt+5", "focus_pane('code')", "Code editor", id="solve.pane.code", priority=True, group=PANES),
+        Binding("f8,alt+4", "focus_pane('diff')", "Diff", id="solve.pane.diff", priority=True, group=PANES),
+        Binding("f9,alt+5", "focus_pane('code')", "Code editor", id="solve.pane.code", priority=True, group=PANES),
         Binding("p", "pause", "Run/pause", id="solve.pause"),
         Binding("n", "step", "Step", id="solve.step"),
         Binding("plus,equals_sign", "speed(1)", "Faster", id="solve.faster"),
@@ -178,7 +179,7 @@ class SolveScreen(EBenchScreen):
         blind: bool = False,
         watcher: Solver | None = None,
         paused: bool = True,
-        speed: float | None = 2.0,
+        speed: float | None = DEFAULT_SPEED,
         resume: Path | None = None,
     ) -> None:
         """`watcher`: a solver to watch, starting `paused` (a person presses p to run it at `speed`
@@ -244,7 +245,7 @@ class SolveScreen(EBenchScreen):
 
     def _pane_tabs(self) -> list[Tab]:
         work = "Conversation" if self.watcher is not None else "Code" if self.code else "Call"
-        labels = {"catalog": "F2 Tools", "work": f"F3 {work}", "trace": "F4 Trace", "diff": "F6 Diff"}
+        labels = {"catalog": "F2 Tools", "work": f"F3 {work}", "trace": "F4 Trace", "diff": "F8 Diff"}
         return [Tab(labels[p], id=f"pane-{p}") for p in PANE_TABS if p != "catalog" or self.watcher is None]
 
     def _watcher_label(self) -> str:
@@ -304,16 +305,14 @@ class SolveScreen(EBenchScreen):
     # -- every pane one key away -----------------------------------------------------------
     def action_focus_pane(self, pane: str) -> None:
         """Focus a pane from anywhere (a field too); in a narrow terminal, show it first."""
-        if pane == "code":
-            if not self.code or self.watcher is not None:
-                self.notify("the code editor is for code mode (c in the browser, or --code)", severity="warning")
-                return
+        if pane == "code":  # only in code mode (check_action)
             self.query_one(TabbedContent).active = "tab-code"
             pane = "work"
         elif pane == "work" and self.watcher is None:
             self.query_one(TabbedContent).active = "tab-call"
         self._show_pane(pane)
-        self.call_after_refresh(self._focus_pane, pane)  # a pane shown just now can take focus after layout
+        self._focus_pane(pane)  # now: focus left in a pane just hidden would pull its tab back
+        self.call_after_refresh(self._focus_pane, pane)  # again once a pane just shown can take it
 
     def _focus_pane(self, pane: str) -> None:
         if pane == "catalog":
@@ -321,10 +320,15 @@ class SolveScreen(EBenchScreen):
         elif pane == "work" and self.watcher is not None:
             self.query_one("#conversation", RichLog).focus()
         elif pane == "work":
-            if self.query_one(TabbedContent).active == "tab-code":
+            work = self.query_one(TabbedContent)
+            if work.active == "tab-code":
                 self.query_one(CodeEditor).query_one(TextArea).focus()
+                return
+            composer = self.query_one(CallComposer)
+            if composer.tool is None:
+                work.query_one(Tabs).focus()  # no tool chosen yet: nothing to type in, the tab takes focus
             else:
-                self.query_one(CallComposer).focus()
+                composer.focus()
         elif pane == "trace":
             self.query_one(CallTrace).focus()
         elif pane == "diff":

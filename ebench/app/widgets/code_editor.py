@@ -89,6 +89,9 @@ class CodeEditor(Vertical):
     }
     CodeEditor #code-hint {
         color: $text-muted;
+        height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         margin: 0 0 0 2;
         width: 1fr;
     }
