@@ -257,7 +257,7 @@ class SolveScreen(EBenchScreen):
         self.set_class(self.code, "-code")
         self._fit(self.size.width, self.size.height)
         if self.code and self.watcher is None:
-            self.query_one(CodeEditor).query_one(TextArea).focus()  # code mode invites code
+            self.call_after_refresh(self.action_focus_pane, "code")  # code mode invites code (once laid out: it can take focus)
         # After the first paint: copying the world competes with the render for the GIL.
         self.call_after_refresh(self.start_attempt, ask=True)
 
