@@ -108,3 +108,12 @@ async def until_loaded(pilot: Pilot[Any], screen_type: type) -> Any:
     await until_settled(pilot, lambda: screen.loaded, what=f"{screen_type.__name__} loading")
     await pilot.pause()
     return screen
+
+
+def forget_unfinished(task: Any) -> None:
+    """Delete the unsubmitted attempts an earlier test left at `task` (the data directory is shared
+    by a worker's tests): the solve screen would offer to resume them."""
+    from ebench.sessions.attempts import unfinished_attempt
+
+    while (left := unfinished_attempt(task)) is not None:
+        left.session.unlink()

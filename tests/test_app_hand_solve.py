@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from appcheck import until_settled
+from appcheck import forget_unfinished, until_settled
 from textual.widgets import Input, Select
 
 from ebench.app.app import EBenchApp
@@ -14,7 +14,6 @@ from ebench.app.screens.result_view import ResultScreen
 from ebench.app.screens.solve import SolveScreen
 from ebench.app.widgets.composer import CallComposer
 from ebench.app.widgets.trace import CallTrace, CallView
-from ebench.sessions.attempts import unfinished_attempt
 from ebench.tasks.suite import load_suite
 
 SIZE = (160, 50)
@@ -22,8 +21,7 @@ SIZE = (160, 50)
 
 def the_task(task_id: str):
     task = load_suite(ids=[task_id]).tasks[0]
-    while (left := unfinished_attempt(task)) is not None:  # an earlier test's, offered to resume otherwise
-        left.session.unlink()
+    forget_unfinished(task)
     return task
 
 

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from appcheck import until_settled
+from appcheck import forget_unfinished, until_settled
 from textual.widgets import TextArea
 
 from ebench.app.app import EBenchApp
@@ -25,7 +25,6 @@ from ebench.app.widgets.diff_view import DiffView
 from ebench.app.widgets.trace import CallTrace
 from ebench.domains import get_domain
 from ebench.paths import sessions_dir
-from ebench.sessions.attempts import unfinished_attempt
 from ebench.sessions.record import read_session
 from ebench.sessions.solvers import OracleSolver
 from ebench.sessions.trial import current_world
@@ -52,9 +51,7 @@ def world_untouched(task):
 
 @pytest.fixture(autouse=True)
 def no_attempt_left(task):
-    """Each test starts without an unsubmitted attempt of an earlier one (it would be offered to resume)."""
-    while (left := unfinished_attempt(task)) is not None:
-        left.session.unlink()
+    forget_unfinished(task)
 
 
 async def ready(pilot) -> SolveScreen:

@@ -6,7 +6,7 @@ time, and watching a solver starts paused with speed keys."""
 from __future__ import annotations
 
 import pytest
-from appcheck import notified, until_settled
+from appcheck import forget_unfinished, notified, until_settled
 from textual.widgets import Input, RichLog, TabbedContent, TextArea
 
 from ebench.app.app import EBenchApp
@@ -36,8 +36,7 @@ def task():
 
 @pytest.fixture(autouse=True)
 def no_attempt_left(task):
-    while (left := unfinished_attempt(task)) is not None:
-        left.session.unlink()
+    forget_unfinished(task)
 
 
 class Below(EBenchScreen):
