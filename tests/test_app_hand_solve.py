@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from appcheck import forget_unfinished, until_settled
+from textual import events
 from textual.widgets import Input, Select
 
 from ebench.app.app import EBenchApp
@@ -39,7 +40,8 @@ async def choose_tool(pilot, screen: SolveScreen, name: str) -> None:
     search = screen.focused
     assert isinstance(search, Input)
     search.value = ""
-    await pilot.press(*name)
+    search.post_message(events.Paste(name))  # the exact name, pasted
+    await until_settled(pilot, lambda: search.value == name)
     await pilot.press("enter")
     composer = screen.query_one(CallComposer)
     await until_settled(pilot, lambda: composer.tool is not None and composer.tool.name == name)
@@ -70,7 +72,11 @@ async def fill(pilot, screen: SolveScreen, name: str, text: str) -> None:
     await pilot.press("end")
     while field.value:
         await pilot.press("backspace")
-    await pilot.press(*text)
+    if len(text) > 12:  # long texts (lists of ids) are pasted, as a person would
+        field.post_message(events.Paste(text))
+        await until_settled(pilot, lambda: field.value == text)
+    else:
+        await pilot.press(*text)
     assert field.value == text
 
 
