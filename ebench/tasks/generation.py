@@ -172,7 +172,7 @@ def solution_signature(steps: list[Step]) -> str:
 
 
 @dataclass
-class _Seen:
+class SeenTasks:
     """What accepted (and shipped) tasks already use."""
 
     queries: set[str] = field(default_factory=set)
@@ -183,12 +183,12 @@ class _Seen:
     per_template: Counter = field(default_factory=Counter)
 
     def add(self, task: Task, schema: Any) -> None:
-        self.queries.add(_query_key(task.query))
+        self.queries.add(query_key(task.query))
         self.diffs.add(signature(task.expected_diff, schema))
         self.solutions.add(solution_signature(task.reference_solution))
 
 
-def _query_key(query: str) -> str:
+def query_key(query: str) -> str:
     return " ".join(query.lower().split())
 
 
@@ -216,7 +216,7 @@ def generate(
     world_record = {"seed": world_seed, "fingerprint": world_id(domain, world_seed)}
     inspect = scratch_copy(world)  # the generator's privileged view; never written
     report = GenerationReport([])
-    seen = _Seen()
+    seen = SeenTasks()
     for task in avoid:
         seen.add(task, domain.schema)
     prefix = id_prefix or domain_name
@@ -281,12 +281,12 @@ def _hashable(value: Any) -> Any:
     return tuple(_hashable(v) for v in value) if isinstance(value, (list, tuple)) else value
 
 
-def _vet(domain_name: str, world: Path, template: Template, draft: Draft, seen: _Seen) -> Certificate:
+def _vet(domain_name: str, world: Path, template: Template, draft: Draft, seen: SeenTasks) -> Certificate:
     """The rejection rules, cheapest first; raises Rejected with the counted reason."""
     schema = get_domain(domain_name).schema
     if leaked(draft.query, draft.hidden):
         raise Rejected("query leaks a hidden value")
-    if _query_key(draft.query) in seen.queries:
+    if query_key(draft.query) in seen.queries:
         raise Rejected("duplicate query")
     if any(seen.targets[(template.name, _hashable(t))] >= MAX_PER_TARGET for t in draft.targets):
         raise Rejected("target used by two tasks of this template")

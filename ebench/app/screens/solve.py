@@ -244,8 +244,8 @@ class SolveScreen(EBenchScreen):
         yield Footer()
 
     def _pane_tabs(self) -> list[Tab]:
-        work = "Conversation" if self.watcher is not None else "Code" if self.code else "Call"
-        labels = {"catalog": "F2 Tools", "work": f"F3 {work}", "trace": "F4 Trace", "diff": "F8 Diff"}
+        work = "F3 Conversation" if self.watcher is not None else "F3 Call · F9 Code" if self.code else "F3 Call"
+        labels = {"catalog": "F2 Tools", "work": work, "trace": "F4 Trace", "diff": "F8 Diff"}
         return [Tab(labels[p], id=f"pane-{p}") for p in PANE_TABS if p != "catalog" or self.watcher is None]
 
     def _watcher_label(self) -> str:

@@ -1,0 +1,206 @@
+"""Tasks a model writes (the paper's generator): its privileged workspace, and the checks every
+draft must pass before verifiers see it.
+
+The generator works on a private copy of the world with what a solver never gets: read-only SQL
+over the whole database (`query_sql`), beside the public tools. It inspects, decides a target,
+makes the changes through the public tools, then states the request. The copy's diff is the
+expected diff; its successful write calls, with ids created along the way turned into `$from`
+references, are the reference solution. `vet_draft` applies the rejection rules, cheapest first,
+each with a counted reason, and returns the task. The model loop and the verifiers' votes build on
+this (issue 17); everything here is deterministic and needs no model.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from ..domains import get_domain
+from ..domains.engine.tools import ToolKind, ToolResult
+from ..domains.engine.world import ensure_world, scratch_copy, world_id
+from .audit import reference_shortcuts
+from .diff import ChangeTracker, Diff
+from .generation import MIN_CHANGED_ROWS, SeenTasks, budget_for, leaked, query_key, solution_signature
+from .grading import grade, signature
+from .reference import ReferenceFailed, leaks, run_steps
+from .spec import Step, Task, diff_stats
+
+SQL_ROW_LIMIT = 200  # rows a query_sql answer holds; the rest is counted, not sent
+MAX_REFERENCE_CALLS = 80  # a draft that needs more calls than this is not a task a person would ask
+
+
+class Rejection(StrEnum):
+    """Why a synthesized draft is not a task (counted per run)."""
+
+    NO_CHANGE = "no change"
+    TOO_SMALL = f"fewer than {MIN_CHANGED_ROWS} changed rows"
+    TOO_MANY_CALLS = f"more than {MAX_REFERENCE_CALLS} calls"
+    LEAKS_ID = "the request states an id"
+    LEAKS_COUNT = "the request states a count the data decides"
+    DUPLICATE = "a duplicate of an existing task"
+    NOT_REPRODUCIBLE = "the calls do not reproduce the diff on a fresh copy"
+    SHORTCUT = "a lazy solver passes"
+
+
+class DraftRejected(Exception):
+    def __init__(self, reason: Rejection, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else str(reason))
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass
+class SynthesisDraft:
+    """What a generator hands in: who asks, the request, the capability it aimed at, and what it did."""
+
+    domain: str
+    actor: int
+    query: str
+    capability: str
+    steps: list[Step]  # the successful write calls, as made (literal ids)
+    results: list[Any]  # each step's result
+    diff: Diff
+    world_seed: int
+    notes: dict[str, Any] = field(default_factory=dict)  # the generator's own record (model, cost, votes)
+
+
+class GeneratorWorkspace:
+    """A private copy of the world for one draft: read-only SQL and the public tools, as `actor`."""
+
+    def __init__(self, domain_name: str, actor: int, *, seed: int | None = None) -> None:
+        self.domain = get_domain(domain_name)
+        self.seed = self.domain.default_seed if seed is None else seed
+        self.actor = actor
+        self.conn = scratch_copy(ensure_world(self.domain, self.seed))
+        self.tracker = ChangeTracker(self.conn, self.domain.schema)
+        self.env = self.domain.env(self.conn, actor)
+        self.steps: list[Step] = []
+        self.results: list[Any] = []
+
+    def query_sql(self, sql: str, limit: int = SQL_ROW_LIMIT) -> dict[str, Any]:
+        """One read-only statement; an error (a write included) is answered, not raised."""
+        self.conn.execute("PRAGMA query_only=ON")
+        try:
+            cursor = self.conn.execute(sql)
+            columns = [c[0] for c in cursor.description or []]
+            rows = cursor.fetchmany(limit + 1)
+            more = len(rows) > limit
+            return {"columns": columns, "rows": [list(r) for r in rows[:limit]], "truncated": more}
+        except sqlite3.Error as exc:
+            return {"error": {"code": "sql_error", "message": str(exc)}}
+        finally:
+            self.conn.execute("PRAGMA query_only=OFF")
+
+    def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
+        """A public tool call; a successful write becomes a reference step."""
+        result = self.domain.tools.call(self.env, tool, args)
+        if result.ok and self.domain.tools.get(tool).kind == ToolKind.WRITE:  # ok: the tool exists
+            self.steps.append(Step(tool, dict(args)))
+            self.results.append(result.value)
+        return result
+
+    def draft(self, query: str, capability: str, **notes: Any) -> SynthesisDraft:
+        return SynthesisDraft(
+            self.domain.name,
+            self.actor,
+            query,
+            capability,
+            list(self.steps),
+            list(self.results),
+            self.tracker.diff(),
+            self.seed,
+            dict(notes),
+        )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> GeneratorWorkspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def link_created_ids(steps: list[Step], results: list[Any]) -> list[Step]:
+    """Steps whose arguments name an id an earlier step's result introduced (a row it created)
+    refer to that result (`{"$from": i, "path": key}`), as template solutions do: a solver's copy may
+    number new rows differently."""
+    linked: list[Step] = []
+    for index, step in enumerate(steps):
+        args = {name: _linked(value, results[:index]) for name, value in step.args.items()}
+        linked.append(Step(step.tool, args))
+    return linked
+
+
+def _linked(value: Any, earlier: list[Any]) -> Any:
+    if isinstance(value, list):
+        return [_linked(v, earlier) for v in value]
+    if not isinstance(value, int) or isinstance(value, bool):
+        return value
+    for index in range(len(earlier) - 1, -1, -1):
+        result = earlier[index]
+        if isinstance(result, dict):
+            for key, found in result.items():
+                if (key == "id" or key.endswith("_id")) and found == value and not isinstance(found, bool):
+                    return {"$from": index, "path": key}
+    return value
+
+
+def counts_stated(query: str, diff: Diff) -> list[int]:
+    """Numbers in the request that the data decided: how many rows change, of any kind or table.
+    A request may state what the user chooses (a capacity, a date); the size of the answer it may not."""
+    sizes = {len(diff)}
+    for kind in ("insert", "update", "delete"):
+        sizes.add(sum(1 for c in diff if c.op == kind))
+    for table in {c.table for c in diff}:
+        sizes.add(sum(1 for c in diff if c.table == table))
+    sizes.discard(0)
+    sizes.discard(1)
+    return sorted(leaked(query, sorted(sizes)))  # dates and clock times are not counts
+
+
+def vet_draft(draft: SynthesisDraft, seen: SeenTasks, *, task_id: str) -> Task:
+    """The draft as a task, or DraftRejected with its reason (cheapest checks first)."""
+    domain = get_domain(draft.domain)
+    schema = domain.schema
+    diff = draft.diff
+    if len(diff) == 0:
+        raise DraftRejected(Rejection.NO_CHANGE)
+    if len(diff) < MIN_CHANGED_ROWS:
+        raise DraftRejected(Rejection.TOO_SMALL, f"{len(diff)} changed")
+    if len(draft.steps) > MAX_REFERENCE_CALLS:
+        raise DraftRejected(Rejection.TOO_MANY_CALLS, f"{len(draft.steps)} calls")
+    reference = link_created_ids(draft.steps, draft.results)
+    world = ensure_world(domain, draft.world_seed)
+    task = Task(
+        id=task_id,
+        domain=draft.domain,
+        actor=draft.actor,
+        query=draft.query,
+        capabilities=[draft.capability],
+        expected_diff=diff,
+        reference_solution=reference,
+        generator={"kind": "model", **draft.notes},
+        stats=diff_stats(diff),
+        world={"seed": draft.world_seed, "fingerprint": world_id(domain, draft.world_seed)},
+        budget=budget_for(reference),
+    )
+    if found := leaks(task):
+        raise DraftRejected(Rejection.LEAKS_ID, found[0])
+    if found_counts := counts_stated(draft.query, diff):
+        raise DraftRejected(Rejection.LEAKS_COUNT, f"states {found_counts[0]}")
+    if query_key(task.query) in seen.queries or signature(diff, schema) in seen.diffs or solution_signature(reference) in seen.solutions:
+        raise DraftRejected(Rejection.DUPLICATE)
+    try:
+        again = run_steps(draft.domain, draft.actor, reference, world=world)
+    except ReferenceFailed as exc:
+        raise DraftRejected(Rejection.NOT_REPRODUCIBLE, str(exc)) from None
+    if not grade(diff, again.diff, schema).passed:
+        raise DraftRejected(Rejection.NOT_REPRODUCIBLE)
+    for family, _, shortcut in reference_shortcuts(draft.domain, world, draft.actor, reference):
+        if grade(diff, shortcut, schema).passed:
+            raise DraftRejected(Rejection.SHORTCUT, family)
+    return task
