@@ -13,6 +13,7 @@ import typer
 
 from . import common
 from .domains import domains_app
+from .export import export_app
 from .mcp import mcp_app
 from .play import play_command, replay_command
 from .report import report_command
@@ -52,6 +53,7 @@ app.add_typer(tools_app, name="tools")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(mcp_app, name="mcp")
 app.add_typer(sessions_app, name="sessions")
+app.add_typer(export_app, name="export")
 app.command("play")(play_command)
 app.command("replay")(replay_command)
 app.command("run")(run_command)

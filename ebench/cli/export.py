@@ -1,0 +1,92 @@
+"""`ebench export trajectories RUN...`: recorded model conversations as fine-tuning data."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from enum import StrEnum
+from pathlib import Path
+
+import typer
+
+from . import common
+
+export_app = typer.Typer(help="Export what runs recorded, for use elsewhere.", no_args_is_help=True)
+
+
+class TrajectoryFormat(StrEnum):  # the names of ebench.sessions.export.FORMATS (imported when the command runs)
+    OPENAI_CHAT = "openai-chat"
+    SHAREGPT = "sharegpt"
+
+
+@export_app.command("trajectories")
+def export_trajectories(
+    runs: list[Path] = typer.Argument(
+        ...,
+        metavar="RUN...",
+        help="Run directories (each with manifest.json and results.jsonl), or a folder of sessions.",
+        show_default=False,
+    ),
+    fmt: TrajectoryFormat = typer.Option(
+        TrajectoryFormat.OPENAI_CHAT,
+        "--format",
+        help="openai-chat (OpenAI's chat fine-tuning format: messages with tool_calls and tool results) "
+        "or sharegpt (LLaMA-Factory's ShareGPT tool-calling convention).",
+    ),
+    passed_only: bool = typer.Option(False, "--passed-only", help="Only the trials that passed."),
+    out: Path | None = typer.Option(None, "--out", metavar="FILE", help="Write the JSON lines to FILE instead of stdout."),
+    as_json: bool = typer.Option(False, "--json", help="Give the summary ({written, skipped: {reason: count}}) as JSON."),
+) -> None:
+    """Write the recorded conversations of chosen trials as JSON lines, one trial a line: the
+    system prompt, the user's request, the model's turns with their tool calls, each call's
+    result, the tools offered, and the task, trial, grade, model and session in `metadata`.
+    Trials without a model conversation (people's attempts, the oracle, MCP clients),
+    infrastructure errors, damaged sessions and turns cut short by a limit are skipped and
+    counted by reason. The summary goes to stderr when the lines go to stdout, else to stdout."""
+    from ..sessions.export import ExportSummary, export_lines
+    from ..sessions.record import secret_values
+    from ..sessions.runs import RunError, load_runs
+
+    loaded = []
+    for path in runs:
+        try:
+            loaded.extend(load_runs(path))
+        except RunError as exc:
+            common.fail(str(exc), 2)
+    common.warn([w for run in loaded for w in run.warnings])
+    summary = ExportSummary()
+    lines = export_lines(loaded, fmt.value, summary, passed_only=passed_only, secrets=secret_values())
+    if out is None:
+        for line in lines:
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        sys.stderr.write((_json_line(summary.to_dict()) if as_json else summary.describe()) + "\n")
+        return
+    _write(out, lines)
+    if as_json:
+        common.print_json(summary.to_dict())
+    else:
+        common.console().print(f"{summary.describe()} to {out}", markup=False)
+
+
+def _write(out: Path, lines: Iterable[str]) -> None:
+    """All the lines, or nothing: written beside FILE, then moved over it."""
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(line + "\n")
+        os.replace(partial, out)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        common.fail(f"cannot write {out}: {exc.strerror or exc}", common.EXIT_ENVIRONMENT)
+    except BaseException:  # Ctrl-C: no half-written file is left behind
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _json_line(data: object) -> str:
+    import json
+
+    return json.dumps(data, ensure_ascii=False)
