@@ -12,7 +12,8 @@ from . import common
 THEME_OPTION = typer.Option(
     None,
     "--theme",
-    help="ebench-dark (default), ebench-light, ebench-contrast, a Textual theme, or one of yours in <data dir>/themes/*.toml.",
+    help="ebench-dark, ebench-light, ebench-contrast, a Textual theme, or one of yours in <data dir>/themes/*.toml; "
+    "for this run only. Default: the theme last chosen in the app (F10), else ebench-dark.",
 )
 
 # `ebench play --web` listens on this machine only unless told otherwise: the app can write files in the data directory.
