@@ -20,7 +20,8 @@ CSV_OPTION = typer.Option(
     "--csv",
     metavar="FILE",
     help="Also write every number to FILE as CSV, one row per (run, scope, metric): columns run, path, scope, metric, value; "
-    "scope is overall, domain:NAME, capability:NAME, efficiency, failures or infra, and baseline and baseline:TASK "
+    "scope is overall, domain:NAME, capability:NAME, efficiency, failures or infra; the analyses' frontier:AXIS, "
+    "code_vs_tools[:domain:NAME|:capability:NAME], code_usage:GROUP, domain_efficiency:NAME and correlation; and baseline and baseline:TASK "
     'with the human baseline (the people\'s figures as the run "human baseline"); rates are fractions 0..1, '
     "a missing value is empty.",
 )
@@ -32,6 +33,19 @@ BASELINE_OPTION = typer.Option(
     show_default=False,
 )
 NO_BASELINE_OPTION = typer.Option(False, "--no-baseline", help="Leave out the human baseline.")
+FRONTIER_SVG_OPTION = typer.Option(
+    None,
+    "--frontier-svg",
+    metavar="FILE",
+    help="Also write the cost-accuracy frontier (Avg^k over --frontier-axis, one marker per run, the frontier as a line) to FILE as SVG.",
+    show_default=False,
+)
+FRONTIER_AXIS_OPTION = typer.Option(
+    "cost",
+    "--frontier-axis",
+    metavar="AXIS",
+    help="The frontier's x axis, per task: cost, calls (total calls) or tokens (in + out); for the chart and --frontier-svg.",
+)
 
 
 def report_command(
@@ -47,6 +61,8 @@ def report_command(
     theme: str | None = typer.Option(None, "--theme", help="The app's theme (with --app)."),
     baseline_folder: Path | None = BASELINE_OPTION,
     no_baseline: bool = NO_BASELINE_OPTION,
+    frontier_svg: Path | None = FRONTIER_SVG_OPTION,
+    frontier_axis: str = FRONTIER_AXIS_OPTION,
 ) -> None:
     """Score runs: Avg, Pass@k and Pass^k overall, per domain and per capability, efficiency and failures,
     one column per run (the paper's Avg3 / Pass@3 / Pass^3 table too when runs have 3 trials per task).
@@ -54,11 +70,19 @@ def report_command(
     A folder of sessions (the data directory's `sessions`: trials from the app, the MCP server,
     `ebench run` of one task) is reported too, one column per solver.
     The human baseline, people's blind attempts at the reported tasks (pass rate, median time, mean
-    calls, overall and per task, beside each run), is shown when there is one."""
+    calls, overall and per task, beside each run), is shown when there is one.
+    Then the paper's analyses: the cost-accuracy frontier (a table and a chart), code vs tools for a
+    tools-mode and a code-mode run of one model on the same tasks, a code run's tasks by exec_code use,
+    and calls, turns and tokens per domain with their Pearson r against Avg^k."""
+    from ..sessions.analyses import FRONTIER_AXES, frontier
+    from ..sessions.frontier_plot import frontier_svg as svg_of
+    from ..sessions.frontier_plot import frontier_text
     from ..sessions.metrics import MetricsError
     from ..sessions.report import build_reports, report_document, tables, write_csv
     from ..sessions.runs import RunError, load_runs
 
+    if frontier_axis not in FRONTIER_AXES:
+        common.fail(f"--frontier-axis {frontier_axis}: not an axis; use one of {', '.join(FRONTIER_AXES)}", 2)
     if no_baseline and baseline_folder is not None:
         common.fail("--baseline and --no-baseline do not combine", 2)
     if baseline_folder is not None and not baseline_folder.is_dir():
@@ -90,6 +114,12 @@ def report_command(
             written = write_csv(reports, csv_path, baseline)
         except OSError as exc:
             common.fail(f"cannot write {csv_path}: {exc.strerror or exc}")
+    chart = frontier(reports, frontier_axis)
+    if frontier_svg is not None:
+        try:
+            frontier_svg.write_text(svg_of(chart), encoding="utf-8")
+        except OSError as exc:
+            common.fail(f"cannot write {frontier_svg}: {exc.strerror or exc}")
     if as_json:
         common.print_json(report_document(reports, baseline))
         return
@@ -111,8 +141,12 @@ def report_command(
         # Never squeeze numbers into ellipses: a table wider than the terminal is printed at its natural width.
         natural = Measurement.get(console, console.options.update(max_width=10_000), table).maximum
         Console(highlight=False, width=natural).print(table) if natural > console.width else console.print(table)
+    console.print(f"[bold]Frontier chart[/]: Avg^k over {FRONTIER_AXES[frontier_axis]}")
+    console.print(escape("\n".join(frontier_text(chart))), highlight=False, soft_wrap=True)
     if csv_path is not None:
         console.print(f"wrote {written} rows to {escape(str(csv_path))}")
+    if frontier_svg is not None:
+        console.print(f"wrote the frontier chart to {escape(str(frontier_svg))}")
 
 
 def _baseline(reports: list[RunReport], folder: Path | None) -> Baseline | None:

@@ -18,6 +18,28 @@ from .trial import ResumeError, Trial, open_trial
 HUMAN = "human"
 
 
+# What ended a person's attempt, in words: the termination codes are about a model's loop.
+HUMAN_OUTCOMES = {
+    "agent_stopped": "submitted",
+    "max_turns": "turn limit reached",
+    "max_tool_calls": "call limit reached",
+    "time_limit": "time ran out",
+    "context_limit": "context limit reached",
+    "agent_error": "ended by an error",
+    "infra_error": "ended by a harness error",
+}
+
+
+def is_human(solver: dict[str, Any]) -> bool:
+    """Whether a session's solver is a person (the app's human attempts)."""
+    return solver.get("name") == HUMAN
+
+
+def human_outcome(termination: object) -> str:
+    """How a person's attempt ended, in words ("submitted" rather than "agent_stopped")."""
+    return HUMAN_OUTCOMES.get(str(termination), str(termination))
+
+
 def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: Path | None = None) -> Trial:
     """A person's attempt, recorded exactly like a model's; blind attempts are human baselines."""
     # Only blind attempts are baselines: with the expected diff in view, a person is being helped.

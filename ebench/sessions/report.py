@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import csv
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
+from .analyses import FRONTIER_AXES, Analyses, Gain, Pair, UsageGroup, analyses
 from .attempts import HUMAN
 from .metrics import RunMetrics, ScopeScore, run_metrics, total_calls
 from .record import SessionFileError, read_session, session_files
@@ -130,8 +131,14 @@ def _raised(run: RunData) -> int:
 
 
 def report_document(reports: list[RunReport], baseline: Baseline | None = None) -> dict[str, Any]:
-    """Every figure of every run; "baseline" is the human baseline, or null when there is none."""
-    return {"format": REPORT_FORMAT, "runs": [r.to_dict() for r in reports], "baseline": baseline.to_dict() if baseline else None}
+    """Every figure of every run; "baseline" is the human baseline, or null when there is none; "analyses"
+    the frontier, code vs tools, code usage groups, effort per domain and correlations (analyses.py)."""
+    return {
+        "format": REPORT_FORMAT,
+        "runs": [r.to_dict() for r in reports],
+        "baseline": baseline.to_dict() if baseline else None,
+        "analyses": analyses(reports).to_dict(),
+    }
 
 
 # --- the human baseline ------------------------------------------------------------------------------
@@ -460,12 +467,124 @@ def baseline_tables(baseline: Baseline) -> list[TableData]:
     return [overall, per_task]
 
 
+def _gain(value: float | None) -> str:
+    return DASH if value is None else f"{value * 100:+.1f} pts"
+
+
+def _relative(value: float | None) -> str:
+    return DASH if value is None else f"{value:+.1%}"
+
+
+def _change(tools: float | None, code: float | None) -> list[str]:
+    """Cells for a per-task figure in both runs: tools, code, difference, relative difference."""
+    diff = None if tools is None or code is None else code - tools
+    return [
+        num(tools),
+        num(code),
+        DASH if diff is None else f"{diff:+,.1f}",
+        _relative(None if diff is None or not tools else diff / tools),
+    ]
+
+
+def frontier_table(found: Analyses) -> TableData:
+    """One row per run: what it spends per task on each frontier axis and its Avg^k; * marks a frontier run."""
+    axes = list(found.frontiers.values())
+    labels = list(dict.fromkeys([p.label for f in axes for p in f.points] + [u for f in axes for u in f.unknown]))
+    rows: list[list[str] | None] = []
+    for label in labels:
+        row, avg = [label], None
+        for f in axes:
+            point = next((p for p in f.points if p.label == label), None)
+            row.append(
+                DASH if point is None else num(point.x, {"cost": 4, "calls": 1}.get(f.axis, 0)) + (" *" if point.on_frontier else "")
+            )
+            avg = point.avg if point else avg
+        rows.append([*row, pct(avg)])
+    return TableData(
+        "Cost-accuracy frontier",
+        ["run", *[FRONTIER_AXES[f.axis] for f in axes], "Avg^k"],
+        rows,
+        caption="per task: mean over scored trials; * on the frontier (no run both spends less and scores higher); - unknown",
+    )
+
+
+def pair_table(pair: Pair) -> TableData:
+    """Avg^k of a tools-mode run and a code-mode run of one model, overall, per domain and per capability, and the gain."""
+
+    def line(name: str, gain: Gain) -> list[str]:
+        return [name, pct(gain.tools), pct(gain.code), _gain(gain.absolute), _relative(gain.relative)]
+
+    rows: list[list[str] | None] = [line("overall", pair.overall), None]
+    rows += [line(name, gain) for name, gain in pair.domains.items()]
+    rows.append(None)
+    rows += [line(CAPABILITY_TITLES[name], gain) for name, gain in pair.capabilities.items()]
+    rows += [None, ["total calls / task", *_change(*pair.calls)], ["turns / task", *_change(*pair.turns)]]
+    return TableData(
+        f"Code vs tools: {pair.model}",
+        ["", f"tools: {pair.tools}", f"code: {pair.code}", "gain", "relative"],
+        rows,
+        caption="Avg^k; gain: code minus tools (points), relative: of the tools run's figure",
+    )
+
+
+USAGE_TITLES = {"all": "exec_code in every trial", "some": "exec_code in some trials", "none": "exec_code in no trial"}
+
+
+def usage_table(label: str, groups: list[UsageGroup], paired_with: str | None) -> TableData:
+    rows: list[list[str] | None] = [
+        [
+            USAGE_TITLES[g.group],
+            str(len(g.tasks)),
+            pct(g.avg),
+            num(g.calls),
+            num(g.turns),
+            pct(g.tools_avg),
+            num(g.tools_calls),
+            num(g.tools_turns),
+        ]
+        for g in groups
+    ]
+    return TableData(
+        f"Code usage: {label}",
+        ["tasks whose trials used", "tasks", "Avg^k", "calls", "turns", "tools Avg^k", "tools calls", "tools turns"],
+        rows,
+        caption=f"calls, turns: per task; tools: the same tasks in {paired_with}" if paired_with else "no paired tools-mode run",
+    )
+
+
+def domain_efficiency_table(found: Analyses) -> TableData:
+    rows: list[list[str] | None] = [
+        [e.domain, e.run, pct(e.avg), num(e.calls), num(e.turns), num(e.tokens, 0)] for e in sorted(found.efforts, key=lambda e: e.domain)
+    ]
+    correlation = "; ".join(f"{c.effort} {DASH if c.r is None else f'{c.r:+.2f}'}" for c in found.correlations)
+    points = max((c.points for c in found.correlations), default=0)
+    return TableData(
+        "Per-domain efficiency",
+        ["domain", "run", "Avg^k", "calls / task", "turns / task", "tokens / task"],
+        rows,
+        labels=2,
+        caption=f"Pearson r of Avg^k with {correlation} (over {points} run-domain pairs)",
+    )
+
+
+def analyses_tables(found: Analyses) -> list[TableData]:
+    """The frontier, each code vs tools pair, each code run's usage groups, then effort per domain."""
+    partner = {p.code: p.tools for p in found.pairs}
+    return [
+        frontier_table(found),
+        *[pair_table(p) for p in found.pairs],
+        *[usage_table(label, groups, partner.get(label)) for label, groups in found.usage.items()],
+        domain_efficiency_table(found),
+    ]
+
+
 def tables(reports: list[RunReport], baseline: Baseline | None = None) -> list[TableData]:
     out = [summary_table(reports)]
     paper = paper_table(reports)
     if paper:
         out.append(paper)
     out += [scope_table(reports, "domains"), scope_table(reports, "capabilities"), efficiency_table(reports), failures_table(reports)]
+    out += analyses_tables(analyses(reports))
     if baseline is not None:
         out += baseline_tables(baseline)
     return out
@@ -483,8 +602,9 @@ def _scope_rows(scope: str, s: ScopeScore) -> list[tuple[str, str, Any]]:
 
 def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list[dict[str, Any]]:
     """Long format: one row per (run, scope, metric). Scopes: overall, domain:NAME, capability:NAME,
-    efficiency, failures, infra; with a baseline, baseline and baseline:TASK (the people's figures
-    as the run "human baseline").
+    efficiency, failures, infra; the analyses' frontier:AXIS, code_vs_tools[:domain:NAME|:capability:NAME]
+    (the code run's rows), code_usage:GROUP, domain_efficiency:NAME and correlation (run empty);
+    with a baseline, baseline and baseline:TASK (the people's figures as the run "human baseline").
     Rates are fractions (0..1); a missing value is empty."""
     out = []
     for r in reports:
@@ -508,7 +628,38 @@ def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list
             {"run": r.label, "path": r.path, "scope": scope, "metric": metric, "value": "" if value is None else value}
             for scope, metric, value in rows
         ]
-    return out + (_baseline_rows(reports, baseline) if baseline else [])
+    return out + _analyses_rows(reports) + (_baseline_rows(reports, baseline) if baseline else [])
+
+
+def _analyses_rows(reports: list[RunReport]) -> list[dict[str, Any]]:
+    found = analyses(reports)
+    rows: list[tuple[str, str, str, Any]] = []  # (run, scope, metric, value)
+    for f in found.frontiers.values():
+        for p in f.points:
+            rows += [(p.label, f"frontier:{f.axis}", "x", p.x), (p.label, f"frontier:{f.axis}", "avg", p.avg)]
+            rows.append((p.label, f"frontier:{f.axis}", "on_frontier", p.on_frontier))
+        rows += [(label, f"frontier:{f.axis}", "x", None) for label in f.unknown]
+    for pair in found.pairs:
+        scopes = [("code_vs_tools", pair.overall)]
+        scopes += [(f"code_vs_tools:domain:{name}", g) for name, g in pair.domains.items()]
+        scopes += [(f"code_vs_tools:capability:{name}", g) for name, g in pair.capabilities.items()]
+        for scope, gain in scopes:
+            rows += [(pair.code, scope, metric, value) for metric, value in asdict(gain).items()]
+        rows += [(pair.code, "code_vs_tools", "tools_run", pair.tools)]
+        rows += [(pair.code, "code_vs_tools", "calls_tools", pair.calls[0]), (pair.code, "code_vs_tools", "calls_code", pair.calls[1])]
+        rows += [(pair.code, "code_vs_tools", "turns_tools", pair.turns[0]), (pair.code, "code_vs_tools", "turns_code", pair.turns[1])]
+    for label, groups in found.usage.items():
+        for g in groups:
+            rows += [(label, f"code_usage:{g.group}", metric, value) for metric, value in g.to_dict().items() if metric != "task_ids"]
+    for e in found.efforts:
+        rows += [(e.run, f"domain_efficiency:{e.domain}", m, getattr(e, m)) for m in ("avg", "trials", "calls", "turns", "tokens")]
+    for c in found.correlations:
+        rows += [("", "correlation", f"avg_vs_{c.effort}", c.r), ("", "correlation", f"points_{c.effort}", c.points)]
+    paths = {r.label: r.path for r in reports}
+    return [
+        {"run": run, "path": paths.get(run, ""), "scope": scope, "metric": metric, "value": "" if value is None else value}
+        for run, scope, metric, value in rows
+    ]
 
 
 def _baseline_rows(reports: list[RunReport], baseline: Baseline) -> list[dict[str, Any]]:

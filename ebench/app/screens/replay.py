@@ -23,6 +23,7 @@ from textual.widgets import Checkbox, DataTable, Footer, Header, Input, OptionLi
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from ...sessions.attempts import human_outcome, is_human
 from ...sessions.describe import CODE, DATA, FIELD, GAP, PROSE, STATUS, describe
 from ...sessions.runs import RunData
 from ...sessions.timeline import (
@@ -42,7 +43,6 @@ from ..widgets.record_table import Column, RecordTable
 from ..widgets.trace import CallTrace
 from .base import FILTER_KEYS, SORT_KEYS, EBenchScreen
 from .browser import RESULT_LABELS
-from .solve import human_outcome, is_human
 
 RESULT_LINES = 40  # a call's result is folded to this many lines in the detail pane
 BAR_WIDTH = 40

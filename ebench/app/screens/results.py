@@ -1,5 +1,5 @@
-"""Run results: a leaderboard of runs, their scores per domain and per capability, efficiency, failures
-and a Pass^k-over-k chart. Runs are read and scored in a worker; a run that cannot be read or scored
+"""Run results: a leaderboard of runs, their scores per domain and per capability, efficiency, failures,
+a Pass^k-over-k chart, the cost-accuracy frontier and code vs tools on paired runs. Runs are read and scored in a worker; a run that cannot be read or scored
 is named in a message above the tables, and the others still show. Enter on a run opens its failed
 trials in the replay debugger."""
 
@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 
@@ -87,6 +88,7 @@ class ResultsScreen(EBenchScreen):
         Binding("s", "sort", "Sort by next column", id="results.sort"),
         Binding("S", "reverse_sort", "Reverse sort", id="results.reverse"),
         Binding("r", "reload", "Reload", id="results.reload"),
+        Binding("x", "frontier_axis", "Frontier axis", id="results.frontier_axis", show=False),  # named in the chart's title
     ]
     DEFAULT_CSS = """
     ResultsScreen #results-errors {
@@ -99,6 +101,8 @@ class ResultsScreen(EBenchScreen):
     ResultsScreen #results-tabs { height: 1fr; }
     ResultsScreen TabPane { padding: 0; }
     ResultsScreen DataTable { height: 1fr; }
+    ResultsScreen #frontier-chart { height: auto; padding: 1 1 0 1; }
+    ResultsScreen #tab-frontier DataTable { height: auto; max-height: 1fr; }
     ResultsScreen .results-caption {
         color: $text-muted;
         padding: 0 1;
@@ -120,6 +124,7 @@ class ResultsScreen(EBenchScreen):
         self.reports: list[RunReport] = []
         self.errors: list[str] = []
         self.loaded = False
+        self.frontier_axis = "cost"
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -143,6 +148,13 @@ class ResultsScreen(EBenchScreen):
                 yield DataTable(id="failures", cursor_type="row", zebra_stripes=True)
             with TabPane("Pass^k chart", id="tab-chart"):
                 yield PassKChart(id="chart")
+            with TabPane("Frontier", id="tab-frontier"), VerticalScroll():
+                yield Static("", id="frontier-chart")
+                yield DataTable(id="frontier", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="frontier-caption", classes="results-caption")
+            with TabPane("Code vs tools", id="tab-code"):
+                yield DataTable(id="code-vs-tools", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="code-caption", classes="results-caption")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -189,6 +201,7 @@ class ResultsScreen(EBenchScreen):
         self._fill_scopes("domains")
         self._fill_scopes("capabilities")
         self._fill_core_tables()
+        self._fill_analyses()
         self.query_one(PassKChart).set_series(self.chart_series())
         self.query_one(Leaderboard).focus()
 
@@ -239,6 +252,45 @@ class ResultsScreen(EBenchScreen):
         show_table(self.query_one("#efficiency", DataTable), efficiency)
         self.query_one("#efficiency-caption", Static).update(efficiency.caption or "")
         show_table(self.query_one("#failures", DataTable), failures_table(self.reports))
+
+    def _fill_analyses(self) -> None:
+        """The frontier (chart on the chosen axis, table on every axis) and each code vs tools pair, as `ebench report` shows them."""
+        from ...sessions.analyses import FRONTIER_AXES, analyses, frontier
+        from ...sessions.frontier_plot import frontier_text
+        from ...sessions.report import frontier_table, pair_table
+
+        found = analyses(self.reports)
+        chart = frontier(self.reports, self.frontier_axis)
+        title = f"Avg^k over {FRONTIER_AXES[self.frontier_axis]} (x: next axis)"
+        self.query_one("#frontier-chart", Static).update(Text("\n".join([title, *frontier_text(chart)]), no_wrap=True))
+        table = frontier_table(found)
+        show_table(self.query_one("#frontier", DataTable), table)
+        self.query_one("#frontier-caption", Static).update(table.caption or "")
+        pairs = self.query_one("#code-vs-tools", DataTable)
+        pairs.clear(columns=True)
+        for label in ("", "tools Avg^k", "code Avg^k", "gain", "relative"):
+            pairs.add_column(label or " ")
+        for number, pair in enumerate(found.pairs):
+            data = pair_table(pair)
+            if number:
+                pairs.add_row(*[""] * 5)
+            pairs.add_row(Text(f"{pair.model}: {pair.tools} → {pair.code}", style="bold"), "", "", "", "")
+            for row in data.rows:
+                cells = row if row is not None else [""] * 5
+                pairs.add_row(*[Text(cell, justify="left" if i == 0 else "right") for i, cell in enumerate(cells)])
+        self.query_one("#code-caption", Static).update(
+            (pair_table(found.pairs[0]).caption or "")
+            if found.pairs
+            else "No pair: a tools-mode run and a code-mode run (--code) of the same model on the same tasks."
+        )
+
+    def action_frontier_axis(self) -> None:
+        from ...sessions.analyses import FRONTIER_AXES
+
+        axes = list(FRONTIER_AXES)
+        self.frontier_axis = axes[(axes.index(self.frontier_axis) + 1) % len(axes)]
+        if self.loaded:
+            self._fill_analyses()
 
     def chart_series(self) -> list[ChartSeries]:
         series = []

@@ -26,10 +26,10 @@ from textual.widgets import Footer, Header, Input, RichLog, Select, Tab, TabbedC
 from ...domains import get_domain
 from ...domains.engine.tools import Tool
 from ...sessions.attempts import (
-    HUMAN,
     UnfinishedAttempt,
     discard,
     discard_session,
+    human_outcome,
     human_trial,
     recorded_trial,
     resume_trial,
@@ -56,28 +56,6 @@ EXEC_CODE_HELP = (
     "Run Python in which every tool is a function (keyword arguments; results are dicts); "
     "print() output and the last expression's value come back."
 )
-
-
-# What ended a person's attempt, in words: the termination codes are about a model's loop.
-HUMAN_OUTCOMES = {
-    "agent_stopped": "submitted",
-    "max_turns": "turn limit reached",
-    "max_tool_calls": "call limit reached",
-    "time_limit": "time ran out",
-    "context_limit": "context limit reached",
-    "agent_error": "ended by an error",
-    "infra_error": "ended by a harness error",
-}
-
-
-def is_human(solver: dict[str, Any]) -> bool:
-    """Whether a session's solver is a person (the app's human attempts)."""
-    return solver.get("name") == HUMAN
-
-
-def human_outcome(termination: object) -> str:
-    """How a person's attempt ended, in words ("submitted" rather than "agent_stopped")."""
-    return HUMAN_OUTCOMES.get(str(termination), str(termination))
 
 
 @dataclass
