@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -216,3 +217,18 @@ def warn(lines: list[str], label: str = "warning:") -> None:
         err = Console(stderr=True, highlight=False, soft_wrap=True)
         for line in lines:
             err.print(f"[yellow]{label}[/] {escape(line)}")
+
+
+def runs(paths: list[Path]) -> list:
+    """The runs (run directories, sessions folders) named on the command line, their damaged lines
+    warned about; one that cannot be read is a usage error naming it."""
+    from ..sessions.runs import RunError, load_runs
+
+    loaded = []
+    for path in paths:
+        try:
+            loaded.extend(load_runs(path))
+        except RunError as exc:
+            fail(str(exc), 2)
+    warn([w for run in loaded for w in run.warnings])
+    return loaded

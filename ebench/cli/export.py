@@ -46,15 +46,8 @@ def export_trajectories(
     counted by reason. The summary goes to stderr when the lines go to stdout, else to stdout."""
     from ..sessions.export import ExportSummary, export_lines
     from ..sessions.record import secret_values
-    from ..sessions.runs import RunError, load_runs
 
-    loaded = []
-    for path in runs:
-        try:
-            loaded.extend(load_runs(path))
-        except RunError as exc:
-            common.fail(str(exc), 2)
-    common.warn([w for run in loaded for w in run.warnings])
+    loaded = common.runs(runs)
     summary = ExportSummary()
     lines = export_lines(loaded, fmt.value, summary, passed_only=passed_only, secrets=secret_values())
     if out is None:

@@ -79,7 +79,6 @@ def report_command(
     from ..sessions.frontier_plot import frontier_text
     from ..sessions.metrics import MetricsError
     from ..sessions.report import build_reports, report_document, tables, write_csv
-    from ..sessions.runs import RunError, load_runs
 
     if frontier_axis not in FRONTIER_AXES:
         common.fail(f"--frontier-axis {frontier_axis}: not an axis; use one of {', '.join(FRONTIER_AXES)}", 2)
@@ -88,13 +87,7 @@ def report_command(
     if baseline_folder is not None and not baseline_folder.is_dir():
         common.fail(f"--baseline {baseline_folder}: no such folder; give a folder of sessions such as <data dir>/sessions", 2)
 
-    loaded = []
-    for path in runs:
-        try:
-            loaded.extend(load_runs(path))
-        except RunError as exc:
-            common.fail(str(exc), 2)
-    common.warn([w for run in loaded for w in run.warnings])
+    loaded = common.runs(runs)
     try:
         reports = build_reports(loaded)
     except MetricsError as exc:
