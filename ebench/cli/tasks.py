@@ -283,6 +283,123 @@ def tasks_generate(
         common.fail(f"only {len(written)} of {count} tasks could be made: the templates ran out of targets")
 
 
+@tasks_app.command("synthesize")
+def tasks_synthesize(
+    domain: str = typer.Option(..., "--domain", "-d", help="The domain."),
+    generator_model: str = typer.Option(..., "--generator-model", help="The litellm model string that writes the drafts."),
+    verifier_model: list[str] = typer.Option(
+        ..., "--verifier-model", help="A litellm model that solves each draft (repeatable: one vote each)."
+    ),
+    count: int = typer.Option(..., "--count", "-n", min=1, help="How many tasks to accept."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder to write into: <out>/<domain>/<id>.json, synthesis.jsonl, sessions/."),
+    seed: int = typer.Option(0, "--seed", "-s", help="Seeds the users sampled for the drafts."),
+    concurrency: int = typer.Option(1, "--concurrency", min=1, help="Drafts in progress at once."),
+    min_votes: int | None = typer.Option(
+        None, "--min-votes", min=1, help="Verifiers that must pass a draft (default 2, or all when fewer)."
+    ),
+    budget: float | None = typer.Option(None, "--budget", min=0, help="USD: no new draft starts once this much is spent."),
+    max_drafts: int | None = typer.Option(None, "--max-drafts", min=1, help="Drafts to try at most (default 4 x --count)."),
+    capability: list[str] = typer.Option([], "--capability", "-c", help="Aim only at these capabilities (repeatable; default all six)."),
+    actor: list[int] = typer.Option([], "--actor", help="Sample the users from these ids only (repeatable)."),
+    api_base: str | None = typer.Option(None, "--api-base", help="The API's base URL for every model."),
+    generator_api_base: str | None = typer.Option(None, "--generator-api-base", help="The generator's API base URL."),
+    verifier_api_base: str | None = typer.Option(None, "--verifier-api-base", help="The verifiers' API base URL."),
+    model_arg: list[str] = typer.Option([], "--model-arg", help="key=value passed to every model call (repeatable)."),
+    generator_model_arg: list[str] = typer.Option([], "--generator-model-arg", help="key=value for the generator's calls only."),
+    verifier_model_arg: list[str] = typer.Option([], "--verifier-model-arg", help="key=value for the verifiers' calls only."),
+    verifier_tools: str = typer.Option(
+        "public", "--verifier-tools", help="public (the stricter test) or privileged (the verifiers also get query_sql)."
+    ),
+    prices: Path | None = typer.Option(None, "--prices", help='A JSON file {"model": {"input": USD/M, "output": USD/M}}.'),
+    retries: int = typer.Option(6, "--retries", min=0, help="Retries of a transient API error (rate limit, 5xx, timeout)."),
+    backoff: float = typer.Option(1.0, "--backoff", min=0, help="First retry delay in seconds, doubled each retry."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Have a model write tasks: each draft is made on a private copy of the world, checked (see
+    the README's Tasks section), and kept when at least --min-votes verifier models solve it.
+    Exit code 1 when fewer than --count were accepted (the budget or --max-drafts ran out)."""
+    import asyncio
+
+    from ..sessions.solvers.base import FatalSolverError
+    from ..sessions.solvers.llm import LLMConfig, PricesError, load_prices
+    from ..sessions.synthesize import Synthesis, SynthesisConfig, SynthesisError
+    from .run import parse_model_args
+
+    common.domain(domain)
+    capabilities = [common.capability(c) for c in capability]
+    try:
+        price_table = load_prices(prices) if prices is not None else {}
+    except PricesError as exc:
+        common.fail(str(exc), 2)
+    shared = parse_model_args(model_arg)
+
+    def role(model: str, base: str | None, args: list[str]) -> LLMConfig:
+        return LLMConfig(
+            model=model, api_base=base or api_base, model_args={**shared, **parse_model_args(args)}, retries=retries, backoff=backoff
+        )
+
+    config = SynthesisConfig(
+        domain=domain,
+        generator=role(generator_model, generator_api_base, generator_model_arg),
+        verifiers=[role(m, verifier_api_base, verifier_model_arg) for m in verifier_model],
+        count=count,
+        out=out,
+        seed=seed,
+        concurrency=concurrency,
+        min_votes=min_votes,
+        budget=budget,
+        max_drafts=max_drafts,
+        actors=actor or None,
+        prices=price_table,
+        verifier_tools=verifier_tools,
+    )
+    if capabilities:
+        config.capabilities = [c for c in capabilities if c]
+    common.world(common.domain(domain), quiet=as_json)
+    with _task_bar("synthesizing", count, quiet=as_json) as advance:
+
+        def on_draft(record, summary) -> None:
+            if record.outcome == "accepted":
+                advance()
+            if not as_json:
+                cost = f"${summary.cost:.4f}" + ("+?" if summary.cost_unknown else "")
+                verdict = record.task if record.outcome == "accepted" else f"{record.outcome}: {record.reason}"
+                common.console().print(f"draft {record.draft} ({record.capability}, actor {record.actor}): {verdict}; cost so far {cost}")
+
+        try:
+            synthesis = Synthesis(config, on_draft)
+            synthesis.prepare()
+        except SynthesisError as exc:
+            common.fail(str(exc), 2)
+        interrupted = False
+        try:
+            summary = asyncio.run(synthesis.run())
+        except KeyboardInterrupt:  # what was accepted and logged stays; the summary says how far it got
+            summary, interrupted = synthesis.summary, True
+            summary.status = "interrupted"
+        except FatalSolverError as exc:
+            common.fail(f"{exc}; the synthesis stopped: what was accepted is in {out}", 1)
+        except OSError as exc:
+            common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+    if budget is not None and summary.cost_unknown:
+        common.warn([f"{summary.cost_unknown} trial(s) had no price, so --budget counted them as free; give --prices"])
+    result = summary.to_dict()
+    if as_json:
+        common.print_json(result)
+    else:
+        rejected = ", ".join(f"{n} {reason}" for reason, n in summary.rejected.most_common()) or "none"
+        cost = f"${summary.cost:.4f}" + (f" (+{summary.cost_unknown} trial(s) unpriced)" if summary.cost_unknown else "")
+        common.console().print(
+            f"accepted {summary.accepted} of {summary.drafts} drafts into {out / domain} "
+            f"({summary.unverified} unverified; rejected: {rejected}); cost {cost}"
+        )
+    if interrupted:
+        raise typer.Exit(common.EXIT_INTERRUPTED)
+    if summary.accepted < count:
+        how = {"budget": "the budget was spent", "drafts": "--max-drafts ran out"}.get(summary.status, "the run stopped")
+        common.fail(f"only {summary.accepted} of {count} tasks were accepted: {how}")
+
+
 @tasks_app.command("validate")
 def tasks_validate(
     domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain."),

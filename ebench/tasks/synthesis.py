@@ -66,6 +66,23 @@ class SynthesisDraft:
     notes: dict[str, Any] = field(default_factory=dict)  # the generator's own record (model, cost, votes)
 
 
+def query_sql(conn: sqlite3.Connection, sql: Any, limit: int = SQL_ROW_LIMIT) -> dict[str, Any]:
+    """One read-only statement on `conn`; an error (a write, or not a string, included) is answered, not raised."""
+    if not isinstance(sql, str):
+        return {"error": {"code": "invalid_arguments", "message": "query_sql takes one argument, 'sql' (a string)."}}
+    conn.execute("PRAGMA query_only=ON")
+    try:
+        cursor = conn.execute(sql)
+        columns = [c[0] for c in cursor.description or []]
+        rows = cursor.fetchmany(limit + 1)
+        more = len(rows) > limit
+        return {"columns": columns, "rows": [list(r) for r in rows[:limit]], "truncated": more}
+    except (sqlite3.Error, sqlite3.Warning, ValueError) as exc:  # Warning: more than one statement
+        return {"error": {"code": "sql_error", "message": str(exc)}}
+    finally:
+        conn.execute("PRAGMA query_only=OFF")
+
+
 class GeneratorWorkspace:
     """A private copy of the world for one draft: read-only SQL and the public tools, as `actor`."""
 
@@ -80,18 +97,7 @@ class GeneratorWorkspace:
         self.results: list[Any] = []
 
     def query_sql(self, sql: str, limit: int = SQL_ROW_LIMIT) -> dict[str, Any]:
-        """One read-only statement; an error (a write included) is answered, not raised."""
-        self.conn.execute("PRAGMA query_only=ON")
-        try:
-            cursor = self.conn.execute(sql)
-            columns = [c[0] for c in cursor.description or []]
-            rows = cursor.fetchmany(limit + 1)
-            more = len(rows) > limit
-            return {"columns": columns, "rows": [list(r) for r in rows[:limit]], "truncated": more}
-        except sqlite3.Error as exc:
-            return {"error": {"code": "sql_error", "message": str(exc)}}
-        finally:
-            self.conn.execute("PRAGMA query_only=OFF")
+        return query_sql(self.conn, sql, limit)
 
     def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
         """A public tool call; a successful write becomes a reference step."""
@@ -162,6 +168,15 @@ def counts_stated(query: str, diff: Diff) -> list[int]:
     return sorted(leaked(query, sorted(sizes)))  # dates and clock times are not counts
 
 
+def is_seen(task: Task, seen: SeenTasks, schema: Any) -> bool:
+    """The task repeats the request, the diff or the solution of one already seen."""
+    return (
+        query_key(task.query) in seen.queries
+        or signature(task.expected_diff, schema) in seen.diffs
+        or solution_signature(task.reference_solution) in seen.solutions
+    )
+
+
 def vet_draft(draft: SynthesisDraft, seen: SeenTasks, *, task_id: str) -> Task:
     """The draft as a task, or DraftRejected with its reason (cheapest checks first)."""
     domain = get_domain(draft.domain)
@@ -192,7 +207,7 @@ def vet_draft(draft: SynthesisDraft, seen: SeenTasks, *, task_id: str) -> Task:
         raise DraftRejected(Rejection.LEAKS_ID, found[0])
     if found_counts := counts_stated(draft.query, diff):
         raise DraftRejected(Rejection.LEAKS_COUNT, f"states {found_counts[0]}")
-    if query_key(task.query) in seen.queries or signature(diff, schema) in seen.diffs or solution_signature(reference) in seen.solutions:
+    if is_seen(task, seen, schema):
         raise DraftRejected(Rejection.DUPLICATE)
     try:
         again = run_steps(draft.domain, draft.actor, reference, world=world)

@@ -322,6 +322,15 @@ class LLMSolver:
         cost = hidden.get("response_cost")
         return float(cost) if isinstance(cost, (int, float)) else None
 
+    # -- tools a subclass answers itself (not the domain's; recorded as it chooses) -------------
+    def local_tools(self, trial: Trial) -> list[dict[str, Any]]:
+        """Schemas of extra tools that `local_call` answers (none here)."""
+        return []
+
+    def local_call(self, trial: Trial, name: str, arguments: Any) -> Any:
+        """The payload sent back for a call to one of `local_tools`."""
+        raise NotImplementedError(name)
+
     # -- the loop --------------------------------------------------------------------------
     async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
         """The loop; a step is one model turn: `step` is awaited before each model request."""
@@ -337,6 +346,9 @@ class LLMSolver:
             from ..sandbox.schema import exec_code_tool
 
             tools = [*tools, exec_code_tool()]
+        extra = self.local_tools(trial)
+        tools = [*tools, *extra]
+        local = {t["function"]["name"] for t in extra}
         # The time limit counts the trial's wall time less its waits on the API (and on a pause):
         # each wait moves the deadline. A dead API ends the turn by its own timeouts and retries.
         deadline = time.perf_counter() + limits.timeout
@@ -372,12 +384,13 @@ class LLMSolver:
                 if trial.tool_calls >= limits.max_tool_calls:
                     return Outcome(MAX_TOOL_CALLS)
                 function = call["function"]
-                if function["name"] == "exec_code" and trial.code:
+                if function["name"] in local:
+                    payload = self.local_call(trial, function["name"], function["arguments"])
+                elif function["name"] == "exec_code" and trial.code:
                     code = _code_argument(function["arguments"])
-                    result = await asyncio.to_thread(trial.exec_code, code, call_id=call["id"], turn=trial.turns)
+                    payload = (await asyncio.to_thread(trial.exec_code, code, call_id=call["id"], turn=trial.turns)).for_solver()
                 else:
-                    result = trial.call(function["name"], function["arguments"], call_id=call["id"], turn=trial.turns)
-                payload = result.for_solver()
+                    payload = trial.call(function["name"], function["arguments"], call_id=call["id"], turn=trial.turns).for_solver()
                 messages.append(
                     {"role": "tool", "tool_call_id": sent_call["id"], "content": _sendable_json(json.dumps(payload, ensure_ascii=False))}
                 )

@@ -1,0 +1,506 @@
+"""Tasks written by a model (`ebench tasks synthesize`): the generator's recorded loop, the draft
+checks, and the verifiers' k-of-n vote.
+
+Each draft is one recorded generator trial on a private copy of the world, as a sampled user and
+aimed at a requested capability. The generator has the public tools, `query_sql` (read-only SQL
+over the whole copy, answered here and recorded as a `privileged_call` note, so the replay
+debugger steps through the session like any other) and `submit_task`, which ends its loop. Its
+successful write calls and the copy's diff make the draft; `vet_draft` (tasks/synthesis.py)
+rejects it with a counted reason or returns the task. The task is then solved by each verifier
+model in an independent, recorded trial with the public tools, graded against the draft's diff:
+at least `min_votes` passes accept it. A verifier whose API failed (an infrastructure error) is no
+vote against: when the failures are what keeps a draft below `min_votes` it is `unverified`, not
+rejected. Capabilities are handed out to drafts by what is still missing from the requested mix,
+so the accepted tasks keep it. litellm is imported only when a model runs (solvers/llm.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..domains import get_domain
+from ..domains.engine.tools import ToolKind
+from ..domains.engine.world import open_world_readonly
+from ..tasks.generation import SeenTasks
+from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES, Step, Task
+from ..tasks.synthesis import DraftRejected, Rejection, SynthesisDraft, is_seen, query_sql, vet_draft
+from .events import InternalErrorEvent
+from .record import SessionWriter, secret_values
+from .solvers.base import FatalSolverError, Outcome
+from .solvers.llm import LLMConfig, LLMSolver, _describe, _sendable_json, classify
+from .terminations import Termination
+from .trial import Trial, TrialLimits, TrialSummary, current_world, open_trial
+
+SYNTHESIS_LOG = "synthesis.jsonl"  # one line per draft
+SESSIONS = "sessions"
+GENERATOR_LIMITS = TrialLimits(max_turns=40, max_tool_calls=100)
+VERIFIER_TOOLS = ("public", "privileged")
+DRAFTS_PER_TASK = 4  # default --max-drafts: count x this
+
+QUERY_SQL_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "query_sql",
+        "description": "Run one read-only SQL statement (SQLite) over the whole database; returns columns and rows (at most 200).",
+        "parameters": {"type": "object", "properties": {"sql": {"type": "string"}}, "required": ["sql"]},
+    },
+}
+SUBMIT_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "submit_task",
+        "description": "Hand in the task once your changes are made: the user's request, and a one-line summary of what it checks.",
+        "parameters": {
+            "type": "object",
+            "properties": {"request": {"type": "string"}, "summary": {"type": "string"}},
+            "required": ["request"],
+        },
+    },
+}
+
+GENERATOR_GUIDANCE = """You write one task for a benchmark of assistants that act through the product's tools.
+You play the user {label} (id {actor}); the task must exercise: {capability}.
+
+Work in this order:
+1. Inspect the data with query_sql (read-only SQL over the whole database) and the read tools.
+2. Decide a target: a change this user could ask for that needs {capability_lower}, changing at least three rows.
+3. Make the change yourself with the product's public tools, as this user would.
+4. Call submit_task with the user's request and a one-line summary of what it checks.
+
+Phrase the request as the user would write it: values the user knows or chooses (names, titles, dates, passwords)
+stay explicit; values the database decides are replaced by the rule that finds them ("each friend who is online",
+not their names or how many). Never state an id or a count of the rows the task changes."""
+
+
+class SynthesisError(ValueError):
+    """A synthesis that cannot start (its output folder, its options); the message is one line."""
+
+
+@dataclass
+class SynthesisConfig:
+    domain: str
+    generator: LLMConfig
+    verifiers: list[LLMConfig]
+    count: int
+    out: Path
+    seed: int = 0
+    concurrency: int = 1
+    min_votes: int | None = None  # default: 2, or every verifier when there are fewer
+    budget: float | None = None  # USD; no new draft starts once this much is spent
+    max_drafts: int | None = None  # default: count x DRAFTS_PER_TASK
+    capabilities: list[str] = field(default_factory=lambda: list(CAPABILITIES))
+    actors: list[int] | None = None  # sample users from these only (default: every actor of the world)
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    verifier_tools: str = "public"  # or "privileged": the verifiers also get query_sql
+    generator_limits: TrialLimits = field(default_factory=lambda: GENERATOR_LIMITS)
+    verifier_limits: TrialLimits = field(default_factory=TrialLimits)
+
+    @property
+    def votes_needed(self) -> int:
+        return self.min_votes if self.min_votes is not None else min(2, len(self.verifiers))
+
+
+@dataclass
+class DraftRecord:
+    """One line of synthesis.jsonl."""
+
+    draft: int
+    actor: int
+    capability: str
+    outcome: str = "rejected"  # accepted | rejected | unverified | surplus
+    reason: str = ""
+    detail: str = ""
+    task: str | None = None
+    query: str | None = None
+    votes: str | None = None
+    cost: float | None = 0.0
+    sessions: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None and v != ""}
+
+
+@dataclass
+class SynthesisSummary:
+    out: str
+    status: str = "finished"  # finished | budget | drafts (ran out of --max-drafts)
+    drafts: int = 0
+    accepted: int = 0
+    unverified: int = 0
+    surplus: int = 0  # verified after --count were accepted by drafts running alongside: not written
+    rejected: Counter[str] = field(default_factory=Counter)
+    accepted_by_capability: Counter[str] = field(default_factory=Counter)
+    cost: float = 0.0
+    cost_unknown: int = 0  # trials whose model litellm (and --prices) could not price
+    tasks: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "out": self.out,
+            "status": self.status,
+            "drafts": self.drafts,
+            "accepted": self.accepted,
+            "unverified": self.unverified,
+            "surplus": self.surplus,
+            "rejected": dict(self.rejected.most_common()),
+            "accepted_by_capability": dict(sorted(self.accepted_by_capability.items())),
+            "cost": round(self.cost, 6),
+            "cost_unknown": self.cost_unknown,
+            "tasks": self.tasks,
+        }
+
+
+@dataclass
+class GeneratorResult:
+    request: str | None  # None: the generator stopped without submitting
+    summary: str
+    steps: list[Step]
+    results: list[Any]
+    outcome: Outcome
+
+
+class GeneratorSolver(LLMSolver):
+    """The model solver's request, retry and recording machinery, with the generator's tools."""
+
+    name = "generator"
+
+    async def generate(self, trial: Trial, limits: TrialLimits, capability: str) -> GeneratorResult:
+        domain = trial.domain
+        label = domain.actor_label(trial.conn, trial.actor)
+        system = f"{domain.description}\n\nThe current time is {domain.now}.\n\n" + GENERATOR_GUIDANCE.format(
+            label=label, actor=trial.actor, capability=CAPABILITY_TITLES[capability], capability_lower=CAPABILITY_TITLES[capability].lower()
+        )
+        user = f"Write one task for {label} that exercises {CAPABILITY_TITLES[capability].lower()}."
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        trial.message("system", system)
+        trial.message("user", user)
+        tools = [*domain.tools.openai_schemas(), QUERY_SQL_TOOL, SUBMIT_TOOL]
+        steps: list[Step] = []
+        results: list[Any] = []
+
+        def result(outcome: Outcome, request: str | None = None, summary: str = "") -> GeneratorResult:
+            return GeneratorResult(request, summary, steps, results, outcome)
+
+        while True:
+            if trial.turns >= limits.max_turns:
+                return result(Outcome(Termination.MAX_TURNS))
+            asked = time.perf_counter()
+            try:
+                response = await self._complete(trial, messages, tools)
+            except FatalSolverError:
+                raise
+            except Exception as exc:
+                kind = classify(exc)
+                if kind == "context":
+                    return result(Outcome(Termination.CONTEXT_LIMIT, _describe(exc)))
+                if kind == "unreadable":
+                    return result(Outcome(Termination.AGENT_ERROR, f"the model's response could not be read: {_describe(exc)}"))
+                return result(Outcome(Termination.INFRA_ERROR, _describe(exc)))
+            trial.turns += 1
+            outcome, calls = self._take_turn(trial, response, messages, time.perf_counter() - asked)
+            if outcome is not None:
+                return result(outcome)  # stopped without submit_task: no draft
+            sent = messages[-1].get("tool_calls") or []
+            for call, sent_call in zip(calls, sent):
+                if trial.tool_calls >= limits.max_tool_calls:
+                    return result(Outcome(Termination.MAX_TOOL_CALLS))
+                name, arguments = call["function"]["name"], call["function"]["arguments"]
+                args = _parsed(arguments)
+                if name == "submit_task":
+                    request = args.get("request")
+                    if isinstance(request, str) and request.strip():
+                        summary = args.get("summary")
+                        summary = summary if isinstance(summary, str) else ""
+                        trial.note("privileged_call", tool=name, args=args, turn=trial.turns)
+                        return result(Outcome(Termination.AGENT_STOPPED), request.strip(), summary)
+                    payload: Any = {"error": {"code": "invalid_arguments", "message": "submit_task needs 'request' (a string)."}}
+                    trial.note("privileged_call", tool=name, args=args, result=payload, turn=trial.turns)
+                elif name == "query_sql":
+                    payload = answer_query_sql(trial, args)
+                else:
+                    done = trial.call(name, arguments, call_id=call["id"], turn=trial.turns)
+                    if done.ok and domain.tools.get(name).kind == ToolKind.WRITE:
+                        steps.append(Step(name, args))
+                        results.append(done.value)
+                    payload = done.for_solver()
+                messages.append(
+                    {"role": "tool", "tool_call_id": sent_call["id"], "content": _sendable_json(json.dumps(payload, ensure_ascii=False))}
+                )
+
+
+class PrivilegedVerifier(LLMSolver):
+    """A verifier that also has `query_sql` (`--verifier-tools privileged`): a weaker test of the
+    request, since the data no longer has to be found through the public tools."""
+
+    name = "llm-privileged"
+
+    def local_tools(self, trial: Trial) -> list[dict[str, Any]]:
+        return [QUERY_SQL_TOOL]
+
+    def local_call(self, trial: Trial, name: str, arguments: Any) -> Any:
+        return answer_query_sql(trial, _parsed(arguments))
+
+
+def answer_query_sql(trial: Trial, args: dict[str, Any]) -> Any:
+    """Run query_sql on the trial's copy and record it as a `privileged_call` note, not a tool_call:
+    replay re-executes tool calls through the domain's public registry, which has no query_sql."""
+    with trial.lock:
+        payload = query_sql(trial.conn, args.get("sql"))
+    trial.note("privileged_call", tool="query_sql", args=args, result=payload, turn=trial.turns)
+    return payload
+
+
+def _parsed(arguments: Any) -> dict[str, Any]:
+    try:
+        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except json.JSONDecodeError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+class Synthesis:
+    """One `tasks synthesize` run into `config.out`."""
+
+    def __init__(self, config: SynthesisConfig, on_draft: Callable[[DraftRecord, SynthesisSummary], None] | None = None) -> None:
+        if not config.verifiers:
+            raise SynthesisError("give at least one --verifier-model")
+        if not 1 <= config.votes_needed <= len(config.verifiers):
+            raise SynthesisError(
+                f"--min-votes {config.votes_needed}: must be between 1 and the number of verifiers ({len(config.verifiers)})"
+            )
+        unknown = [c for c in config.capabilities if c not in CAPABILITIES]
+        if unknown or not config.capabilities:
+            raise SynthesisError(f"unknown capability {unknown[0]!r}" if unknown else "no capability to aim at")
+        self.config = config
+        self.domain = get_domain(config.domain)
+        self.on_draft = on_draft
+        self.generator = GeneratorSolver(config.generator, config.prices)
+        if config.verifier_tools not in VERIFIER_TOOLS:
+            raise SynthesisError(f"--verifier-tools {config.verifier_tools!r}: expected {' or '.join(VERIFIER_TOOLS)}")
+        verifier_class = PrivilegedVerifier if config.verifier_tools == "privileged" else LLMSolver
+        self.verifiers = [verifier_class(v, config.prices) for v in config.verifiers]
+        for solver in [self.generator, *self.verifiers]:
+            try:
+                solver.check()
+            except FatalSolverError as exc:
+                raise SynthesisError(str(exc)) from None
+        self.secrets = secret_values({"generator": config.generator.to_dict(), "verifiers": [v.to_dict() for v in config.verifiers]})
+        self.summary = SynthesisSummary(out=str(config.out))
+        self.seen = SeenTasks()
+        self.in_flight: Counter[str] = Counter()
+        world_actors = self._world_actors()
+        self.actors = config.actors or world_actors
+        unknown_actors = sorted(set(self.actors) - set(world_actors))
+        if unknown_actors:
+            raise SynthesisError(f"--actor {unknown_actors[0]}: no {self.domain.actor_noun} with this id in the {self.domain.name} world")
+
+    def _world_actors(self) -> list[int]:
+        table = self.domain.schema.table(self.domain.actor_table)
+        conn = open_world_readonly(current_world(self.domain)[0])
+        try:
+            return [row[0] for row in conn.execute(f"SELECT {table.key[0]} FROM {table.name} ORDER BY {table.key[0]}")]
+        finally:
+            conn.close()
+
+    # -- the output folder -----------------------------------------------------------------
+    def prepare(self) -> None:
+        out = self.config.out
+        if out.exists() and not out.is_dir():
+            raise SynthesisError(f"--out {out} is a file, not a folder")
+        if (out / SYNTHESIS_LOG).exists() or any((out / self.domain.name).glob("*.json")):
+            raise SynthesisError(f"--out {out} already holds a synthesis; use another folder")
+        (out / self.domain.name).mkdir(parents=True, exist_ok=True)
+        (out / SESSIONS).mkdir(exist_ok=True)
+        from ..tasks.suite import SUITE_DIR, load_suite
+
+        for task in load_suite(SUITE_DIR, domain=self.domain.name).tasks:  # a draft may not repeat a shipped task
+            self.seen.add(task, self.domain.schema)
+
+    # -- the loop --------------------------------------------------------------------------
+    def plan(self, number: int) -> tuple[int, str]:
+        """The draft's user (seeded by --seed and the draft's number) and the capability the mix
+        most lacks (accepted and in-flight drafts counted; ties in the given order)."""
+        rng = random.Random(f"{self.config.seed}-{number}")
+        actor = rng.choice(self.actors)
+        have = self.summary.accepted_by_capability + self.in_flight
+        capability = min(self.config.capabilities, key=lambda c: have[c])  # min keeps the first of equals
+        return actor, capability
+
+    def _may_start(self, started: int) -> bool:
+        cfg = self.config
+        limit = cfg.max_drafts if cfg.max_drafts is not None else cfg.count * DRAFTS_PER_TASK
+        if cfg.budget is not None and self.summary.cost >= cfg.budget:
+            self.summary.status = "budget"
+            return False
+        # Drafts in flight do not count: most drafts are rejected, so --concurrency keeps that many
+        # going until enough are accepted (one finished beyond that is logged as surplus).
+        if self.summary.accepted >= cfg.count:
+            return False
+        if started >= limit:
+            if self.summary.accepted < cfg.count:
+                self.summary.status = "drafts"
+            return False
+        return True
+
+    async def run(self) -> SynthesisSummary:
+        """Drafts until `count` are accepted, the budget is spent or --max-drafts have run; a
+        FatalSolverError (a rejected key, an unknown model) stops everything and propagates."""
+        log_path = self.config.out / SYNTHESIS_LOG
+        started = 0
+        running: set[asyncio.Task[None]] = set()
+        with log_path.open("a", encoding="utf-8") as log:
+
+            async def one(number: int, actor: int, capability: str) -> None:
+                try:
+                    record = await self.draft(number, actor, capability)
+                finally:
+                    self.in_flight[capability] -= 1
+                log.write(json.dumps(record.to_dict(), ensure_ascii=False) + "\n")
+                log.flush()
+                if self.on_draft:
+                    self.on_draft(record, self.summary)
+
+            try:
+                while True:
+                    while len(running) < max(1, self.config.concurrency) and self._may_start(started):
+                        started += 1
+                        actor, capability = self.plan(started)
+                        self.in_flight[capability] += 1
+                        job = asyncio.create_task(one(started, actor, capability))
+                        running.add(job)
+                    if not running:
+                        break
+                    done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                    for job in done:
+                        running.discard(job)
+                        job.result()  # a fatal error stops the run here
+            finally:
+                for job in running:
+                    job.cancel()
+                await asyncio.gather(*running, return_exceptions=True)
+        if self.summary.accepted >= self.config.count:
+            self.summary.status = "finished"
+        return self.summary
+
+    def _spend(self, record: DraftRecord, cost: float | None) -> None:
+        if cost is None:
+            record.cost = None
+            self.summary.cost_unknown += 1
+        else:
+            self.summary.cost += cost
+            if record.cost is not None:
+                record.cost = round(record.cost + cost, 8)
+
+    async def draft(self, number: int, actor: int, capability: str) -> DraftRecord:
+        """One draft: the generator's trial, the checks, the verifiers' vote; its line of the log."""
+        record = DraftRecord(number, actor, capability)
+        self.summary.drafts += 1
+        name = f"{SESSIONS}/generator-{number:04d}.jsonl"
+        record.sessions.append(name)
+        trial = Trial(
+            None,
+            domain=self.domain,
+            actor=actor,
+            writer=SessionWriter(self.config.out / name, self.secrets),
+            solver=self.generator.config(),
+            session_name=name,
+        )
+        try:
+            made = await self.generator.generate(trial, self.config.generator_limits, capability)
+        except (asyncio.CancelledError, FatalSolverError, KeyboardInterrupt):
+            trial.close()
+            raise
+        except Exception as exc:  # a harness fault: recorded, the draft is lost, the run goes on
+            trial.record(InternalErrorEvent(error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()))
+            made = GeneratorResult(None, "", [], [], Outcome(Termination.INFRA_ERROR, f"internal error: {exc}"))
+        generated = trial.finish(made.outcome.termination, made.outcome.error)
+        self._spend(record, generated.cost)
+        generator_note = {"model": self.config.generator.model, "cost": generated.cost, "session": name}
+        if made.request is None:
+            return self._rejected(record, "no task submitted", f"the generator ended with {made.outcome.termination}")
+        record.query = made.request
+        assert trial.final_diff is not None
+        draft = SynthesisDraft(
+            self.domain.name,
+            actor,
+            made.request,
+            capability,
+            made.steps,
+            made.results,
+            trial.final_diff,
+            self.domain.default_seed,
+            {"draft": number, "capability": capability, "summary": made.summary, "generator": generator_note},
+        )
+        provisional = f"{self.domain.name}-draft{number:04d}"
+        try:
+            # in a thread: the checks replay the calls on fresh copies while other drafts talk to their models
+            task = await asyncio.to_thread(vet_draft, draft, self.seen, task_id=provisional)
+        except DraftRejected as exc:
+            return self._rejected(record, str(exc.reason), exc.detail)
+        return await self._verify(record, task)
+
+    async def _verify(self, record: DraftRecord, task: Task) -> DraftRecord:
+        votes = await asyncio.gather(*(self._vote(record, task, index, solver) for index, solver in enumerate(self.verifiers, 1)))
+        for summary in votes:
+            self._spend(record, summary.cost)
+        passed = sum(s.passed for s in votes)
+        failed_api = sum(s.infra_error for s in votes)
+        record.votes = f"{passed}/{len(votes)}"
+        task.generator["verifiers"] = [
+            {"model": solver.settings.model, "passed": s.passed, "termination": str(s.termination), "cost": s.cost, "session": s.session}
+            for solver, s in zip(self.verifiers, votes)
+        ]
+        task.generator["votes"] = record.votes
+        task.generator["verifier_tools"] = self.config.verifier_tools
+        need = self.config.votes_needed
+        if passed < need:
+            if passed + failed_api >= need:  # the API failed, not the draft: neither kept nor counted against it
+                record.outcome, record.reason = "unverified", f"verifier API failures ({failed_api} of {len(votes)})"
+                self.summary.unverified += 1
+                return record
+            return self._rejected(record, f"verifiers disagree ({record.votes})")
+        # Checked again: a draft that ran alongside may have been accepted with the same request,
+        # diff or solution meanwhile (the check and the add below have no await between them).
+        if is_seen(task, self.seen, self.domain.schema):
+            return self._rejected(record, str(Rejection.DUPLICATE))
+        if self.summary.accepted >= self.config.count:
+            record.outcome, record.reason = "surplus", "enough tasks were accepted meanwhile"
+            self.summary.surplus += 1
+            return record
+        self.summary.accepted += 1
+        task.id = f"{self.domain.name}-s{self.summary.accepted:04d}"
+        self.seen.add(task, self.domain.schema)
+        (self.config.out / self.domain.name / f"{task.id}.json").write_text(task.to_json(), encoding="utf-8")
+        self.summary.accepted_by_capability[record.capability] += 1
+        self.summary.tasks.append(task.id)
+        record.outcome, record.task = "accepted", task.id
+        return record
+
+    async def _vote(self, record: DraftRecord, task: Task, index: int, solver: LLMSolver) -> TrialSummary:
+        name = f"{SESSIONS}/verifier-{record.draft:04d}-{index}.jsonl"
+        record.sessions.append(name)
+        trial = open_trial(task, self.config.out / name, secrets=self.secrets, solver=solver.config(), session_name=name)
+        limits = self.config.verifier_limits.for_task(task)
+        try:
+            outcome = await solver.solve(trial, limits)
+        except (asyncio.CancelledError, FatalSolverError, KeyboardInterrupt):
+            trial.close()
+            raise
+        except Exception as exc:  # a harness fault is no vote against the draft
+            trial.record(InternalErrorEvent(error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()))
+            return trial.finish(Termination.INFRA_ERROR, f"internal error: {type(exc).__name__}: {exc}")
+        return trial.finish(outcome.termination, outcome.error)
+
+    def _rejected(self, record: DraftRecord, reason: str, detail: str = "") -> DraftRecord:
+        record.outcome, record.reason, record.detail = "rejected", reason, detail
+        self.summary.rejected[reason] += 1
+        return record

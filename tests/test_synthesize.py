@@ -1,0 +1,268 @@
+"""`ebench tasks synthesize` end to end: the real CLI and litellm client against a local
+OpenAI-compatible server that plays the generator (good, leaky and empty drafts) and the verifiers
+(agreeing, disagreeing, failing), showing each rejection reason and the k-of-n vote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ebench.cli import app
+from ebench.sessions.record import read_session
+from ebench.sessions.timeline import Timeline
+from ebench.tasks.generation import SeenTasks
+from ebench.tasks.reference import check_task
+from ebench.tasks.spec import Task
+from ebench.tasks.synthesis import GeneratorWorkspace, Rejection, vet_draft
+from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, completion, error, turn_of
+
+ACTOR = 16  # a moba player with three clanmates not in a match (33, 124, 162)
+INVITEES = (33, 124, 162)
+QUERY = "Open a custom room called 'Synth Night' with password 9137 and invite each clanmate who is not in a match."
+ROOM = {"name": "Synth Night", "mode": "custom", "password": "9137"}
+
+
+def generator(request: str | None, room: dict = ROOM):
+    """A generator model: inspect with query_sql, create the room, invite with the id the tool
+    returned, submit `request`; with None it submits an empty-handed draft at once."""
+
+    def respond(body):
+        turn = turn_of(body)
+        if request is None:
+            return completion(None, [("submit_task", {"request": "Tidy up my rooms."})])
+        if turn == 1:
+            return completion(None, [("query_sql", {"sql": "SELECT COUNT(*) FROM players"})])
+        if turn == 2:
+            return completion(None, [("create_room", room)])
+        if turn == 3:
+            made = json.loads(body["messages"][-1]["content"])["room_id"]
+            return completion(None, [("invite_to_room", {"room_id": made, "player_id": p}) for p in INVITEES])
+        return completion(None, [("submit_task", {"request": request, "summary": "room plus invitations"})])
+
+    return respond
+
+
+def task_of(query: str = QUERY, room: dict = ROOM) -> Task:
+    """The task a good generator's draft becomes, for the verifier that agrees."""
+    with GeneratorWorkspace("moba", ACTOR) as workspace:
+        made = workspace.call("create_room", room)
+        for player in INVITEES:
+            workspace.call("invite_to_room", {"room_id": made.value["room_id"], "player_id": player})
+        draft = workspace.draft(query, "cross_step_dependency")
+    return vet_draft(draft, SeenTasks(), task_id="moba-expected")
+
+
+@pytest.fixture(scope="module")
+def expected() -> Task:
+    return task_of()
+
+
+@pytest.fixture
+def server(expected):
+    players = {
+        "gen": generator(QUERY),
+        "gen-leaky": generator(QUERY.replace("each clanmate", "the 3 clanmates")),
+        "gen-empty": generator(None),
+        "agree": ReferencePlayer([expected]),
+        "disagree": lambda body: completion("I would rather not."),
+        "broken": lambda body: error(500, "the verifier's API is down"),
+    }
+    with FakeOpenAI(lambda body: players[body["model"]](body)) as fake:
+        yield fake
+
+
+@pytest.fixture(autouse=True)
+def fake_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-do-not-record-0123456789")
+
+
+def synthesize(server, out: Path, verifiers: list[str], *extra: str, generator_model: str = "gen", count: int = 1):
+    args = ["tasks", "synthesize", "--domain", "moba", "--generator-model", f"openai/{generator_model}"]
+    for model in verifiers:
+        args += ["--verifier-model", f"openai/{model}"]
+    args += ["--count", str(count), "--out", str(out), "--actor", str(ACTOR), "--api-base", server.base_url]
+    args += ["--retries", "0", "--backoff", "0", "--capability", "dependency", "--json", *extra]
+    result = CliRunner().invoke(app, args)
+    summary = json.loads(result.stdout) if result.stdout.strip() else None
+    return result, summary
+
+
+def log_lines(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "synthesis.jsonl").read_text().splitlines()]
+
+
+def test_two_of_three_verifiers_accept_a_draft_that_validates_and_replays(server, tmp_path):
+    out = tmp_path / "synth"
+    result, summary = synthesize(server, out, ["agree", "agree", "disagree"])
+    assert result.exit_code == 0, result.output
+    assert summary["accepted"] == 1 and summary["tasks"] == ["moba-s0001"] and summary["rejected"] == {}
+    [line] = log_lines(out)
+    assert line["outcome"] == "accepted" and line["votes"] == "2/3" and line["capability"] == "cross_step_dependency"
+    assert line["actor"] == ACTOR and line["query"] == QUERY
+
+    task_file = out / "moba" / "moba-s0001.json"
+    from ebench.tasks.spec import parse_task
+
+    task = parse_task(json.loads(task_file.read_text()))
+    assert task.query == QUERY and [s.tool for s in task.reference_solution] == ["create_room", *["invite_to_room"] * 3]
+    record = task.generator
+    assert record["kind"] == "model" and record["votes"] == "2/3" and record["capability"] == "cross_step_dependency"
+    assert record["generator"]["model"] == "openai/gen"
+    assert [(v["model"], v["passed"]) for v in record["verifiers"]] == [
+        ("openai/agree", True),
+        ("openai/agree", True),
+        ("openai/disagree", False),
+    ]
+    assert check_task(task).ok
+    validated = CliRunner().invoke(app, ["tasks", "validate", "--dir", str(out), "--json"])
+    assert validated.exit_code == 0, validated.output
+
+    # every model exchange is a session the replay debugger steps through faithfully
+    sessions = sorted(p.relative_to(out).as_posix() for p in (out / "sessions").glob("*.jsonl"))
+    assert sessions == ["sessions/generator-0001.jsonl", *[f"sessions/verifier-0001-{k}.jsonl" for k in (1, 2, 3)]]
+    generator_events = read_session(out / "sessions/generator-0001.jsonl").events
+    privileged = [e for e in generator_events if e.event == "privileged_call"]
+    assert [e.tool for e in privileged] == ["query_sql", "submit_task"] and privileged[0].result["rows"][0][0] > 100
+    for name in sessions:
+        timeline = Timeline.open(out / name)
+        try:
+            assert timeline.check() is None, name
+        finally:
+            timeline.close()
+    assert "sk-test-do-not-record" not in "".join(p.read_text() for p in (out / "sessions").glob("*.jsonl"))
+
+
+def test_one_of_three_is_rejected_as_disagreement(server, tmp_path):
+    out = tmp_path / "synth"
+    result, summary = synthesize(server, out, ["agree", "disagree", "disagree"], "--max-drafts", "1")
+    assert result.exit_code == 1 and "only 0 of 1 tasks were accepted" in result.stderr
+    assert summary["rejected"] == {"verifiers disagree (1/3)": 1} and summary["status"] == "drafts"
+    assert not list((out / "moba").glob("*.json"))
+
+
+def test_min_votes_raises_the_bar(server, tmp_path):
+    result, summary = synthesize(server, tmp_path / "synth", ["agree", "agree", "disagree"], "--min-votes", "3", "--max-drafts", "1")
+    assert result.exit_code == 1 and summary["rejected"] == {"verifiers disagree (2/3)": 1}
+
+
+@pytest.mark.parametrize(
+    ("model", "reason"),
+    [("gen-leaky", Rejection.LEAKS_COUNT), ("gen-empty", Rejection.NO_CHANGE)],
+)
+def test_a_bad_draft_is_rejected_before_any_verifier_runs(server, tmp_path, model, reason):
+    out = tmp_path / "synth"
+    result, summary = synthesize(server, out, ["agree", "agree"], "--max-drafts", "1", generator_model=model)
+    assert result.exit_code == 1
+    assert summary["rejected"] == {str(reason): 1}
+    [line] = log_lines(out)
+    assert line["outcome"] == "rejected" and line["reason"] == str(reason)
+    assert line["sessions"] == ["sessions/generator-0001.jsonl"]  # no verifier was asked
+
+
+def test_a_verifier_whose_api_fails_is_no_vote_against(server, tmp_path):
+    # agree + API failure: one pass, and the failure could have been the second: unverified, not rejected
+    out = tmp_path / "synth"
+    result, summary = synthesize(server, out, ["agree", "broken", "disagree"], "--max-drafts", "1")
+    assert result.exit_code == 1 and summary["unverified"] == 1 and summary["rejected"] == {}
+    [line] = log_lines(out)
+    assert line["outcome"] == "unverified" and line["votes"] == "1/3"
+    # two passes are enough, whatever the third verifier's API does
+    result, summary = synthesize(server, tmp_path / "again", ["agree", "broken", "agree"])
+    assert result.exit_code == 0 and summary["accepted"] == 1
+
+
+def test_the_budget_stops_between_drafts(server, tmp_path):
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({m: {"input": 1000.0, "output": 1000.0} for m in ("openai/gen", "openai/agree")}))
+    out = tmp_path / "synth"
+    result, summary = synthesize(server, out, ["agree", "agree"], "--prices", str(prices), "--budget", "0.5", count=3)
+    assert result.exit_code == 1 and "the budget was spent" in result.stderr
+    assert summary["status"] == "budget" and summary["drafts"] == 1 and summary["accepted"] == 1
+    assert summary["cost"] >= 0.5 and summary["cost_unknown"] == 0
+    assert log_lines(out)[0]["cost"] == pytest.approx(summary["cost"])
+
+
+def test_a_used_output_folder_is_refused(server, tmp_path):
+    out = tmp_path / "synth"
+    synthesize(server, out, ["agree", "agree"])
+    result, summary = synthesize(server, out, ["agree", "agree"])
+    assert result.exit_code == 2 and summary is None and "already holds a synthesis" in result.stderr
+
+
+def test_drafts_running_at_once_never_accept_the_same_task_twice(server, tmp_path):
+    out = tmp_path / "synth"
+    result, summary = synthesize(server, out, ["agree", "agree"], "--concurrency", "2", "--max-drafts", "2", count=2)
+    assert result.exit_code == 1
+    assert summary["drafts"] == 2 and summary["accepted"] == 1 and summary["rejected"] == {str(Rejection.DUPLICATE): 1}
+    assert sorted(line["draft"] for line in log_lines(out)) == [1, 2]
+
+
+def test_capabilities_go_to_what_the_mix_lacks(tmp_path):
+    from ebench.sessions.solvers.llm import LLMConfig
+    from ebench.sessions.synthesize import Synthesis, SynthesisConfig, SynthesisError
+    from ebench.tasks.spec import CAPABILITIES
+
+    config = SynthesisConfig(
+        "moba", LLMConfig("openai/gen"), [LLMConfig("openai/a"), LLMConfig("openai/b")], count=12, out=tmp_path, seed=7
+    )
+    synthesis = Synthesis(config)
+    planned = []
+    for number in range(1, 7):
+        actor, capability = synthesis.plan(number)
+        planned.append(capability)
+        synthesis.in_flight[capability] += 1  # as the run counts a draft in progress
+    assert planned == list(CAPABILITIES)  # one of each before any repeats
+    synthesis.summary.accepted_by_capability.update(CAPABILITIES[1:])  # all but the first were accepted
+    assert synthesis.plan(7)[1] == CAPABILITIES[0]
+    assert synthesis.plan(3) == synthesis.plan(3) and Synthesis(config).plan(3)[0] == synthesis.plan(3)[0]  # the seed decides the user
+    with pytest.raises(SynthesisError, match="--min-votes 3"):
+        Synthesis(SynthesisConfig("moba", LLMConfig("openai/gen"), config.verifiers, count=1, out=tmp_path, min_votes=3))
+
+
+def test_privileged_verifiers_may_query_the_database(expected, tmp_path):
+    player = ReferencePlayer([expected])
+
+    def sql_first(body):
+        """Looks with query_sql first, then plays the reference (its SQL turn left out of the replay)."""
+        if turn_of(body) == 1:
+            return completion(None, [("query_sql", {"sql": "SELECT id FROM players WHERE id = 16"})])
+        messages = body["messages"]
+        return player({**body, "messages": messages[:2] + messages[4:]})
+
+    players = {"gen": generator(QUERY), "sql": sql_first}
+    out = tmp_path / "synth"
+    with FakeOpenAI(lambda body: players[body["model"]](body)) as server:
+        result, summary = synthesize(server, out, ["sql", "sql"], "--verifier-tools", "privileged")
+    assert result.exit_code == 0 and summary["accepted"] == 1, result.output
+    task = json.loads((out / "moba" / "moba-s0001.json").read_text())
+    assert task["generator"]["verifier_tools"] == "privileged" and task["generator"]["votes"] == "2/2"
+    session = out / "sessions" / "verifier-0001-1.jsonl"
+    noted = [e for e in read_session(session).events if e.event == "privileged_call"]
+    assert noted and noted[0].result["rows"] == [[16]]
+    timeline = Timeline.open(session)
+    try:
+        assert timeline.check() is None
+    finally:
+        timeline.close()
+
+
+def test_a_draft_verified_after_enough_were_accepted_is_surplus(tmp_path):
+    """Two different drafts at once for one task: both pass, the second to finish is not written."""
+    day = {**ROOM, "name": "Synth Day"}
+    day_query = QUERY.replace("Synth Night", "Synth Day")
+    night, cascade = generator(QUERY), generator(day_query, day)
+
+    def by_capability(body):
+        return (cascade if "cascade" in body["messages"][0]["content"] else night)(body)
+
+    players = {"gen": by_capability, "agree": ReferencePlayer([task_of(), task_of(day_query, day)])}
+    out = tmp_path / "synth"
+    with FakeOpenAI(lambda body: players[body["model"]](body)) as server:
+        result, summary = synthesize(server, out, ["agree", "agree"], "--capability", "cascade", "--concurrency", "2")
+    assert result.exit_code == 0, result.output
+    assert summary["drafts"] == 2 and summary["accepted"] == 1 and summary["surplus"] == 1 and summary["status"] == "finished"
+    assert sorted(line["outcome"] for line in log_lines(out)) == ["accepted", "surplus"]
+    assert [p.name for p in (out / "moba").glob("*.json")] == ["moba-s0001.json"]
