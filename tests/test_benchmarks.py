@@ -23,6 +23,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("batch_throughput.py", ["--trials", "3", "--delay", "0.01", "--oracle-tasks", "4"], "speed_up"),
         ("live_diff.py", ["--repeat", "1"], "results"),
         ("app_startup.py", ["--repeat", "1"], "results"),
+        ("synthesis_overhead.py", ["--count", "2"], "harness_ms_per_accepted"),
         pytest.param("faults.py", ["--tasks", "2", "--trials", "1"], "faults", marks=pytest.mark.slow),
     ],
 )
@@ -64,6 +65,8 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         assert rows["500"]["infra_errors"] == rows["500"]["affected"] == 1 and rows["500"]["scores_equal"]
         assert rows["missing_key"]["stopped"] and rows["missing_key"]["requests"] == 0
         assert rows["unknown_tool"]["tool_errors"] == {"unknown_tool": 1} and rows["unknown_tool"]["infra_errors"] == 0
+    elif script == "synthesis_overhead.py":
+        assert data["accepted"] == data["drafts"] == 2 and data[key] > 0  # every scripted draft was verified and kept
     elif script == "app_startup.py":
         assert [r["screen"] for r in data[key]] == ["browser", "solve"]
         for result in data[key]:  # the real app painted, then showed its data, in a pseudo-terminal

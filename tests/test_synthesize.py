@@ -18,31 +18,8 @@ from ebench.tasks.reference import check_task
 from ebench.tasks.spec import Task
 from ebench.tasks.synthesis import GeneratorWorkspace, Rejection, vet_draft
 from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, completion, error, turn_of
-
-ACTOR = 16  # a moba player with three clanmates not in a match (33, 124, 162)
-INVITEES = (33, 124, 162)
-QUERY = "Open a custom room called 'Synth Night' with password 9137 and invite each clanmate who is not in a match."
-ROOM = {"name": "Synth Night", "mode": "custom", "password": "9137"}
-
-
-def generator(request: str | None, room: dict = ROOM):
-    """A generator model: inspect with query_sql, create the room, invite with the id the tool
-    returned, submit `request`; with None it submits an empty-handed draft at once."""
-
-    def respond(body):
-        turn = turn_of(body)
-        if request is None:
-            return completion(None, [("submit_task", {"request": "Tidy up my rooms."})])
-        if turn == 1:
-            return completion(None, [("query_sql", {"sql": "SELECT COUNT(*) FROM players"})])
-        if turn == 2:
-            return completion(None, [("create_room", room)])
-        if turn == 3:
-            made = json.loads(body["messages"][-1]["content"])["room_id"]
-            return completion(None, [("invite_to_room", {"room_id": made, "player_id": p}) for p in INVITEES])
-        return completion(None, [("submit_task", {"request": request, "summary": "room plus invitations"})])
-
-    return respond
+from ebench.testing.synthesis_script import ACTOR, INVITEES, QUERY, ROOM
+from ebench.testing.synthesis_script import room_generator as generator
 
 
 def task_of(query: str = QUERY, room: dict = ROOM) -> Task:

@@ -400,6 +400,108 @@ def tasks_synthesize(
         common.fail(f"only {summary.accepted} of {count} tasks were accepted: {how}")
 
 
+@tasks_app.command("paraphrase")
+def tasks_paraphrase(
+    model: str = typer.Option(..., "--model", "-m", help="The litellm model string that rewords the requests."),
+    verifier_model: list[str] = typer.Option(
+        ..., "--verifier-model", help="A litellm model that solves each paraphrased task (repeatable: one vote each)."
+    ),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder to write into: <out>/<domain>/<id>-p<n>.json, paraphrase.jsonl, sessions/."),
+    task: list[str] = typer.Option([], "--task", "-t", help="Reword only these task ids (repeatable; default every task)."),
+    domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain's tasks."),
+    tasks_dir: Path | None = typer.Option(
+        None, "--tasks-dir", help="A folder of task files (<domain>/<id>.json) instead of the shipped suite."
+    ),
+    variants: int = typer.Option(1, "--variants", min=1, help="Rewordings to try per task."),
+    min_votes: int | None = typer.Option(
+        None, "--min-votes", min=1, help="Verifiers that must pass a paraphrase (default 2, or all when fewer)."
+    ),
+    budget: float | None = typer.Option(None, "--budget", min=0, help="USD: no new attempt starts once this much is spent."),
+    api_base: str | None = typer.Option(None, "--api-base", help="The API's base URL for every model."),
+    prices: Path | None = typer.Option(None, "--prices", help='A JSON file {"model": {"input": USD/M, "output": USD/M}}.'),
+    retries: int = typer.Option(6, "--retries", min=0, help="Retries of a transient API error (rate limit, 5xx, timeout)."),
+    backoff: float = typer.Option(1.0, "--backoff", min=0, help="First retry delay in seconds, doubled each retry."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Reword the requests of existing tasks: a paraphrase keeps the task's expected diff, reference
+    solution, actor and world, and is kept only when it leaks no id or count and at least
+    --min-votes verifier models solve the task from the new wording. Exit code 1 when none was kept
+    or the budget stopped the run."""
+    import asyncio
+
+    from ..sessions.paraphrase import ParaphraseConfig, ParaphraseError, Paraphrasing
+    from ..sessions.solvers.base import FatalSolverError
+    from ..sessions.solvers.llm import LLMConfig, PricesError, load_prices
+    from .run import _check_worlds
+
+    report = _load(tasks_dir, domain, None, task or None)
+    _warn_errors(report.errors)
+    missing = sorted(set(task) - {t.id for t in report.tasks})
+    if missing:
+        common.fail(f"no task {missing[0]!r} in {tasks_dir or 'the shipped suite'}; see `ebench tasks list`", 2)
+    if not report.tasks:
+        common.fail("no task to paraphrase", 2)
+    _check_worlds(report.tasks)  # the verifiers' trials need the world each task was made on
+    try:
+        price_table = load_prices(prices) if prices is not None else {}
+    except PricesError as exc:
+        common.fail(str(exc), 2)
+
+    def role(name: str) -> LLMConfig:
+        return LLMConfig(model=name, api_base=api_base, retries=retries, backoff=backoff)
+
+    config = ParaphraseConfig(
+        model=role(model),
+        verifiers=[role(m) for m in verifier_model],
+        out=out,
+        variants=variants,
+        min_votes=min_votes,
+        budget=budget,
+        prices=price_table,
+    )
+    for name in sorted({t.domain for t in report.tasks}):
+        common.world(common.domain(name), quiet=as_json)
+    with _task_bar("paraphrasing", len(report.tasks) * variants, quiet=as_json) as advance:
+
+        def on_attempt(record, summary) -> None:
+            advance()
+            if not as_json:
+                verdict = record.paraphrase if record.outcome == "kept" else f"{record.outcome}: {record.reason}"
+                common.console().print(f"{record.task} variant {record.variant}: {verdict}; cost so far ${summary.cost:.4f}")
+
+        try:
+            paraphrasing = Paraphrasing(config, on_attempt)
+            paraphrasing.prepare()
+        except ParaphraseError as exc:
+            common.fail(str(exc), 2)
+        interrupted = False
+        try:
+            summary = asyncio.run(paraphrasing.run(report.tasks))
+        except KeyboardInterrupt:  # what was kept and logged stays
+            summary, interrupted = paraphrasing.summary, True
+            summary.status = "interrupted"
+        except FatalSolverError as exc:
+            common.fail(f"{exc}; the run stopped: what was kept is in {out}", 1)
+        except OSError as exc:
+            common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+    if budget is not None and summary.cost_unknown:
+        common.warn([f"{summary.cost_unknown} exchange(s) had no price, so --budget counted them as free; give --prices"])
+    if as_json:
+        common.print_json(summary.to_dict())
+    else:
+        rejected = ", ".join(f"{n} {reason}" for reason, n in summary.rejected.most_common()) or "none"
+        common.console().print(
+            f"kept {summary.kept} of {summary.attempts} paraphrases in {out} "
+            f"({summary.unverified} unverified; rejected: {rejected}); cost ${summary.cost:.4f}"
+        )
+    if interrupted:
+        raise typer.Exit(common.EXIT_INTERRUPTED)
+    if summary.status == "budget":
+        common.fail(f"the budget was spent after {summary.attempts} attempts; kept {summary.kept}")
+    if summary.kept == 0:
+        common.fail("no paraphrase was kept")
+
+
 @tasks_app.command("validate")
 def tasks_validate(
     domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain."),

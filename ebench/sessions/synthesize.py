@@ -267,6 +267,50 @@ def _parsed(arguments: Any) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
+@dataclass
+class Tally:
+    """The verifiers' k-of-n vote on a task: passed (at least `need` solved it), rejected, or
+    unverified (a verifier whose API failed is no vote against: when the failures are what keeps
+    the task below `need`, it is neither kept nor counted against)."""
+
+    verdict: str  # passed | rejected | unverified
+    votes: str  # "k/n"
+    reason: str = ""
+
+    @classmethod
+    def of(cls, votes: list[TrialSummary], need: int) -> Tally:
+        passed = sum(s.passed for s in votes)
+        failed_api = sum(s.infra_error for s in votes)
+        counted = f"{passed}/{len(votes)}"
+        if passed >= need:
+            return cls("passed", counted)
+        if passed + failed_api >= need:
+            return cls("unverified", counted, f"verifier API failures ({failed_api} of {len(votes)})")
+        return cls("rejected", counted, f"verifiers disagree ({counted})")
+
+
+def verifier_notes(solvers: list[LLMSolver], votes: list[TrialSummary]) -> list[dict[str, Any]]:
+    """Each verifier's vote as the task's `generator` record keeps it."""
+    return [
+        {"model": solver.settings.model, "passed": s.passed, "termination": str(s.termination), "cost": s.cost, "session": s.session}
+        for solver, s in zip(solvers, votes)
+    ]
+
+
+async def run_verifier(task: Task, solver: LLMSolver, out: Path, name: str, secrets: list[str], limits: TrialLimits) -> TrialSummary:
+    """One verifier's recorded trial of `task` into `out/name`, graded against its expected diff."""
+    trial = open_trial(task, out / name, secrets=secrets, solver=solver.config(), session_name=name)
+    try:
+        outcome = await solver.solve(trial, limits.for_task(task))
+    except (asyncio.CancelledError, FatalSolverError, KeyboardInterrupt):
+        trial.close()
+        raise
+    except Exception as exc:  # a harness fault is no vote against the task
+        trial.record(InternalErrorEvent(error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()))
+        return trial.finish(Termination.INFRA_ERROR, f"internal error: {type(exc).__name__}: {exc}")
+    return trial.finish(outcome.termination, outcome.error)
+
+
 class Synthesis:
     """One `tasks synthesize` run into `config.out`."""
 
@@ -452,22 +496,17 @@ class Synthesis:
         votes = await asyncio.gather(*(self._vote(record, task, index, solver) for index, solver in enumerate(self.verifiers, 1)))
         for summary in votes:
             self._spend(record, summary.cost)
-        passed = sum(s.passed for s in votes)
-        failed_api = sum(s.infra_error for s in votes)
-        record.votes = f"{passed}/{len(votes)}"
-        task.generator["verifiers"] = [
-            {"model": solver.settings.model, "passed": s.passed, "termination": str(s.termination), "cost": s.cost, "session": s.session}
-            for solver, s in zip(self.verifiers, votes)
-        ]
+        tally = Tally.of(votes, self.config.votes_needed)
+        record.votes = tally.votes
+        task.generator["verifiers"] = verifier_notes(self.verifiers, votes)
         task.generator["votes"] = record.votes
         task.generator["verifier_tools"] = self.config.verifier_tools
-        need = self.config.votes_needed
-        if passed < need:
-            if passed + failed_api >= need:  # the API failed, not the draft: neither kept nor counted against it
-                record.outcome, record.reason = "unverified", f"verifier API failures ({failed_api} of {len(votes)})"
-                self.summary.unverified += 1
-                return record
-            return self._rejected(record, f"verifiers disagree ({record.votes})")
+        if tally.verdict == "unverified":
+            record.outcome, record.reason = "unverified", tally.reason
+            self.summary.unverified += 1
+            return record
+        if tally.verdict == "rejected":
+            return self._rejected(record, tally.reason)
         # Checked again: a draft that ran alongside may have been accepted with the same request,
         # diff or solution meanwhile (the check and the add below have no await between them).
         if is_seen(task, self.seen, self.domain.schema):
@@ -488,17 +527,7 @@ class Synthesis:
     async def _vote(self, record: DraftRecord, task: Task, index: int, solver: LLMSolver) -> TrialSummary:
         name = f"{SESSIONS}/verifier-{record.draft:04d}-{index}.jsonl"
         record.sessions.append(name)
-        trial = open_trial(task, self.config.out / name, secrets=self.secrets, solver=solver.config(), session_name=name)
-        limits = self.config.verifier_limits.for_task(task)
-        try:
-            outcome = await solver.solve(trial, limits)
-        except (asyncio.CancelledError, FatalSolverError, KeyboardInterrupt):
-            trial.close()
-            raise
-        except Exception as exc:  # a harness fault is no vote against the draft
-            trial.record(InternalErrorEvent(error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()))
-            return trial.finish(Termination.INFRA_ERROR, f"internal error: {type(exc).__name__}: {exc}")
-        return trial.finish(outcome.termination, outcome.error)
+        return await run_verifier(task, solver, self.config.out, name, self.secrets, self.config.verifier_limits)
 
     def _rejected(self, record: DraftRecord, reason: str, detail: str = "") -> DraftRecord:
         record.outcome, record.reason, record.detail = "rejected", reason, detail

@@ -264,7 +264,7 @@ class LLMSolver:
             raise FatalSolverError(f"model {self.settings.model!r}: {_describe(exc)}") from None
 
     # -- one request, with retries ---------------------------------------------------------
-    async def _complete(self, trial: Trial, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+    async def _complete(self, trial: Trial, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Any:
         litellm = load_litellm()
         cfg = self.settings
         kwargs: dict[str, Any] = {
