@@ -162,13 +162,6 @@ def test_the_budget_stops_between_drafts(server, tmp_path):
     assert log_lines(out)[0]["cost"] == pytest.approx(summary["cost"])
 
 
-def test_a_used_output_folder_is_refused(server, tmp_path):
-    out = tmp_path / "synth"
-    synthesize(server, out, ["agree", "agree"])
-    result, summary = synthesize(server, out, ["agree", "agree"])
-    assert result.exit_code == 2 and summary is None and "already holds a synthesis" in result.stderr
-
-
 def test_drafts_running_at_once_never_accept_the_same_task_twice(server, tmp_path):
     out = tmp_path / "synth"
     result, summary = synthesize(server, out, ["agree", "agree"], "--concurrency", "2", "--max-drafts", "2", count=2)

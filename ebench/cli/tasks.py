@@ -313,10 +313,15 @@ def tasks_synthesize(
     prices: Path | None = typer.Option(None, "--prices", help='A JSON file {"model": {"input": USD/M, "output": USD/M}}.'),
     retries: int = typer.Option(6, "--retries", min=0, help="Retries of a transient API error (rate limit, 5xx, timeout)."),
     backoff: float = typer.Option(1.0, "--backoff", min=0, help="First retry delay in seconds, doubled each retry."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Call no model: print the plan and its estimated cost at most."),
+    estimate_turns: int = typer.Option(12, "--estimate-turns", min=1, help="--dry-run: model turns per trial."),
+    estimate_tokens: int = typer.Option(3000, "--estimate-tokens", min=0, help="--dry-run: prompt tokens per turn."),
+    estimate_output_tokens: int = typer.Option(300, "--estimate-output-tokens", min=0, help="--dry-run: completion tokens per turn."),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Have a model write tasks: each draft is made on a private copy of the world, checked (see
     the README's Tasks section), and kept when at least --min-votes verifier models solve it.
+    Run again with the same --out and options to continue an interrupted synthesis.
     Exit code 1 when fewer than --count were accepted (the budget or --max-drafts ran out)."""
     import asyncio
 
@@ -356,6 +361,14 @@ def tasks_synthesize(
     if capabilities:
         config.capabilities = [c for c in capabilities if c]
     common.world(common.domain(domain), quiet=as_json)
+    if dry_run:
+        try:
+            planner = Synthesis(config)
+            planner.load()
+        except SynthesisError as exc:
+            common.fail(str(exc), 2)
+        _print_synthesis_plan(planner.estimate(estimate_turns, estimate_tokens, estimate_output_tokens), as_json)
+        return
     with _task_bar("synthesizing", count, quiet=as_json) as advance:
 
         def on_draft(record, summary) -> None:
@@ -371,6 +384,13 @@ def tasks_synthesize(
             synthesis.prepare()
         except SynthesisError as exc:
             common.fail(str(exc), 2)
+        earlier = synthesis.summary
+        for _ in range(min(earlier.accepted, count)):
+            advance()
+        if earlier.resumed and not as_json:
+            common.console().print(
+                f"resuming {out}: {earlier.resumed} drafts done, {earlier.accepted} accepted, cost so far ${earlier.cost:.4f}"
+            )
         interrupted = False
         try:
             summary = asyncio.run(synthesis.run())
@@ -398,6 +418,29 @@ def tasks_synthesize(
     if summary.accepted < count:
         how = {"budget": "the budget was spent", "drafts": "--max-drafts ran out"}.get(summary.status, "the run stopped")
         common.fail(f"only {summary.accepted} of {count} tasks were accepted: {how}")
+
+
+def _print_synthesis_plan(plan: dict, as_json: bool) -> None:
+    if as_json:
+        common.print_json({"dry_run": True, **plan})
+        return
+    say = common.console().print
+    done = plan["done"]
+    if done:
+        say(f"{plan['out']} has {done['drafts']} drafts done, {done['accepted']} accepted, cost so far ${done['cost']:.4f}")
+    mix = ", ".join(f"{n} {capability}" for capability, n in plan["capabilities"].items())
+    say(f"plan: up to {plan['drafts']} more drafts (--max-drafts {plan['max_drafts']}) for {plan['count']} tasks: {mix}")
+    a = plan["assumptions"]
+    say(
+        f"estimate, every draft verified, {a['turns_per_trial']} turns a trial of {a['prompt_tokens_per_turn']} prompt"
+        f" + {a['completion_tokens_per_turn']} completion tokens:"
+    )
+    for m in plan["models"]:
+        cost = m["cost"] if m["cost"] == "unknown" else f"${m['cost']:.4f}"
+        say(f"  {m['role']} {m['model']}: {m['trials']} trials, {cost}")
+    total = plan["cost"] if plan["cost"] == "unknown" else f"${plan['cost']:.4f}"
+    unknown = f" (${plan['cost_priced']:.4f} for the priced models; give --prices for the others)" if plan["cost"] == "unknown" else ""
+    say(f"at most {total}{unknown}")
 
 
 @tasks_app.command("paraphrase")

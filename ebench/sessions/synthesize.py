@@ -12,6 +12,11 @@ at least `min_votes` passes accept it. A verifier whose API failed (an infrastru
 vote against: when the failures are what keeps a draft below `min_votes` it is `unverified`, not
 rejected. Capabilities are handed out to drafts by what is still missing from the requested mix,
 so the accepted tasks keep it. litellm is imported only when a model runs (solvers/llm.py).
+
+A synthesis resumes: its settings are kept in `synthesis.json`, and a run into a folder that
+holds one continues from `synthesis.jsonl` (the drafts done), with the same numbering, seeded
+users and capability choices an uninterrupted run would have had; a draft in flight when it
+stopped is redone. `estimate` prices a plan without any model call (`--dry-run`).
 """
 
 from __future__ import annotations
@@ -31,16 +36,17 @@ from ..domains import get_domain
 from ..domains.engine.tools import ToolKind
 from ..domains.engine.world import open_world_readonly
 from ..tasks.generation import SeenTasks
-from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES, Step, Task
+from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES, Step, Task, TaskFileError, load_task
 from ..tasks.synthesis import DraftRejected, Rejection, SynthesisDraft, is_seen, query_sql, vet_draft
 from .events import InternalErrorEvent
-from .record import SessionWriter, secret_values
+from .record import SessionWriter, _drop_torn_line, secret_values
 from .solvers.base import FatalSolverError, Outcome
-from .solvers.llm import LLMConfig, LLMSolver, _describe, _sendable_json, classify
+from .solvers.llm import LLMConfig, LLMSolver, _describe, _sendable_json, classify, load_litellm
 from .terminations import Termination
 from .trial import Trial, TrialLimits, TrialSummary, current_world, open_trial
 
 SYNTHESIS_LOG = "synthesis.jsonl"  # one line per draft
+SYNTHESIS_SETTINGS = "synthesis.json"  # what a resumed run must match
 SESSIONS = "sessions"
 GENERATOR_LIMITS = TrialLimits(max_turns=40, max_tool_calls=100)
 VERIFIER_TOOLS = ("public", "privileged")
@@ -108,6 +114,25 @@ class SynthesisConfig:
     def votes_needed(self) -> int:
         return self.min_votes if self.min_votes is not None else min(2, len(self.verifiers))
 
+    @property
+    def draft_limit(self) -> int:
+        """--max-drafts, counted over every run into the folder."""
+        return self.max_drafts if self.max_drafts is not None else self.count * DRAFTS_PER_TASK
+
+    def settings(self) -> dict[str, Any]:
+        """What decides the drafts and their verdicts: a resumed run must have the same. (--count,
+        --max-drafts, --budget and --concurrency may change between runs.)"""
+        return {
+            "domain": self.domain,
+            "generator_model": self.generator.model,
+            "verifier_models": [v.model for v in self.verifiers],
+            "min_votes": self.votes_needed,
+            "seed": self.seed,
+            "verifier_tools": self.verifier_tools,
+            "capabilities": list(self.capabilities),
+            "actors": self.actors,
+        }
+
 
 @dataclass
 class DraftRecord:
@@ -128,6 +153,12 @@ class DraftRecord:
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None and v != ""}
 
+    @classmethod
+    def of(cls, line: dict[str, Any]) -> DraftRecord:
+        """A line read back; `to_dict` leaves out an unknown cost, so a line without one had one."""
+        known = {k: v for k, v in line.items() if k in cls.__dataclass_fields__}
+        return cls(**{**known, "cost": line.get("cost")})
+
 
 @dataclass
 class SynthesisSummary:
@@ -142,6 +173,7 @@ class SynthesisSummary:
     cost: float = 0.0
     cost_unknown: int = 0  # trials whose model litellm (and --prices) could not price
     tasks: list[str] = field(default_factory=list)
+    resumed: int = 0  # drafts done by earlier runs into the folder (counted in the figures above)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,6 +188,7 @@ class SynthesisSummary:
             "cost": round(self.cost, 6),
             "cost_unknown": self.cost_unknown,
             "tasks": self.tasks,
+            "resumed": self.resumed,
         }
 
 
@@ -341,6 +374,7 @@ class Synthesis:
         self.summary = SynthesisSummary(out=str(config.out))
         self.seen = SeenTasks()
         self.in_flight: Counter[str] = Counter()
+        self.done: set[int] = set()  # draft numbers logged (or started by this run)
         world_actors = self._world_actors()
         self.actors = config.actors or world_actors
         unknown_actors = sorted(set(self.actors) - set(world_actors))
@@ -356,18 +390,148 @@ class Synthesis:
             conn.close()
 
     # -- the output folder -----------------------------------------------------------------
-    def prepare(self) -> None:
+    def load(self, *, repair: bool = False) -> None:
+        """Take over what earlier runs into `--out` did: the settings must match, the logged
+        drafts count, the accepted tasks are seen; SynthesisError otherwise. Only with `repair`
+        is anything written: a torn last log line and a task file no line names are removed."""
         out = self.config.out
         if out.exists() and not out.is_dir():
             raise SynthesisError(f"--out {out} is a file, not a folder")
-        if (out / SYNTHESIS_LOG).exists() or any((out / self.domain.name).glob("*.json")):
-            raise SynthesisError(f"--out {out} already holds a synthesis; use another folder")
-        (out / self.domain.name).mkdir(parents=True, exist_ok=True)
-        (out / SESSIONS).mkdir(exist_ok=True)
         from ..tasks.suite import SUITE_DIR, load_suite
 
         for task in load_suite(SUITE_DIR, domain=self.domain.name).tasks:  # a draft may not repeat a shipped task
             self.seen.add(task, self.domain.schema)
+        settings_path = out / SYNTHESIS_SETTINGS
+        if not settings_path.exists():
+            if (out / SYNTHESIS_LOG).exists() or any((out / self.domain.name).glob("*.json")):
+                raise SynthesisError(f"--out {out} already holds tasks but no {SYNTHESIS_SETTINGS} to resume from; use another folder")
+            return
+        try:
+            recorded = json.loads(settings_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise SynthesisError(f"{settings_path}: unreadable: {exc}") from None
+        wanted = self.config.settings()
+        differ = [key for key in wanted if not isinstance(recorded, dict) or recorded.get(key) != wanted[key]]
+        if differ:
+            was = recorded.get(differ[0]) if isinstance(recorded, dict) else None
+            raise SynthesisError(
+                f"--out {out} holds a synthesis made with other settings ({differ[0]} {was!r}, now {wanted[differ[0]]!r}); "
+                "give the same options to resume, or use another folder"
+            )
+        self._take_over(out / SYNTHESIS_LOG, repair)
+
+    def _take_over(self, log_path: Path, repair: bool) -> None:
+        if not log_path.exists():
+            return
+        if repair:
+            _drop_torn_line(log_path)
+        text = log_path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        if lines and not text.endswith("\n"):
+            lines.pop()  # the line of a draft cut short by a kill: that draft is redone
+        accepted: set[str] = set()
+        for number, line in enumerate(lines, 1):
+            try:
+                record = DraftRecord.of(json.loads(line))
+            except (json.JSONDecodeError, TypeError, AttributeError) as exc:
+                raise SynthesisError(f"{log_path}: line {number} is unreadable ({exc}); use another folder") from None
+            self.done.add(record.draft)
+            self._count(record)
+            if record.outcome == "accepted" and record.task:
+                path = self.config.out / self.domain.name / f"{record.task}.json"
+                try:
+                    task = load_task(path)
+                except TaskFileError as exc:
+                    raise SynthesisError(f"{exc}; {log_path} lists it as accepted") from None
+                self.seen.add(task, self.domain.schema)
+                accepted.add(path.name)
+        if repair:
+            # A task written just before its draft's line (the run was killed between the two):
+            # the draft is redone, and its task must not stay behind as one no line names.
+            for path in (self.config.out / self.domain.name).glob(f"{self.domain.name}-s*.json"):
+                if path.name not in accepted:
+                    path.unlink()
+        self.summary.resumed = len(self.done)
+
+    def _count(self, record: DraftRecord) -> None:
+        """A logged draft's share of the summary."""
+        summary = self.summary
+        summary.drafts += 1
+        if record.cost is None:
+            summary.cost_unknown += 1  # the log does not say how many of its trials were unpriced: one
+        else:
+            summary.cost += record.cost
+        if record.outcome == "accepted" and record.task:
+            summary.accepted += 1
+            summary.accepted_by_capability[record.capability] += 1
+            summary.tasks.append(record.task)
+        elif record.outcome == "unverified":
+            summary.unverified += 1
+        elif record.outcome == "surplus":
+            summary.surplus += 1
+        else:
+            summary.rejected[record.reason] += 1
+
+    def prepare(self) -> None:
+        """`load` with repair, then the folders and the settings file of a new synthesis."""
+        self.load(repair=True)
+        out = self.config.out
+        (out / self.domain.name).mkdir(parents=True, exist_ok=True)
+        (out / SESSIONS).mkdir(exist_ok=True)
+        settings_path = out / SYNTHESIS_SETTINGS
+        if not settings_path.exists():
+            settings_path.write_text(json.dumps(self.config.settings(), indent=2) + "\n", encoding="utf-8")
+
+    # -- the plan and its price, without a model call ---------------------------------------
+    def capability_mix(self) -> Counter[str]:
+        """The accepted tasks' capabilities once --count are accepted (earlier runs' included)."""
+        have = Counter(self.summary.accepted_by_capability)
+        for _ in range(max(0, self.config.count - self.summary.accepted)):
+            have[min(self.config.capabilities, key=lambda c: have[c])] += 1
+        return have
+
+    def estimate(self, turns: int, tokens_in: int, tokens_out: int) -> dict[str, Any]:
+        """The plan of the drafts still to run, priced at most: every draft left runs and reaches
+        every verifier, each trial `turns` turns of `tokens_in` prompt and `tokens_out` completion
+        tokens. A model neither --prices nor litellm's local price map knows is "unknown"."""
+        cfg = self.config
+        drafts = max(0, cfg.draft_limit - len(self.done)) if self.summary.accepted < cfg.count else 0
+        roles = [("generator", cfg.generator.model), *(("verifier", v.model) for v in cfg.verifiers)]
+        models: list[dict[str, Any]] = []
+        total: float | None = 0.0
+        for role, model in roles:
+            price = self._price(model)
+            cost = None if price is None else drafts * turns * (tokens_in * price[0] + tokens_out * price[1]) / 1e6
+            models.append({"role": role, "model": model, "trials": drafts, "usd_per_million": price, "cost": cost})
+            total = None if total is None or cost is None else total + cost
+        return {
+            "out": str(cfg.out),
+            "domain": self.domain.name,
+            "count": cfg.count,
+            "drafts": drafts,
+            "max_drafts": cfg.draft_limit,
+            "done": self.summary.to_dict() if self.done else None,
+            "capabilities": dict(sorted(self.capability_mix().items())),
+            "users": len(self.actors),
+            "assumptions": {"turns_per_trial": turns, "prompt_tokens_per_turn": tokens_in, "completion_tokens_per_turn": tokens_out},
+            "models": [{**m, "cost": "unknown" if m["cost"] is None else round(m["cost"], 4)} for m in models],
+            "cost": "unknown" if total is None else round(total, 4),
+            "cost_priced": round(sum(m["cost"] for m in models if m["cost"] is not None), 4),  # the models with a price
+        }
+
+    def _price(self, model: str) -> tuple[float, float] | None:
+        """USD per million (prompt, completion) tokens: --prices, else litellm's local map."""
+        given = self.config.prices.get(model)
+        if given:
+            return given["input"], given["output"]
+        try:
+            info = load_litellm().get_model_info(model)
+        except Exception:  # litellm raises for a model it has no entry for
+            return None
+        price_in, price_out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+        if not isinstance(price_in, (int, float)) or not isinstance(price_out, (int, float)):
+            return None
+        return price_in * 1e6, price_out * 1e6
 
     # -- the loop --------------------------------------------------------------------------
     def plan(self, number: int) -> tuple[int, str]:
@@ -379,9 +543,16 @@ class Synthesis:
         capability = min(self.config.capabilities, key=lambda c: have[c])  # min keeps the first of equals
         return actor, capability
 
+    def _next_number(self) -> int:
+        """The lowest draft number not done: a draft in flight when an earlier run stopped first."""
+        number = 1
+        while number in self.done:
+            number += 1
+        self.done.add(number)
+        return number
+
     def _may_start(self, started: int) -> bool:
         cfg = self.config
-        limit = cfg.max_drafts if cfg.max_drafts is not None else cfg.count * DRAFTS_PER_TASK
         if cfg.budget is not None and self.summary.cost >= cfg.budget:
             self.summary.status = "budget"
             return False
@@ -389,7 +560,7 @@ class Synthesis:
         # going until enough are accepted (one finished beyond that is logged as surplus).
         if self.summary.accepted >= cfg.count:
             return False
-        if started >= limit:
+        if started >= cfg.draft_limit:
             if self.summary.accepted < cfg.count:
                 self.summary.status = "drafts"
             return False
@@ -399,7 +570,7 @@ class Synthesis:
         """Drafts until `count` are accepted, the budget is spent or --max-drafts have run; a
         FatalSolverError (a rejected key, an unknown model) stops everything and propagates."""
         log_path = self.config.out / SYNTHESIS_LOG
-        started = 0
+        started = len(self.done)
         running: set[asyncio.Task[None]] = set()
         with log_path.open("a", encoding="utf-8") as log:
 
@@ -417,9 +588,10 @@ class Synthesis:
                 while True:
                     while len(running) < max(1, self.config.concurrency) and self._may_start(started):
                         started += 1
-                        actor, capability = self.plan(started)
+                        number = self._next_number()
+                        actor, capability = self.plan(number)
                         self.in_flight[capability] += 1
-                        job = asyncio.create_task(one(started, actor, capability))
+                        job = asyncio.create_task(one(number, actor, capability))
                         running.add(job)
                     if not running:
                         break
@@ -450,6 +622,8 @@ class Synthesis:
         self.summary.drafts += 1
         name = f"{SESSIONS}/generator-{number:04d}.jsonl"
         record.sessions.append(name)
+        for stale in (self.config.out / SESSIONS).glob(f"verifier-{number:04d}-*.jsonl"):
+            stale.unlink()  # of this draft's run cut short: it may not reach its verifiers this time
         trial = Trial(
             None,
             domain=self.domain,
