@@ -236,3 +236,17 @@ def test_a_draft_verified_after_enough_were_accepted_is_surplus(tmp_path):
     assert summary["drafts"] == 2 and summary["accepted"] == 1 and summary["surplus"] == 1 and summary["status"] == "finished"
     assert sorted(line["outcome"] for line in log_lines(out)) == ["accepted", "surplus"]
     assert [p.name for p in (out / "moba").glob("*.json")] == ["moba-s0001.json"]
+
+
+def test_a_draft_a_weak_model_solves_is_rejected_before_the_verifiers(server, tmp_path):
+    out = tmp_path / "synth"
+    result, summary = synthesize(server, out, ["agree", "agree"], "--weak-model", "openai/agree", "--max-drafts", "1")
+    assert result.exit_code == 1 and summary["rejected"] == {str(Rejection.WEAK_MODEL): 1}
+    [line] = log_lines(out)
+    assert line["detail"] == "openai/agree"
+    assert [Path(s).name for s in line["sessions"]] == ["generator-0001.jsonl", "weak-0001.jsonl"]  # no verifier ran
+    passed = synthesize(server, tmp_path / "synth2", ["agree", "agree"], "--weak-model", "openai/disagree")[1]
+    assert passed["accepted"] == 1  # a weak model that fails lets the draft through to the vote
+    [task] = (tmp_path / "synth2" / "moba").glob("*.json")
+    record = json.loads(task.read_text())["generator"]
+    assert record["weak_model"]["passed"] is False and record["verifier_tools"] == "privileged"  # the paper's default

@@ -308,7 +308,12 @@ def tasks_synthesize(
     generator_model_arg: list[str] = typer.Option([], "--generator-model-arg", help="key=value for the generator's calls only."),
     verifier_model_arg: list[str] = typer.Option([], "--verifier-model-arg", help="key=value for the verifiers' calls only."),
     verifier_tools: str = typer.Option(
-        "public", "--verifier-tools", help="public (the stricter test) or privileged (the verifiers also get query_sql)."
+        "privileged",
+        "--verifier-tools",
+        help="privileged (as in the paper: the verifiers also get query_sql) or public (the stricter test).",
+    ),
+    weak_model: str | None = typer.Option(
+        None, "--weak-model", help="A weak litellm model: a draft it solves (public tools) is rejected as too easy."
     ),
     prices: Path | None = typer.Option(None, "--prices", help='A JSON file {"model": {"input": USD/M, "output": USD/M}}.'),
     retries: int = typer.Option(6, "--retries", min=0, help="Retries of a transient API error (rate limit, 5xx, timeout)."),
@@ -357,6 +362,7 @@ def tasks_synthesize(
         actors=actor or None,
         prices=price_table,
         verifier_tools=verifier_tools,
+        weak=role(weak_model, verifier_api_base, verifier_model_arg) if weak_model else None,
     )
     if capabilities:
         config.capabilities = [c for c in capabilities if c]

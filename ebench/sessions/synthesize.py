@@ -106,7 +106,8 @@ class SynthesisConfig:
     capabilities: list[str] = field(default_factory=lambda: list(CAPABILITIES))
     actors: list[int] | None = None  # sample users from these only (default: every actor of the world)
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
-    verifier_tools: str = "public"  # or "privileged": the verifiers also get query_sql
+    verifier_tools: str = "privileged"  # as in the paper: the verifiers get query_sql too; "public": the stricter test
+    weak: LLMConfig | None = None  # a weak model: a draft it passes (public tools) is too easy, rejected
     generator_limits: TrialLimits = field(default_factory=lambda: GENERATOR_LIMITS)
     verifier_limits: TrialLimits = field(default_factory=TrialLimits)
 
@@ -129,6 +130,7 @@ class SynthesisConfig:
             "min_votes": self.votes_needed,
             "seed": self.seed,
             "verifier_tools": self.verifier_tools,
+            "weak_model": self.weak.model if self.weak else None,
             "capabilities": list(self.capabilities),
             "actors": self.actors,
         }
@@ -365,7 +367,8 @@ class Synthesis:
             raise SynthesisError(f"--verifier-tools {config.verifier_tools!r}: expected {' or '.join(VERIFIER_TOOLS)}")
         verifier_class = PrivilegedVerifier if config.verifier_tools == "privileged" else LLMSolver
         self.verifiers = [verifier_class(v, config.prices) for v in config.verifiers]
-        for solver in [self.generator, *self.verifiers]:
+        self.weak = LLMSolver(config.weak, config.prices) if config.weak is not None else None
+        for solver in [self.generator, *self.verifiers, *([self.weak] if self.weak else [])]:
             try:
                 solver.check()
             except FatalSolverError as exc:
@@ -667,6 +670,14 @@ class Synthesis:
         return await self._verify(record, task)
 
     async def _verify(self, record: DraftRecord, task: Task) -> DraftRecord:
+        if self.weak is not None:  # the weak-baseline filter, before the verifiers' cost
+            name = f"{SESSIONS}/weak-{record.draft:04d}.jsonl"
+            record.sessions.append(name)
+            weak = await run_verifier(task, self.weak, self.config.out, name, self.secrets, self.config.verifier_limits)
+            self._spend(record, weak.cost)
+            task.generator["weak_model"] = {"model": self.weak.settings.model, "passed": weak.passed, "session": name}
+            if weak.passed:
+                return self._rejected(record, str(Rejection.WEAK_MODEL), self.weak.settings.model)
         votes = await asyncio.gather(*(self._vote(record, task, index, solver) for index, solver in enumerate(self.verifiers, 1)))
         for summary in votes:
             self._spend(record, summary.cost)

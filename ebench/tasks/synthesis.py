@@ -42,6 +42,7 @@ class Rejection(StrEnum):
     DUPLICATE = "a duplicate of an existing task"
     NOT_REPRODUCIBLE = "the calls do not reproduce the diff on a fresh copy"
     SHORTCUT = "a lazy solver passes"
+    WEAK_MODEL = "a weak model passes"  # `--weak-model`: checked by the model loop (sessions/synthesize.py)
 
 
 class DraftRejected(Exception):
