@@ -250,3 +250,26 @@ def test_a_draft_a_weak_model_solves_is_rejected_before_the_verifiers(server, tm
     [task] = (tmp_path / "synth2" / "moba").glob("*.json")
     record = json.loads(task.read_text())["generator"]
     assert record["weak_model"]["passed"] is False and record["verifier_tools"] == "privileged"  # the paper's default
+
+
+def test_writes_the_generator_makes_in_exec_code_are_reference_steps(expected, tmp_path):
+    code = (
+        f"room = create_room(**{ROOM!r})['room_id']\n"
+        f"for player in {list(INVITEES)!r}:\n    invite_to_room(room_id=room, player_id=player)\n"
+    )
+
+    def coder(body):
+        if turn_of(body) == 1:
+            return completion(None, [("exec_code", {"code": code})])
+        return completion(None, [("submit_task", {"request": QUERY, "summary": "a room and its invitations"})])
+
+    players = {"coder": coder, "agree": ReferencePlayer([expected])}
+    with FakeOpenAI(lambda body: players[body["model"]](body)) as fake:
+        result, summary = synthesize(fake, tmp_path / "synth", ["agree"], generator_model="coder")
+        offered = {t["function"]["name"] for t in fake.requests[0]["tools"]}
+    assert result.exit_code == 0, result.output
+    assert {"exec_code", "query_sql", "submit_task"} <= offered
+    [path] = (tmp_path / "synth" / "moba").glob("*.json")
+    task = json.loads(path.read_text())
+    assert [s["tool"] for s in task["reference_solution"]] == ["create_room", *["invite_to_room"] * 3]
+    assert task["reference_solution"][1]["args"]["room_id"] == {"$from": 0, "path": "room_id"}

@@ -79,7 +79,8 @@ You play the user {label} (id {actor}); the task must exercise: {capability}.
 Work in this order:
 1. Inspect the data with query_sql (read-only SQL over the whole database) and the read tools.
 2. Decide a target: a change this user could ask for that needs {capability_lower}, changing at least three rows.
-3. Make the change yourself with the product's public tools, as this user would.
+3. Make the change yourself with the product's public tools, as this user would (one call at a time, or
+   exec_code: Python in which every public tool is a function).
 4. Call submit_task with the user's request and a one-line summary of what it checks.
 
 Phrase the request as the user would write it: values the user knows or chooses (names, titles, dates, passwords)
@@ -218,7 +219,10 @@ class GeneratorSolver(LLMSolver):
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         trial.message("system", system)
         trial.message("user", user)
-        tools = [*domain.tools.openai_schemas(), QUERY_SQL_TOOL, SUBMIT_TOOL]
+        from .sandbox.schema import exec_code_tool
+
+        # The paper's generator has code too: exec_code runs Python with the public tools as functions.
+        tools = [*domain.tools.openai_schemas(), exec_code_tool(), QUERY_SQL_TOOL, SUBMIT_TOOL]
         steps: list[Step] = []
         results: list[Any] = []
 
@@ -261,6 +265,15 @@ class GeneratorSolver(LLMSolver):
                     trial.note("privileged_call", tool=name, args=args, result=payload, turn=trial.turns)
                 elif name == "query_sql":
                     payload = answer_query_sql(trial, args)
+                elif name == "exec_code":
+                    code = args.get("code") if isinstance(args.get("code"), str) else None
+                    block = await asyncio.to_thread(trial.exec_code, code, call_id=call["id"], turn=trial.turns)
+                    for child in trial.history:  # the block's write calls are reference steps, in order
+                        wrote = child.parent == call["id"] and child.ok and child.tool in domain.tools
+                        if wrote and domain.tools.get(str(child.tool)).kind == ToolKind.WRITE and isinstance(child.args, dict):
+                            steps.append(Step(str(child.tool), dict(child.args)))
+                            results.append(child.result)
+                    payload = block.for_solver()
                 else:
                     done = trial.call(name, arguments, call_id=call["id"], turn=trial.turns)
                     if done.ok and domain.tools.get(name).kind == ToolKind.WRITE:
@@ -631,6 +644,7 @@ class Synthesis:
             None,
             domain=self.domain,
             actor=actor,
+            code=True,  # the generator may run exec_code
             writer=SessionWriter(self.config.out / name, self.secrets),
             solver=self.generator.config(),
             session_name=name,
