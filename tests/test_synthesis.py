@@ -120,3 +120,14 @@ def test_created_ids_are_linked_only_to_what_an_earlier_step_returned():
     linked = link_created_ids(steps, [{"room_id": 72, "capacity": 33}, None])
     assert linked[1].args == {"room_id": {"$from": 0, "path": "room_id"}, "player_id": 33, "ids": [{"$from": 0, "path": "room_id"}, 5]}
     assert linked[0].args == {"name": "x"}  # capacity is not an id: 33 stays the player
+
+
+def test_a_draft_a_lazy_shortcut_solves_is_rejected(monkeypatch):
+    """The shortcuts themselves (the reference without its last write, another actor) are the
+    audit's and tested there; here: one that reaches the draft's diff rejects the draft."""
+    from ebench.tasks import synthesis
+
+    draft = draft_of()
+    monkeypatch.setattr(synthesis, "reference_shortcuts", lambda domain, world, actor, reference: [("no_last_write", "x", draft.diff)])
+    found = rejected(draft)
+    assert found.reason == Rejection.SHORTCUT and found.detail == "no_last_write"
