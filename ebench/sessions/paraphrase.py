@@ -30,7 +30,7 @@ from ..tasks.synthesis import counts_stated
 from .events import InternalErrorEvent
 from .record import SessionWriter, secret_values
 from .solvers.base import FatalSolverError, Outcome
-from .solvers.llm import LLMConfig, LLMSolver, _describe, classify
+from .solvers.llm import LLMConfig, LLMSolver, failed_request
 from .synthesize import SESSIONS, Tally, run_verifier, verifier_notes
 from .terminations import Termination
 from .trial import Trial, TrialLimits
@@ -151,9 +151,7 @@ class Paraphraser(LLMSolver):
         except FatalSolverError:
             raise
         except Exception as exc:
-            kind = classify(exc)
-            termination = Termination.AGENT_ERROR if kind == "unreadable" else Termination.INFRA_ERROR
-            return "", Outcome(termination, _describe(exc))
+            return "", failed_request(exc)
         trial.turns += 1
         outcome, _ = self._take_turn(trial, response, messages, 0.0)
         reply = messages[-1].get("content") if messages[-1].get("role") == "assistant" else None

@@ -41,7 +41,7 @@ from ..tasks.synthesis import DraftRejected, Rejection, SynthesisDraft, is_seen,
 from .events import InternalErrorEvent
 from .record import SessionWriter, _drop_torn_line, secret_values
 from .solvers.base import FatalSolverError, Outcome
-from .solvers.llm import LLMConfig, LLMSolver, _describe, _sendable_json, classify, load_litellm
+from .solvers.llm import LLMConfig, LLMSolver, _sendable_json, failed_request, load_litellm
 from .terminations import Termination
 from .trial import Trial, TrialLimits, TrialSummary, current_world, open_trial
 
@@ -238,12 +238,7 @@ class GeneratorSolver(LLMSolver):
             except FatalSolverError:
                 raise
             except Exception as exc:
-                kind = classify(exc)
-                if kind == "context":
-                    return result(Outcome(Termination.CONTEXT_LIMIT, _describe(exc)))
-                if kind == "unreadable":
-                    return result(Outcome(Termination.AGENT_ERROR, f"the model's response could not be read: {_describe(exc)}"))
-                return result(Outcome(Termination.INFRA_ERROR, _describe(exc)))
+                return result(failed_request(exc))
             trial.turns += 1
             outcome, calls = self._take_turn(trial, response, messages, time.perf_counter() - asked)
             if outcome is not None:

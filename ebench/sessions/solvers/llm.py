@@ -215,6 +215,17 @@ def _fatal_message(model: str, exc: BaseException) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def failed_request(exc: BaseException) -> Outcome:
+    """How a trial ends when a model request failed for good (after its retries): the context was
+    too long, the model's answer was garbage (the model's fault), or the API failed (not the model's)."""
+    kind = classify(exc)
+    if kind == "context":
+        return Outcome(CONTEXT_LIMIT, _describe(exc))
+    if kind == "unreadable":  # garbage from the model, not a fault of the API or the harness
+        return Outcome(AGENT_ERROR, f"the model's response could not be read: {_describe(exc)}")
+    return Outcome(INFRA_ERROR, _describe(exc))
+
+
 def _sendable_json(text: str) -> str:
     """JSON text with its lone surrogates written as \\uXXXX escapes: the same values, in UTF-8."""
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
@@ -367,12 +378,7 @@ class LLMSolver:
             except FatalSolverError:
                 raise
             except Exception as exc:
-                kind = classify(exc)
-                if kind == "context":
-                    return Outcome(CONTEXT_LIMIT, _describe(exc))
-                if kind == "unreadable":  # garbage from the model, not a fault of the API or the harness
-                    return Outcome(AGENT_ERROR, f"the model's response could not be read: {_describe(exc)}")
-                return Outcome(INFRA_ERROR, _describe(exc))
+                return failed_request(exc)
             finally:
                 deadline += time.perf_counter() - started
             trial.turns += 1
