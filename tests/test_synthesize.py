@@ -273,3 +273,34 @@ def test_writes_the_generator_makes_in_exec_code_are_reference_steps(expected, t
     task = json.loads(path.read_text())
     assert [s["tool"] for s in task["reference_solution"]] == ["create_room", *["invite_to_room"] * 3]
     assert task["reference_solution"][1]["args"]["room_id"] == {"$from": 0, "path": "room_id"}
+
+
+@pytest.mark.parametrize(
+    ("limits", "ended", "requests"),
+    [
+        # query_sql is a call like any other: a generator that only queries stops at the call limit
+        ({"max_tool_calls": 5}, "max_tool_calls", 6),
+        # the wall-time limit (waits on the API not counted): none left, no request is made
+        ({"timeout": 0.0}, "time_limit", 0),
+    ],
+)
+def test_the_generators_limits_count_its_privileged_calls_and_its_time(limits, ended, requests):
+    import asyncio
+
+    from ebench.domains import get_domain
+    from ebench.sessions.solvers.llm import LLMConfig
+    from ebench.sessions.synthesize import GeneratorSolver
+    from ebench.sessions.trial import Trial, TrialLimits
+
+    def querier(body):
+        return completion(None, [("query_sql", {"sql": "SELECT COUNT(*) FROM players"})])
+
+    with FakeOpenAI(querier) as fake:
+        generator_solver = GeneratorSolver(LLMConfig(model="openai/q", api_base=fake.base_url, retries=0))
+        trial = Trial(None, domain=get_domain("moba"), actor=ACTOR, code=True)
+        try:
+            made = asyncio.run(generator_solver.generate(trial, TrialLimits(**limits), "cross_step_dependency"))
+        finally:
+            trial.close()
+        assert made.request is None and str(made.outcome.termination) == ended
+        assert len(fake.requests) == requests

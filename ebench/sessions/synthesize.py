@@ -229,9 +229,14 @@ class GeneratorSolver(LLMSolver):
         def result(outcome: Outcome, request: str | None = None, summary: str = "") -> GeneratorResult:
             return GeneratorResult(request, summary, steps, results, outcome)
 
+        privileged = 0  # query_sql and submit_task calls: notes, not trial calls, but calls all the same
+        # As for a solver, the time limit counts the generator's wall time less its waits on the API.
+        deadline = time.perf_counter() + limits.timeout
         while True:
             if trial.turns >= limits.max_turns:
                 return result(Outcome(Termination.MAX_TURNS))
+            if deadline - time.perf_counter() <= 0:
+                return result(Outcome(Termination.TIME_LIMIT))
             asked = time.perf_counter()
             try:
                 response = await self._complete(trial, messages, tools)
@@ -239,15 +244,18 @@ class GeneratorSolver(LLMSolver):
                 raise
             except Exception as exc:
                 return result(failed_request(exc))
+            finally:
+                deadline += time.perf_counter() - asked
             trial.turns += 1
             outcome, calls = self._take_turn(trial, response, messages, time.perf_counter() - asked)
             if outcome is not None:
                 return result(outcome)  # stopped without submit_task: no draft
             sent = messages[-1].get("tool_calls") or []
             for call, sent_call in zip(calls, sent):
-                if trial.tool_calls >= limits.max_tool_calls:
+                if trial.tool_calls + privileged >= limits.max_tool_calls:
                     return result(Outcome(Termination.MAX_TOOL_CALLS))
                 name, arguments = call["function"]["name"], call["function"]["arguments"]
+                privileged += name in ("query_sql", "submit_task")
                 args = _parsed(arguments)
                 if name == "submit_task":
                     request = args.get("request")
