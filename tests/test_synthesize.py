@@ -304,3 +304,18 @@ def test_the_generators_limits_count_its_privileged_calls_and_its_time(limits, e
             trial.close()
         assert made.request is None and str(made.outcome.termination) == ended
         assert len(fake.requests) == requests
+
+
+def test_drafts_are_made_on_the_world_of_the_seed_given(server, tmp_path):
+    from ebench.domains import get_domain
+
+    seed = get_domain("moba").default_seed + 1
+    out = tmp_path / "synth"
+    result, summary = synthesize(server, out, ["agree"], "--world-seed", str(seed), "--max-drafts", "1")
+    assert summary is not None and summary["drafts"] == 1, result.output
+    start = read_session(out / "sessions" / "generator-0001.jsonl").start
+    assert start.world_seed == seed
+    for path in (out / "moba").glob("*.json"):  # a task made there names that world
+        assert json.loads(path.read_text())["world"]["seed"] == seed
+    again = synthesize(server, out, ["agree"], "--max-drafts", "2")[0]  # resuming on another world is refused
+    assert again.exit_code == 2 and "world_seed" in again.stderr

@@ -293,6 +293,7 @@ def tasks_synthesize(
     count: int = typer.Option(..., "--count", "-n", min=1, help="How many tasks to accept."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder to write into: <out>/<domain>/<id>.json, synthesis.jsonl, sessions/."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seeds the users sampled for the drafts."),
+    world_seed: int | None = typer.Option(None, "--world-seed", help="Make the drafts on the world of this seed (default: the domain's)."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Drafts in progress at once."),
     min_votes: int | None = typer.Option(
         None, "--min-votes", min=1, help="Verifiers that must pass a draft (default 2, or all when fewer)."
@@ -362,11 +363,12 @@ def tasks_synthesize(
         actors=actor or None,
         prices=price_table,
         verifier_tools=verifier_tools,
+        world_seed=world_seed,
         weak=role(weak_model, verifier_api_base, verifier_model_arg) if weak_model else None,
     )
     if capabilities:
         config.capabilities = [c for c in capabilities if c]
-    common.world(common.domain(domain), quiet=as_json)
+    common.world(common.domain(domain), quiet=as_json, seed=world_seed)  # built (with progress) before any model call
     if dry_run:
         try:
             planner = Synthesis(config)

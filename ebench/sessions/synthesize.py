@@ -109,6 +109,7 @@ class SynthesisConfig:
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
     verifier_tools: str = "privileged"  # as in the paper: the verifiers get query_sql too; "public": the stricter test
     weak: LLMConfig | None = None  # a weak model: a draft it passes (public tools) is too easy, rejected
+    world_seed: int | None = None  # the world the drafts are made on (default: the domain's)
     generator_limits: TrialLimits = field(default_factory=lambda: GENERATOR_LIMITS)
     verifier_limits: TrialLimits = field(default_factory=TrialLimits)
 
@@ -130,6 +131,7 @@ class SynthesisConfig:
             "verifier_models": [v.model for v in self.verifiers],
             "min_votes": self.votes_needed,
             "seed": self.seed,
+            "world_seed": self.world_seed,
             "verifier_tools": self.verifier_tools,
             "weak_model": self.weak.model if self.weak else None,
             "capabilities": list(self.capabilities),
@@ -402,7 +404,7 @@ class Synthesis:
 
     def _world_actors(self) -> list[int]:
         table = self.domain.schema.table(self.domain.actor_table)
-        conn = open_world_readonly(current_world(self.domain)[0])
+        conn = open_world_readonly(current_world(self.domain, self.config.world_seed)[0])
         try:
             return [row[0] for row in conn.execute(f"SELECT {table.key[0]} FROM {table.name} ORDER BY {table.key[0]}")]
         finally:
@@ -648,6 +650,7 @@ class Synthesis:
             domain=self.domain,
             actor=actor,
             code=True,  # the generator may run exec_code
+            world_seed=self.config.world_seed,
             writer=SessionWriter(self.config.out / name, self.secrets),
             solver=self.generator.config(),
             session_name=name,
@@ -675,7 +678,7 @@ class Synthesis:
             made.steps,
             made.results,
             trial.final_diff,
-            self.domain.default_seed,
+            self.domain.default_seed if self.config.world_seed is None else self.config.world_seed,
             {"draft": number, "capability": capability, "summary": made.summary, "generator": generator_note},
         )
         provisional = f"{self.domain.name}-draft{number:04d}"

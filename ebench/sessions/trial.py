@@ -135,9 +135,11 @@ class Trial:
         trial_number: int = 1,
         session_name: str = "",
         resumed: Sequence[SessionEvent] | None = None,
+        world_seed: int | None = None,
     ) -> None:
         """`resumed`: the events an unfinished attempt recorded after its start (the session file
-        goes on); its calls are re-executed on the fresh copy so the world is as it was left."""
+        goes on); its calls are re-executed on the fresh copy so the world is as it was left.
+        `world_seed`: without a task, the world to work on (default: the domain's)."""
         self.task = task
         self.domain = domain or get_domain(task.domain if task else "")
         chosen = task.actor if task else actor
@@ -152,7 +154,7 @@ class Trial:
         self.started = time.perf_counter()
         if task is not None:
             check_world(task)  # WorldMismatch: the task was made on a world this ebench does not build
-        seed = task_seed(task) if task is not None else None
+        seed = task_seed(task) if task is not None else world_seed  # a task names its world; else the domain's, or this seed's
         world_id = current_world(self.domain, seed)[1]
         self.conn = trial_copy(self.domain, seed)
         self.tracker = ChangeTracker(self.conn, self.domain.schema, install=False)
