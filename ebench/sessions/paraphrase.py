@@ -27,6 +27,7 @@ from ..tasks.generation import query_key
 from ..tasks.reference import leaks
 from ..tasks.spec import Task
 from ..tasks.synthesis import counts_stated
+from ..tasks.worlds import task_seed
 from .events import InternalErrorEvent
 from .record import SessionWriter, secret_values
 from .solvers.base import FatalSolverError, Outcome
@@ -220,6 +221,7 @@ class Paraphrasing:
             None,
             domain=get_domain(task.domain),
             actor=task.actor,
+            world_seed=task_seed(task),  # the task's own world (the actor is one of its users)
             writer=SessionWriter(self.config.out / name, self.secrets),
             solver=self.paraphraser.config(),
             session_name=name,
