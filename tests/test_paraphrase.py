@@ -17,7 +17,8 @@ from ebench.sessions.timeline import Timeline
 from ebench.tasks.reference import check_task
 from ebench.tasks.spec import Task, parse_task
 from ebench.tasks.suite import load_suite
-from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, completion, error
+from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, completion
+from ebench.testing.synthesis_script import by_model, verifier_players
 
 TASK = "moba-0001"  # answer friend requests by rank (tests/fixtures/tasks): 4 requests answered, 6 rows changed
 NEW = (
@@ -41,11 +42,9 @@ def server(original):
         "para-leaky": lambda body: completion(LEAKY),
         "para-counting": lambda body: completion(COUNTING),
         "para-same": lambda body: completion("  " + original.query.upper() + "  "),
-        "agree": ReferencePlayer([reworded]),
-        "disagree": lambda body: completion("I would rather not."),
-        "broken": lambda body: error(500, "the verifier's API is down"),
+        **verifier_players(ReferencePlayer([reworded])),
     }
-    with FakeOpenAI(lambda body: players[body["model"]](body)) as fake:
+    with FakeOpenAI(by_model(players)) as fake:
         yield fake
 
 

@@ -17,8 +17,8 @@ from ebench.tasks.generation import SeenTasks
 from ebench.tasks.reference import check_task
 from ebench.tasks.spec import Task
 from ebench.tasks.synthesis import GeneratorWorkspace, Rejection, vet_draft
-from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, completion, error, turn_of
-from ebench.testing.synthesis_script import ACTOR, INVITEES, QUERY, ROOM
+from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, completion, turn_of
+from ebench.testing.synthesis_script import ACTOR, INVITEES, QUERY, ROOM, by_model, verifier_players
 from ebench.testing.synthesis_script import room_generator as generator
 
 
@@ -43,11 +43,9 @@ def server(expected):
         "gen": generator(QUERY),
         "gen-leaky": generator(QUERY.replace("each clanmate", "the 3 clanmates")),
         "gen-empty": generator(None),
-        "agree": ReferencePlayer([expected]),
-        "disagree": lambda body: completion("I would rather not."),
-        "broken": lambda body: error(500, "the verifier's API is down"),
+        **verifier_players(ReferencePlayer([expected])),
     }
-    with FakeOpenAI(lambda body: players[body["model"]](body)) as fake:
+    with FakeOpenAI(by_model(players)) as fake:
         yield fake
 
 
@@ -204,7 +202,7 @@ def test_privileged_verifiers_may_query_the_database(expected, tmp_path):
 
     players = {"gen": generator(QUERY), "sql": sql_first}
     out = tmp_path / "synth"
-    with FakeOpenAI(lambda body: players[body["model"]](body)) as server:
+    with FakeOpenAI(by_model(players)) as server:
         result, summary = synthesize(server, out, ["sql", "sql"], "--verifier-tools", "privileged")
     assert result.exit_code == 0 and summary["accepted"] == 1, result.output
     task = json.loads((out / "moba" / "moba-s0001.json").read_text())
@@ -230,7 +228,7 @@ def test_a_draft_verified_after_enough_were_accepted_is_surplus(tmp_path):
 
     players = {"gen": by_capability, "agree": ReferencePlayer([task_of(), task_of(day_query, day)])}
     out = tmp_path / "synth"
-    with FakeOpenAI(lambda body: players[body["model"]](body)) as server:
+    with FakeOpenAI(by_model(players)) as server:
         result, summary = synthesize(server, out, ["agree", "agree"], "--capability", "cascade", "--concurrency", "2")
     assert result.exit_code == 0, result.output
     assert summary["drafts"] == 2 and summary["accepted"] == 1 and summary["surplus"] == 1 and summary["status"] == "finished"
@@ -264,7 +262,7 @@ def test_writes_the_generator_makes_in_exec_code_are_reference_steps(expected, t
         return completion(None, [("submit_task", {"request": QUERY, "summary": "a room and its invitations"})])
 
     players = {"coder": coder, "agree": ReferencePlayer([expected])}
-    with FakeOpenAI(lambda body: players[body["model"]](body)) as fake:
+    with FakeOpenAI(by_model(players)) as fake:
         result, summary = synthesize(fake, tmp_path / "synth", ["agree"], generator_model="coder")
         offered = {t["function"]["name"] for t in fake.requests[0]["tools"]}
     assert result.exit_code == 0, result.output

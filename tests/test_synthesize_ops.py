@@ -15,7 +15,7 @@ from ebench.cli import app
 from ebench.tasks.spec import CAPABILITIES
 from ebench.tasks.synthesis import Rejection
 from ebench.testing.fake_openai import FakeOpenAI
-from ebench.testing.synthesis_script import ACTOR, fresh_room_generator, room_solver
+from ebench.testing.synthesis_script import ACTOR, by_model, fresh_room_generator, room_solver
 
 
 @pytest.fixture(autouse=True)
@@ -26,7 +26,7 @@ def fake_key(monkeypatch):
 def scripted() -> FakeOpenAI:
     """A new server: its generator names rooms A, B, ... from its first conversation on."""
     players = {"gen": fresh_room_generator(), "agree": room_solver()}
-    return FakeOpenAI(lambda body: players[body["model"]](body))
+    return FakeOpenAI(by_model(players))
 
 
 def synthesize(server: FakeOpenAI, out: Path, count: int, *extra: str) -> tuple:

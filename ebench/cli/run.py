@@ -62,11 +62,11 @@ def select_tasks(domain: str | None, task_ids: list[str], capability: str | None
         )
     if not report.tasks:
         fail("no task matches the selection", 2)
-    _check_worlds(report.tasks)
+    check_worlds(report.tasks)
     return report.tasks
 
 
-def _check_worlds(tasks) -> None:
+def check_worlds(tasks) -> None:
     """Refuse tasks made on a world this ebench does not build, before any trial starts."""
     from ..tasks.worlds import WorldMismatch, check_world
 

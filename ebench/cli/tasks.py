@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -46,6 +47,36 @@ def _task_bar(label: str, total: int, *, quiet: bool) -> Iterator[Callable[[], N
     ) as progress:
         bar = progress.add_task("tasks", total=total)
         yield lambda: progress.advance(bar)
+
+
+def _price_table(path: Path | None) -> dict[str, dict[str, float]]:
+    """--prices read, or a one-line usage error."""
+    from ..sessions.solvers.llm import PricesError, load_prices
+
+    try:
+        return load_prices(path) if path is not None else {}
+    except PricesError as exc:
+        common.fail(str(exc), 2)
+
+
+def _run_model_job(job: Callable[[], Any], partial: Callable[[], Any], stopped: str) -> tuple[Any, bool]:
+    """Run a model job (synthesis, paraphrasing) to its summary, and whether ctrl+c cut it short:
+    what it logged stays, and its summary says how far it got. A fatal model error (a key, a
+    model that does not exist) stops it with `stopped`; a full disk is the environment's error."""
+    import asyncio
+
+    from ..sessions.solvers.base import FatalSolverError
+
+    try:
+        return asyncio.run(job()), False
+    except KeyboardInterrupt:
+        summary = partial()
+        summary.status = "interrupted"
+        return summary, True
+    except FatalSolverError as exc:
+        common.fail(f"{exc}; {stopped}", 1)
+    except OSError as exc:
+        common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
 
 
 @tasks_app.command("list")
@@ -329,19 +360,13 @@ def tasks_synthesize(
     the README's Tasks section), and kept when at least --min-votes verifier models solve it.
     Run again with the same --out and options to continue an interrupted synthesis.
     Exit code 1 when fewer than --count were accepted (the budget or --max-drafts ran out)."""
-    import asyncio
-
-    from ..sessions.solvers.base import FatalSolverError
-    from ..sessions.solvers.llm import LLMConfig, PricesError, load_prices
+    from ..sessions.solvers.llm import LLMConfig
     from ..sessions.synthesize import Synthesis, SynthesisConfig, SynthesisError
     from .run import parse_model_args
 
     common.domain(domain)
     capabilities = [common.capability(c) for c in capability]
-    try:
-        price_table = load_prices(prices) if prices is not None else {}
-    except PricesError as exc:
-        common.fail(str(exc), 2)
+    price_table = _price_table(prices)
     shared = parse_model_args(model_arg)
 
     def role(model: str, base: str | None, args: list[str]) -> LLMConfig:
@@ -399,16 +424,9 @@ def tasks_synthesize(
             common.console().print(
                 f"resuming {out}: {earlier.resumed} drafts done, {earlier.accepted} accepted, cost so far ${earlier.cost:.4f}"
             )
-        interrupted = False
-        try:
-            summary = asyncio.run(synthesis.run())
-        except KeyboardInterrupt:  # what was accepted and logged stays; the summary says how far it got
-            summary, interrupted = synthesis.summary, True
-            summary.status = "interrupted"
-        except FatalSolverError as exc:
-            common.fail(f"{exc}; the synthesis stopped: what was accepted is in {out}", 1)
-        except OSError as exc:
-            common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+        summary, interrupted = _run_model_job(
+            synthesis.run, lambda: synthesis.summary, f"the synthesis stopped: what was accepted is in {out}"
+        )
     if budget is not None and summary.cost_unknown:
         common.warn([f"{summary.cost_unknown} trial(s) had no price, so --budget counted them as free; give --prices"])
     result = summary.to_dict()
@@ -478,12 +496,9 @@ def tasks_paraphrase(
     solution, actor and world, and is kept only when it leaks no id or count and at least
     --min-votes verifier models solve the task from the new wording. Exit code 1 when none was kept
     or the budget stopped the run."""
-    import asyncio
-
     from ..sessions.paraphrase import ParaphraseConfig, ParaphraseError, Paraphrasing
-    from ..sessions.solvers.base import FatalSolverError
-    from ..sessions.solvers.llm import LLMConfig, PricesError, load_prices
-    from .run import _check_worlds
+    from ..sessions.solvers.llm import LLMConfig
+    from .run import check_worlds
 
     report = _load(tasks_dir, domain, None, task or None)
     _warn_errors(report.errors)
@@ -492,11 +507,8 @@ def tasks_paraphrase(
         common.fail(f"no task {missing[0]!r} in {tasks_dir or 'the shipped suite'}; see `ebench tasks list`", 2)
     if not report.tasks:
         common.fail("no task to paraphrase", 2)
-    _check_worlds(report.tasks)  # the verifiers' trials need the world each task was made on
-    try:
-        price_table = load_prices(prices) if prices is not None else {}
-    except PricesError as exc:
-        common.fail(str(exc), 2)
+    check_worlds(report.tasks)  # the verifiers' trials need the world each task was made on
+    price_table = _price_table(prices)
 
     def role(name: str) -> LLMConfig:
         return LLMConfig(model=name, api_base=api_base, retries=retries, backoff=backoff)
@@ -525,16 +537,9 @@ def tasks_paraphrase(
             paraphrasing.prepare()
         except ParaphraseError as exc:
             common.fail(str(exc), 2)
-        interrupted = False
-        try:
-            summary = asyncio.run(paraphrasing.run(report.tasks))
-        except KeyboardInterrupt:  # what was kept and logged stays
-            summary, interrupted = paraphrasing.summary, True
-            summary.status = "interrupted"
-        except FatalSolverError as exc:
-            common.fail(f"{exc}; the run stopped: what was kept is in {out}", 1)
-        except OSError as exc:
-            common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+        summary, interrupted = _run_model_job(
+            lambda: paraphrasing.run(report.tasks), lambda: paraphrasing.summary, f"the run stopped: what was kept is in {out}"
+        )
     if budget is not None and summary.cost_unknown:
         common.warn([f"{summary.cost_unknown} exchange(s) had no price, so --budget counted them as free; give --prices"])
     if as_json:

@@ -32,7 +32,7 @@ from .events import InternalErrorEvent
 from .record import SessionWriter, secret_values
 from .solvers.base import FatalSolverError, Outcome
 from .solvers.llm import LLMConfig, LLMSolver, failed_request
-from .synthesize import SESSIONS, Tally, run_verifier, verifier_notes
+from .synthesize import SESSIONS, LogLine, Spending, Tally, run_verifier, verifier_notes
 from .terminations import Termination
 from .trial import Trial, TrialLimits
 
@@ -77,7 +77,7 @@ class ParaphraseConfig:
 
 
 @dataclass
-class AttemptRecord:
+class AttemptRecord(LogLine):
     """One line of paraphrase.jsonl."""
 
     task: str
@@ -91,12 +91,9 @@ class AttemptRecord:
     cost: float | None = 0.0
     sessions: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None and v != ""}
-
 
 @dataclass
-class ParaphraseSummary:
+class ParaphraseSummary(Spending):
     out: str
     status: str = "finished"  # finished | budget
     attempts: int = 0
@@ -235,7 +232,7 @@ class Paraphrasing:
             trial.record(InternalErrorEvent(error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()))
             query, outcome = "", Outcome(Termination.INFRA_ERROR, f"internal error: {exc}")
         exchanged = trial.finish(outcome.termination, outcome.error)
-        self._spend(record, exchanged.cost)
+        self.summary.spend(record, exchanged.cost)
         if not query:
             return self._rejected(record, ParaphraseRejection.NO_REPLY, outcome.error or f"the exchange ended with {outcome.termination}")
         record.query = query
@@ -272,7 +269,7 @@ class Paraphrasing:
             *(run_verifier(task, solver, self.config.out, name, self.secrets, limits) for solver, name in zip(self.verifiers, names))
         )
         for summary in votes:
-            self._spend(record, summary.cost)
+            self.summary.spend(record, summary.cost)
         tally = Tally.of(list(votes), self.config.votes_needed)
         record.votes = tally.votes
         task.generator["votes"] = tally.votes
@@ -290,15 +287,6 @@ class Paraphrasing:
         self.summary.tasks.append(task.id)
         record.outcome, record.paraphrase = "kept", task.id
         return record
-
-    def _spend(self, record: AttemptRecord, cost: float | None) -> None:
-        if cost is None:
-            record.cost = None
-            self.summary.cost_unknown += 1
-        else:
-            self.summary.cost += cost
-            if record.cost is not None:
-                record.cost = round(record.cost + cost, 8)
 
     def _rejected(self, record: AttemptRecord, reason: str, detail: str = "") -> AttemptRecord:
         record.outcome, record.reason, record.detail = "rejected", str(reason), detail

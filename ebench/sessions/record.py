@@ -109,7 +109,7 @@ class SessionWriter:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         if resume_at is not None:
-            _drop_torn_line(path)
+            drop_torn_line(path)
         self._handle = path.open("a" if resume_at is not None else "w", encoding="utf-8")
         self._secrets = [s for s in secrets if s]
         self._lock = threading.Lock()
@@ -136,8 +136,8 @@ class SessionWriter:
             self._handle.close()
 
 
-def _drop_torn_line(path: Path) -> None:
-    """Cut a last line written only in part (the app was killed mid-write), so appending starts a
+def drop_torn_line(path: Path) -> None:
+    """Cut a last line written only in part (a process killed mid-write), so appending starts a
     line of its own; `read_session` skipped that line anyway."""
     data = path.read_bytes()
     if data and not data.endswith(b"\n"):

@@ -39,7 +39,7 @@ from ..tasks.generation import SeenTasks
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES, Step, Task, TaskFileError, load_task
 from ..tasks.synthesis import DraftRejected, Rejection, SynthesisDraft, is_seen, query_sql, vet_draft
 from .events import InternalErrorEvent
-from .record import SessionWriter, _drop_torn_line, secret_values
+from .record import SessionWriter, drop_torn_line, secret_values
 from .solvers.base import FatalSolverError, Outcome
 from .solvers.llm import LLMConfig, LLMSolver, _sendable_json, failed_request, load_litellm
 from .terminations import Termination
@@ -139,8 +139,36 @@ class SynthesisConfig:
         }
 
 
+class LogLine:
+    """What a line of a model job's log (synthesis.jsonl, paraphrase.jsonl) shares: a cost (each
+    line's dataclass declares it, in its own place) and how it is written."""
+
+    cost: float | None  # USD; None once one of its exchanges could not be priced
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None and v != ""}
+
+
+class Spending:
+    """What a model job has spent so far: its summary's cost figures (each summary's dataclass
+    declares them) and how an exchange's cost is counted."""
+
+    cost: float
+    cost_unknown: int  # exchanges whose model litellm (and --prices) could not price
+
+    def spend(self, line: LogLine, cost: float | None) -> None:
+        """Add one exchange's cost to the job and to its log line (an unpriced one makes the line's unknown)."""
+        if cost is None:
+            line.cost = None
+            self.cost_unknown += 1
+        else:
+            self.cost += cost
+            if line.cost is not None:
+                line.cost = round(line.cost + cost, 8)
+
+
 @dataclass
-class DraftRecord:
+class DraftRecord(LogLine):
     """One line of synthesis.jsonl."""
 
     draft: int
@@ -155,9 +183,6 @@ class DraftRecord:
     cost: float | None = 0.0
     sessions: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None and v != ""}
-
     @classmethod
     def of(cls, line: dict[str, Any]) -> DraftRecord:
         """A line read back; `to_dict` leaves out an unknown cost, so a line without one had one."""
@@ -166,7 +191,7 @@ class DraftRecord:
 
 
 @dataclass
-class SynthesisSummary:
+class SynthesisSummary(Spending):
     out: str
     status: str = "finished"  # finished | budget | drafts (ran out of --max-drafts)
     drafts: int = 0
@@ -445,7 +470,7 @@ class Synthesis:
         if not log_path.exists():
             return
         if repair:
-            _drop_torn_line(log_path)
+            drop_torn_line(log_path)
         text = log_path.read_text(encoding="utf-8")
         lines = text.splitlines()
         if lines and not text.endswith("\n"):
@@ -628,15 +653,6 @@ class Synthesis:
             self.summary.status = "finished"
         return self.summary
 
-    def _spend(self, record: DraftRecord, cost: float | None) -> None:
-        if cost is None:
-            record.cost = None
-            self.summary.cost_unknown += 1
-        else:
-            self.summary.cost += cost
-            if record.cost is not None:
-                record.cost = round(record.cost + cost, 8)
-
     async def draft(self, number: int, actor: int, capability: str) -> DraftRecord:
         """One draft: the generator's trial, the checks, the verifiers' vote; its line of the log."""
         record = DraftRecord(number, actor, capability)
@@ -664,7 +680,7 @@ class Synthesis:
             trial.record(InternalErrorEvent(error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()))
             made = GeneratorResult(None, "", [], [], Outcome(Termination.INFRA_ERROR, f"internal error: {exc}"))
         generated = trial.finish(made.outcome.termination, made.outcome.error)
-        self._spend(record, generated.cost)
+        self.summary.spend(record, generated.cost)
         generator_note = {"model": self.config.generator.model, "cost": generated.cost, "session": name}
         if made.request is None:
             return self._rejected(record, "no task submitted", f"the generator ended with {made.outcome.termination}")
@@ -694,13 +710,13 @@ class Synthesis:
             name = f"{SESSIONS}/weak-{record.draft:04d}.jsonl"
             record.sessions.append(name)
             weak = await run_verifier(task, self.weak, self.config.out, name, self.secrets, self.config.verifier_limits)
-            self._spend(record, weak.cost)
+            self.summary.spend(record, weak.cost)
             task.generator["weak_model"] = {"model": self.weak.settings.model, "passed": weak.passed, "session": name}
             if weak.passed:
                 return self._rejected(record, str(Rejection.WEAK_MODEL), self.weak.settings.model)
         votes = await asyncio.gather(*(self._vote(record, task, index, solver) for index, solver in enumerate(self.verifiers, 1)))
         for summary in votes:
-            self._spend(record, summary.cost)
+            self.summary.spend(record, summary.cost)
         tally = Tally.of(votes, self.config.votes_needed)
         record.votes = tally.votes
         task.generator["verifiers"] = verifier_notes(self.verifiers, votes)

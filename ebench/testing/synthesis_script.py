@@ -17,7 +17,7 @@ import string
 from collections.abc import Callable
 from typing import Any
 
-from .fake_openai import Reply, completion, turn_of
+from .fake_openai import Reply, completion, error, turn_of
 
 ACTOR = 16  # a moba player with three clanmates not in a match (33, 124, 162)
 INVITEES = (33, 124, 162)
@@ -98,3 +98,17 @@ def _letters(number: int) -> str:
         number, rest = divmod(number - 1, 26)
         text = string.ascii_uppercase[rest] + text
     return text
+
+
+def verifier_players(agree: Responder) -> dict[str, Responder]:
+    """The verifiers a test names by model: `agree` solves, `disagree` declines, `broken`'s API is down."""
+    return {
+        "agree": agree,
+        "disagree": lambda body: completion("I would rather not."),
+        "broken": lambda body: error(500, "the verifier's API is down"),
+    }
+
+
+def by_model(players: dict[str, Responder]) -> Responder:
+    """One fake server for every role: each request is answered by the player its model names."""
+    return lambda body: players[body["model"]](body)
