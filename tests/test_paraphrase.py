@@ -5,6 +5,7 @@ rewording) and the verifiers (agreeing from the new wording, disagreeing, failin
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -135,6 +136,25 @@ def test_a_later_variant_must_differ_from_the_earlier_ones(server, tmp_path):
     assert result.exit_code == 0 and summary["kept"] == 1 and summary["attempts"] == 2
     first, second = log_lines(out)
     assert first["outcome"] == "kept" and second["reason"] == "unchanged wording" and second["detail"] == "an earlier variant"
+
+
+def test_tasks_are_reworded_at_once_with_concurrency(original, tmp_path):
+    both = threading.Barrier(2, timeout=30)  # the second rewording request must arrive while the first waits
+
+    def waits_for_the_other(body):
+        both.wait()
+        return completion(NEW)
+
+    players = {"para": waits_for_the_other, **verifier_players(ReferencePlayer([replace(original, query=NEW)]))}
+    out = tmp_path / "para"
+    with FakeOpenAI(by_model(players)) as server:
+        args = ["tasks", "paraphrase", "--model", "openai/para", "--task", TASK, "--task", "moba-0010", "--out", str(out)]
+        args += ["--verifier-model", "openai/agree", "--api-base", server.base_url, "--retries", "0", "--concurrency", "2", "--json"]
+        result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["attempts"] == 2 and summary["tasks"] == [f"{TASK}-p1"]  # moba-0010 reworded as moba-0001 is not solved
+    assert sorted(line["task"] for line in log_lines(out)) == [TASK, "moba-0010"]
 
 
 def test_a_used_output_folder_and_an_unknown_task_are_refused(server, tmp_path):

@@ -446,6 +446,39 @@ def tasks_synthesize(
         common.fail(f"only {summary.accepted} of {count} tasks were accepted: {how}")
 
 
+@tasks_app.command("synthesize-replay")
+def tasks_synthesize_replay(
+    source: Path = typer.Argument(..., help="The folder of a synthesis (its synthesis.json, synthesis.jsonl and sessions/)."),
+    out: Path = typer.Option(..., "--out", "-o", help="A new folder for the replayed synthesis."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Run a synthesis again with no API: every model request is answered from its recorded
+    sessions. The drafts, verdicts and task files must come out the same; exit code 1 names what
+    did not (a world or an ebench that changed since)."""
+    from ..sessions.synthesize import Synthesis, SynthesisConfig, SynthesisError, replay_differences
+
+    try:
+        config = SynthesisConfig.replaying(source, out)
+        common.domain(config.domain)
+        common.world(common.domain(config.domain), quiet=as_json, seed=config.world_seed)
+        synthesis = Synthesis(config)
+        synthesis.prepare()
+    except SynthesisError as exc:
+        common.fail(str(exc), 2)
+    summary, interrupted = _run_model_job(synthesis.run, lambda: synthesis.summary, f"the replay stopped; what it made is in {out}")
+    if interrupted:
+        raise typer.Exit(common.EXIT_INTERRUPTED)
+    differences = replay_differences(source, out, config.domain)
+    if as_json:
+        common.print_json({**summary.to_dict(), "source": str(source), "differences": differences})
+    else:
+        common.console().print(f"replayed {summary.drafts} drafts of {source} into {out}: {summary.accepted} accepted")
+    if differences:
+        common.fail(f"the replay differs from {source}: " + "; ".join(differences[:5]) + (" ..." if len(differences) > 5 else ""))
+    if not as_json:
+        common.console().print("the same drafts, verdicts and task files as the recording")
+
+
 def _print_synthesis_plan(plan: dict, as_json: bool) -> None:
     if as_json:
         common.print_json({"dry_run": True, **plan})
@@ -482,6 +515,7 @@ def tasks_paraphrase(
         None, "--tasks-dir", help="A folder of task files (<domain>/<id>.json) instead of the shipped suite."
     ),
     variants: int = typer.Option(1, "--variants", min=1, help="Rewordings to try per task."),
+    concurrency: int = typer.Option(1, "--concurrency", min=1, help="Tasks being reworded at once."),
     min_votes: int | None = typer.Option(
         None, "--min-votes", min=1, help="Verifiers that must pass a paraphrase (default 2, or all when fewer)."
     ),
@@ -518,6 +552,7 @@ def tasks_paraphrase(
         verifiers=[role(m) for m in verifier_model],
         out=out,
         variants=variants,
+        concurrency=concurrency,
         min_votes=min_votes,
         budget=budget,
         prices=price_table,

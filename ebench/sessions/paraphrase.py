@@ -66,6 +66,7 @@ class ParaphraseConfig:
     verifiers: list[LLMConfig]
     out: Path
     variants: int = 1  # paraphrase attempts per task
+    concurrency: int = 1  # tasks being reworded at once (a task's variants go one after another)
     min_votes: int | None = None  # default: 2, or every verifier when there are fewer
     budget: float | None = None  # USD; no new attempt starts once this much is spent
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -189,22 +190,34 @@ class Paraphrasing:
         (out / SESSIONS).mkdir(parents=True, exist_ok=True)
 
     async def run(self, tasks: list[Task]) -> ParaphraseSummary:
-        """`variants` attempts per task, in order, until done or the budget is spent; a
-        FatalSolverError (a rejected key, an unknown model) stops everything and propagates."""
+        """`variants` attempts per task, `concurrency` tasks at once, until done or the budget is
+        spent; each attempt's line is logged as it ends. A FatalSolverError (a rejected key, an
+        unknown model) stops everything and propagates."""
+        gate = asyncio.Semaphore(max(1, self.config.concurrency))
         with (self.config.out / PARAPHRASE_LOG).open("a", encoding="utf-8") as log:
-            for task in tasks:
-                tried: list[str] = []  # this task's wordings so far: a later variant must differ from each
-                for variant in range(1, self.config.variants + 1):
-                    if self.config.budget is not None and self.summary.cost >= self.config.budget:
-                        self.summary.status = "budget"
-                        return self.summary
-                    record = await self.attempt(task, variant, tried)
-                    if record.query:
-                        tried.append(record.query)
-                    log.write(json.dumps(record.to_dict(), ensure_ascii=False) + "\n")
-                    log.flush()
-                    if self.on_attempt:
-                        self.on_attempt(record, self.summary)
+
+            async def one(task: Task) -> None:
+                async with gate:
+                    tried: list[str] = []  # this task's wordings so far: a later variant must differ from each
+                    for variant in range(1, self.config.variants + 1):
+                        if self.config.budget is not None and self.summary.cost >= self.config.budget:
+                            self.summary.status = "budget"
+                            return
+                        record = await self.attempt(task, variant, tried)
+                        if record.query:
+                            tried.append(record.query)
+                        log.write(json.dumps(record.to_dict(), ensure_ascii=False) + "\n")
+                        log.flush()
+                        if self.on_attempt:
+                            self.on_attempt(record, self.summary)
+
+            jobs = [asyncio.create_task(one(task)) for task in tasks]
+            try:
+                await asyncio.gather(*jobs)
+            finally:  # a fatal error (or ctrl+c) ends the others too
+                for job in jobs:
+                    job.cancel()
+                await asyncio.gather(*jobs, return_exceptions=True)
         return self.summary
 
     async def attempt(self, task: Task, variant: int, tried: list[str]) -> AttemptRecord:

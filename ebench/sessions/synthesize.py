@@ -17,6 +17,11 @@ A synthesis resumes: its settings are kept in `synthesis.json`, and a run into a
 holds one continues from `synthesis.jsonl` (the drafts done), with the same numbering, seeded
 users and capability choices an uninterrupted run would have had; a draft in flight when it
 stopped is redone. `estimate` prices a plan without any model call (`--dry-run`).
+
+A synthesis replays (`SynthesisConfig.replaying`, `ebench tasks synthesize-replay`): its drafts run
+again, one at a time, each with its recorded user and capability, every model request answered
+from the recorded sessions (solvers/recorded.py) instead of an API; the same calls on the same
+worlds give the same tasks, and `replay_differences` names any draft or task that came out otherwise.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from .events import InternalErrorEvent
 from .record import SessionWriter, drop_torn_line, secret_values
 from .solvers.base import FatalSolverError, Outcome
 from .solvers.llm import LLMConfig, LLMSolver, _sendable_json, failed_request, load_litellm
+from .solvers.recorded import RecordedResponses
 from .terminations import Termination
 from .trial import Trial, TrialLimits, TrialSummary, current_world, open_trial
 
@@ -112,6 +118,39 @@ class SynthesisConfig:
     world_seed: int | None = None  # the world the drafts are made on (default: the domain's)
     generator_limits: TrialLimits = field(default_factory=lambda: GENERATOR_LIMITS)
     verifier_limits: TrialLimits = field(default_factory=TrialLimits)
+    replay: Path | None = None  # a synthesis folder whose recorded answers stand in for the models
+
+    @classmethod
+    def replaying(cls, source: Path, out: Path) -> SynthesisConfig:
+        """The config that replays the synthesis in `source` into `out`: its settings, its drafts
+        (all of them, one at a time), every model answer taken from its sessions."""
+        settings_path = source / SYNTHESIS_SETTINGS
+        try:
+            settings = json.loads(settings_path.read_text(encoding="utf-8"))
+            records = read_log(source / SYNTHESIS_LOG)
+        except FileNotFoundError as exc:
+            raise SynthesisError(f"{source}: not a synthesis folder (no {Path(exc.filename).name})") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise SynthesisError(f"{settings_path}: unreadable: {exc}") from None
+        try:
+            return cls(
+                domain=settings["domain"],
+                generator=LLMConfig(settings["generator_model"]),
+                verifiers=[LLMConfig(model) for model in settings["verifier_models"]],
+                count=max(1, sum(r.outcome == "accepted" for r in records)),
+                out=out,
+                seed=settings["seed"],
+                min_votes=settings["min_votes"],
+                max_drafts=max(1, len(records)),
+                capabilities=settings["capabilities"],
+                actors=settings["actors"],
+                verifier_tools=settings["verifier_tools"],
+                weak=LLMConfig(settings["weak_model"]) if settings.get("weak_model") else None,
+                world_seed=settings.get("world_seed"),
+                replay=source,
+            )
+        except (KeyError, TypeError) as exc:
+            raise SynthesisError(f"{settings_path}: not a synthesis's settings ({type(exc).__name__}: {exc})") from None
 
     @property
     def votes_needed(self) -> int:
@@ -188,6 +227,42 @@ class DraftRecord(LogLine):
         """A line read back; `to_dict` leaves out an unknown cost, so a line without one had one."""
         known = {k: v for k, v in line.items() if k in cls.__dataclass_fields__}
         return cls(**{**known, "cost": line.get("cost")})
+
+
+def read_log(path: Path) -> list[DraftRecord]:
+    """The drafts of a synthesis log (a torn last line, of a draft cut short, left out)."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):
+        lines.pop()
+    records = []
+    for number, line in enumerate(lines, 1):
+        try:
+            records.append(DraftRecord.of(json.loads(line)))
+        except (json.JSONDecodeError, TypeError, AttributeError) as exc:
+            raise SynthesisError(f"{path}: line {number} is unreadable ({exc}); use another folder") from None
+    return records
+
+
+def replay_differences(source: Path, out: Path, domain: str) -> list[str]:
+    """Where a replay in `out` ended otherwise than the synthesis it replayed: a draft's log line or
+    a task file that is not the same (one line each; none when the replay is faithful)."""
+    differences = []
+    was = {r.draft: r.to_dict() for r in read_log(source / SYNTHESIS_LOG)}
+    now = {r.draft: r.to_dict() for r in read_log(out / SYNTHESIS_LOG)} if (out / SYNTHESIS_LOG).exists() else {}
+    for number in sorted(set(was) | set(now)):
+        before, after = was.get(number), now.get(number)
+        if before != after:
+            keys = sorted(k for k in set(before or {}) | set(after or {}) if (before or {}).get(k) != (after or {}).get(k))
+            differences.append(
+                f"draft {number}: {', '.join(keys)} differ" if before and after else f"draft {number}: only in {source if before else out}"
+            )
+    tasks_before = {p.name: p.read_bytes() for p in (source / domain).glob("*.json")}
+    tasks_after = {p.name: p.read_bytes() for p in (out / domain).glob("*.json")}
+    for name in sorted(set(tasks_before) | set(tasks_after)):
+        if tasks_before.get(name) != tasks_after.get(name):
+            differences.append(f"task {name}: {'differs' if name in tasks_before and name in tasks_after else 'only in one folder'}")
+    return differences
 
 
 @dataclass
@@ -411,7 +486,13 @@ class Synthesis:
         verifier_class = PrivilegedVerifier if config.verifier_tools == "privileged" else LLMSolver
         self.verifiers = [verifier_class(v, config.prices) for v in config.verifiers]
         self.weak = LLMSolver(config.weak, config.prices) if config.weak is not None else None
+        self.recorded_drafts: dict[int, DraftRecord] = {}  # replaying: the drafts as they ended
+        recorded = None
+        if config.replay is not None:
+            recorded = RecordedResponses(config.replay)
+            self.recorded_drafts = {r.draft: r for r in read_log(config.replay / SYNTHESIS_LOG)}
         for solver in [self.generator, *self.verifiers, *([self.weak] if self.weak else [])]:
+            solver.recorded = recorded
             try:
                 solver.check()
             except FatalSolverError as exc:
@@ -471,16 +552,8 @@ class Synthesis:
             return
         if repair:
             drop_torn_line(log_path)
-        text = log_path.read_text(encoding="utf-8")
-        lines = text.splitlines()
-        if lines and not text.endswith("\n"):
-            lines.pop()  # the line of a draft cut short by a kill: that draft is redone
         accepted: set[str] = set()
-        for number, line in enumerate(lines, 1):
-            try:
-                record = DraftRecord.of(json.loads(line))
-            except (json.JSONDecodeError, TypeError, AttributeError) as exc:
-                raise SynthesisError(f"{log_path}: line {number} is unreadable ({exc}); use another folder") from None
+        for record in read_log(log_path):  # the line of a draft cut short by a kill is left out: that draft is redone
             self.done.add(record.draft)
             self._count(record)
             if record.outcome == "accepted" and record.task:
@@ -583,6 +656,8 @@ class Synthesis:
     def plan(self, number: int) -> tuple[int, str]:
         """The draft's user (seeded by --seed and the draft's number) and the capability the mix
         most lacks (accepted and in-flight drafts counted; ties in the given order)."""
+        if number in self.recorded_drafts:  # replaying: as the recorded draft was (its capability came from the mix then)
+            return self.recorded_drafts[number].actor, self.recorded_drafts[number].capability
         rng = random.Random(f"{self.config.seed}-{number}")
         actor = rng.choice(self.actors)
         have = self.summary.accepted_by_capability + self.in_flight
@@ -599,6 +674,8 @@ class Synthesis:
 
     def _may_start(self, started: int) -> bool:
         cfg = self.config
+        if cfg.replay is not None:  # every recorded draft, whatever was accepted
+            return started < cfg.draft_limit
         if cfg.budget is not None and self.summary.cost >= cfg.budget:
             self.summary.status = "budget"
             return False
@@ -732,12 +809,14 @@ class Synthesis:
         # diff or solution meanwhile (the check and the add below have no await between them).
         if is_seen(task, self.seen, self.domain.schema):
             return self._rejected(record, str(Rejection.DUPLICATE))
-        if self.summary.accepted >= self.config.count:
+        recorded = self.recorded_drafts.get(record.draft)
+        if recorded.outcome == "surplus" if recorded else self.summary.accepted >= self.config.count:
             record.outcome, record.reason = "surplus", "enough tasks were accepted meanwhile"
             self.summary.surplus += 1
             return record
         self.summary.accepted += 1
-        task.id = f"{self.domain.name}-s{self.summary.accepted:04d}"
+        # replaying, a task keeps its recorded id (drafts that ran at once were accepted in their finishing order)
+        task.id = recorded.task if recorded and recorded.task else f"{self.domain.name}-s{self.summary.accepted:04d}"
         self.seen.add(task, self.domain.schema)
         (self.config.out / self.domain.name / f"{task.id}.json").write_text(task.to_json(), encoding="utf-8")
         self.summary.accepted_by_capability[record.capability] += 1

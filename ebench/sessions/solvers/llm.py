@@ -52,6 +52,7 @@ from ..trial import (
     TrialLimits,
 )
 from .base import FatalSolverError, Outcome, SolverOptions, SolverOptionsError, StepHook
+from .recorded import RecordedApiError, RecordedResponses
 
 _litellm: Any = None
 
@@ -131,6 +132,8 @@ _UNREADABLE = re.compile(r"invalid response object", re.IGNORECASE)
 def classify(exc: BaseException) -> str:
     """transient (retry), context (the conversation is too long), fatal (configuration),
     unreadable (the model's own output cannot be read: retried, then the model's failure), other."""
+    if isinstance(exc, RecordedApiError):  # a replayed failure is what the original was
+        return exc.kind
     litellm = load_litellm()
     if isinstance(exc, litellm.ContextWindowExceededError):
         return "context"
@@ -190,6 +193,8 @@ def _client_refused(exc: BaseException) -> bool:
 
 
 def _describe(exc: BaseException, with_type: bool = True) -> str:
+    if isinstance(exc, RecordedApiError):
+        return str(exc)  # described when it was recorded
     text = str(exc).replace("\n", " ").strip()
     text = text.split(" Traceback (most recent call last):")[0]  # some providers' messages carry one
     prefixes = ("litellm.", "LiteLLM ", f"{type(exc).__name__}: ")
@@ -237,6 +242,7 @@ class LLMSolver:
     def __init__(self, config: LLMConfig, prices: dict[str, dict[str, float]] | None = None) -> None:
         self.settings = config
         self.prices = prices or {}
+        self.recorded: RecordedResponses | None = None  # answers played back instead of asking the API
 
     @classmethod
     def from_options(cls, options: SolverOptions) -> LLMSolver:
@@ -297,10 +303,15 @@ class LLMSolver:
         while True:
             started = time.perf_counter()
             try:
+                if self.recorded is not None:
+                    return self.recorded.answer(trial.session_name, trial.turns + 1)
                 return await asyncio.wait_for(litellm.acompletion(**kwargs), backstop)
+            except FatalSolverError:  # a replay that went another way than its recording
+                raise
             except Exception as exc:  # classified below; nothing escapes unrecorded
                 kind = classify(exc)
-                final = kind not in ("transient", "unreadable") or attempt >= cfg.retries
+                replayed = isinstance(exc, RecordedApiError)  # the recording keeps only a request's final failure
+                final = replayed or kind not in ("transient", "unreadable") or attempt >= cfg.retries
                 delay = 0.0 if final else min(cfg.max_backoff, cfg.backoff * 2**attempt) * random.uniform(0.75, 1.0)
                 trial.record(
                     ApiErrorEvent(
