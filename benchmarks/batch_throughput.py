@@ -1,21 +1,31 @@
-"""Batch throughput: is the harness the bottleneck?
+"""Batch throughput and memory, as a user running `ebench run --batch` waits for them.
 
-1. The oracle over the whole shipped suite, 3 trials per task: trials per second (the harness alone:
-   fresh copy, change tracking, tool calls, diff, grade, session and results files).
-2. The model solver, through the real litellm client, against a local fake OpenAI-compatible
-   server (its own process) that answers after 200 ms, playing each task's reference solution:
-   the same trials at concurrency 1 and 64. Reports the speed-up (goal: at least 40x), the
-   client's CPU per model request, and the harness's own time per trial.
+Every leg is the real CLI in a fresh process (imports, world loading and the run directory
+included), against a fake OpenAI-compatible server in its own process that answers after
+`--delay` seconds (200 ms), playing each task's reference solution through the real litellm
+client. Figures:
 
-    python benchmarks/batch_throughput.py [--trials 64] [--delay 0.2] [--json]
+1. Concurrency sweep, default `--workers` (the machine's cores): trials per second at concurrency
+   1, 16, 64 and 256, each with `--waves` (4) times as many trials as the concurrency (so the
+   pool refills, as in a real batch; concurrency 1 runs `--c1-trials`). The speed-ups use the
+   batch's own time (the CLI's `seconds`: from the first trial to the last); the process's wall
+   time, start-up included, is beside it.
+2. Processes and Ray at concurrency 64: `--workers 1` against the default, and `--executor ray`
+   on a local Ray the CLI starts (skipped when Ray is not installed).
+3. Memory at concurrency 256 in tools mode, in one process (`--workers 1`; the figure is per
+   process): RSS when the trials start, the peak, and once the trials have ended.
+4. The oracle over the shipped suite x 3 (the harness alone, no model): trials per second, one
+   process and the default workers.
+
+    python benchmarks/batch_throughput.py [--delay 0.2] [--waves 4] [--levels 1,16,64,256] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -24,21 +34,87 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("OPENAI_API_KEY", "sk-fake-benchmark")
-
-from ebench.sessions.batch import Batch  # noqa: E402
-from ebench.sessions.runs import load_run  # noqa: E402
-from ebench.sessions.solvers import OracleSolver  # noqa: E402
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver, load_litellm  # noqa: E402
-from ebench.sessions.trial import current_world  # noqa: E402
-from ebench.tasks.suite import load_suite  # noqa: E402
+MODEL = "openai/gpt-4o-mini"  # a priced model, as real runs use (the fake server answers any)
+GOALS = {"c64_over_c1": 40.0, "c256_over_c64": 1.5, "ray_within": 0.2, "peak_mb": 1600.0, "after_mb": 300.0}
 
 
-def run(out: Path, tasks, solver, trials: int, concurrency: int) -> tuple[float, float, list[dict]]:
-    batch = Batch(out, list(tasks), solver, trials)
-    batch.prepare()
-    wall, cpu = time.perf_counter(), time.process_time()
-    asyncio.run(batch.run(concurrency))
-    return time.perf_counter() - wall, time.process_time() - cpu, load_run(out).results
+def ebench(*args: str, env: dict[str, str] | None = None) -> tuple[dict, float]:
+    """`ebench ARGS --json` in a fresh process: its JSON summary and the process's wall time."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "ebench", *args, "--json"], capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"ebench {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout), wall
+
+
+def short_tasks(count: int) -> list[str]:
+    """Ids of the `count` tasks with the shortest reference solutions (cycled when more are asked for)."""
+    from ebench.tasks.suite import load_suite
+
+    tasks = sorted(load_suite().tasks, key=lambda t: (len(t.reference_solution), t.id))[:64]
+    return [tasks[i % len(tasks)].id for i in range(count)]
+
+
+def model_leg(base: str, out: Path, trials: int, concurrency: int, *extra: str) -> dict:
+    ids = short_tasks(min(trials, 64))
+    repeats = -(-trials // len(ids))  # tasks x trials reaches `trials`
+    args = ["run", "--batch", "--model", MODEL, "--api-base", base, "--retries", "0", "--concurrency", str(concurrency)]
+    args += [a for task in ids for a in ("--task", task)] + ["--trials", str(repeats), "--out", str(out), *extra]
+    summary, wall = ebench(*args)
+    run = summary["trials_run"]
+    return {
+        "concurrency": concurrency,
+        "trials": run,
+        "passed": summary["passed"],
+        "workers": summary.get("workers"),
+        "executor": summary.get("executor"),
+        "batch_seconds": summary["seconds"],
+        "process_seconds": round(wall, 2),
+        "trials_per_second": round(run / summary["seconds"], 2),
+    }
+
+
+def memory_probe(base: str, trials: int, concurrency: int) -> None:
+    """In this process (run as a child): a model batch at `concurrency`, printing RSS figures in MB."""
+    import asyncio
+    import gc
+
+    from ebench.sessions.batch import Batch
+    from ebench.sessions.executors import freeze_imports
+    from ebench.sessions.solvers.llm import LLMConfig, LLMSolver, load_litellm
+    from ebench.sessions.trial import current_world
+    from ebench.tasks.suite import load_suite
+
+    by_id = {t.id: t for t in load_suite().tasks}
+    ids = short_tasks(64)
+    tasks = [by_id[i] for i in ids]
+    from ebench.domains import get_domain
+
+    for name in sorted({t.domain for t in tasks}):
+        current_world(get_domain(name))
+    load_litellm()
+    solver = LLMSolver(LLMConfig(model=MODEL, api_base=base, retries=0))
+    with tempfile.TemporaryDirectory() as tmp:
+        batch = Batch(Path(tmp) / "run", tasks, solver, -(-trials // len(tasks)))
+        batch.prepare()
+        freeze_imports()
+        start = _rss_mb()
+        asyncio.run(batch.run(concurrency))
+        gc.collect()
+        after = _rss_mb()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        batch.finish("finished")
+        print(json.dumps({"trials": len(batch.summaries), "start_mb": round(start), "peak_mb": round(peak), "after_mb": round(after)}))
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def start_server(delay: float) -> tuple[subprocess.Popen, str]:
@@ -51,86 +127,157 @@ def start_server(delay: float) -> tuple[subprocess.Popen, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=64, help="model trials at each concurrency")
     parser.add_argument("--delay", type=float, default=0.2, help="the fake model's answer time, seconds")
-    parser.add_argument("--oracle-tasks", type=int, default=0, help="only the first N tasks for the oracle (0: all)")
-    parser.add_argument(
-        "--model",
-        default="openai/gpt-4o-mini",
-        help="the model name litellm is given (a priced one, as real runs use; the fake server answers any)",
-    )
+    parser.add_argument("--levels", default="1,16,64,256", help="the concurrency sweep")
+    parser.add_argument("--waves", type=int, default=4, help="trials per leg = this x its concurrency")
+    parser.add_argument("--c1-trials", type=int, default=24, help="trials at concurrency 1")
+    parser.add_argument("--oracle-trials", type=int, default=3, help="trials per task for the oracle legs (0: skip them)")
+    parser.add_argument("--no-ray", action="store_true", help="skip the Ray leg")
+    parser.add_argument("--memory-probe", nargs=3, metavar=("BASE", "TRIALS", "CONCURRENCY"), help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.memory_probe:
+        base, trials, concurrency = args.memory_probe
+        memory_probe(base, int(trials), int(concurrency))
+        return
     say = (lambda text: None) if args.json else print
-    suite = load_suite().tasks
-    from ebench.domains import get_domain
-
-    for name in sorted({t.domain for t in suite}):
-        current_world(get_domain(name))  # built before timing
-    figures: dict = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        oracle_tasks = suite[: args.oracle_tasks] if args.oracle_tasks else suite
-        wall, _, results = run(root / "oracle", oracle_tasks, OracleSolver(), 3, 8)
-        passed = sum(r.passed for r in results)
-        figures["oracle"] = {
-            "trials": len(results),
-            "seconds": round(wall, 3),
-            "trials_per_second": round(len(results) / wall, 1),
-            "ms_per_trial": round(1000 * wall / len(results), 2),
-            "passed": passed,
-        }
-        say(
-            f"oracle, {len(oracle_tasks)} tasks x 3: {len(results)} trials in {wall:.1f} s = {len(results) / wall:.1f} trials/s "
-            f"({1000 * wall / len(results):.1f} ms per trial; {passed}/{len(results)} passed)"
-        )
-
-        # the model solver: short tasks first, so the concurrency-1 leg stays under a minute
-        chosen = sorted(suite, key=lambda t: (len(t.reference_solution), t.id))[: args.trials]
-        server, base = start_server(args.delay)
-        try:
-            load_litellm()
-            solver = LLMSolver(LLMConfig(model=args.model, api_base=base, retries=0))
-            legs = {}
-            for concurrency in (1, 64):
-                wall, cpu, results = run(root / f"llm-{concurrency}", chosen, solver, 1, concurrency)
-                turns = sum(r.turns for r in results)
-                passed = sum(r.passed for r in results)
-                legs[concurrency] = (wall, cpu, turns)
-                figures[f"model_concurrency_{concurrency}"] = {
-                    "trials": len(results),
-                    "turns": turns,
-                    "seconds": round(wall, 3),
-                    "cpu_seconds": round(cpu, 3),
-                    "trials_per_second": round(len(results) / wall, 2),
-                    "passed": passed,
-                }
+    levels = [int(level) for level in args.levels.split(",")]
+    ebench("domains", "build")  # the worlds exist before any leg is timed
+    figures: dict = {"cores": os.cpu_count(), "delay": args.delay, "oracle_trials": args.oracle_trials, "sweep": [], "legs": {}}
+    server, base = start_server(args.delay)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for level in levels:
+                trials = args.c1_trials if level == 1 else args.waves * level
+                leg = model_leg(base, root / f"c{level}", trials, level)
+                figures["sweep"].append(leg)
                 say(
-                    f"model solver, concurrency {concurrency:>2}: {len(results)} trials, {turns} model turns in {wall:.2f} s "
-                    f"= {len(results) / wall:.2f} trials/s; CPU {cpu:.2f} s; {passed}/{len(results)} passed"
+                    f"concurrency {level:>3} ({leg['workers']} workers): {leg['trials']} trials in {leg['batch_seconds']:.1f} s"
+                    f" = {leg['trials_per_second']:.1f} trials/s; process {leg['process_seconds']:.1f} s; {leg['passed']} passed"
                 )
-        finally:
-            server.terminate()
-            server.wait()
-    (w1, _, turns), (w64, c64, _) = legs[1], legs[64]
-    harness_ms = figures["oracle"]["ms_per_trial"]
-    figures["speed_up"] = round(w1 / w64, 2)
-    figures["cpu_ms_per_turn"] = round(1000 * c64 / turns, 2)
-    figures["harness_ms_per_trial"] = harness_ms
-    figures["client_ms_per_turn"] = round((1000 * c64 - harness_ms * len(chosen)) / turns, 2)
-    figures["goal_speed_up_40x"] = figures["speed_up"] >= 40
+            middle = max(levels[-2:]) if len(levels) > 1 else levels[0]
+            middle = 64 if 64 in levels else middle
+            trials = args.waves * middle
+            legs = figures["legs"]
+            legs["workers_1"] = model_leg(base, root / "w1", trials, middle, "--workers", "1")
+            say(f"concurrency {middle}, --workers 1: {legs['workers_1']['trials_per_second']:.1f} trials/s")
+            legs["workers_2"] = model_leg(base, root / "w2", trials, middle, "--workers", "2")
+            say(f"concurrency {middle}, --workers 2: {legs['workers_2']['trials_per_second']:.1f} trials/s")
+            if not args.no_ray:
+                try:
+                    import ray  # noqa: F401
+                except ImportError:
+                    say("Ray is not installed: no Ray leg (pip install 'ebench[ray]')")
+                else:
+                    legs["ray"] = model_leg(base, root / "ray", trials, middle, "--executor", "ray")
+                    say(
+                        f"concurrency {middle}, --executor ray (local, {os.cpu_count()} CPUs): {legs['ray']['trials_per_second']:.1f} trials/s"
+                    )
+            top = max(levels)
+            probe = subprocess.run(
+                [sys.executable, __file__, "--memory-probe", base, str(args.waves * top), str(top)], capture_output=True, text=True
+            )
+            if probe.returncode != 0:
+                raise SystemExit(f"the memory probe failed: {probe.stderr.strip()[-500:]}")
+            figures["memory"] = {"concurrency": top, **json.loads(probe.stdout)}
+            memory = figures["memory"]
+            say(
+                f"memory, concurrency {top}, one process: {memory['start_mb']} MB at the start, peak {memory['peak_mb']} MB,"
+                f" {memory['after_mb']} MB once the trials ended"
+            )
+            if args.oracle_trials:
+                for workers in ("1", str(os.cpu_count() or 1)):
+                    summary, wall = ebench(
+                        "run", "--batch", "--solver", "oracle", "--trials", str(args.oracle_trials), "--workers", workers,
+                        "--out", str(root / f"oracle-{workers}"),
+                    )  # fmt: skip
+                    legs[f"oracle_workers_{workers}"] = {
+                        "trials": summary["trials_run"],
+                        "passed": summary["passed"],
+                        "batch_seconds": summary["seconds"],
+                        "process_seconds": round(wall, 2),
+                        "trials_per_second": round(summary["trials_run"] / summary["seconds"], 1),
+                        "ms_per_trial": round(1000 * summary["seconds"] / summary["trials_run"], 2),
+                    }
+                    say(
+                        f"oracle, suite x {args.oracle_trials}, --workers {workers}: {summary['trials_run']} trials in"
+                        f" {summary['seconds']:.1f} s = {legs[f'oracle_workers_{workers}']['trials_per_second']} trials/s"
+                    )
+    finally:
+        server.terminate()
+        server.wait()
+    figures.update(ratios(figures))
+    figures["readme"] = readme_rows(figures)
     if args.json:
         print(json.dumps(figures, indent=2))
         return
-    print(
-        f"speed-up at concurrency 64: {figures['speed_up']:.1f}x (goal: at least 40x: {'ok' if figures['goal_speed_up_40x'] else 'MISSED'})"
-    )
-    print(
-        f"CPU per model turn at concurrency 64: {figures['cpu_ms_per_turn']:.1f} ms, of which the harness "
-        f"(copy, tools, diff, grade, records; the oracle's time per trial) is {harness_ms:.1f} ms per trial "
-        f"and the model client (litellm) about {figures['client_ms_per_turn']:.1f} ms per turn"
-    )
-    print(f"bound from CPU alone on one core: {turns * args.delay / max(c64, 1e-9):.1f}x")
+    for row in figures["readme"]:
+        met = {True: "met", False: "MISSED", None: ""}[row["met"]]
+        print(f"{row['figure']}: {row['value']} (goal: {row['goal']}) {met}")
+
+
+def ratios(figures: dict) -> dict:
+    rate = {leg["concurrency"]: leg["trials_per_second"] for leg in figures["sweep"]}
+    found: dict = {}
+    if 1 in rate and 64 in rate:
+        found["c64_over_c1"] = round(rate[64] / rate[1], 1)
+    if 64 in rate and 256 in rate:
+        found["c256_over_c64"] = round(rate[256] / rate[64], 2)
+    legs = figures["legs"]
+    if "ray" in legs and "workers_2" in legs:
+        found["ray_vs_workers_2"] = round(legs["ray"]["trials_per_second"] / legs["workers_2"]["trials_per_second"], 2)
+    return found
+
+
+def readme_rows(figures: dict) -> list[dict]:
+    rows = []
+    sweep = ", ".join(f"{leg['concurrency']}: {leg['trials_per_second']:.1f}/s" for leg in figures["sweep"])
+    if "c64_over_c1" in figures:
+        value = f"{figures['c64_over_c1']}x (trials/s by concurrency, default workers: {sweep})"
+        rows.append(_row("model batch, concurrency 64 vs 1 (fake model, 200 ms)", value, "at least 40x", figures["c64_over_c1"] >= 40))
+    if "c256_over_c64" in figures:
+        rows.append(
+            _row("model batch, concurrency 256 vs 64", f"{figures['c256_over_c64']}x", "at least 1.5x", figures["c256_over_c64"] >= 1.5)
+        )
+    legs = figures["legs"]
+    if "workers_1" in legs and "workers_2" in legs:
+        value = f"{legs['workers_1']['trials_per_second']:.1f} vs {legs['workers_2']['trials_per_second']:.1f} trials/s"
+        rows.append(_row(f"model batch at {legs['workers_1']['concurrency']}, --workers 1 vs 2", value, "a figure to watch", None))
+    if "ray_vs_workers_2" in figures:
+        ratio = figures["ray_vs_workers_2"]
+        rows.append(
+            _row(
+                f"model batch at {legs['ray']['concurrency']}, Ray (local, {figures['cores']} CPUs) vs --workers 2",
+                f"{ratio:.2f}x the throughput",
+                "within 20%",
+                ratio >= 0.8,
+            )
+        )
+    memory = figures.get("memory")
+    if memory:
+        rows.append(
+            _row(
+                f"memory, concurrency {memory['concurrency']}, one process: peak",
+                f"{memory['peak_mb']} MB",
+                "at most 1,600 MB",
+                memory["peak_mb"] <= 1600,
+            )
+        )
+        grown = memory["after_mb"] - memory["start_mb"]
+        value = f"{memory['after_mb']} MB ({grown:+} MB from {memory['start_mb']} MB at the start)"
+        rows.append(_row("memory once the trials ended", value, "within 300 MB of the start", grown <= 300))
+    for workers in sorted(k for k in legs if k.startswith("oracle_workers_")):
+        leg = legs[workers]
+        value = f"{leg['trials_per_second']} trials/s ({leg['ms_per_trial']} ms a trial; process {leg['process_seconds']} s)"
+        rows.append(
+            _row(f"oracle, suite x {figures['oracle_trials']}, --workers {workers.rsplit('_', 1)[1]}", value, "a figure to watch", None)
+        )
+    return rows
+
+
+def _row(figure: str, value: str, goal: str, met: bool | None) -> dict:
+    return {"figure": figure, "value": value, "goal": goal, "met": met}
 
 
 if __name__ == "__main__":

@@ -1,5 +1,9 @@
-"""What the solve screen's live diff costs after a call: the trial's diff, `grading.explain`
-against the expected diff, `diff_lines`, and painting the lines as one Rich Text.
+"""What a person waits for after a call on the solve screen: the live diff's whole refresh.
+
+The headline is the refresh end to end in a headless Textual app, as the solve screen does it: the
+trial's diff and `grading.explain` against the expected diff in a worker thread, then
+`DiffView.show` (`diff_lines`, painting the lines as one Rich Text) and one screen refresh. The
+parts are timed alone beside it: diff, explain, diff_lines, paint, and show plus a refresh.
 
 Goal (issue: app): the live diff updates in well under a second for tasks with 200 changed rows.
 The trial runs the task's reference solution made partly wrong (every 7th id of each id list
@@ -17,6 +21,7 @@ import time
 from typing import Any
 
 LARGEST = 2  # by default, the suite's two tasks with the most expected rows
+GOAL_MS = 1000
 
 
 def _perturb(args: Any, step: int) -> Any:
@@ -41,29 +46,43 @@ def _median_ms(fn, repeat: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
-def show_in_app_ms(grade: Any, actual: Any, repeat: int) -> float:
-    """`DiffView.show` then one screen refresh in a headless app (what the person waits for)."""
+def in_app_ms(trial: Any, repeat: int) -> tuple[float, float]:
+    """In a headless app: the whole refresh (diff and explain in a worker thread, then
+    `DiffView.show` and one screen refresh) and `DiffView.show` plus the refresh alone; medians."""
     import asyncio
 
     from textual.app import App, ComposeResult
 
     from ebench.app.widgets.diff_view import DiffView
+    from ebench.tasks.grading import explain
+
+    assert trial.task is not None
+    expected, schema = trial.task.expected_diff, trial.domain.schema
+
+    def compute() -> tuple[Any, Any]:  # what the solve screen's diff worker does
+        actual = trial.diff()
+        return explain(expected, actual, schema), actual
 
     class Host(App[None]):
         def compose(self) -> ComposeResult:
             yield DiffView()
 
-    async def run() -> float:
+    async def run() -> tuple[float, float]:
         app = Host()
-        times = []
+        whole, shown = [], []
         async with app.run_test(size=(140, 48)) as pilot:
             view = app.query_one(DiffView)
             for i in range(repeat):
                 started = time.perf_counter()
+                grade, actual = await asyncio.to_thread(compute)
+                view.show(grade, actual, blind=False)
+                await pilot.pause()
+                whole.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
                 view.show(grade, actual, blind=bool(i % 2))
                 await pilot.pause()
-                times.append((time.perf_counter() - started) * 1000)
-        return statistics.median(times)
+                shown.append((time.perf_counter() - started) * 1000)
+        return statistics.median(whole), statistics.median(shown)
 
     return asyncio.run(run())
 
@@ -100,9 +119,9 @@ def measure(task_id: str, repeat: int) -> dict[str, Any]:
         lines_ms, lines = _median_ms(lambda: diff_lines(grade, actual, False), repeat)
         paint_ms, _ = _median_ms(lambda: paint(lines, dict(DIFF_VARIABLES)), repeat)
         blind_ms, _ = _median_ms(lambda: paint(diff_lines(grade, actual, True), dict(DIFF_VARIABLES)), repeat)
+        refresh_ms, app_ms = in_app_ms(trial, repeat)
     finally:
         trial.close()
-    app_ms = show_in_app_ms(grade, actual, repeat)
     return {
         "task": task_id,
         "expected_rows": len(task.expected_diff),
@@ -118,9 +137,30 @@ def measure(task_id: str, repeat: int) -> dict[str, Any]:
         "diff_lines_ms": round(lines_ms, 3),
         "paint_ms": round(paint_ms, 3),
         "blind_lines_and_paint_ms": round(blind_ms, 3),
-        "total_ms": round(diff_ms + explain_ms + lines_ms + paint_ms, 3),
+        "parts_ms": round(diff_ms + explain_ms + lines_ms + paint_ms, 3),
         "show_in_app_ms": round(app_ms, 3),
+        "refresh_ms": round(refresh_ms, 3),
     }
+
+
+def readme_rows(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    worst = max(reports, key=lambda r: r["refresh_ms"])
+    rows = ", ".join(f"{r['task']} ({r['expected_rows']} rows)" for r in reports)
+    return [
+        {
+            "figure": f"the live diff's whole refresh after a call (diff, explain, show, one screen refresh): {rows}",
+            "value": f"up to {worst['refresh_ms']:.0f} ms",
+            "goal": f"well under {GOAL_MS / 1000:g} s (< {GOAL_MS // 2} ms)",
+            "met": worst["refresh_ms"] < GOAL_MS / 2,
+        },
+        {
+            "figure": f"its parts ({worst['task']})",
+            "value": f"diff {worst['diff_ms']:.1f} + explain {worst['explain_ms']:.1f} + diff_lines {worst['diff_lines_ms']:.1f} "
+            f"+ paint {worst['paint_ms']:.1f} ms; show and one refresh {worst['show_in_app_ms']:.1f} ms",
+            "goal": "a figure to watch",
+            "met": None,
+        },
+    ]
 
 
 def largest_tasks(n: int) -> list[str]:
@@ -137,7 +177,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     options = parser.parse_args()
     reports = [measure(task, max(options.repeat, 1)) for task in (options.task or largest_tasks(LARGEST))]
-    data = {"goal_ms": 1000, "results": reports, "worst_total_ms": max(r["total_ms"] for r in reports)}
+    data: dict[str, Any] = {"goal_ms": GOAL_MS, "results": reports, "worst_refresh_ms": max(r["refresh_ms"] for r in reports)}
+    data["readme"] = readme_rows(reports)
     if options.json:
         print(json.dumps(data, indent=2))
         return
@@ -149,10 +190,11 @@ def main() -> None:
         )
         print(
             f"  diff {r['diff_ms']} ms + explain {r['explain_ms']} ms + diff_lines {r['diff_lines_ms']} ms "
-            f"+ paint {r['paint_ms']} ms = {r['total_ms']} ms   (blind lines+paint {r['blind_lines_and_paint_ms']} ms)"
+            f"+ paint {r['paint_ms']} ms = {r['parts_ms']} ms   (blind lines+paint {r['blind_lines_and_paint_ms']} ms)"
         )
         print(f"  DiffView.show + one refresh in a headless app: {r['show_in_app_ms']} ms")
-    print(f"worst: {data['worst_total_ms']} ms (goal: well under {data['goal_ms']} ms)")
+        print(f"  the whole refresh (diff and explain in a thread, show, one refresh): {r['refresh_ms']} ms")
+    print(f"worst refresh: {data['worst_refresh_ms']} ms (goal: well under {data['goal_ms']} ms)")
 
 
 if __name__ == "__main__":

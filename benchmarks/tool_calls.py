@@ -1,13 +1,16 @@
-"""Median in-process latency of every tool, called through the registry (validation included).
+"""Median in-process latency of every tool, through a trial (`trial.call`) and the registry directly.
 
 Goals (issues: foundation, meeting and moba): under 100 us for a lookup by id, under 2 ms for
-any search or list.
+any search or list, held on the call through a trial (`Trial.call`: the trial's lock, the tool, the
+call recorded into a session file), which is what a solver's call costs; the registry's own figure
+(validation and the tool) is reported beside it.
 Usage: python benchmarks/tool_calls.py [--domain D ...] [--repeat 300] [--rounds 3] [--json]
 The arguments of each domain's calls are in the domain's tool cases module (`Domain.tool_cases_module`,
 ebench/domains/<domain>/tool_cases.py for the built-in ones): `cases(conn, actor)` maps a label (`tool` or `tool(variant)`) to arguments, `LOOKUPS` names the tools held to
 the lookup goal, and `ACTOR_SQL` (optional) picks the actor measured.
 Write tools are measured on a scratch copy; each sample undoes its change (a savepoint rolled
-back outside the timed call), so every sample sees the same world. The machine is a shared VM:
+back outside the timed call), so every sample sees the same world; through a trial, the savepoint
+is on the trial's copy (its change tracking included). The machine is a shared VM:
 each tool is measured in several rounds and the best round's median is reported, which
 filters out neighbours' noise without hiding a slow tool (every call of a round counts).
 """
@@ -17,7 +20,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import tempfile
 import time
+from pathlib import Path
 from types import ModuleType
 
 GOALS_US = {"lookup": 100, "search/list": 2000}
@@ -32,10 +37,32 @@ def load_cases(domain: str) -> ModuleType:
     return module
 
 
-def measure_domain(name: str, repeat: int, rounds: int, actor: int | None) -> dict:
+def _samples(call, conn, is_write: bool, repeat: int, rounds: int, label: str) -> list[float]:
+    """The best of `rounds` rounds (by median) of `repeat` calls; a write is undone after each."""
+    round_samples = []
+    for _ in range(rounds):
+        samples = []
+        for _ in range(repeat):
+            if is_write:
+                conn.execute("SAVEPOINT bench")
+            started = time.perf_counter()
+            result = call()
+            samples.append(time.perf_counter() - started)
+            if is_write:
+                conn.execute("ROLLBACK TO bench")
+                conn.execute("RELEASE bench")
+            if not result.ok:
+                raise SystemExit(f"{label} failed: {result.error_message}")
+        round_samples.append(samples)
+    return min(round_samples, key=statistics.median)
+
+
+def measure_domain(name: str, repeat: int, rounds: int, actor: int | None, folder: Path) -> dict:
     from ebench.domains import get_domain
     from ebench.domains.engine.tools import WRITE
     from ebench.domains.engine.world import ensure_world, scratch_copy
+    from ebench.sessions.record import SessionWriter
+    from ebench.sessions.trial import Trial
 
     domain = get_domain(name)
     module = load_cases(name)
@@ -48,42 +75,72 @@ def measure_domain(name: str, repeat: int, rounds: int, actor: int | None) -> di
     if missing:
         raise SystemExit(f"{name}: no benchmark case for {', '.join(missing)} (add them to {domain.tool_cases_module})")
     env = domain.env(conn, actor)
+    trial = Trial(None, domain=domain, actor=actor, writer=SessionWriter(folder / f"{name}.jsonl"), solver={"name": "benchmark"})
     results = []
-    for label, call_args in cases.items():
-        tool_name = label.split("(")[0]
-        tool = domain.tools.get(tool_name)
-        is_write = tool.kind == WRITE
-        round_samples = []
-        for _ in range(rounds):
-            samples = []
-            for _ in range(repeat):
-                if is_write:
-                    conn.execute("SAVEPOINT bench")
-                started = time.perf_counter()
-                result = domain.tools.call(env, tool_name, call_args)
-                samples.append(time.perf_counter() - started)
-                if is_write:
-                    conn.execute("ROLLBACK TO bench")
-                    conn.execute("RELEASE bench")
-                if not result.ok:
-                    raise SystemExit(f"{name}: {label} failed: {result.error_message}")
-            round_samples.append(samples)
-        samples = min(round_samples, key=statistics.median)
-        kind = "lookup" if tool_name in module.LOOKUPS else ("write" if is_write else "search/list")
+    try:
+        for label, call_args in cases.items():
+            tool_name = label.split("(")[0]
+            is_write = domain.tools.get(tool_name).kind == WRITE
+            where = f"{name}: {label}"
+            samples = _samples(lambda t=tool_name, a=call_args: domain.tools.call(env, t, a), conn, is_write, repeat, rounds, where)
+            through = _samples(lambda t=tool_name, a=call_args: trial.call(t, a), trial.conn, is_write, repeat, rounds, where)
+            kind = "lookup" if tool_name in module.LOOKUPS else ("write" if is_write else "search/list")
+            goal = GOALS_US.get(kind)
+            median_us = statistics.median(samples) * 1e6
+            trial_us = statistics.median(through) * 1e6
+            results.append(
+                {
+                    "tool": label,
+                    "kind": kind,
+                    "median_us": round(median_us, 1),
+                    "p95_us": round(sorted(samples)[int(len(samples) * 0.95)] * 1e6, 1),
+                    "trial_median_us": round(trial_us, 1),
+                    "trial_p95_us": round(sorted(through)[int(len(through) * 0.95)] * 1e6, 1),
+                    "goal_us": goal,
+                    "meets_goal": goal is None or trial_us < goal,
+                }
+            )
+    finally:
+        trial.close()
+        conn.close()
+    return {"domain": name, "actor": actor, "tools": results}
+
+
+def _span(rows: list[dict], key: str) -> str:
+    low, high = min(rows, key=lambda r: r[key]), max(rows, key=lambda r: r[key])
+    return f"{_us(low[key])}-{_us(high[key])} (worst: {high['domain']} `{high['tool']}`)"
+
+
+def _us(value: float) -> str:
+    return f"{value / 1000:.1f} ms" if value >= 1000 else f"{value:.0f} us"
+
+
+def readme_rows(reports: list[dict]) -> list[dict]:
+    rows = [{"domain": r["domain"], **t} for r in reports for t in r["tools"]]
+    out = []
+    for kind, name in (("lookup", "a lookup by id"), ("search/list", "a search or list"), ("write", "a write")):
+        of_kind = [r for r in rows if r["kind"] == kind]
+        if not of_kind:
+            continue
         goal = GOALS_US.get(kind)
-        median_us = statistics.median(samples) * 1e6
-        results.append(
+        out.append(
             {
-                "tool": label,
-                "kind": kind,
-                "median_us": round(median_us, 1),
-                "p95_us": round(sorted(samples)[int(len(samples) * 0.95)] * 1e6, 1),
-                "goal_us": goal,
-                "meets_goal": goal is None or median_us < goal,
+                "figure": f"{name}, median per tool, through `trial.call` (lock, tool, recorded into the session file)",
+                "value": f"{_span(of_kind, 'trial_median_us')}; the registry alone {_span(of_kind, 'median_us')}",
+                "goal": f"< {_us(goal)}" if goal else "a figure to watch",
+                "met": all(r["meets_goal"] for r in of_kind) if goal else None,
             }
         )
-    conn.close()
-    return {"domain": name, "actor": actor, "tools": results}
+    extra = sorted(r["trial_median_us"] - r["median_us"] for r in rows)
+    out.append(
+        {
+            "figure": "what a trial adds to a call (lock and recording), median over the tools",
+            "value": f"{statistics.median(extra):.0f} us (up to {extra[-1]:.0f} us for large results)",
+            "goal": "a figure to watch",
+            "met": None,
+        }
+    )
+    return out
 
 
 def main() -> None:
@@ -97,17 +154,21 @@ def main() -> None:
 
     from ebench.domains import domain_names
 
-    reports = [measure_domain(name, args.repeat, args.rounds, args.actor) for name in args.domain or domain_names()]
+    with tempfile.TemporaryDirectory() as tmp:
+        reports = [measure_domain(name, args.repeat, args.rounds, args.actor, Path(tmp)) for name in args.domain or domain_names()]
     if args.json:
-        print(json.dumps(reports, indent=2))
+        print(json.dumps({"domains": reports, "readme": readme_rows(reports)}, indent=2))
         return
     missed = []
     for report in reports:
         print(f"{report['domain']}: median latency, best of {args.rounds} rounds of {args.repeat} calls (actor {report['actor']})")
-        print(f"{'tool':36} {'kind':12} {'median':>10} {'p95':>10}  goal")
+        print(f"{'tool':36} {'kind':12} {'trial.call':>10} {'p95':>10} {'registry':>10} {'p95':>10}  goal")
         for r in report["tools"]:
             goal = f"< {r['goal_us']:.0f} us {'ok' if r['meets_goal'] else 'MISSED'}" if r["goal_us"] else ""
-            print(f"{r['tool']:36} {r['kind']:12} {r['median_us']:8.1f}us {r['p95_us']:8.1f}us  {goal}")
+            print(
+                f"{r['tool']:36} {r['kind']:12} {r['trial_median_us']:8.1f}us {r['trial_p95_us']:8.1f}us "
+                f"{r['median_us']:8.1f}us {r['p95_us']:8.1f}us  {goal}"
+            )
             if not r["meets_goal"]:
                 missed.append(f"{report['domain']}.{r['tool']}")
         print()

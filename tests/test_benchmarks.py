@@ -16,11 +16,16 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
     ("script", "args", "key"),
     [
         ("build_worlds.py", ["--repeat", "1"], "domains"),
-        ("tool_calls.py", ["--repeat", "2", "--rounds", "1"], None),
+        ("tool_calls.py", ["--repeat", "2", "--rounds", "1"], "domains"),
         ("cli_startup.py", ["--repeat", "1"], "heavy_modules_imported"),
-        ("trial_overhead.py", ["--repeat", "1"], "results"),
-        ("exec_code.py", ["--blocks", "3", "--calls", "20"], "isolation"),
-        ("batch_throughput.py", ["--trials", "3", "--delay", "0.01", "--oracle-tasks", "4"], "speed_up"),
+        ("trial_overhead.py", ["--repeat", "1", "--rounds", "1", "--tasks", "2", "--fresh", "1"], "results"),
+        ("exec_code.py", ["--trials", "1", "--blocks", "3", "--calls", "20"], "isolation"),
+        pytest.param(
+            "batch_throughput.py",
+            ["--delay", "0.01", "--levels", "1,4", "--waves", "1", "--c1-trials", "2", "--oracle-trials", "1"],
+            "sweep",
+            marks=pytest.mark.slow,
+        ),
         ("live_diff.py", ["--repeat", "1"], "results"),
         ("app_startup.py", ["--repeat", "1"], "results"),
         ("synthesis_overhead.py", ["--count", "2"], "harness_ms_per_accepted"),
@@ -32,30 +37,41 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
 
     out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args, "--json"], capture_output=True, text=True, check=True).stdout
     data = json.loads(out)
+    check_readme_rows(data)
     if script == "tool_calls.py":
-        # Every tool of every domain is measured.
-        assert [d["domain"] for d in data] == domain_names()
-        for report in data:
+        # Every tool of every domain is measured, through a trial and through the registry.
+        assert [d["domain"] for d in data[key]] == domain_names()
+        for report in data[key]:
             assert {r["tool"].split("(")[0] for r in report["tools"]} == set(get_domain(report["domain"]).tools.names)
-            assert all(r["median_us"] > 0 for r in report["tools"])
+            assert all(r["median_us"] > 0 and r["trial_median_us"] > 0 for r in report["tools"])
     elif script == "cli_startup.py":
         assert data[key] == []
     elif script == "exec_code.py":
         assert data[key]["audit_hook"] and data["block_start_warm_ms"] > 0 and data["proxied_call_ms"] > 0
+        assert data["first_block_cold_ms"] > 0 and data["first_block_after_turn_ms"] > 0 and data["trial_call_ms"] > 0
     elif script == "trial_overhead.py":
         worlds = [r["domain"] for r in data[key]]
         assert worlds == [w for name in domain_names() for w in (name, f"{name} x10")]
         by = {r["domain"]: r for r in data[key]}
         for name in domain_names():
             assert by[f"{name} x10"]["rows"] >= 9 * by[name]["rows"]  # the inflated world really is bigger
+        # whole trials through Trial, every domain's tasks run and passed (run_trial checks it)
+        assert [r["domain"] for r in data["whole_trials"]] == domain_names()
+        assert all(r["trials"] == 2 and r["total_ms"] >= r["start_ms"] > 0 for r in data["whole_trials"])
+        assert data["largest_task"]["grade_ms"] > 0 and data["fresh_process"]["peak_mb"] > 0
+        assert data["start"]["open_trial_ms"] > 0 and data["anchor"]["trial_ms"] == [300, 1350]
     elif script == "batch_throughput.py":
-        assert data["oracle"]["passed"] == data["oracle"]["trials"] == 12
-        for leg in ("model_concurrency_1", "model_concurrency_64"):
-            assert data[leg]["passed"] == data[leg]["trials"] == 3  # the fake model solved them through litellm
-        assert data[key] > 0 and data["harness_ms_per_trial"] > 0
+        # every leg is the real CLI in its own process, the model legs through litellm against the fake server
+        assert [leg["concurrency"] for leg in data[key]] == [1, 4]
+        for leg in [*data[key], *data["legs"].values()]:
+            assert leg["passed"] == leg["trials"] > 0
+        assert data["legs"]["workers_1"]["workers"] == 1 and data["legs"]["workers_2"]["workers"] == 2
+        assert data["legs"]["ray"]["executor"] == "ray"  # the test extra installs Ray
+        assert data["memory"]["peak_mb"] >= data["memory"]["start_mb"] > 0
+        assert data["legs"]["oracle_workers_1"]["trials"] == data["legs"]["oracle_workers_1"]["passed"] > 0
     elif script == "live_diff.py":
         for result in data[key]:  # tasks with about 200 changed rows, all explained and painted
-            assert result["expected_rows"] >= 150 and result["lines"] >= 150 and result["total_ms"] > 0
+            assert result["expected_rows"] >= 150 and result["lines"] >= 150 and result["refresh_ms"] > result["diff_ms"] > 0
     elif script == "faults.py":
         from ebench.testing.fake_openai import FAULTS
 
@@ -67,6 +83,7 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         assert rows["unknown_tool"]["tool_errors"] == {"unknown_tool": 1} and rows["unknown_tool"]["infra_errors"] == 0
     elif script == "synthesis_overhead.py":
         assert data["accepted"] == data["drafts"] == 2 and data[key] > 0  # every scripted draft was verified and kept
+        assert data["fresh_process_accepted"] == 2 and data["fresh_process_wall_s"] > 0  # and again from a fresh process
     elif script == "app_startup.py":
         assert [r["screen"] for r in data[key]] == ["browser", "solve"]
         for result in data[key]:  # the real app painted, then showed its data, in a pseudo-terminal
@@ -76,3 +93,53 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         assert [d["domain"] for d in data[key]] == domain_names()
         assert all(d["rows"] > 18_000 for d in data[key])
         assert data["total_rows"] >= 76_000 and data["goal_all_s"] == 10.0
+        assert data["cli"]["median_s"] > 0  # `ebench domains build` from a fresh process
+
+
+def check_readme_rows(data: dict) -> None:
+    """The rows run_all.py turns into the README's table: what, the figure, the goal, met or not."""
+    assert data["readme"]
+    for row in data["readme"]:
+        assert set(row) == {"figure", "value", "goal", "met"}
+        assert all(isinstance(row[k], str) and row[k] for k in ("figure", "value", "goal")) and row["met"] in (True, False, None)
+
+
+@pytest.mark.slow
+def test_run_all_collects_every_script_and_writes_the_table_between_the_markers(tmp_path, music_world):
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import run_all
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+    out = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "run_all.py"), "--quick", "--no-write", "--json"], capture_output=True, text=True, check=True
+    ).stdout
+    data = json.loads(out)
+    assert [r["script"] for r in data["scripts"]] == [s[0] for s in run_all.SCRIPTS]
+    assert data["machine"]["cores"] >= 1 and data["machine"]["python"] and data["quick"]
+    for report in data["scripts"]:
+        assert report["ok"], report["error"]
+        check_readme_rows(report)
+
+    # A failed script is a row saying so, not a crash.
+    failed = run_all.run_script("no_such_script.py", [], 60)
+    assert not failed["ok"] and failed["readme"][0]["met"] is False and failed["readme"][0]["value"].startswith("exit ")
+
+    # Rendered into a copy of the README: every row between the markers, the rest untouched.
+    readme = tmp_path / "README.md"
+    original = (BENCHMARKS.parent / "README.md").read_text(encoding="utf-8")
+    readme.write_text(original, encoding="utf-8")
+    reports = [*data["scripts"], failed]
+    run_all.write_table(readme, run_all.render(reports, data["machine"], quick=True))
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.index(run_all.START), text.index(run_all.END)
+    inside = text[start:end]
+    assert text[:start] == original[: original.index(run_all.START)]
+    assert text[end:] == original[original.index(run_all.END) :]
+    assert f"{data['machine']['cores']} cores" in inside and data["machine"]["date"] in inside
+    for report in reports:
+        for row in report["readme"]:
+            assert run_all._cell(row["figure"]) in inside and run_all._cell(row["value"]) in inside
+    table_rows = [line for line in inside.splitlines() if line.startswith("| ") and not line.startswith("| script")]
+    assert len(table_rows) == sum(len(r["readme"]) for r in reports)

@@ -158,8 +158,8 @@ def test_an_unknown_tool_gets_the_registrys_structured_error_and_is_recorded(hom
 
     calls, invalid = run(script)
     for name, result in calls.items():
-        # the same shape as every other tool error: isError, the payload as text and as structured content
-        assert result.is_error and result.structured_content == payload(result), result
+        # the same shape as every other tool error: isError, the payload once, as JSON text
+        assert result.is_error and result.structured_content is None and len(result.content) == 1, result
         assert set(payload(result)["error"]) == set(payload(invalid)["error"]) == {"code", "message"}
         assert payload(result)["error"]["code"] == "unknown_tool"
         if name in expected:

@@ -101,7 +101,17 @@ def run_command(
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     capability: str | None = typer.Option(None, "--capability", help="Only tasks with this capability."),
     tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Task files from this folder instead of the shipped suite."),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Trials running at once."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Trials running at once (in all, over every worker)."),
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        min=1,
+        help="Processes running the batch, each with its own event loop (default: the machine's cores; 1 below 32 trials).",
+    ),
+    executor: str = typer.Option("local", "--executor", help="local (this machine) or ray (a Ray cluster: pip install 'ebench[ray]')."),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="With --executor ray: the cluster's address (default: RAY_ADDRESS, else a local Ray started here)."
+    ),
     out: Path | None = typer.Option(None, "--out", help="The run directory (default: a new one under the data directory)."),
     label: str | None = typer.Option(None, "--label", help="The run's name in reports (default: the model or solver)."),
     force: bool = typer.Option(False, "--force", help="Continue a run directory whose configuration differs."),
@@ -154,13 +164,19 @@ def run_command(
 
         safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in run_label)
         out = runs_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{safe}"
-    _batch(the_solver, tasks, trials, code, limits, selection, run_label, out, force, concurrency, as_json)
+    if executor not in ("local", "ray"):
+        fail(f"--executor {executor!r}: expected local or ray", 2)
+    if ray_address and executor != "ray":
+        fail("--ray-address is for --executor ray", 2)
+    if executor == "ray" and workers is not None:
+        fail("--workers is for --executor local: on Ray, the cluster's CPUs decide", 2)
+    where = {"workers": workers, "executor": executor, "ray_address": ray_address}
+    _batch(the_solver, tasks, trials, code, limits, selection, run_label, out, force, concurrency, as_json, where)
 
 
-def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, force, concurrency, as_json) -> None:
-    import asyncio
-
+def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, force, concurrency, as_json, where) -> None:
     from ..sessions.batch import Batch, Progress
+    from ..sessions.executors import ExecutorError, default_workers
     from ..sessions.runs import RunError
     from ..sessions.solvers.base import FatalSolverError
 
@@ -174,13 +190,32 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
     progress = Progress(total=len(batch.todo))
     if err and batch.kept:
         err.print(f"Resuming {out}: {batch.kept} trial(s) already finished, {len(batch.todo)} to run.")
+    workers = where["workers"] or default_workers(len(batch.todo))
+    if where["executor"] == "ray":  # connected and its workers readied before the clock starts: a local Ray takes seconds
+        from ..sessions.executors import connect_ray, warm_ray
+
+        try:
+            connect_ray(where["ray_address"])
+            if err:
+                err.print("Readying the Ray workers (imports, worlds)...")
+            warm_ray(batch.runner, batch.manifest["suite"]["worlds"])
+        except ExecutorError as exc:
+            batch.lock.release()
+            fail(str(exc), 2)
+    local_pool = where["executor"] == "local" and workers > 1 and len(batch.todo) > 1
+    workers = min(workers, len(batch.todo)) if local_pool else 1 if where["executor"] == "local" else workers
     started = time.perf_counter()
     status = "finished"
+    pool = None
     try:
+        pool = batch.worker_pool(workers) if local_pool else None  # before the bar's thread: forked workers start at once
         with _progress_bar(progress, quiet=as_json) as on_trial:
-            asyncio.run(batch.run(concurrency, on_trial))
+            batch.execute(concurrency, on_trial, pool=pool, executor=where["executor"], ray_address=where["ray_address"])
     except KeyboardInterrupt:
         status = "interrupted"
+    except ExecutorError as exc:
+        batch.finish("failed")
+        fail(f"{exc}; {progress.done} trial(s) were kept: run the same command again to resume", 1)
     except FatalSolverError as exc:
         status = "failed"
         batch.finish(status)
@@ -193,6 +228,9 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
         except OSError:
             batch.lock.release()
         fail(f"{common.environment_message(exc)} ({progress.done} trial(s) of this session were kept)", common.EXIT_ENVIRONMENT)
+    finally:
+        if pool is not None:
+            pool.close()
     batch.finish(status)
     seconds = time.perf_counter() - started
     summary = {
@@ -207,6 +245,8 @@ def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, for
         "tokens": progress.tokens,
         "cost": None if progress.cost_unknown else round(progress.cost, 6),
         "seconds": round(seconds, 2),
+        "executor": where["executor"],
+        "workers": workers if where["executor"] == "local" else None,
     }
     if as_json:
         print_json(summary)

@@ -1,7 +1,8 @@
 """Headless batch scoring: tasks x trials by one solver configuration, into a run directory.
 
 Trials run as asyncio tasks under a concurrency limit (model calls overlap; tool calls are fast
-local SQLite work). Each finished trial appends one line to results.jsonl, so an interrupted run
+local SQLite work), in this process or spread over worker processes or a Ray cluster
+(executors.py). Each finished trial appends one line to results.jsonl, so an interrupted run
 (Ctrl-C, a crash) keeps what it finished and resumes where it stopped; a trial that ended in an
 infrastructure error is run again on resume. Resuming with another configuration is refused
 unless forced.
@@ -13,22 +14,21 @@ import asyncio
 import hashlib
 import json
 import time
-import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..tasks.spec import Task
-from .events import InternalErrorEvent
-from .record import secret_values, trial_session_file
+from .executors import TrialRunner, WorkerPool, freeze_imports, run_in_processes, run_on_ray
+from .record import secret_values
 from .runs import (
     LOCK,
     MANIFEST,
     RESULTS,
     RUN_FORMAT,
-    SESSIONS,
     RunError,
     RunLock,
     RunManifest,
@@ -37,8 +37,8 @@ from .runs import (
     repair_results,
     write_json_atomic,
 )
-from .solvers.base import FatalSolverError, Solver
-from .trial import INFRA_ERROR, TrialLimits, TrialSummary, open_trial
+from .solvers.base import Solver
+from .trial import TrialLimits, TrialSummary
 
 
 def config_hash(config: dict[str, Any]) -> str:
@@ -99,6 +99,7 @@ class Batch:
         self.kept = 0
         self.lock = RunLock(self.out)
         self.warnings: list[str] = []  # damaged results lines skipped, a torn line repaired
+        self.summaries: list[TrialSummary] = []  # the trials this session ran, as they ended
 
     # -- the run directory -----------------------------------------------------------------
     def prepare(self) -> None:
@@ -189,60 +190,62 @@ class Batch:
             self.lock.release()
 
     # -- running ---------------------------------------------------------------------------
-    async def run(self, concurrency: int, on_trial: Callable[[TrialSummary], None] | None = None) -> list[TrialSummary]:
-        """Run the remaining trials; a FatalSolverError stops everything (and propagates)."""
-        semaphore = asyncio.Semaphore(max(1, concurrency))
-        results_path = self.out / RESULTS
-        summaries: list[TrialSummary] = []
-        with results_path.open("a", encoding="utf-8") as results:
-            stopping = asyncio.Event()  # a fatal error: trials still queued are not started
+    @property
+    def runner(self) -> TrialRunner:
+        return TrialRunner(self.out, self.solver, self.code, self.limits, self.secrets)
 
-            async def one(task: Task, number: int) -> None:
-                async with semaphore:
-                    if stopping.is_set():
-                        return
-                    try:
-                        summary = await self.run_trial(task, number)
-                    except FatalSolverError:
-                        stopping.set()
-                        raise
+    async def run(self, concurrency: int, on_trial: Callable[[TrialSummary], None] | None = None) -> list[TrialSummary]:
+        """Run the remaining trials in this process; a FatalSolverError stops everything (and propagates)."""
+        with self._recorder(on_trial) as record:
+            await self.runner.run_all(self.todo, concurrency, record)
+        return self.summaries
+
+    def execute(
+        self,
+        concurrency: int,
+        on_trial: Callable[[TrialSummary], None] | None = None,
+        *,
+        workers: int = 1,
+        pool: WorkerPool | None = None,
+        executor: str = "local",
+        ray_address: str | None = None,
+    ) -> list[TrialSummary]:
+        """Run the remaining trials here (`workers` 1), in `workers` processes (on `pool`, else on
+        a pool started here), or on Ray; the results file is written by this process only,
+        whichever runs them."""
+        freeze_imports()
+        if executor == "ray":
+            with self._recorder(on_trial) as record:
+                run_on_ray(self.runner, self.todo, concurrency, self.manifest["suite"]["worlds"], record, ray_address)
+        elif pool is not None:
+            with self._recorder(on_trial) as record:
+                run_in_processes(pool, self.runner, self.todo, concurrency, record)
+        elif workers > 1 and len(self.todo) > 1:
+            with self.worker_pool(workers) as started:
+                self.execute(concurrency, on_trial, pool=started)
+        else:
+            asyncio.run(self.run(concurrency, on_trial))
+        return self.summaries
+
+    def worker_pool(self, workers: int) -> WorkerPool:
+        """Worker processes for this batch, started now (before any progress bar's thread, so
+        they can be forked); they do not keep the run's lock."""
+        return WorkerPool(min(workers, len(self.todo)), inherited=self.lock.fds)
+
+    @contextmanager
+    def _recorder(self, on_trial: Callable[[TrialSummary], None] | None) -> Iterator[Callable[[TrialSummary], None]]:
+        """The one writer of results.jsonl: each summary's line, appended as it arrives."""
+        self.summaries = []
+        with (self.out / RESULTS).open("a", encoding="utf-8") as results:
+
+            def record(summary: TrialSummary) -> None:
                 results.write(json.dumps(summary.to_dict(), ensure_ascii=False) + "\n")
                 results.flush()
-                summaries.append(summary)
+                self.summaries.append(summary)
                 if on_trial:
                     on_trial(summary)
 
-            jobs = [asyncio.create_task(one(task, number)) for task, number in self.todo]
-            try:
-                await asyncio.gather(*jobs)
-            finally:
-                for job in jobs:
-                    job.cancel()
-                await asyncio.gather(*jobs, return_exceptions=True)
-        return summaries
-
-    async def run_trial(self, task: Task, number: int) -> TrialSummary:
-        path = trial_session_file(self.out / SESSIONS, task.id, number)
-        session = str(path.relative_to(self.out))
-        try:
-            trial = open_trial(
-                task, path, secrets=self.secrets, solver=self.solver.config(), code=self.code, trial_number=number, session_name=session
-            )
-        except Exception as exc:  # the task cannot start (its actor is unknown to the world): reported apart
-            return TrialSummary.not_started(task, number, session, f"the trial could not start: {exc}")
-        limits = self.limits.for_task(task)
-        try:
-            outcome = await self.solver.solve(trial, limits)
-        except (asyncio.CancelledError, FatalSolverError, KeyboardInterrupt):
-            trial.close()  # the session stays without its end: the trial runs again on resume
-            raise
-        except Exception as exc:  # a harness fault: recorded, and not counted against the solver
-            trial.record(InternalErrorEvent(error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()))
-            summary = trial.finish(INFRA_ERROR, f"internal error: {type(exc).__name__}: {exc}")
-        else:
-            summary = trial.finish(outcome.termination, outcome.error)
-        summary.limits = {"max_turns": limits.max_turns, "max_tool_calls": limits.max_tool_calls}
-        return summary
+            yield record
 
 
 def _changed(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> str:

@@ -142,7 +142,7 @@ def domain_tools() -> ToolSchemas:
             from ..registry import PluginError
 
             try:
-                schemas = get_domain(name).tools.openai_schemas()
+                schemas = list(get_domain(name).tools.openai_schemas())
             except (UnknownDomain, PluginError):
                 raise Skip(UNKNOWN_DOMAIN) from None
             if code:

@@ -83,9 +83,11 @@ def registry_tool(fn: Callable[[dict[str, Any], Any], Any], name: str, descripti
 
 
 def _result(payload: Any, is_error: bool) -> CallToolResult:
-    text = json.dumps(payload, ensure_ascii=False)
-    structured = payload if isinstance(payload, dict) else {"result": payload}
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured, is_error=is_error)
+    """The payload sent once, as JSON text. Every client reads a result's text content (the spec
+    asks for it beside any structured content, for the clients that read only the text), while
+    structured content is optional for a tool without an output schema, and a host may hand both
+    to the model. Sending both made every result 1.7-1.8x as long on the wire."""
+    return CallToolResult(content=[TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))], is_error=is_error)
 
 
 class Calls:

@@ -252,6 +252,11 @@ class RunLock:
         os.write(fd, f"ebench batch pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode())
         self._fd = fd
 
+    @property
+    def fds(self) -> tuple[int, ...]:
+        """The descriptor holding the lock, for a forked child to close."""
+        return () if self._fd is None else (self._fd,)
+
     def release(self) -> None:
         if self._fd is not None:
             os.close(self._fd)  # closing the descriptor releases the flock

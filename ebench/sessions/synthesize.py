@@ -321,10 +321,10 @@ class GeneratorSolver(LLMSolver):
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         trial.message("system", system)
         trial.message("user", user)
-        from .sandbox.schema import exec_code_tool
+        from .sandbox.schema import code_mode_tools
 
         # The paper's generator has code too: exec_code runs Python with the public tools as functions.
-        tools = [*domain.tools.openai_schemas(), exec_code_tool(), QUERY_SQL_TOOL, SUBMIT_TOOL]
+        tools = [*code_mode_tools(domain.tools), QUERY_SQL_TOOL, SUBMIT_TOOL]
         steps: list[Step] = []
         results: list[Any] = []
 

@@ -96,34 +96,86 @@ class Grade:
         )
 
 
+@dataclass(frozen=True)
+class _TableFacts:
+    """What grading asks of one table, looked up once per resolver (the schema's properties
+    recompute their answers on every use, and a grade asks thousands of times)."""
+
+    generated_key: str | None  # the key column SQLite allocates, if any
+    # An inserted row's comparable columns (no generated id, no volatile column) in name order,
+    # each with the table whose generated id it references (or None).
+    compared: tuple[tuple[str, str | None], ...]
+    volatile: frozenset[str]
+    new_refs: dict[str, str | None]  # every column -> the table whose generated id it references, or None
+    links: tuple[tuple[str, str], ...]  # (column, referenced table) of foreign keys to that table's first key column
+
+
+def _table_facts(schema: Schema, name: str) -> _TableFacts:
+    table = schema.table(name)
+    generated_key = table.key[0] if table.has_generated_id else None
+    volatile = frozenset(table.volatile_columns)
+    new_refs: dict[str, str | None] = {}
+    for col in table.columns:
+        target = schema.table(col.ref_table) if col.ref_table else None
+        generated = target is not None and target.has_generated_id and col.ref_column == target.key[0]
+        new_refs[col.name] = col.ref_table if generated else None
+    links = []
+    for fk in table.foreign_keys:
+        ref_key = schema.table(fk.ref_table).key
+        if ref_key and ref_key[0] == fk.ref_column:
+            links.append((fk.column, fk.ref_table))
+    skip = volatile | ({generated_key} if generated_key else set())
+    compared = tuple((c, new_refs[c]) for c in sorted(table.column_names) if c not in skip)
+    return _TableFacts(generated_key, compared, volatile, new_refs, tuple(links))
+
+
 class _Resolver:
-    """Canonical labels of one diff's new rows, and resolved views of its changes."""
+    """Canonical labels of one diff's new rows, and resolved views of its changes. Labels are
+    kept for the resolver's life (one grade): a grade asks for the same ones many times."""
 
     def __init__(self, diff: Diff, schema: Schema) -> None:
         self.schema = schema
+        self._facts: dict[str, _TableFacts] = {}
         self.new_rows: dict[tuple[str, Any], RowChange] = {}
         self.new_inserts = [c for c in diff if c.op == "insert"]
         for change in diff:
-            table = schema.table(change.table)
-            if change.op == "insert" and table.has_generated_id:
-                self.new_rows[(change.table, change.key[table.key[0]])] = change
+            key = self.facts(change.table).generated_key  # SchemaError for an unknown table
+            if change.op == "insert" and key is not None:
+                self.new_rows[(change.table, change.key[key])] = change
         self._labels: dict[tuple[str, Any], str] = {}
+        # id(change) -> (change, its label), for rows without a generated id; the change is kept
+        # so that its id cannot be reused while the entry exists.
+        self._insert_labels: dict[int, tuple[RowChange, str]] = {}
+
+    def facts(self, table_name: str) -> _TableFacts:
+        facts = self._facts.get(table_name)
+        if facts is None:
+            facts = self._facts[table_name] = _table_facts(self.schema, table_name)
+        return facts
 
     def value(self, table_name: str, column: str, value: Any, depth: int = 0) -> Any:
         """A column's value with a reference to a new row replaced by that row's label."""
-        col = self.schema.table(table_name).column(column)
-        if col.ref_table and value is not None:
-            target = self.schema.table(col.ref_table)
-            if target.has_generated_id and col.ref_column == target.key[0] and (col.ref_table, value) in self.new_rows:
-                return ("new", self.label(col.ref_table, value, depth + 1))
+        try:
+            ref = self.facts(table_name).new_refs[column]
+        except KeyError:
+            self.schema.table(table_name).column(column)  # raises SchemaError, naming the column
+            raise
+        if ref is not None and value is not None and (ref, value) in self.new_rows:
+            return ("new", self.label(ref, value, depth + 1))
         return value
 
-    def content(self, change: RowChange, depth: int = 0) -> dict[str, Any]:
-        """The comparable columns of an inserted row: no generated id, no volatile column."""
-        table = self.schema.table(change.table)
-        skip = set(table.volatile_columns) | ({table.key[0]} if table.has_generated_id else set())
+    def content(self, change: RowChange, depth: int = 0) -> list[tuple[str, Any]]:
+        """The comparable columns of an inserted row (no generated id, no volatile column) with
+        their values, in column name order: what its label is made of."""
         assert change.new is not None
-        return {c: self.value(change.table, c, change.new[c], depth) for c in table.column_names if c not in skip}
+        new, new_rows = change.new, self.new_rows
+        content = []
+        for column, ref in self.facts(change.table).compared:  # `value`, inlined: the grade's hottest loop
+            value = new[column]
+            if ref is not None and value is not None and (ref, value) in new_rows:
+                value = ("new", self.label(ref, value, depth + 1))
+            content.append((column, value))
+        return content
 
     def label(self, table_name: str, ident: Any, depth: int = 0) -> str:
         cached = self._labels.get((table_name, ident))
@@ -132,22 +184,27 @@ class _Resolver:
         if depth > _MAX_DEPTH:
             return f"{table_name}:deep"  # a reference cycle among new rows: stop, deterministically
         change = self.new_rows[(table_name, ident)]
-        content = self.content(change, depth)
-        digest = hashlib.sha1(repr((table_name, sorted(content.items(), key=lambda kv: kv[0]))).encode()).hexdigest()[:16]
+        digest = hashlib.sha1(repr((table_name, self.content(change, depth))).encode()).hexdigest()[:16]
         label = f"{table_name}:{digest}"
         self._labels[(table_name, ident)] = label
         return label
 
     def insert_label(self, change: RowChange) -> str:
-        table = self.schema.table(change.table)
-        if table.has_generated_id:
-            return self.label(change.table, change.key[table.key[0]])
-        content = self.content(change)
-        return f"{change.table}:" + hashlib.sha1(repr(sorted(content.items())).encode()).hexdigest()[:16]
+        # A row without a generated id: once computed, its label cannot change (every label its
+        # content holds is cached by then, see `label`), and `incoming` asks again.
+        cached = self._insert_labels.get(id(change))
+        if cached is not None:
+            return cached[1]
+        key = self.facts(change.table).generated_key
+        if key is not None:
+            return self.label(change.table, change.key[key])
+        label = f"{change.table}:" + hashlib.sha1(repr(self.content(change)).encode()).hexdigest()[:16]
+        self._insert_labels[id(change)] = (change, label)
+        return label
 
     def update_values(self, change: RowChange) -> dict[str, Any]:
         assert change.new is not None
-        volatile = set(self.schema.table(change.table).volatile_columns)
+        volatile = self.facts(change.table).volatile
         return {c: self.value(change.table, c, v) for c, v in change.new.items() if c not in volatile}
 
     def incoming(self) -> Counter:
@@ -155,10 +212,10 @@ class _Resolver:
         It tells apart new rows whose own content is equal (twins) but whose children differ."""
         children: dict[tuple[str, Any], list[tuple]] = {ident: [] for ident in self.new_rows}
         for change in self.new_inserts:
-            for fk in self.schema.table(change.table).foreign_keys:
-                target = (fk.ref_table, change.new[fk.column])  # type: ignore[index]
-                if target in children and self.schema.table(fk.ref_table).key[0] == fk.ref_column:
-                    children[target].append((change.table, fk.column, self.insert_label(change)))
+            for column, ref_table in self.facts(change.table).links:
+                target = (ref_table, change.new[column])  # type: ignore[index]
+                if target in children:
+                    children[target].append((change.table, column, self.insert_label(change)))
         return Counter((self.label(*ident), tuple(sorted(kids))) for ident, kids in children.items())
 
 

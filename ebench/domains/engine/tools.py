@@ -162,6 +162,7 @@ class ToolRegistry:
     def __init__(self, domain: str) -> None:
         self.domain = domain
         self._tools: dict[str, Tool] = {}
+        self._schemas: tuple[dict[str, Any], ...] | None = None
 
     # -- declaring -------------------------------------------------------------------------
     def read(self, func: Callable[..., Any]) -> Callable[..., Any]:
@@ -177,6 +178,7 @@ class ToolRegistry:
         if name in self._tools:
             raise ValueError(f"tool {name!r} is declared twice in {self.domain}")
         self._tools[name] = build_tool(func, kind)
+        self._schemas = None
 
     # -- looking up ------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Tool]:
@@ -198,8 +200,12 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    def openai_schemas(self) -> list[dict[str, Any]]:
-        return [t.openai_schema() for t in self]
+    def openai_schemas(self) -> tuple[dict[str, Any], ...]:
+        """The tools' OpenAI-style schemas, built once: every trial of a batch offers the same ones.
+        Shared, so a tuple; a caller that adds tools makes a new list and never changes the dicts."""
+        if self._schemas is None:
+            self._schemas = tuple(t.openai_schema() for t in self)
+        return self._schemas
 
     def callables(self, env: ToolEnv) -> dict[str, Callable[..., Any]]:
         """The tools as plain Python functions bound to `env` (for code that calls tools, such

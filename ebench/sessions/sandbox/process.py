@@ -134,6 +134,14 @@ class WorkerProcess:
             return f"it was killed by {name}"
         return f"it exited with status {code}"
 
+    def signal_kill(self) -> None:
+        """SIGKILL only, safe from another thread than the one talking to the worker (which
+        then sees the pipe close, and reaps and closes with `kill`)."""
+        try:
+            self.proc.kill()
+        except ProcessLookupError:
+            pass
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             try:

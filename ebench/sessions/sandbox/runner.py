@@ -35,17 +35,25 @@ class _Spare:
         self.worker: WorkerProcess | None = None
         self.ready: dict[str, Any] | None = None
         self.error: str | None = None
+        self.discarded = False
+        self._guard = threading.Lock()  # between `discard` and the thread publishing its worker
         self.thread = threading.Thread(target=self._start, args=(runner,), daemon=True, name="exec_code-spare")
         self.thread.start()
 
     def _start(self, runner: ExecCode) -> None:
         limits = runner.limits
+        if self.discarded:  # closed before the thread ran
+            return
         try:
             worker = WorkerProcess(limits, runner.layers, runner.require)
         except OSError as exc:
             self.error = f"cannot start a worker: {exc}"
             return
-        self.worker = worker
+        with self._guard:
+            self.worker = worker
+            discarded = self.discarded
+        if discarded:  # closed while the process was being spawned: `discard` kills it
+            return
         deadline = time.monotonic() + limits.startup_seconds
         try:
             worker.send({"t": "init", "tools": runner.specs, "limits": {"output_chars": limits.output_chars}}, deadline)
@@ -65,6 +73,13 @@ class _Spare:
         return self.worker, self.ready
 
     def discard(self) -> None:
+        """Stop the worker, also one still starting: killed now, so that closing a trial right
+        after it opened does not wait out the worker's start (its thread then ends at once)."""
+        with self._guard:
+            self.discarded = True
+            worker = self.worker
+        if worker is not None and self.thread.is_alive():
+            worker.signal_kill()
         self.thread.join()
         if self.worker is not None:
             self.worker.kill()

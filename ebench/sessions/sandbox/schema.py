@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+import weakref
+from typing import TYPE_CHECKING, Any
 
 from .limits import Limits
 from .specs import signature
+
+if TYPE_CHECKING:
+    from ...domains.engine.tools import ToolRegistry
 
 DESCRIPTION = """\
 Run a block of Python 3.11 code. Every domain tool is available in the block as a Python \
@@ -45,3 +49,17 @@ def exec_code_tool(specs: list[dict[str, Any]] | None = None, limits: Limits | N
 
 
 EXEC_CODE_TOOL: dict[str, Any] = exec_code_tool()
+
+Schemas = tuple[dict[str, Any], ...]
+# registry -> (the registry's schemas it was made from, the code-mode tools)
+_CODE_MODE_TOOLS: weakref.WeakKeyDictionary[ToolRegistry, tuple[Schemas, Schemas]] = weakref.WeakKeyDictionary()
+
+
+def code_mode_tools(registry: ToolRegistry) -> Schemas:
+    """The tools a code-mode trial offers: the domain's and exec_code, built once per registry
+    (shared by every trial, like `ToolRegistry.openai_schemas`: callers copy, never change)."""
+    base = registry.openai_schemas()
+    cached = _CODE_MODE_TOOLS.get(registry)
+    if cached is None or cached[0] is not base:  # first use, or a tool was added since
+        cached = _CODE_MODE_TOOLS[registry] = (base, (*base, EXEC_CODE_TOOL))
+    return cached[1]

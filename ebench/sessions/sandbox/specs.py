@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,7 +26,20 @@ def tool_spec(tool: Any) -> dict[str, Any]:
 
 
 def tool_specs(tools: Iterable[Any]) -> list[dict[str, Any]]:
-    return [tool_spec(t) for t in tools]
+    """The specs of `tools`; those of a registry are made once (every code-mode trial asks).
+    Shared: a caller never changes them."""
+    try:
+        cached = _SPECS.get(tools)  # type: ignore[arg-type]
+    except TypeError:  # not a registry: a list of tools or specs
+        return [tool_spec(t) for t in tools]
+    members = tuple(tools)
+    if cached is None or cached[0] != members:  # first use, or the registry changed since
+        cached = _SPECS[tools] = (members, [tool_spec(t) for t in members])  # type: ignore[index]
+    return cached[1]
+
+
+# registry -> (its tools when the specs were made, the specs)
+_SPECS: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], list[dict[str, Any]]]] = weakref.WeakKeyDictionary()
 
 
 def signature(spec: dict[str, Any]) -> str:

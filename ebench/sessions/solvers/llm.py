@@ -363,13 +363,13 @@ class LLMSolver:
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": trial.task.query}]
         trial.message("system", system)
         trial.message("user", trial.task.query)
-        tools = domain.tools.openai_schemas()
+        schemas = domain.tools.openai_schemas()
         if trial.code:
-            from ..sandbox.schema import exec_code_tool
+            from ..sandbox.schema import code_mode_tools
 
-            tools = [*tools, exec_code_tool()]
+            schemas = code_mode_tools(domain.tools)
         extra = self.local_tools(trial)
-        tools = [*tools, *extra]
+        tools = [*schemas, *extra]  # a new list: the schemas are shared by every trial
         local = {t["function"]["name"] for t in extra}
         # The time limit counts the trial's wall time less its waits on the API (and on a pause):
         # each wait moves the deadline. A dead API ends the turn by its own timeouts and retries.

@@ -1,0 +1,163 @@
+"""Run every benchmark and write the README's performance table from their figures.
+
+Each script under benchmarks/ runs in a fresh process with --json, one after another (the
+machine's cores are the scripts' to measure); the `readme` rows of their output (what was
+measured, the figure, its goal, whether it was met) become the table between the README's
+`<!-- performance:start -->` and `<!-- performance:end -->` markers, headed by the date, the
+machine's core count and CPU model and the Python version. A script that fails, or prints no
+rows, is a row saying so: the others are still run and written.
+
+    python benchmarks/run_all.py            # full sizes (several minutes), README rewritten
+    python benchmarks/run_all.py --quick    # a smoke run at small sizes (not figures to quote)
+    python benchmarks/run_all.py --no-write --json   # everything as JSON, README left alone
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+README = HERE.parent / "README.md"
+START, END = "<!-- performance:start -->", "<!-- performance:end -->"
+
+# (script, arguments at full size, arguments for --quick). Full sizes are the scripts' defaults:
+# small enough to run in minutes, large enough that medians mean something.
+SCRIPTS: list[tuple[str, list[str], list[str]]] = [
+    ("trial_overhead.py", [], ["--rounds", "1", "--tasks", "3", "--repeat", "2", "--fresh", "1"]),
+    ("tool_calls.py", [], ["--repeat", "2", "--rounds", "1"]),
+    ("exec_code.py", [], ["--trials", "1", "--blocks", "2", "--calls", "20"]),
+    (
+        "batch_throughput.py",
+        [],
+        ["--delay", "0.01", "--levels", "1,4", "--waves", "1", "--c1-trials", "2", "--oracle-trials", "1", "--no-ray"],
+    ),
+    ("cli_startup.py", [], ["--repeat", "1"]),
+    ("app_startup.py", [], ["--repeat", "1"]),
+    ("build_worlds.py", [], ["--repeat", "1"]),
+    ("live_diff.py", [], ["--repeat", "1"]),
+    ("synthesis_overhead.py", [], ["--count", "2"]),
+    ("faults.py", [], ["--tasks", "2", "--trials", "1"]),
+]
+TIMEOUT_S = {False: 1800, True: 600}  # per script, full and quick
+
+
+def machine() -> dict[str, Any]:
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "cores": os.cpu_count(),
+        "cpu": model,
+        "python": platform.python_version(),
+        "system": platform.system(),
+    }
+
+
+def run_script(script: str, args: list[str], timeout: float) -> dict[str, Any]:
+    """One script in a fresh process; its output and rows, or a row saying why there are none."""
+    command = [sys.executable, str(HERE / script), *args, "--json"]
+    started = time.perf_counter()
+    report: dict[str, Any] = {"script": script, "args": args, "ok": False, "error": None, "output": None}
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=HERE.parent)
+    except subprocess.TimeoutExpired:
+        report["error"] = f"no answer within {timeout:.0f} s"
+    else:
+        if done.returncode != 0:
+            last = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(nothing on stderr)"]
+            report["error"] = f"exit {done.returncode}: {last[0][:300]}"
+        else:
+            try:
+                report["output"] = json.loads(done.stdout)
+            except ValueError:
+                report["error"] = "its output is not JSON"
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    rows = report["output"].get("readme") if isinstance(report["output"], dict) else None
+    if report["error"] is None and not (isinstance(rows, list) and rows):
+        report["error"] = "it printed no `readme` rows"
+    report["ok"] = report["error"] is None
+    figure = "(no figures in its output)" if report["output"] is not None else "(the script failed)"
+    report["readme"] = rows if report["ok"] else [{"figure": figure, "value": report["error"], "goal": "-", "met": False}]
+    return report
+
+
+def _cell(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _met(value: Any) -> str:
+    return {True: "yes", False: "**no**"}.get(value, "") if isinstance(value, bool) else ""
+
+
+def render(reports: list[dict[str, Any]], host: dict[str, Any], quick: bool = False) -> str:
+    """The table, markers included."""
+    lines = [
+        START,
+        f"Measured on {host['date']}: {host['cores']} cores ({_cell(host['cpu'])}), Python {host['python']}, "
+        f"by `python benchmarks/run_all.py`" + (" --quick (smoke sizes: not figures to quote)" if quick else "") + ".",
+        "",
+        "| script | what is measured | figure | goal | met |",
+        "|---|---|---|---|---|",
+    ]
+    for report in reports:
+        for number, row in enumerate(report["readme"]):
+            script = f"`{report['script']}`" if number == 0 else ""
+            lines.append(f"| {script} | {_cell(row['figure'])} | {_cell(row['value'])} | {_cell(row['goal'])} | {_met(row.get('met'))} |")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def write_table(path: Path, table: str) -> None:
+    """Replace what lies between the markers (the markers included) with `table`."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.find(START), text.find(END)
+    if start < 0 or end < start:
+        raise SystemExit(f"error: {path} has no {START} ... {END} markers")
+    path.write_text(text[:start] + table + text[end + len(END) :], encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    parser.add_argument("--no-write", action="store_true", help="leave the README alone")
+    parser.add_argument("--readme", type=Path, default=README, help="the file whose table is rewritten")
+    parser.add_argument("--only", action="append", help="only this script (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print everything as JSON")
+    args = parser.parse_args()
+    chosen = [s for s in SCRIPTS if not args.only or s[0] in args.only]
+    if args.only and len(chosen) != len(set(args.only)):
+        raise SystemExit(f"error: unknown script among {', '.join(args.only)}")
+    host = machine()
+    reports = []
+    for script, full, quick in chosen:
+        print(f"{script} ...", file=sys.stderr, flush=True)
+        report = run_script(script, quick if args.quick else full, TIMEOUT_S[args.quick])
+        print(f"{script}: {'ok' if report['ok'] else report['error']} ({report['seconds']} s)", file=sys.stderr, flush=True)
+        reports.append(report)
+    table = render(reports, host, args.quick)
+    if not args.no_write:
+        write_table(args.readme, table)
+    if args.json:
+        print(json.dumps({"machine": host, "quick": args.quick, "scripts": reports, "table": table}, indent=2))
+        return
+    print(table)
+    if not args.no_write:
+        print(f"\nwritten to {args.readme}")
+
+
+if __name__ == "__main__":
+    main()
