@@ -39,15 +39,19 @@ GOALS = {"c64_over_c1": 40.0, "c256_over_c64": 1.5, "ray_within": 0.2, "peak_mb"
 
 
 def ebench(*args: str, env: dict[str, str] | None = None) -> tuple[dict, float]:
-    """`ebench ARGS --json` in a fresh process: its JSON summary and the process's wall time."""
+    """`ebench ARGS --json` in a fresh process: its JSON summary (with `cpu_seconds`, the CPU of the
+    process and its workers, start-up included) and the process's wall time."""
     started = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [sys.executable, "-m", "ebench", *args, "--json"], capture_output=True, text=True, env={**os.environ, **(env or {})}
     )
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"ebench {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
-    return json.loads(done.stdout), wall
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {**json.loads(done.stdout), "cpu_seconds": round(cpu, 2)}, wall
 
 
 def short_tasks(count: int) -> list[str]:
@@ -65,6 +69,8 @@ def model_leg(base: str, out: Path, trials: int, concurrency: int, *extra: str) 
     args += [a for task in ids for a in ("--task", task)] + ["--trials", str(repeats), "--out", str(out), *extra]
     summary, wall = ebench(*args)
     run = summary["trials_run"]
+    # the same command again finds every trial done: its CPU is the start-up's (imports, run directory)
+    startup = ebench(*args)[0]["cpu_seconds"]
     return {
         "concurrency": concurrency,
         "trials": run,
@@ -74,6 +80,8 @@ def model_leg(base: str, out: Path, trials: int, concurrency: int, *extra: str) 
         "batch_seconds": summary["seconds"],
         "process_seconds": round(wall, 2),
         "trials_per_second": round(run / summary["seconds"], 2),
+        "cpu_ms_per_trial": round(1000 * max(0.0, summary["cpu_seconds"] - startup) / max(run, 1), 1),
+        "startup_cpu_seconds": startup,
     }
 
 
@@ -236,6 +244,14 @@ def readme_rows(figures: dict) -> list[dict]:
     if "c64_over_c1" in figures:
         value = f"{figures['c64_over_c1']}x (trials/s by concurrency, default workers: {sweep})"
         rows.append(_row("model batch, concurrency 64 vs 1 (fake model, 200 ms)", value, "at least 40x", figures["c64_over_c1"] >= 40))
+        leg = next(leg for leg in figures["sweep"] if leg["concurrency"] == 64)
+        c1 = next(leg for leg in figures["sweep"] if leg["concurrency"] == 1)
+        ceiling = 1000 * figures["cores"] / leg["cpu_ms_per_trial"]
+        value = (
+            f"{leg['cpu_ms_per_trial']} ms of CPU a trial at 64 (model client and harness; start-up and the fake server not counted):"
+            f" at most {ceiling:.0f} trials/s on {figures['cores']} cores, {ceiling / c1['trials_per_second']:.0f}x concurrency 1"
+        )
+        rows.append(_row("model batch, the bound from CPU", value, "a figure to watch", None))
     if "c256_over_c64" in figures:
         rows.append(
             _row("model batch, concurrency 256 vs 64", f"{figures['c256_over_c64']}x", "at least 1.5x", figures["c256_over_c64"] >= 1.5)
