@@ -12,8 +12,8 @@ share of the trials, so it scales with cores.
   (the same machine) and send each summary back through a queue. They ignore SIGINT: ctrl+c
   reaches this process, which tells them to stop; each cancels its trials (sessions without an
   end, run again on resume) and says it is done. A worker whose parent died stops by itself.
-- **Ray** (`run_on_ray`): the trials are cut into chunks of `concurrency / CPUs`, one Ray task
-  each; a task checks that its node builds the worlds of the run's fingerprints, runs its chunk
+- **Ray** (`run_on_ray`): the trials are cut into chunks of `concurrency / (2 x CPUs)`, one Ray
+  task each, two to a CPU; a task checks that its node builds the worlds of the run's fingerprints, runs its chunk
   into a scratch folder and returns each trial's summary with its session file's bytes, which
   this process writes into the run directory. Nothing is written for a task before it returns, so
   a task Ray retries after losing its node (its `max_retries`) leaves no duplicate.
@@ -51,7 +51,7 @@ from .solvers.base import FatalSolverError, Solver
 from .trial import INFRA_ERROR, MANY_COPIES, TrialLimits, TrialSummary, map_large_blocks, open_trial
 
 EXECUTORS = ("local", "ray")
-MIN_TRIALS_PER_WORKER = 32  # the default --workers keeps a smaller batch in one process (a worker starts in 1-3 s)
+MIN_TRIALS_PER_WORKER = 32  # the default --workers keeps a smaller batch in one process, where it is simplest to follow
 STOP_POLL = 0.1  # seconds between a worker's looks at the stop flag and its parent
 
 
@@ -301,6 +301,7 @@ def _sigint_ignored() -> Iterator[None]:
 
 # -- Ray ----------------------------------------------------------------------------------------
 RAY_RETRIES = 3  # a task whose node or worker process died is run again this many times
+CHUNKS_PER_CPU = 2
 
 
 def load_ray() -> Any:
@@ -334,12 +335,12 @@ def _warm(runner: TrialRunner, worlds: dict[str, str]) -> int:
 
 
 def warm_ray(runner: TrialRunner, worlds: dict[str, str]) -> None:
-    """Ready a worker per CPU of the cluster, as a long-lived cluster's are after their first batch."""
+    """Ready the workers of the cluster (two a CPU), as a long-lived cluster's are after their first batch."""
     ray = load_ray()
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    task = ray.remote(max_retries=RAY_RETRIES)(_warm)
+    task = ray.remote(num_cpus=1 / CHUNKS_PER_CPU, max_retries=RAY_RETRIES)(_warm)
     try:
-        ray.get([task.remote(runner, worlds) for _ in range(cpus)])
+        ray.get([task.remote(runner, worlds) for _ in range(CHUNKS_PER_CPU * cpus)])
     except ray.exceptions.RayError as exc:
         raise ExecutorError(f"the Ray workers could not start: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
 
@@ -389,9 +390,11 @@ def run_on_ray(
     each returned session into the run directory and `record`ing its summary."""
     ray = connect_ray(address)
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    size = max(1, math.ceil(concurrency / cpus))
+    # Two chunks share a CPU, each with half its share of the concurrency: while one drains its
+    # last slow trials, the other keeps the CPU busy (one chunk a CPU would leave it idle then).
+    size = max(1, math.ceil(concurrency / (CHUNKS_PER_CPU * cpus)))
     chunks = [list(todo[i : i + size]) for i in range(0, len(todo), size)]
-    task = ray.remote(max_retries=RAY_RETRIES, retry_exceptions=False)(_ray_chunk)
+    task = ray.remote(num_cpus=1 / CHUNKS_PER_CPU, max_retries=RAY_RETRIES, retry_exceptions=False)(_ray_chunk)
     pending = [task.remote(runner, chunk, size, worlds) for chunk in chunks]
     try:
         while pending:
