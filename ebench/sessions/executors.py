@@ -66,7 +66,7 @@ def freeze_imports() -> None:
 
 
 def default_workers(trials: int) -> int:
-    """The machine's cores, but one process for a batch too small to pay for starting more."""
+    """The machine's cores, but one process for a small batch (MIN_TRIALS_PER_WORKER a worker at least)."""
     return max(1, min(os.cpu_count() or 1, trials // MIN_TRIALS_PER_WORKER))
 
 
