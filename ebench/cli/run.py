@@ -108,7 +108,7 @@ def run_command(
         min=1,
         help="Processes running the batch, each with its own event loop (default: the machine's cores; 1 below 32 trials).",
     ),
-    executor: str = typer.Option("local", "--executor", help="local (this machine) or ray (a Ray cluster: pip install 'ebench[ray]')."),
+    executor: str = typer.Option("local", "--executor", help="local (this machine) or ray (a Ray cluster: pip install 'ebench\\[ray]')."),
     ray_address: str | None = typer.Option(
         None, "--ray-address", help="With --executor ray: the cluster's address (default: RAY_ADDRESS, else a local Ray started here)."
     ),
