@@ -32,7 +32,7 @@ from .events import InternalErrorEvent
 from .record import SessionWriter, secret_values
 from .solvers.base import FatalSolverError, Outcome
 from .solvers.llm import LLMConfig, LLMSolver, failed_request
-from .synthesize import SESSIONS, LogLine, Spending, Tally, run_verifier, verifier_notes
+from .synthesize import SESSIONS, LogLine, Spending, Tally, run_verifier, unroutable_model, verifier_notes, vote_problem
 from .terminations import Termination
 from .trial import Trial, TrialLimits
 
@@ -161,23 +161,16 @@ class Paraphrasing:
     """One `tasks paraphrase` run into `config.out`."""
 
     def __init__(self, config: ParaphraseConfig, on_attempt: Callable[[AttemptRecord, ParaphraseSummary], None] | None = None) -> None:
-        if not config.verifiers:
-            raise ParaphraseError("give at least one --verifier-model")
-        if not 1 <= config.votes_needed <= len(config.verifiers):
-            raise ParaphraseError(
-                f"--min-votes {config.votes_needed}: must be between 1 and the number of verifiers ({len(config.verifiers)})"
-            )
+        if problem := vote_problem(len(config.verifiers), config.votes_needed):
+            raise ParaphraseError(problem)
         if config.variants < 1:
             raise ParaphraseError(f"--variants {config.variants}: must be at least 1")
         self.config = config
         self.on_attempt = on_attempt
         self.paraphraser = Paraphraser(config.model, config.prices)
         self.verifiers = [LLMSolver(v, config.prices) for v in config.verifiers]
-        for solver in [self.paraphraser, *self.verifiers]:
-            try:
-                solver.check()
-            except FatalSolverError as exc:
-                raise ParaphraseError(str(exc)) from None
+        if problem := unroutable_model([self.paraphraser, *self.verifiers]):
+            raise ParaphraseError(problem)
         self.secrets = secret_values({"model": config.model.to_dict(), "verifiers": [v.to_dict() for v in config.verifiers]})
         self.summary = ParaphraseSummary(out=str(config.out))
 

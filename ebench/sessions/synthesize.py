@@ -464,16 +464,31 @@ async def run_verifier(task: Task, solver: LLMSolver, out: Path, name: str, secr
     return trial.finish(outcome.termination, outcome.error)
 
 
+def vote_problem(verifiers: int, votes_needed: int) -> str | None:
+    """What is wrong with a model job's k-of-n vote (synthesize, paraphrase), in one line, or None."""
+    if not verifiers:
+        return "give at least one --verifier-model"
+    if not 1 <= votes_needed <= verifiers:
+        return f"--min-votes {votes_needed}: must be between 1 and the number of verifiers ({verifiers})"
+    return None
+
+
+def unroutable_model(solvers: list[LLMSolver]) -> str | None:
+    """The first model string litellm cannot route, as one line: checked before any exchange."""
+    for solver in solvers:
+        try:
+            solver.check()
+        except FatalSolverError as exc:
+            return str(exc)
+    return None
+
+
 class Synthesis:
     """One `tasks synthesize` run into `config.out`."""
 
     def __init__(self, config: SynthesisConfig, on_draft: Callable[[DraftRecord, SynthesisSummary], None] | None = None) -> None:
-        if not config.verifiers:
-            raise SynthesisError("give at least one --verifier-model")
-        if not 1 <= config.votes_needed <= len(config.verifiers):
-            raise SynthesisError(
-                f"--min-votes {config.votes_needed}: must be between 1 and the number of verifiers ({len(config.verifiers)})"
-            )
+        if problem := vote_problem(len(config.verifiers), config.votes_needed):
+            raise SynthesisError(problem)
         unknown = [c for c in config.capabilities if c not in CAPABILITIES]
         if unknown or not config.capabilities:
             raise SynthesisError(f"unknown capability {unknown[0]!r}" if unknown else "no capability to aim at")
@@ -491,12 +506,11 @@ class Synthesis:
         if config.replay is not None:
             recorded = RecordedResponses(config.replay)
             self.recorded_drafts = {r.draft: r for r in read_log(config.replay / SYNTHESIS_LOG)}
-        for solver in [self.generator, *self.verifiers, *([self.weak] if self.weak else [])]:
+        solvers = [self.generator, *self.verifiers, *([self.weak] if self.weak else [])]
+        for solver in solvers:
             solver.recorded = recorded
-            try:
-                solver.check()
-            except FatalSolverError as exc:
-                raise SynthesisError(str(exc)) from None
+        if problem := unroutable_model(solvers):
+            raise SynthesisError(problem)
         self.secrets = secret_values({"generator": config.generator.to_dict(), "verifiers": [v.to_dict() for v in config.verifiers]})
         self.summary = SynthesisSummary(out=str(config.out))
         self.seen = SeenTasks()
