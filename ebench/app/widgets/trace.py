@@ -18,7 +18,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.theme import Theme
@@ -312,12 +311,6 @@ class CallTrace(VerticalScroll):
     def _follow_newest(self) -> None:
         if self._follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
-
-    def watch_virtual_size(self, size: Size) -> None:
-        # The newest call's view can grow after it was scrolled to (its result laid out a frame
-        # later): while following, stay at the bottom, not a line or two short of it.
-        if self._follow:
-            self.call_after_refresh(self._follow_newest)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
