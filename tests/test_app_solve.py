@@ -239,7 +239,12 @@ def test_snapshot_of_the_solve_screen_after_one_call(snap_compare, task, monkeyp
         await run_call(pilot, screen, "create_room", ROOM)
         await pilot.press("f4")  # the trace (in a narrow terminal, the one pane shown)
         await until_settled(pilot, lambda: isinstance(screen.focused, CallTrace))
+        # The call's result is laid out a frame after it is scrolled to, and the trace follows
+        # again: the screen is compared once it shows the newest call.
+        trace = screen.query_one(CallTrace)
+        await until_settled(pilot, lambda: trace.showing_newest)
         await pilot.pause()
+        await until_settled(pilot, lambda: trace.showing_newest)
 
     assert snap_compare(EBenchApp(lambda: SolveScreen(task)), terminal_size=SIZES[size], run_before=run_before)
 

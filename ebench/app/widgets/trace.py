@@ -18,6 +18,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.theme import Theme
@@ -279,6 +280,8 @@ class CallTrace(VerticalScroll):
         self._marked: str | None = None
         self._initial = list(entries or [])
         self._follow = True  # scrolled to the bottom: new calls scroll into view
+        self._live = False  # calls arrive one by one (a trial being solved), not set at once (replay)
+        self._newest: CallView | None = None  # the last call added live
         self._auto_expanded: CallView | None = None  # the newest call, expanded because it is newest
 
     def on_mount(self) -> None:
@@ -291,6 +294,7 @@ class CallTrace(VerticalScroll):
         """Append one call; a child of an exec_code block goes under its block. The newest call is
         expanded (the previous newest folds back unless the person changed it) and, unless the
         person scrolled up to read, scrolled into view."""
+        self._live = True
         self._add(entry, mount=True)
         view = self._views.get(str(as_tool_call(entry).id))
         if view is None:
@@ -300,6 +304,7 @@ class CallTrace(VerticalScroll):
             previous.expanded = False
         view.expanded = True
         self._auto_expanded = view
+        self._newest = view
         if self._follow:
             self.call_after_refresh(self._follow_newest)
 
@@ -309,8 +314,30 @@ class CallTrace(VerticalScroll):
         return self._follow
 
     def _follow_newest(self) -> None:
-        if self._follow:
+        if not self._follow:
+            return
+        newest = self._newest
+        if newest is not None and newest.outer_size.height > self.scrollable_content_region.height:
+            # Taller than the pane: its head (the call itself) in view, not the tail of its result.
+            self.scroll_to_widget(newest, animate=False, top=True, immediate=True)
+        else:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    @property
+    def showing_newest(self) -> bool:
+        """Whether the pane is where following puts it: at the bottom, or at the head of the
+        newest call when that call is taller than the pane."""
+        newest = self._newest
+        if newest is not None and newest.outer_size.height > self.scrollable_content_region.height:
+            return newest.region.y == self.scrollable_content_region.y
+        return self.scroll_y == self.max_scroll_y
+
+    def watch_virtual_size(self, size: Size) -> None:
+        # The newest live call's view can grow after it was followed (its result is laid out a
+        # frame later): while following, follow again, not to stop a line short. Not in a replay,
+        # where `mark` decides what is in view.
+        if self._live and self._follow:
+            self.call_after_refresh(self._follow_newest)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -322,6 +349,7 @@ class CallTrace(VerticalScroll):
     def set_calls(self, entries: Sequence[CallEntry]) -> None:
         """Replace every call (replay): one batch mount, not one per call."""
         self.clear_calls()
+        self._live = False
         pending: list[Widget] = []
         for entry in entries:
             widget = self._add(entry, mount=False)
@@ -334,6 +362,7 @@ class CallTrace(VerticalScroll):
         self._views.clear()
         self._groups.clear()
         self._marked = None
+        self._newest = None
         self._auto_expanded = None
         self.remove_children()
 
