@@ -150,7 +150,10 @@ async def test_every_tab_renders_its_table_and_the_chart_has_both_runs(run_paths
         assert efficiency[0] == ["scored trials", "12", "12"]
         failures = table_rows(screen.query_one("#failures", DataTable))
         assert failures[0] == ["failed trials", "0 of 12", "12 of 12"]
-        for pane in ("tab-domains", "tab-capabilities", "tab-efficiency", "tab-failures", "tab-chart"):
+        paths = table_rows(screen.query_one("#paths", DataTable))
+        assert paths[0] == ["trials with a path", "0", "0"]  # the oracle and noop take no model turns
+        assert ["progress rate (failed)", "-", "0.0%"] in paths  # noop changes nothing: no progress
+        for pane in ("tab-domains", "tab-capabilities", "tab-efficiency", "tab-paths", "tab-failures", "tab-chart"):
             tabs.active = pane
             await pilot.pause()
             assert tabs.active == pane

@@ -287,7 +287,7 @@ def test_a_call_in_flight_when_the_signal_comes_is_finished_and_recorded_first(h
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(block)
                 [path] = await wait_for_files(home / "sessions")
-                while '"parent": "call-1"' not in path.read_text(encoding="utf-8"):  # the block is running
+                while '"parent":"call-1"' not in path.read_text(encoding="utf-8"):  # the block is running
                     await anyio.sleep(0.01)
                 status = await server.stop(signal.SIGTERM)
                 tasks.cancel_scope.cancel()

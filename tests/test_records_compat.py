@@ -228,3 +228,33 @@ def test_the_schema_command_covers_results_lines_and_manifests(kind: str, format
         validator.validate({"task": 7} if kind == "results" else {"format": 7})
     refused = CliRunner().invoke(app, ["sessions", "schema", "bogus"])
     assert refused.exit_code == 2
+
+
+def test_a_session_line_reads_back_as_json_would_write_it():
+    """Session lines are written by orjson (compact, fast) and fall back to json for what orjson
+    refuses; either way a line reads back as the values json.dumps would have written."""
+    from ebench.sessions.record import REDACTED, session_line
+
+    values = {
+        "event": "tool_call",
+        "t": 0.1,
+        "page": {"items": [{"id": 1, "title": "Café ☕", "score": 1e-05}], "total": 1},
+        "keys": {1: "one", None: "none", False: "no"},  # keys that are not strings, as json writes them
+        "tuple": (1, 2),
+        "set": {3},
+        "huge": 10**30,  # beyond 64 bits: orjson refuses, json writes it
+        "surrogate": "a\ud800b",  # a lone surrogate: orjson refuses, escaped
+        "separator": "line\u2028break",
+    }
+    line = session_line(values)
+    assert "\n" not in line and "\u2028" not in line
+    back = json.loads(line)
+    assert back["page"] == values["page"] and back["keys"] == json.loads(json.dumps(values["keys"]))
+    assert back["tuple"] == [1, 2] and back["set"] == [3] and back["huge"] == 10**30
+    assert back["surrogate"] == "a\ud800b" and back["separator"] == "line\u2028break"
+    assert json.loads(session_line({"event": "x", "nan": float("nan")}))["nan"] is None  # JSON has no NaN
+    deep: list = []
+    for _ in range(400):  # deeper than orjson goes
+        deep = [deep]
+    assert json.loads(session_line({"event": "x", "deep": deep}))["event"] == "x"
+    assert json.loads(session_line({"event": "x", "key": "sk-secret-1234"}, ["sk-secret-1234"]))["key"] == REDACTED

@@ -188,8 +188,9 @@ def test_a_tampered_session_is_unfaithful(tmp_path, task, music_world):
 
 def test_a_session_whose_task_is_unknown_steps_without_grades(tmp_path, task):
     path = record(tmp_path / "s.jsonl", task, reference_calls(task, 2))
-    text = path.read_text(encoding="utf-8").replace(f'"id": "{TASK_ID}"', '"id": "music-gone"', 1)
-    path.write_text(text, encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    assert f'"id":"{TASK_ID}"' in text  # the start event's task (session lines are compact JSON)
+    path.write_text(text.replace(f'"id":"{TASK_ID}"', '"id":"music-gone"', 1), encoding="utf-8")
     timeline = Timeline.open(path)
     assert timeline.task is None
     assert timeline.state_at(timeline.last).grade is None and timeline.state_at(timeline.last).counts["changes"] == 4

@@ -9,7 +9,7 @@ import pytest
 from ebench.domains.engine.tools import ToolError
 from ebench.domains.engine.world import content_hash, open_world_readonly
 from ebench.sessions.record import REDACTED, SessionWriter, read_session, redact_config, secret_values
-from ebench.sessions.trial import Trial
+from ebench.sessions.trial import Trial, trial_copy
 from ebench.tasks.diff import full_diff
 from ebench.tasks.spec import resolve_args
 from ebench.tasks.suite import load_suite
@@ -45,6 +45,38 @@ def test_trials_from_one_image_are_independent(music_world):
     assert not second.grade().passed
     first.close()
     second.close()
+
+
+def test_a_finished_trials_copy_is_reused_exactly_as_a_fresh_one(moba_world):
+    """The pool: the next trial gets the last one's copy back with every change rolled back, so it
+    holds what a fresh copy holds (the change log included) and makes the same generated ids."""
+    [task] = load_suite(ids=["moba-0024"]).tasks  # creates a room (a new id), then invites to it
+    first = Trial(task)
+    play(first)
+    made, copy = first.diff().to_list(), first.conn
+    first.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        first.call("get_my_profile", {})  # a finished trial never reaches the copy it gave back
+    second = Trial(task)
+    assert second.conn is copy and len(second.diff()) == 0
+    fresh = trial_copy(second.domain)
+    assert content_hash(second.conn) == content_hash(fresh)
+    fresh.close()
+    play(second)
+    assert second.diff().to_list() == made and second.grade().passed
+    second.close()
+
+
+def test_a_copy_whose_transaction_ended_early_is_not_reused(moba_world):
+    [task] = load_suite(ids=["moba-0024"]).tasks
+    trial = Trial(task)
+    trial.conn.execute("COMMIT")  # whatever ended it, the copy may hold changes now
+    play(trial)
+    used = trial.conn
+    trial.close()
+    nxt = Trial(task)
+    assert nxt.conn is not used and len(nxt.diff()) == 0
+    nxt.close()
 
 
 def test_an_unknown_actor_is_refused(music_world):

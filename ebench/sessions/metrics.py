@@ -13,6 +13,10 @@ runs.py); nothing here prints or reads files. Conventions:
 - "Total calls" are the domain tool calls made, wherever made: top-level calls, with each exec_code block
   replaced by the calls made inside it (tool_calls - exec_blocks + inner_calls). The same count is what
   is compared with the reference solution's length.
+- Paths (WildToolBench's figures): a model trial's path is its model turns that made calls, against
+  the fewest a perfect agent needs (`optimal_turns`, from the reference solution's dependency graph,
+  ebench.tasks.paths). The optimal path rate is the share of passed trials that took no more; the
+  progress rate is the mean recall of the expected changes in the failed trials that were graded.
 """
 
 from __future__ import annotations
@@ -129,6 +133,65 @@ class Failures:
 
 
 @dataclass
+class TaskPath:
+    """One task's path figures over its measured trials."""
+
+    optimal_turns: int
+    trials: int = 0
+    call_turns: float | None = None  # mean over the trials
+    turns_over_optimal: float | None = None  # mean of call_turns / optimal_turns
+
+
+@dataclass
+class Paths:
+    """How direct the agent's paths were, and how far the failed trials got (see the module docstring)."""
+
+    measured: int = 0  # scored trials with a path (a model's, on a task with an optimal path)
+    passed: int = 0  # of them, the passed ones
+    optimal: int = 0  # passed in no more turns with calls than the optimal
+    optimal_path_rate: float | None = None  # optimal / passed
+    turns_over_optimal: float | None = None  # mean call_turns / optimal_turns over the passed measured trials
+    progress_trials: int = 0  # failed scored trials with a grade
+    progress_rate: float | None = None  # their mean recall of the expected changes
+    tasks: dict[str, TaskPath] = field(default_factory=dict)  # task -> its figures (sorted by id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def paths(trials: list[TrialSummary]) -> Paths:
+    """The path and progress figures of the scored trials."""
+    out = Paths()
+    ratios: list[float] = []
+    by_task: dict[str, list[TrialSummary]] = defaultdict(list)
+    recalls: list[float] = []
+    for r in trials:
+        if not r.passed and r.grade is not None and r.grade.recall is not None:
+            recalls.append(r.grade.recall)
+        if r.call_turns is None or r.optimal_turns <= 0:
+            continue
+        out.measured += 1
+        by_task[r.task].append(r)
+        if r.passed:
+            out.passed += 1
+            out.optimal += r.call_turns <= r.optimal_turns
+            ratios.append(r.call_turns / r.optimal_turns)
+    if out.passed:
+        out.optimal_path_rate = out.optimal / out.passed
+    out.turns_over_optimal = _mean(ratios)
+    out.progress_trials = len(recalls)
+    out.progress_rate = _mean(recalls)
+    for task in sorted(by_task):
+        records = by_task[task]
+        optimal = records[0].optimal_turns
+        turns = [float(r.call_turns or 0) for r in records]
+        out.tasks[task] = TaskPath(
+            optimal_turns=optimal, trials=len(records), call_turns=_mean(turns), turns_over_optimal=_mean([t / optimal for t in turns])
+        )
+    return out
+
+
+@dataclass
 class InfraErrors:
     count: int = 0
     by_reason: dict[str, int] = field(default_factory=dict)  # error message -> trials
@@ -145,6 +208,7 @@ class RunMetrics:
     capabilities: dict[str, ScopeScore]  # every capability, in CAPABILITIES order (empty ones too)
     efficiency: Efficiency
     failures: Failures
+    paths: Paths
     infra: InfraErrors
     max_trials: int  # the largest n: Pass@k is defined up to this k
     trial_counts: dict[int, int]  # n -> tasks with n scored trials
@@ -157,6 +221,7 @@ class RunMetrics:
             "capabilities": {name: s.to_dict() for name, s in self.capabilities.items()},
             "efficiency": self.efficiency.to_dict(),
             "failures": self.failures.to_dict(),
+            "paths": self.paths.to_dict(),
             "infra": self.infra.to_dict(),
             "max_trials": self.max_trials,
             "trial_counts": {str(n): count for n, count in self.trial_counts.items()},
@@ -300,6 +365,7 @@ def run_metrics(results: Iterable[TrialSummary | dict[str, Any]]) -> RunMetrics:
         capabilities=capabilities,
         efficiency=efficiency(scored),
         failures=failures(scored),
+        paths=paths(scored),
         infra=infra,
         max_trials=max(ns, default=0),
         trial_counts=dict(sorted(ns.items())),

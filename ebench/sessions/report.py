@@ -377,6 +377,26 @@ def efficiency_table(reports: list[RunReport]) -> TableData:
     )
 
 
+def paths_table(reports: list[RunReport]) -> TableData:
+    found = [r.metrics.paths for r in reports]
+    rows: list[list[str] | None] = [
+        ["trials with a path", *[str(p.measured) for p in found]],
+        ["optimal path rate", *[pct(p.optimal_path_rate) for p in found]],
+        ["  passed in the fewest turns", *[f"{p.optimal} of {p.passed}" for p in found]],
+        ["turns / fewest (passed)", *[num(p.turns_over_optimal, 2) for p in found]],
+        None,
+        ["progress rate (failed)", *[pct(p.progress_rate) for p in found]],
+        ["  graded failed trials", *[str(p.progress_trials) for p in found]],
+    ]
+    return TableData(
+        "Paths and progress (scored trials)",
+        ["", *[r.label for r in reports]],
+        rows,
+        caption="path: model turns that made calls, against the fewest a perfect agent needs issuing independent calls at once;"
+        " progress: share of the expected changes the failed trials made",
+    )
+
+
 def failures_table(reports: list[RunReport]) -> TableData:
     fails = [r.metrics.failures for r in reports]
     rows: list[list[str] | None] = [["failed trials", *[f"{f.failed} of {r.metrics.overall.trials}" for f, r in zip(fails, reports)]]]
@@ -583,7 +603,13 @@ def tables(reports: list[RunReport], baseline: Baseline | None = None) -> list[T
     paper = paper_table(reports)
     if paper:
         out.append(paper)
-    out += [scope_table(reports, "domains"), scope_table(reports, "capabilities"), efficiency_table(reports), failures_table(reports)]
+    out += [
+        scope_table(reports, "domains"),
+        scope_table(reports, "capabilities"),
+        efficiency_table(reports),
+        paths_table(reports),
+        failures_table(reports),
+    ]
     out += analyses_tables(analyses(reports))
     if baseline is not None:
         out += baseline_tables(baseline)
@@ -602,7 +628,7 @@ def _scope_rows(scope: str, s: ScopeScore) -> list[tuple[str, str, Any]]:
 
 def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list[dict[str, Any]]:
     """Long format: one row per (run, scope, metric). Scopes: overall, domain:NAME, capability:NAME,
-    efficiency, failures, infra; the analyses' frontier:AXIS, code_vs_tools[:domain:NAME|:capability:NAME]
+    efficiency, paths, path:TASK, failures, infra; the analyses' frontier:AXIS, code_vs_tools[:domain:NAME|:capability:NAME]
     (the code run's rows), code_usage:GROUP, domain_efficiency:NAME and correlation (run empty);
     with a baseline, baseline and baseline:TASK (the people's figures as the run "human baseline").
     Rates are fractions (0..1); a missing value is empty."""
@@ -618,6 +644,10 @@ def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list
         totals = eff.pop("totals")
         rows += [("efficiency", key, value) for key, value in eff.items()]
         rows += [("efficiency", f"{key}_total", value) for key, value in totals.items()]
+        found = m.paths.to_dict()
+        per_task = found.pop("tasks")
+        rows += [("paths", key, value) for key, value in found.items()]
+        rows += [(f"path:{task}", key, value) for task, figures in per_task.items() for key, value in figures.items()]
         fails = m.failures.to_dict()
         ends = fails.pop("terminations")
         rows += [("failures", key, value) for key, value in fails.items()]

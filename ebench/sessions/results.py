@@ -95,6 +95,10 @@ class TrialSummary(BaseModel):
     cost: Annotated[float, Strict()] | None = None  # None: the price is unknown
     seconds: Seconds = 0.0
     reference_calls: Count = 0
+    # The agent's path: model turns that made calls, and the fewest a perfect agent needs (see
+    # ebench.tasks.paths); None and 0 when not measured (no model turns, or an older line).
+    call_turns: Annotated[int, Strict()] | None = None
+    optimal_turns: Count = 0
     grade: Annotated[GradeCounts | None, BeforeValidator(_empty_is_none)] = None
     tool_errors: dict[str, Count] = Field(default_factory=dict)
     solver: str = ""
@@ -157,6 +161,9 @@ class TrialSummary(BaseModel):
             "cost": None if self.cost is None else round(self.cost, 8),
             "seconds": round(self.seconds, 4),
             "reference_calls": self.reference_calls,
+            # only when measured: a line of an older version, or of a trial without model turns, reads back as written
+            **({"call_turns": self.call_turns} if self.call_turns is not None else {}),
+            **({"optimal_turns": self.optimal_turns} if self.optimal_turns else {}),
             "grade": None if self.grade is None else self.grade.model_dump(),
             "tool_errors": self.tool_errors,
             **({"limits": self.limits} if self.limits is not None else {}),

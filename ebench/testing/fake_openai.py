@@ -128,19 +128,22 @@ class Script:
 class ReferencePlayer:
     """A 'model' that solves each task with its reference solution, through the conversation alone:
     it recognises the task by the user's request and resolves `$from` references from the tool
-    results in the messages. `parallel` sends every step whose inputs are known in one turn;
-    `skip_last` leaves out the last N steps (a trial that stops short).
+    results in the messages. `parallel` sends the next steps up to the first that needs a pending
+    result in one turn; `optimal` sends each level of the dependency graph in one turn, the
+    fewest turns there are (ebench.tasks.paths); `skip_last` leaves out the last N steps (a trial
+    that stops short).
 
     Tasks that share a request text are told apart by what else the request carries: the system
     prompt names the product (the domain) and the current user (the task's actor, by the label the
     harness shows). Tasks that still look the same (same request, domain and actor label) get an
     answer saying so, never another task's solution."""
 
-    def __init__(self, tasks: Iterable[Any], parallel: bool = False, skip_last: int = 0) -> None:
+    def __init__(self, tasks: Iterable[Any], parallel: bool = False, skip_last: int = 0, *, optimal: bool = False) -> None:
         self.by_query: dict[str, list[Any]] = {}
         for task in tasks:
             self.by_query.setdefault(task.query, []).append(task)
         self.parallel = parallel
+        self.optimal = optimal
         self.skip_last = skip_last
         self._contexts: dict[int, str] = {}  # id(task) -> the system prompt's product, user and time
         self._lock = threading.Lock()
@@ -198,6 +201,8 @@ class ReferencePlayer:
         done = len(results)
         if done >= len(steps):
             return completion("Done.")
+        if self.optimal:
+            return self._next_level(task, steps, results)
         batch = [steps[done]]
         if self.parallel:
             for step in steps[done + 1 :]:
@@ -206,6 +211,20 @@ class ReferencePlayer:
                 batch.append(step)
         calls = [(step.tool, resolve_args(step.args, results)) for step in batch]
         return completion(None, calls)
+
+    def _next_level(self, task: Any, steps: list[Any], results: list[Any]) -> Reply:
+        """The steps of the next level of the dependency graph; results arrive level by level."""
+        from ..tasks.paths import reference_levels
+        from ..tasks.spec import resolve_args
+
+        levels = reference_levels(task)[: len(steps)]
+        order = sorted(range(len(steps)), key=lambda i: (levels[i], i))
+        by_step: list[Any] = [None] * len(steps)
+        for position, result in enumerate(results):
+            by_step[order[position]] = result
+        level = levels[order[len(results)]]
+        batch = [i for i in order[len(results) :] if levels[i] == level]
+        return completion(None, [(steps[i].tool, resolve_args(steps[i].args, by_step)) for i in batch])
 
     def _shared(self, messages: list[dict[str, Any]]) -> bool:
         query = next((m.get("content") for m in messages if m.get("role") == "user"), None)
@@ -513,6 +532,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="A fake OpenAI-compatible server playing reference solutions.")
     parser.add_argument("--delay", type=float, default=0.2, help="seconds before each answer")
     parser.add_argument("--parallel", action="store_true", help="send independent steps as parallel calls")
+    parser.add_argument("--optimal", action="store_true", help="send each level of the dependency graph in one turn")
+    parser.add_argument("--skip-last", type=int, default=0, help="leave out the last N steps (trials that fail)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--fault", choices=list(FAULTS), help="inject this fault, from each conversation's second turn")
     parser.add_argument("--once", action="store_true", help="with --fault: once per conversation (a retry gets the answer)")
@@ -520,7 +541,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from ..tasks.suite import load_suite
 
-    responder: Callable[[dict[str, Any]], Reply] = ReferencePlayer(load_suite().tasks, parallel=args.parallel)
+    responder: Callable[[dict[str, Any]], Reply] = ReferencePlayer(
+        load_suite().tasks, parallel=args.parallel, skip_last=args.skip_last, optimal=args.optimal
+    )
     if args.fault:
         responder = Faulty(responder, args.fault, when=on_turn(2), each_once=args.once)
     server = FakeOpenAI(responder, delay=args.delay, port=args.port, api_key=args.api_key)

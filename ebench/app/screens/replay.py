@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -90,6 +91,17 @@ def step_detail(step: Step, *, dark: bool = True) -> Text:
     return text
 
 
+def path_line(summary: dict[str, Any] | None) -> str | None:
+    """A model trial's path against the fewest turns (ebench.tasks.paths); None when not measured."""
+    if not summary:
+        return None
+    turns, fewest = summary.get("call_turns"), summary.get("optimal_turns")
+    if not isinstance(turns, int) or not isinstance(fewest, int) or fewest <= 0:
+        return None
+    verdict = "the fewest there are" if turns <= fewest else f"{turns / fewest:.2f}x the fewest, {fewest}"
+    return f"{turns} turns with calls ({verdict})"
+
+
 def explanation(
     timeline: Timeline, final: StepState | None, point: int | None, mismatch: Mismatch | None, variables: dict[str, str]
 ) -> Text:
@@ -115,6 +127,10 @@ def explanation(
     if end and end.error:
         text.append("error: ", style="bold")
         text.append(f"{end.error}\n")
+    path = path_line(end.summary if end else None)
+    if path:
+        text.append("path: ", style="bold")
+        text.append(path + "\n")
     if grade is not None and not grade.passed:
         text.append("point of no return: ", style="bold")
         if point is None:

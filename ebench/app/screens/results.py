@@ -144,6 +144,9 @@ class ResultsScreen(EBenchScreen):
             with TabPane("Efficiency", id="tab-efficiency"):
                 yield DataTable(id="efficiency", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="efficiency-caption", classes="results-caption")
+            with TabPane("Paths", id="tab-paths"):
+                yield DataTable(id="paths", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="paths-caption", classes="results-caption")
             with TabPane("Failures", id="tab-failures"):
                 yield DataTable(id="failures", cursor_type="row", zebra_stripes=True)
             with TabPane("Pass^k chart", id="tab-chart"):
@@ -241,16 +244,16 @@ class ResultsScreen(EBenchScreen):
                 table.add_row(*[Text(c, justify="left" if i < 2 else "right") for i, c in enumerate(cells)], key=f"{name}|{number}")
 
     def _fill_core_tables(self) -> None:
-        """Efficiency and failures as `ebench report` prints them (runs as columns)."""
-        from ...sessions.report import efficiency_table, failures_table
+        """Efficiency, paths and failures as `ebench report` prints them (runs as columns)."""
+        from ...sessions.report import efficiency_table, failures_table, paths_table
 
         if not self.reports:
-            for table_id in ("efficiency", "failures"):
+            for table_id in ("efficiency", "paths", "failures"):
                 self.query_one(f"#{table_id}", DataTable).clear(columns=True)
             return
-        efficiency = efficiency_table(self.reports)
-        show_table(self.query_one("#efficiency", DataTable), efficiency)
-        self.query_one("#efficiency-caption", Static).update(efficiency.caption or "")
+        for table_id, table in (("efficiency", efficiency_table(self.reports)), ("paths", paths_table(self.reports))):
+            show_table(self.query_one(f"#{table_id}", DataTable), table)
+            self.query_one(f"#{table_id}-caption", Static).update(table.caption or "")
         show_table(self.query_one("#failures", DataTable), failures_table(self.reports))
 
     def _fill_analyses(self) -> None:
