@@ -1,9 +1,10 @@
 """What a trial costs besides the solver: the whole trial a batch runs, and its parts.
 
 The headline is a whole trial through `ebench.sessions.trial.open_trial`, as a batch runs it:
-the trial opens (a fresh copy of the world, change tracking, the session file and its first
-event), the task's reference solution runs through `trial.call` (lock, tool, recording), and the
-trial finishes (diff, grade, last event, file closed). Every task of the suite is run --rounds
+the trial opens (a copy of the world as a fresh one holds it: the copy the previous trial gave
+back, its changes rolled back; change tracking, the session file and its first event), the
+task's reference solution runs through `trial.call` (lock, tool, recording), and the trial
+finishes (diff, grade, last event, file closed, the copy given back). Every task of the suite is run --rounds
 times (after one warm-up trial per domain: the world's image is made once per process); the
 median per domain and the largest task's are reported, with a first trial in a fresh process
 (imports included) and that process's peak memory.
@@ -222,8 +223,10 @@ def largest_task(task, folder: Path, repeat: int) -> dict:
 
 
 def start_costs(task, folder: Path, repeat: int) -> dict:
-    """A trial's start three ways: the copy of the prepared image alone, `Trial()` (copy, tracker,
-    tool environment, start event), and `open_trial` (the session file opened and written too)."""
+    """A trial's start three ways: a fresh copy of the prepared image (what a process's first trial
+    on a world pays, and a trial while every idle copy is taken), `Trial()` (the copy the last
+    trial gave back, tracker, tool environment, start event), and `open_trial` (the session file
+    opened and written too)."""
     from ebench.sessions.record import trial_session_file
     from ebench.sessions.trial import Trial, open_trial, trial_copy
 
@@ -320,9 +323,9 @@ def readme_rows(data: dict) -> list[dict]:
             "met": big["grade_over_diff"] <= GOAL_GRADE_OVER_DIFF,
         },
         {
-            "figure": "a trial's start: `open_trial` (copy, tracker, session file, start event)",
+            "figure": "a trial's start: `open_trial` (the copy the last trial gave back, tracker, session file, start event)",
             "value": f"{start['open_trial_ms']:.2f} ms (`Trial()` without a file {start['trial_ms']:.2f} ms; "
-            f"the image's copy alone {start['image_copy_ms']:.2f} ms)",
+            f"a fresh copy of the image instead, as a process's first trial pays: {start['image_copy_ms']:.2f} ms)",
             "goal": "a figure to watch",
             "met": None,
         },

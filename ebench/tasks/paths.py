@@ -17,8 +17,9 @@ literal ids (their generator knew them), so the graph is inferred from where eac
 Calls in one turn run in the order given, so a write that must follow another can share its
 turn; writes keep their order (one never moves before an earlier one: each changes what the next
 finds). Otherwise only data the agent has to read before it can ask forms a dependency. On every
-task of the shipped suite, issuing each level at once still passes (tests/test_paths.py). The depth is a lower
-bound a real agent meets or exceeds; `ReferencePlayer(parallel=True)` in ebench.testing meets it.
+task of the shipped suite, issuing each level at once still passes (tests/test_paths.py). An
+agent that skips a read the reference made may take fewer turns, and counts as optimal;
+`ReferencePlayer(optimal=True)` in ebench.testing takes exactly the depth.
 """
 
 from __future__ import annotations
