@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
 from ebench.domains.engine.tools import ToolError
 from ebench.domains.engine.world import content_hash, open_world_readonly
 from ebench.sessions.record import REDACTED, SessionWriter, read_session, redact_config, secret_values
-from ebench.sessions.trial import Trial, trial_copy
+from ebench.sessions.trial import Trial, drop_idle_copies, trial_copy
 from ebench.tasks.diff import full_diff
 from ebench.tasks.spec import resolve_args
 from ebench.tasks.suite import load_suite
@@ -64,6 +65,19 @@ def test_a_finished_trials_copy_is_reused_exactly_as_a_fresh_one(moba_world):
     fresh.close()
     play(second)
     assert second.diff().to_list() == made and second.grade().passed
+    second.close()
+
+
+def test_idle_copies_are_dropped_when_a_batch_ends(moba_world):
+    [task] = load_suite(ids=["moba-0024"]).tasks
+    first = Trial(task)
+    copy = first.conn
+    first.close()
+    drop_idle_copies()  # what a batch's runner does once its trials are over
+    with pytest.raises(sqlite3.ProgrammingError):
+        copy.execute("SELECT 1")  # closed: its memory went back
+    second = Trial(task)
+    assert second.conn is not copy and len(second.diff()) == 0
     second.close()
 
 

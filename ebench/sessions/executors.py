@@ -48,7 +48,7 @@ from .events import InternalErrorEvent
 from .record import trial_session_file
 from .runs import SESSIONS
 from .solvers.base import FatalSolverError, Solver
-from .trial import INFRA_ERROR, MANY_COPIES, TrialLimits, TrialSummary, map_large_blocks, open_trial
+from .trial import INFRA_ERROR, MANY_COPIES, TrialLimits, TrialSummary, drop_idle_copies, map_large_blocks, open_trial
 
 EXECUTORS = ("local", "ray")
 MIN_TRIALS_PER_WORKER = 32  # the default --workers keeps a smaller batch in one process, where it is simplest to follow
@@ -143,6 +143,7 @@ class TrialRunner:
             if watcher is not None:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
+            drop_idle_copies()  # the batch is over: its copies' memory goes back
 
 
 async def _watch(stop: Callable[[], bool], jobs: list[asyncio.Task[None]]) -> None:

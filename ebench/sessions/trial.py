@@ -244,6 +244,14 @@ class _CopyPool:
                     return
         conn.close()
 
+    def drop(self) -> None:
+        """Close every idle copy (a batch has ended: nothing will take them soon)."""
+        with self._lock:
+            idle = [conn for copies in self._idle.values() for conn in copies]
+            self._idle = {}
+        for conn in idle:
+            conn.close()
+
     def forget(self) -> None:
         """In a forked child: drop the parent's idle copies unused (a connection is not carried
         across a fork), with a lock no thread of the parent can be holding."""
@@ -253,6 +261,14 @@ class _CopyPool:
 
 _COPIES = _CopyPool()
 os.register_at_fork(after_in_child=_COPIES.forget)
+
+
+def drop_idle_copies() -> None:
+    """Give back the memory of the copies finished trials left for the next ones."""
+    _COPIES.drop()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 class Trial:
