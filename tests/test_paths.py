@@ -216,3 +216,22 @@ async def test_the_replay_debugger_shows_a_model_trials_path(tmp_path, chosen):
         grade_text = str(app.screen.query_one("#replay-grade-body").render())
     assert (result.call_turns, result.optimal_turns) == (4, 2)
     assert "path: 4 turns with calls (2.00x the fewest, 2)" in grade_text
+
+
+def test_a_trial_finds_the_same_fewest_turns_on_a_pooled_copy(chosen, monkeypatch):
+    """A trial runs the reference on a copy from the pool (no new copy, no tracker install): the
+    same figure as a run on a fresh copy of the world, and nothing of it stays in any copy."""
+    from ebench.sessions.trial import Trial
+    from ebench.tasks import paths
+
+    for task in chosen:
+        monkeypatch.setattr(paths, "_CACHE", {})
+        fresh = optimal_turns(task)
+        monkeypatch.setattr(paths, "_CACHE", {})
+        trial = Trial(task)
+        assert optimal_turns(task, trial._reference_results) == fresh
+        assert len(trial.diff()) == 0
+        trial.close()
+        again = Trial(task)  # the copies it used went back rolled back
+        assert len(again.diff()) == 0
+        again.close()

@@ -29,7 +29,7 @@ from ..domains.engine.world import ensure_world, scratch_copy, world_id
 from ..tasks.diff import ChangeTracker, Diff, tracker_script
 from ..tasks.grading import Grade, grade
 from ..tasks.paths import optimal_turns
-from ..tasks.reference import DEFAULT_LIMITS, ReferenceFailed
+from ..tasks.reference import DEFAULT_LIMITS, ReferenceFailed, run_steps
 from ..tasks.spec import Task
 from ..tasks.worlds import WorldMismatch, check_world, task_seed
 from .events import BLOCK, CHILD, SESSION_FORMAT, EndEvent, SessionEvent, StartEvent, TaskHeader, ToolCallEvent, make_event
@@ -551,9 +551,19 @@ class Trial:
         if self.task is None or not self.turns:
             return 0
         try:
-            return optimal_turns(self.task)
+            return optimal_turns(self.task, self._reference_results)
         except (ReferenceFailed, WorldMismatch):  # a task its world no longer fits: no path figure
             return 0
+
+    def _reference_results(self) -> list[Any]:
+        """The task's reference solution run on a copy from the pool (given back rolled back):
+        what a perfect agent would have read, for the path figure."""
+        assert self.task is not None
+        conn = _COPIES.take(self.domain, self._seed)
+        try:
+            return run_steps(self.domain.name, self.task.actor, self.task.reference_solution, conn, tolerant=True, tracked=True).results
+        finally:
+            _COPIES.give(self.domain, self._seed, conn)
 
     def finish(self, termination: Termination | str, error: str | None = None) -> TrialSummary:
         """Grade the trial, write its last event, release the copy. An infrastructure error is

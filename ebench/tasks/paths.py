@@ -25,7 +25,7 @@ agent that skips a read the reference made may take fewer turns, and counts as o
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from .spec import Step, Task
@@ -144,25 +144,29 @@ _CACHE: dict[tuple[str, str], tuple[int, ...]] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def reference_levels(task: Task) -> tuple[int, ...]:
-    """`step_levels` of the task's reference solution, run once per process on a fresh copy of
-    its world (its results tell where each id comes from)."""
+def reference_levels(task: Task, results: Callable[[], Sequence[Any]] | None = None) -> tuple[int, ...]:
+    """`step_levels` of the task's reference solution, once per process: its results (which tell
+    where each id comes from) are `results()`, or those of a run on a fresh copy of its world."""
     key = (task.id, repr([step.to_dict() for step in task.reference_solution]))
     with _CACHE_LOCK:
         known = _CACHE.get(key)
     if known is not None:
         return known
-    from .reference import run_steps
-    from .worlds import task_world
+    if results is None:
+        from .reference import run_steps
+        from .worlds import task_world
 
-    run = run_steps(task.domain, task.actor, task.reference_solution, world=task_world(task), tolerant=True)
-    levels = tuple(step_levels(task.reference_solution, run.results, write_tools(task.domain)))
+        found: Sequence[Any] = run_steps(task.domain, task.actor, task.reference_solution, world=task_world(task), tolerant=True).results
+    else:
+        found = results()
+    levels = tuple(step_levels(task.reference_solution, found, write_tools(task.domain)))
     with _CACHE_LOCK:
         _CACHE[key] = levels
     return levels
 
 
-def optimal_turns(task: Task) -> int:
-    """The fewest model turns with calls a perfect agent needs for the task (0 without a solution)."""
-    levels = reference_levels(task) if task.reference_solution else ()
+def optimal_turns(task: Task, results: Callable[[], Sequence[Any]] | None = None) -> int:
+    """The fewest model turns with calls a perfect agent needs for the task (0 without a
+    solution); `results` as for `reference_levels`."""
+    levels = reference_levels(task, results) if task.reference_solution else ()
     return max(levels) + 1 if levels else 0

@@ -39,16 +39,18 @@ def run_steps(
     *,
     world: Path | None = None,
     tolerant: bool = False,
+    tracked: bool = False,
 ) -> ReferenceRun:
     """Apply `steps` in order on a fresh copy of the world (`world`, or the domain's default; or
-    on `conn`). A refused step raises ReferenceFailed, unless `tolerant` (a shortcut solver that
-    moves on): then its result is None and a later step that needs it is skipped too."""
+    on `conn`, which with `tracked` already has the change tracker: a trial's copy). A refused
+    step raises ReferenceFailed, unless `tolerant` (a shortcut solver that moves on): then its
+    result is None and a later step that needs it is skipped too."""
     domain = get_domain(domain_name)
     own = conn is None
     if conn is None:
         conn = scratch_copy(world or ensure_world(domain))
     try:
-        tracker = ChangeTracker(conn, domain.schema)
+        tracker = ChangeTracker(conn, domain.schema, install=own or not tracked)
         try:
             env = domain.env(conn, actor)
         except ToolError as exc:
