@@ -39,6 +39,7 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
         [],
         ["--delay", "0.01", "--levels", "1,4", "--waves", "1", "--c1-trials", "2", "--oracle-trials", "1", "--no-ray"],
     ),
+    ("model_client.py", [], ["--requests", "16"]),
     ("cli_startup.py", [], ["--repeat", "1"]),
     ("app_startup.py", [], ["--repeat", "1"]),
     ("build_worlds.py", [], ["--repeat", "1"]),
