@@ -217,10 +217,13 @@ class _CopyPool:
         self._idle: dict[tuple[str, int], list[sqlite3.Connection]] = {}
         self._lock = threading.Lock()
 
+    @staticmethod
+    def _key(domain: Domain, seed: int | None) -> tuple[str, int]:
+        return domain.name, domain.default_seed if seed is None else seed
+
     def take(self, domain: Domain, seed: int | None) -> sqlite3.Connection:
-        key = (domain.name, domain.default_seed if seed is None else seed)
         with self._lock:
-            idle = self._idle.get(key)
+            idle = self._idle.get(self._key(domain, seed))
             conn = idle.pop() if idle else None
         if conn is None:
             conn = trial_copy(domain, seed)
@@ -228,7 +231,6 @@ class _CopyPool:
         return conn
 
     def give(self, domain: Domain, seed: int | None, conn: sqlite3.Connection) -> None:
-        key = (domain.name, domain.default_seed if seed is None else seed)
         try:
             reusable = conn.in_transaction
             if reusable:
@@ -238,7 +240,7 @@ class _CopyPool:
             reusable = False
         if reusable:
             with self._lock:
-                idle = self._idle.setdefault(key, [])
+                idle = self._idle.setdefault(self._key(domain, seed), [])
                 if len(idle) < self.KEEP:
                     idle.append(conn)
                     return

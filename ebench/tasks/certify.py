@@ -25,7 +25,7 @@ from ..domains.engine.world import scratch_copy
 from .diff import ChangeTracker, Diff
 from .grading import grade
 from .public import CORRECT, FIRST_PAGE, READING, Lazy, NotCertifiable, PublicAPI, PublicSolverFailed
-from .spec import CAPABILITIES, Step
+from .spec import CAPABILITIES, Step, references
 
 if TYPE_CHECKING:
     from .generation import Draft, Template
@@ -138,19 +138,11 @@ def capabilities_from(template: Template, first_page_bites: bool, steps: list[St
         caps.add("multi_condition_filtering")
     if first_page_bites:
         caps.add("complete_data_acquisition")
-    if any(_has_reference(s.args) for s in steps):
+    if any(list(references(s.args)) for s in steps):
         caps.add("cross_step_dependency")
     if len({c.table for c in diff if c.op in ("insert", "delete")}) >= 2:
         caps.add("cross_entity_cascade")
     return [c for c in CAPABILITIES if c in caps]
-
-
-def _has_reference(value: Any) -> bool:
-    if isinstance(value, dict):
-        return "$from" in value or any(_has_reference(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_reference(v) for v in value)
-    return False
 
 
 def _reason(exc: Exception) -> str:

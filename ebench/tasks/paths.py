@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
-from .spec import Step, Task
+from .spec import Step, Task, references
 
 PAGE = "page"
 
@@ -37,25 +37,17 @@ def _is_id_key(key: str) -> bool:
     return key == "id" or key.endswith("_id") or key.endswith("_ids")
 
 
+def _id_values(value: Any) -> Iterator[int]:
+    """The ids an id key holds: one integer, or a list of them."""
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, int) and not isinstance(item, bool):
+            yield item
+
+
 def _ids_in_args(args: dict[str, Any]) -> Iterator[int]:
     for key, value in args.items():
-        if not _is_id_key(key):
-            continue
-        for item in value if isinstance(value, list) else [value]:
-            if isinstance(item, int) and not isinstance(item, bool):
-                yield item
-
-
-def _refs(value: Any) -> Iterator[int]:
-    if isinstance(value, dict):
-        if "$from" in value:
-            yield int(value["$from"])
-            return
-        for item in value.values():
-            yield from _refs(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _refs(item)
+        if _is_id_key(key):
+            yield from _id_values(value)
 
 
 def ids_in_result(value: Any) -> set[int]:
@@ -67,9 +59,7 @@ def ids_in_result(value: Any) -> set[int]:
         if isinstance(current, dict):
             for key, item in current.items():
                 if isinstance(key, str) and _is_id_key(key):
-                    for one in item if isinstance(item, list) else [item]:
-                        if isinstance(one, int) and not isinstance(one, bool):
-                            found.add(one)
+                    found.update(_id_values(item))
                 if isinstance(item, (dict, list)):
                     stack.append(item)
         elif isinstance(current, list):
@@ -92,7 +82,7 @@ def step_needs(steps: Sequence[Step], results: Sequence[Any], writes: Collection
     needs: list[set[int]] = []
     for index, step in enumerate(steps):
         ids = set(_ids_in_args(step.args))
-        need = {ref for ref in _refs(step.args) if 0 <= ref < index}
+        need = {ref for ref in references(step.args) if isinstance(ref, int) and 0 <= ref < index}
         need.update(revealed[value] for value in ids if value in revealed)
         write = step.tool in writes
         if write:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -206,6 +206,19 @@ def resolve_args(args: dict[str, Any], results: list[Any]) -> dict[str, Any]:
         return value
 
     return {k: resolve(v) for k, v in args.items()}
+
+
+def references(args: Any) -> Iterator[Any]:
+    """The steps the `{"$from": step, ...}` references in `args` name, wherever they sit."""
+    if isinstance(args, dict):
+        if "$from" in args:
+            yield args["$from"]
+            return
+        for value in args.values():
+            yield from references(value)
+    elif isinstance(args, list):
+        for value in args:
+            yield from references(value)
 
 
 def parse_task(data: Any, source: str = "<task>") -> Task:

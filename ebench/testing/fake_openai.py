@@ -180,7 +180,7 @@ class ReferencePlayer:
             return self._contexts[id(task)]
 
     def __call__(self, body: dict[str, Any]) -> Reply:
-        from ..tasks.spec import resolve_args
+        from ..tasks.spec import references, resolve_args
 
         messages = body.get("messages") or []
         task = self.task_for(body)
@@ -206,7 +206,7 @@ class ReferencePlayer:
         batch = [steps[done]]
         if self.parallel:
             for step in steps[done + 1 :]:
-                if _depends_on_pending(step.args, done + len(batch) - 1, done):
+                if any(done <= int(ref) < done + len(batch) for ref in references(step.args)):  # needs a pending result
                     break
                 batch.append(step)
         calls = [(step.tool, resolve_args(step.args, results)) for step in batch]
@@ -229,16 +229,6 @@ class ReferencePlayer:
     def _shared(self, messages: list[dict[str, Any]]) -> bool:
         query = next((m.get("content") for m in messages if m.get("role") == "user"), None)
         return isinstance(query, str) and len(self.by_query.get(query, [])) > 1
-
-
-def _depends_on_pending(args: Any, last_pending: int, first_pending: int) -> bool:
-    if isinstance(args, dict):
-        if "$from" in args:
-            return first_pending <= int(args["$from"]) <= last_pending
-        return any(_depends_on_pending(v, last_pending, first_pending) for v in args.values())
-    if isinstance(args, list):
-        return any(_depends_on_pending(v, last_pending, first_pending) for v in args)
-    return False
 
 
 # What each fault does; the first five are the API's (the model did not cause them), the others

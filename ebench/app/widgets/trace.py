@@ -280,8 +280,7 @@ class CallTrace(VerticalScroll):
         self._marked: str | None = None
         self._initial = list(entries or [])
         self._follow = True  # scrolled to the bottom: new calls scroll into view
-        self._live = False  # calls arrive one by one (a trial being solved), not set at once (replay)
-        self._newest: CallView | None = None  # the last call added live
+        self._newest: CallView | None = None  # the last call added live (None in a replay: calls set at once)
         self._auto_expanded: CallView | None = None  # the newest call, expanded because it is newest
 
     def on_mount(self) -> None:
@@ -294,7 +293,6 @@ class CallTrace(VerticalScroll):
         """Append one call; a child of an exec_code block goes under its block. The newest call is
         expanded (the previous newest folds back unless the person changed it) and, unless the
         person scrolled up to read, scrolled into view."""
-        self._live = True
         self._add(entry, mount=True)
         view = self._views.get(str(as_tool_call(entry).id))
         if view is None:
@@ -336,7 +334,7 @@ class CallTrace(VerticalScroll):
         # The newest live call's view can grow after it was followed (its result is laid out a
         # frame later): while following, follow again, not to stop a line short. Not in a replay,
         # where `mark` decides what is in view.
-        if self._live and self._follow:
+        if self._newest is not None and self._follow:
             self.call_after_refresh(self._follow_newest)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
@@ -349,7 +347,6 @@ class CallTrace(VerticalScroll):
     def set_calls(self, entries: Sequence[CallEntry]) -> None:
         """Replace every call (replay): one batch mount, not one per call."""
         self.clear_calls()
-        self._live = False
         pending: list[Widget] = []
         for entry in entries:
             widget = self._add(entry, mount=False)
