@@ -249,3 +249,31 @@ def test_a_code_mode_trial_records_block_calls_as_children_of_the_block(ebench_h
     assert [c.tool for c in top] == ["exec_code"]
     assert [c.tool for c in children] == [s.tool for s in task.reference_solution]
     assert {c.parent for c in children} == {top[0].id}
+
+
+def test_a_task_whose_user_holds_facts_offers_ask_user_and_acting_first_fails(ebench_home, tmp_path, music_world, monkeypatch):
+    from ebench.tasks.asking import SPLIT_DIR
+
+    monkeypatch.setenv("EBENCH_TASKS", str(SPLIT_DIR))
+    task = load_task(SPLIT_DIR / "music" / "music-0082-ask.json")
+
+    def solve(ask: bool):
+        async def script(session, init):
+            tools = {tool.name for tool in (await session.list_tools()).tools}
+            assert "ask_user" in tools
+            if ask:
+                answer = _payload(await session.call_tool("ask_user", {"question": "What should the playlist be called?"}))
+                assert answer == {"answer": "Call it 'Autumn Walks'."}
+                bad = await session.call_tool("ask_user", {"question": 3})
+                assert bad.is_error and _payload(bad)["error"]["code"] == "invalid_arguments"
+            results = []
+            for step in task.reference_solution:
+                results.append(_payload(await session.call_tool(step.tool, resolve_args(step.args, results))))
+
+        return script
+
+    asked, guessed = tmp_path / "asked.log", tmp_path / "guessed.log"
+    run_client(["--task", task.id], ebench_home, solve(True), errlog=asked)
+    run_client(["--task", task.id], ebench_home, solve(False), errlog=guessed)
+    assert f"task {task.id}: PASS" in asked.read_text()
+    assert f"task {task.id}: FAIL" in guessed.read_text()

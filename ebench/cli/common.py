@@ -114,13 +114,18 @@ def build_with_progress(domains: list, seed: int | None, quiet: bool = False) ->
 
 
 def task(task_id: str, root=None):
-    """A task by id (from the shipped suite, or from `root`), or a one-line error."""
+    """A task by id (from the shipped suite, or from `root`), or a scenario by id (the shipped
+    ones, or `root`'s) as the task a trial runs; or a one-line error."""
+    from ..tasks.scenarios import find_scenario
     from ..tasks.spec import TaskFileError, load_task
     from ..tasks.suite import find_task
 
+    scenario = find_scenario(task_id, root)
+    if scenario is not None:
+        return scenario.as_task()
     path = find_task(task_id, root)
     if path is None:
-        fail(f"no task {task_id!r}; `ebench tasks list` shows the ids", 2)
+        fail(f"no task {task_id!r} (nor a scenario of that id); `ebench tasks list` shows the ids", 2)
     try:
         return load_task(path)
     except TaskFileError as exc:

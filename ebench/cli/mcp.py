@@ -33,6 +33,8 @@ def mcp_serve(
     task = None
     if task_id is not None:
         task = common.task(task_id)
+        if task.scenario is not None:
+            common.fail(f"{task_id} is a scenario: an MCP client has no way to end its turns; run it with `ebench run --scenarios`", 2)
         if domain is not None and domain != task.domain:
             common.fail(f"task {task.id} belongs to the {task.domain} domain, not {domain}", 2)
         if actor is not None and actor != task.actor:

@@ -64,6 +64,9 @@ def play_command(
     api_base: str | None = typer.Option(None, "--api-base", help="The model API's base URL."),
     model_arg: list[str] = typer.Option([], "--model-arg", help="key=value passed to the model call; repeatable."),
     oracle: bool = typer.Option(False, "--oracle", help="Watch the reference solution being played, call by call."),
+    as_user: bool = typer.Option(
+        False, "--as-user", help="With --model: you play the user, answering the model's questions (tasks with a user profile)."
+    ),
     speed: float | None = typer.Option(
         None,
         "--speed",
@@ -87,6 +90,8 @@ def play_command(
         common.fail("watch either --model or --oracle, not both", 2)
     if blind and (model or oracle):
         common.fail("--blind is for a person solving; it does not combine with --model or --oracle", 2)
+    if as_user and not model:
+        common.fail("--as-user is for watching a model: add --model", 2)
     if speed is not None and not (model or oracle):
         common.fail("--speed applies to watching: add --model or --oracle", 2)
     if tasks_dir is not None and not tasks_dir.is_dir():
@@ -111,7 +116,7 @@ def play_command(
         }
         play_args = [part for name, value in valued_options.items() if value is not None for part in (name, value)]
         play_args += [part for pair in model_arg for part in ("--model-arg", pair)]
-        play_args += [flag for flag, on in {"--code": code, "--blind": blind, "--oracle": oracle}.items() if on]
+        play_args += [flag for flag, on in {"--code": code, "--blind": blind, "--oracle": oracle, "--as-user": as_user}.items() if on]
         serve_web(play_args, host, port)
         return
     if task_id is None:
@@ -131,7 +136,9 @@ def play_command(
     from ..sessions.watch import DEFAULT_SPEED
 
     rate = DEFAULT_SPEED if speed is None else speed or None  # 0: no limit
-    launch(lambda: SolveScreen(task, code=code, blind=blind, watcher=watcher, speed=rate), theme)
+    if as_user and not task.user_profile:
+        common.fail(f"--as-user: {task.id} has no user profile, so the model has nothing to ask (try a task of the ask split)", 2)
+    launch(lambda: SolveScreen(task, code=code, blind=blind, watcher=watcher, speed=rate, play_user=as_user), theme)
 
 
 def replay_command(

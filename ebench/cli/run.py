@@ -66,6 +66,34 @@ def select_tasks(domain: str | None, task_ids: list[str], capability: str | None
     return report.tasks
 
 
+def _shipped_scenarios() -> str:
+    from ..tasks.scenarios import SCENARIOS_DIR
+
+    return str(SCENARIOS_DIR)
+
+
+def select_scenarios(domain: str | None, ids: list[str], capability: str | None, folder: Path | None):
+    """The scenarios chosen, each as the task a trial runs (`Scenario.as_task`)."""
+    from ..tasks.scenarios import load_scenarios
+
+    if capability:
+        fail("--capability selects tasks, not scenarios", 2)
+    if folder is not None and not folder.is_dir():
+        fail(f"--tasks-dir {folder}: not a directory", 2)
+    if domain:
+        common.domain(domain)
+    found, errors = load_scenarios(folder, domain, ids or None)
+    common.warn([str(error) for error in errors], "skipped")
+    missing = sorted(set(ids) - {s.id for s in found})
+    if missing:
+        fail(f"unknown scenario id(s): {', '.join(missing[:10])}", 2)
+    if not found:
+        fail("no scenario matches the selection", 2)
+    tasks = [scenario.as_task() for scenario in found]
+    check_worlds(tasks)
+    return tasks
+
+
 def check_worlds(tasks) -> None:
     """Refuse tasks made on a world this ebench does not build, before any trial starts."""
     from ..tasks.worlds import WorldMismatch, check_world
@@ -101,6 +129,11 @@ def run_command(
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     capability: str | None = typer.Option(None, "--capability", help="Only tasks with this capability."),
     tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Task files from this folder instead of the shipped suite."),
+    scenarios: bool = typer.Option(
+        False,
+        "--scenarios",
+        help="Run scenarios (conversations of several turns on one world copy) instead of tasks; --tasks-dir: their folder.",
+    ),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Trials running at once (in all, over every worker)."),
     workers: int | None = typer.Option(
         None,
@@ -122,6 +155,18 @@ def run_command(
     ),
     retries: int = typer.Option(6, "--retries", min=0, help="Retries of a transient API error (rate limit, 5xx, timeout)."),
     backoff: float = typer.Option(1.0, "--backoff", min=0, help="First retry delay in seconds, doubled each retry."),
+    user: str = typer.Option(
+        "scripted", "--user", help="Who answers a task's questions (tasks with a user profile): scripted, or llm (--user-model)."
+    ),
+    user_model: str | None = typer.Option(None, "--user-model", help="With --user llm: the litellm model that plays the user."),
+    user_api_base: str | None = typer.Option(None, "--user-api-base", help="With --user llm: that model's API base URL."),
+    perturb: list[str] = typer.Option(
+        [],
+        "--perturb",
+        help="Perturb what the solver meets: FAMILY or FAMILY:SUBTYPE, repeatable (interface, intent, output, runtime; "
+        "see the README's Perturbations).",
+    ),
+    perturb_seed: int = typer.Option(0, "--perturb-seed", help="The seed of --perturb: the same seed, the same perturbation."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Score a solver on tasks ([bold]--batch[/]), or run one task and watch its trace."""
@@ -141,7 +186,11 @@ def run_command(
         backoff=backoff,
     )
     the_solver = chosen_solver(solver_name, options)
-    tasks = select_tasks(domain, task, capability, tasks_dir)
+    perturbation = _perturbation(perturb, perturb_seed, code)
+    if scenarios and "intent" in perturbation.families:
+        fail("--perturb intent rewords one request: it does not apply to --scenarios (their turns are messages of their own)", 2)
+    user_settings = _user_settings(user, user_model, user_api_base)
+    tasks = select_scenarios(domain, task, capability, tasks_dir) if scenarios else select_tasks(domain, task, capability, tasks_dir)
     if isinstance(the_solver, ReplaySolver):
         tasks = [t for t in tasks if t.id in set(the_solver.task_ids)]
         if not tasks:
@@ -150,10 +199,11 @@ def run_command(
     if not batch:
         if len(tasks) != 1 or trials != 1:
             fail("without --batch, run one trial of one task (--task ID); use --batch for more", 2)
-        _watch(the_solver, tasks[0], code, limits, as_json)
+        _watch(the_solver, tasks[0], code, limits, as_json, user_settings, perturb=perturbation)
         return
     selection = {
-        "dir": str(tasks_dir.resolve()) if tasks_dir else None,
+        **({"scenarios": True} if scenarios else {}),
+        "dir": str(tasks_dir.resolve()) if tasks_dir else _shipped_scenarios() if scenarios else None,
         "domain": domain,
         "capability": capability,
         "ids": sorted(task) or None,
@@ -171,16 +221,57 @@ def run_command(
     if executor == "ray" and workers is not None:
         fail("--workers is for --executor local: on Ray, the cluster's CPUs decide", 2)
     where = {"workers": workers, "executor": executor, "ray_address": ray_address}
-    _batch(the_solver, tasks, trials, code, limits, selection, run_label, out, force, concurrency, as_json, where)
+    _batch(
+        the_solver,
+        tasks,
+        trials,
+        code,
+        limits,
+        selection,
+        run_label,
+        out,
+        force,
+        concurrency,
+        as_json,
+        where,
+        user_settings,
+        perturb=perturbation,
+    )
 
 
-def _batch(solver, tasks, trials, code, limits, selection, label, out: Path, force, concurrency, as_json, where) -> None:
+def _perturbation(values: list[str], seed: int, code: bool):
+    """--perturb and --perturb-seed, checked (a usage error in one line)."""
+    from ..sessions.perturb import PerturbError, parse_perturb
+
+    try:
+        perturbation = parse_perturb(values, seed)
+        perturbation.check_mode(code)
+    except PerturbError as exc:
+        fail(f"--perturb: {exc}", 2)
+    return perturbation
+
+
+def _user_settings(kind: str, model: str | None, api_base: str | None):
+    from ..sessions.users import UserSettings
+
+    if kind not in ("scripted", "llm"):
+        fail(f"--user {kind!r}: expected scripted or llm", 2)
+    if kind == "llm" and not model:
+        fail("--user llm needs --user-model (any litellm model string)", 2)
+    if kind == "scripted" and (model or api_base):
+        fail("--user-model and --user-api-base are for --user llm", 2)
+    return UserSettings(kind=kind, model=model, api_base=api_base)  # type: ignore[arg-type]
+
+
+def _batch(
+    solver, tasks, trials, code, limits, selection, label, out: Path, force, concurrency, as_json, where, user, perturb=None
+) -> None:
     from ..sessions.batch import Batch, Progress
     from ..sessions.executors import ExecutorError, default_workers
     from ..sessions.runs import RunError
     from ..sessions.solvers.base import FatalSolverError
 
-    batch = Batch(out, tasks, solver, trials, code, limits, selection, label, force)
+    batch = Batch(out, tasks, solver, trials, code, limits, selection, label, force, user, **({"perturb": perturb} if perturb else {}))
     try:
         batch.prepare()
     except RunError as exc:
@@ -324,7 +415,7 @@ class _progress_bar:
             self.bar.stop()
 
 
-def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
+def _watch(solver, task, code: bool, limits, as_json: bool, user, perturb=None) -> None:
     """One trial with its events printed as they happen; recorded in the data directory's sessions."""
     import asyncio
     from functools import partial
@@ -337,7 +428,15 @@ def _watch(solver, task, code: bool, limits, as_json: bool) -> None:
     path = new_session_file(sessions_dir(), task.id, solver.name)
     echo = partial(_echo_writer, quiet=as_json)
     trial = open_trial(
-        task, path, secrets=secret_values(solver.config()), writer=echo, solver=solver.config(), code=code, session_name=str(path)
+        task,
+        path,
+        secrets=secret_values(solver.config()),
+        writer=echo,
+        solver=solver.config(),
+        code=code,
+        session_name=str(path),
+        user=user.for_task(task),
+        perturb=perturb or None,
     )
     limits = limits.for_task(task)
     try:
@@ -386,6 +485,8 @@ def _echo(event: SessionEvent) -> None:
         console().print(f"{indent}[cyan]{escape(str(event.tool))}[/] {escape(args)} {mark}")
     elif isinstance(event, MessageEvent) and event.role == "assistant" and event.content:
         console().print(f"[bold]model:[/] {escape(str(event.content)[:400])}")
+    elif isinstance(event, MessageEvent) and event.role == "user" and event.user:
+        console().print(f"[bold]user ({escape(event.user)}):[/] {escape(str(event.content)[:400])}")
     elif isinstance(event, ApiErrorEvent):
         console().print(f"[yellow]api error[/] {escape(str(event.error))}")
 

@@ -593,6 +593,102 @@ def tasks_paraphrase(
         common.fail("no paraphrase was kept")
 
 
+@tasks_app.command("ask-split")
+def tasks_ask_split(
+    root: Path | None = DIR_OPTION,
+    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write it (default: the shipped split)."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Write the [bold]ask[/] split: tasks whose user holds a value the request leaves out (a name, a message)."""
+    from ..tasks.asking import SPLIT_DIR, write_split
+    from ..tasks.suite import suite_version
+
+    report = _load(root)
+    _warn_errors(report.errors)
+    target = out or SPLIT_DIR
+    try:
+        variants = write_split(report.tasks, target, suite_version(root))
+    except OSError as exc:
+        common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+    counts: dict[str, int] = {}
+    for task in variants:
+        counts[task.domain] = counts.get(task.domain, 0) + 1
+    if as_json:
+        common.print_json({"out": str(target), "tasks": len(variants), "counts": counts})
+    else:
+        common.console().print(f"Wrote {len(variants)} ask task(s) of {len(report.tasks)} to {target}: {counts}")
+
+
+@tasks_app.command("paraphrases")
+def tasks_paraphrases(
+    domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain."),
+    root: Path | None = DIR_OPTION,
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Store each task's [bold]paraphrases[/] (its template's other phrasing skeletons, filled with
+    the same values; what [bold]run --perturb intent:paraphrase[/] draws from) in its file. A
+    task whose template does not reproduce its request gets none; only changed files are written."""
+    import json as jsonlib
+
+    from ..tasks.skeletons import fill_paraphrases
+    from ..tasks.spec import parse_task
+
+    report = _load(root, domain)
+    _warn_errors(report.errors)
+    found = fill_paraphrases(report.tasks)
+    written = 0
+    for task in report.tasks:
+        if task.paraphrases == found[task.id]:
+            continue
+        path = Path(task.source)
+        try:  # read again just before writing: the file is the source of truth
+            current = parse_task(jsonlib.loads(path.read_text(encoding="utf-8")), str(path))
+            current.paraphrases = found[task.id]
+            path.write_text(current.to_json(), encoding="utf-8")
+        except OSError as exc:
+            common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+        written += 1
+    with_some = sum(1 for texts in found.values() if texts)
+    summary = {"tasks": len(found), "with_paraphrases": with_some, "paraphrases": sum(map(len, found.values())), "written": written}
+    if as_json:
+        common.print_json({**summary, "without": sorted(k for k, v in found.items() if not v)})
+    else:
+        common.console().print(
+            f"{with_some}/{len(found)} tasks have paraphrases ({summary['paraphrases']} in all); {written} file(s) written"
+        )
+
+
+@tasks_app.command("scenarios")
+def tasks_scenarios(
+    domain: list[str] = typer.Option([], "--domain", "-d", help="Only this domain (repeatable; default: all three)."),
+    count: int = typer.Option(40, "--count", "-n", min=1, help="Scenarios per domain."),
+    seed: int = typer.Option(2026, "--seed", "-s", help="The seed: the same seed gives the same scenarios, byte for byte."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write them (default: the shipped scenarios)."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Build [bold]scenarios[/]: conversations of 4 turns (task, follow-up, compound, clarify, chat), certified turn by turn."""
+    from ..tasks.scenario_generation import generate_scenarios, write_scenarios
+    from ..tasks.scenarios import SCENARIOS_DIR, write_scenario_record
+
+    domains = [common.domain(d).name for d in domain] or ["music", "meeting", "moba"]
+    target = out or SCENARIOS_DIR
+    made = {}
+    for name in domains:
+        common.world(common.domain(name))
+        with _task_bar(f"{name} scenarios", count, quiet=as_json) as advance:
+            scenarios = generate_scenarios(name, count, seed, lambda _: advance())
+        try:
+            write_scenarios(scenarios, target)
+        except OSError as exc:
+            common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+        made[name] = len(scenarios)
+    record = write_scenario_record(target, seed)
+    if as_json:
+        common.print_json({"out": str(target), "scenarios": made, "kinds": record["kinds"]})
+    else:
+        common.console().print(f"Wrote {sum(made.values())} scenario(s) to {target}: {made}; turns by kind: {record['kinds']}")
+
+
 @tasks_app.command("validate")
 def tasks_validate(
     domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain."),

@@ -14,6 +14,7 @@ from ..tasks.spec import Task
 from .events import EndEvent, SessionEvent, StartEvent, ToolCallEvent, event_from
 from .record import SessionFileError, SessionWriter, new_session_file, read_session, secret_values, session_files
 from .trial import ResumeError, Trial, open_trial
+from .users import UserSettings
 
 HUMAN = "human"
 
@@ -50,7 +51,8 @@ def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: 
 def recorded_trial(task: Task, kind: str, solver: dict[str, Any], *, code: bool = False, folder: Path | None = None) -> Trial:
     """A trial recorded into a fresh session file; the file is removed again if the trial cannot start."""
     path = new_session_file(folder or sessions_dir(), task.id, kind)
-    return open_trial(task, path, secrets=secret_values(solver), code=code, solver=solver)
+    user = UserSettings().for_task(task)  # the scripted user; a screen may seat a person instead
+    return open_trial(task, path, secrets=secret_values(solver), code=code, solver=solver, user=user)
 
 
 def discard(trial: Trial) -> None:
@@ -110,7 +112,8 @@ def resume_trial(task: Task, path: Path) -> Trial:
     events = session.events[1:]
     writer = SessionWriter(path, secret_values(start.solver), resume_at=max((e.t or 0.0 for e in events), default=0.0))
     try:
-        return Trial(task, writer=writer, solver=dict(start.solver), code=start.mode == "code", resumed=events)
+        user = UserSettings().for_task(task)
+        return Trial(task, writer=writer, solver=dict(start.solver), code=start.mode == "code", resumed=events, user=user)
     except BaseException:
         writer.close()  # the file stays as it was: the attempt is still there to resume or discard
         raise

@@ -23,6 +23,7 @@ from typing import Any
 from .. import __version__
 from ..tasks.spec import Task
 from .executors import TrialRunner, WorkerPool, freeze_imports, run_in_processes, run_on_ray
+from .perturb import Perturbation
 from .record import secret_values
 from .runs import (
     LOCK,
@@ -39,6 +40,7 @@ from .runs import (
 )
 from .solvers.base import Solver
 from .trial import TrialLimits, TrialSummary
+from .users import UserSettings
 
 
 def config_hash(config: dict[str, Any]) -> str:
@@ -91,9 +93,15 @@ class Batch:
     selection: dict[str, Any] = field(default_factory=dict)  # how the tasks were chosen (recorded)
     label: str = ""
     force: bool = False
+    user: UserSettings = field(default_factory=UserSettings)
+    perturb: Perturbation = field(default_factory=Perturbation)  # perturb.py; recorded only when set
 
     def __post_init__(self) -> None:
         self.config = {"solver": self.solver.config(), "code": self.code, "limits": self.limits.to_dict(), "tasks": self.selection}
+        if self.user.config():  # the default user is not recorded: a run made before users resumes
+            self.config["user"] = self.user.config()
+        if self.perturb:  # a clean run's configuration (and hash) is what it was before perturbations
+            self.config["perturb"] = self.perturb.to_dict()
         self.secrets = secret_values(self.config)
         self.todo: list[tuple[Task, int]] = []
         self.kept = 0
@@ -192,7 +200,7 @@ class Batch:
     # -- running ---------------------------------------------------------------------------
     @property
     def runner(self) -> TrialRunner:
-        return TrialRunner(self.out, self.solver, self.code, self.limits, self.secrets)
+        return TrialRunner(self.out, self.solver, self.code, self.limits, self.secrets, self.user, self.perturb)
 
     async def run(self, concurrency: int, on_trial: Callable[[TrialSummary], None] | None = None) -> list[TrialSummary]:
         """Run the remaining trials in this process; a FatalSolverError stops everything (and propagates)."""

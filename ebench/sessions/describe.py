@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import BLOCK, CHILD, ApiErrorEvent, EndEvent, MessageEvent, SessionEvent, StartEvent, ToolCallEvent
+from .events import BLOCK, CHILD, ApiErrorEvent, EndEvent, MessageEvent, SessionEvent, StartEvent, ToolCallEvent, TurnEndEvent
 
 FIELD = "field"  # "name: value" on one line
 PROSE = "prose"  # a heading and text as written (`italic` for a model's reasoning)
@@ -71,8 +71,27 @@ def describe(event: SessionEvent) -> Description:
         return Description(f"api error: {preview(event.error or event.kind or '')}", [p for p in shown if p.value is not None])
     if isinstance(event, EndEvent):
         return _end(event)
+    if isinstance(event, TurnEndEvent):
+        return _turn_end(event)
     data = {k: v for k, v in event.to_dict().items() if k not in ("event", "t")}
     return Description(f"{event.event}: {preview(data)}", [Part(DATA, "event", data, folded=True)])
+
+
+def _turn_end(event: TurnEndEvent) -> Description:
+    """A scenario's turn is over: the chapter mark of a replay."""
+    verdict = "PASS" if event.passed else "FAIL" if event.reached else "not reached"
+    note = (event.grade or {}).get("note") or ""
+    parts = [
+        Part(FIELD, "turn", event.index + 1),
+        Part(FIELD, "kind", event.kind.replace("_", "-")),
+        Part(FIELD, "verdict", verdict),
+        Part(FIELD, "calls", event.calls),
+    ]
+    if note:
+        parts.append(Part(PROSE, "note", note))
+    if event.diff:
+        parts.append(Part(DATA, "changes during the turn", event.diff, folded=True))
+    return Description(f"── end of turn {event.index + 1} ({event.kind.replace('_', '-')}): {verdict} ──", parts)
 
 
 def _start(event: StartEvent) -> Description:
@@ -86,6 +105,14 @@ def _start(event: StartEvent) -> Description:
     ]
     if task and task.query:
         parts.append(Part(PROSE, "request", task.query))
+    if event.perturbation:  # a perturbed run (perturb.py): what the solver met instead
+        parts.append(
+            Part(
+                FIELD, "perturbations", ", ".join(event.perturbation.get("subtypes") or []) + f" (seed {event.perturbation.get('seed', 0)})"
+            )
+        )
+        if event.perturbation.get("request"):
+            parts.append(Part(PROSE, "request as the solver saw it", event.perturbation["request"]))
     return Description(f"start {task.id if task else ''} ({event.mode} mode, actor {event.actor})", parts)
 
 
@@ -96,6 +123,11 @@ def _message(event: MessageEvent) -> Description:
     parts = [Part(FIELD, "role", event.role)]
     if event.turn is not None:
         parts.append(Part(FIELD, "turn", event.turn))
+    if event.user:  # a user's reply to the agent (users.py): who played the user, what it gave
+        parts.append(Part(FIELD, "user", event.user))
+        parts.append(Part(FIELD, "revealed", ", ".join(event.revealed or []) or "nothing"))
+    if event.scenario_turn is not None:
+        parts.append(Part(FIELD, "opens scenario turn", event.scenario_turn + 1))
     if event.reasoning:
         parts.append(Part(PROSE, "reasoning", event.reasoning, italic=True))
     content = event.content
@@ -120,11 +152,22 @@ def _tool_call(event: ToolCallEvent) -> Description:
         parts.append(Part(CODE, "code", code))
     else:
         parts += [Part(DATA, "arguments", shown_args(event.args)), Part(GAP)]
+    if event.sent is not None:  # perturbed (perturb.py): the canonical call above, as the solver sent it here
+        parts += [
+            Part(DATA, "sent", {**event.sent, "args": shown_args(event.sent.get("args"))} if isinstance(event.sent, dict) else event.sent),
+            Part(GAP),
+        ]
+    if event.injected:
+        parts.append(Part(FIELD, "answered by the perturbation (not run)", event.injected))
+    if event.altered:
+        parts.append(Part(FIELD, "result perturbed", ", ".join(event.altered)))
     parts.append(Part(DATA, "result", event.result, folded=True))
     if event.role == BLOCK:
         label = f"{mark} exec_code {preview(code or '', 50)}"
     else:
         label = f"{'  ↳ ' if event.role == CHILD else ''}{mark} {event.tool} {preview(shown_args(event.args), 50)}"
+        if isinstance(event.sent, dict) and event.sent.get("tool") != event.tool:
+            label += f" (sent as {event.sent.get('tool')})"
     return Description(label, parts)
 
 

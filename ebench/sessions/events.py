@@ -100,6 +100,8 @@ class StartEvent(SessionEvent):
     world: str | None = None
     world_seed: int | None = None
     started: str = ""
+    # perturbed runs (perturb.py): {subtypes, seed, request?, notes?}; written only when perturbed
+    perturbation: dict[str, Any] | None = None
 
     @property
     def solver_label(self) -> str:
@@ -120,6 +122,9 @@ class MessageEvent(SessionEvent):
     cost: float | None = None
     seconds: float | None = None
     repaired: list[str] | None = None  # the fields made sendable before going back to the model
+    user: str | None = None  # a user's reply: who played the user (scripted, llm, person)
+    revealed: list[str] | None = None  # a user's reply: the facts of the profile it gave
+    scenario_turn: int | None = None  # a scenario's user message: the turn it opens (from 0)
 
     def called_tools(self) -> list[str]:
         """The names of the tools the message asked for ("?" for a request without one)."""
@@ -144,6 +149,13 @@ class ToolCallEvent(SessionEvent):
     seconds: float = 0.0
     parent: str | None = None
     turn: int | None = None
+    # perturbed runs (perturb.py), each written only when set: `tool` and `args` are then the
+    # canonical call, `sent` {tool, args} what the solver sent when it differs; `injected` an error
+    # the layer answered instead of running the call; `altered` what it did to the result
+    sent: Any = None
+    injected: str | None = None
+    altered: list[str] | None = None
+    latency: float | None = None
 
     @property
     def role(self) -> str:
@@ -221,6 +233,19 @@ class EndEvent(SessionEvent):
         return "no grade" if not self.grade else "PASS" if self.passed else "FAIL"
 
 
+class TurnEndEvent(SessionEvent):
+    """A scenario's turn is over (scenarios.py): what changed during it and its grade."""
+
+    event: Literal["turn_end"] = "turn_end"
+    index: int = 0  # the turn's place in the scenario, from 0
+    kind: str = ""
+    passed: bool = False
+    calls: int = 0  # top-level calls made during the turn
+    reached: bool = True  # false: the trial ended before the turn began
+    diff: list[Any] = Field(default_factory=list)
+    grade: dict[str, Any] | None = None
+
+
 class OtherEvent(SessionEvent):
     """A kind this ebench does not know (a newer one wrote it): kept as read."""
 
@@ -239,6 +264,7 @@ Event = Annotated[
         ClientEvent,
         SignalEvent,
         InternalErrorEvent,
+        TurnEndEvent,
         EndEvent,
     ],
     Field(discriminator="event"),

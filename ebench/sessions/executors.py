@@ -45,10 +45,12 @@ from typing import Any
 
 from ..tasks.spec import Task
 from .events import InternalErrorEvent
+from .perturb import Perturbation
 from .record import trial_session_file
 from .runs import SESSIONS
 from .solvers.base import FatalSolverError, Solver
 from .trial import INFRA_ERROR, MANY_COPIES, TrialLimits, TrialSummary, drop_idle_copies, map_large_blocks, open_trial
+from .users import UserSettings
 
 EXECUTORS = ("local", "ray")
 MIN_TRIALS_PER_WORKER = 32  # the default --workers keeps a smaller batch in one process, where it is simplest to follow
@@ -79,13 +81,23 @@ class TrialRunner:
     code: bool
     limits: TrialLimits
     secrets: list[str]
+    user: UserSettings = UserSettings()  # who answers a task's questions (its user profile)
+    perturb: Perturbation = Perturbation()  # what the solver meets perturbed (perturb.py)
 
     async def run_trial(self, task: Task, number: int) -> TrialSummary:
         path = trial_session_file(self.out / SESSIONS, task.id, number)
         session = str(path.relative_to(self.out))
         try:
             trial = open_trial(
-                task, path, secrets=self.secrets, solver=self.solver.config(), code=self.code, trial_number=number, session_name=session
+                task,
+                path,
+                secrets=self.secrets,
+                solver=self.solver.config(),
+                code=self.code,
+                trial_number=number,
+                session_name=session,
+                user=self.user.for_task(task),
+                perturb=self.perturb or None,
             )
         except Exception as exc:  # the task cannot start (its actor is unknown to the world): reported apart
             return TrialSummary.not_started(task, number, session, f"the trial could not start: {exc}")

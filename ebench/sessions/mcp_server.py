@@ -44,6 +44,7 @@ from .events import ClientEvent, EndEvent, SignalEvent
 from .prompts import solver_context
 from .record import new_session_file, secret_values
 from .trial import AGENT_STOPPED, Trial, TrialSummary, open_trial
+from .users import UserSettings
 
 log = logging.getLogger("ebench.mcp")
 
@@ -145,6 +146,9 @@ def build_server(trial: Trial, code: bool = False, calls: Calls | None = None) -
         spec = trial.sandbox().tool_schema()["function"]  # lists the tool functions with their signatures
         tools.append(registry_tool(exec_code, spec["name"], spec["description"], spec["parameters"]))
 
+    if trial.user is not None:  # the task's user holds facts (users.py): the client asks through a tool
+        tools.append(registry_tool(_ask_user_handler(trial), "ask_user", ASK_USER_DESCRIPTION, ASK_USER_PARAMETERS))
+
     async def unknown(name: str, arguments: dict[str, Any], request: Any) -> CallToolResult:
         # exec_code outside code mode says so; any other name gets the registry's unknown_tool.
         return await (exec_code if name == "exec_code" else handler(name))(arguments, request)
@@ -192,6 +196,24 @@ def _exec_code_handler(trial: Trial, calls: Calls) -> Callable[[dict[str, Any], 
         code = arguments.get("code") if isinstance(arguments, dict) and set(arguments) == {"code"} else None
         result = await anyio.to_thread.run_sync(calls.run, request, lambda: trial.exec_code(code))
         return _result(result.for_solver(), not result.ok)
+
+    return handle
+
+
+ASK_USER_DESCRIPTION = (
+    "Ask the user a question (end it with '?'): the request may leave out something only the user knows. Ask before you change anything."
+)
+ASK_USER_PARAMETERS = {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}
+
+
+def _ask_user_handler(trial: Trial) -> Callable[[dict[str, Any], Any], Any]:
+    async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
+        question = arguments.get("question") if isinstance(arguments, dict) else None
+        if not isinstance(question, str) or not question.strip():
+            return _result({"error": {"code": "invalid_arguments", "message": "ask_user takes one argument, 'question' (a string)."}}, True)
+        trial.message("assistant", question)
+        answer = await trial.ask_user(question)
+        return _result({"answer": answer if answer is not None else "(the user says nothing: ask a question, ending with '?')"}, False)
 
     return handle
 
@@ -311,7 +333,14 @@ def serve(
         if task is not None:  # recorded (a trial that cannot start leaves no session file)
             path = new_session_file(sessions_dir(), task.id, "mcp")
             trial = open_trial(
-                task, path, secrets=secret_values(), domain=domain, solver={"name": "mcp"}, code=code, session_name=str(path)
+                task,
+                path,
+                secrets=secret_values(),
+                domain=domain,
+                solver={"name": "mcp"},
+                code=code,
+                session_name=str(path),
+                user=UserSettings().for_task(task),
             )
         else:
             trial = Trial(None, domain=domain, actor=actor, solver={"name": "mcp"}, code=code)

@@ -192,6 +192,55 @@ def paths(trials: list[TrialSummary]) -> Paths:
 
 
 @dataclass
+class Conversations:
+    """Scenarios (several turns on one world copy) and tasks whose user holds facts: session
+    accuracy (scenarios whose every turn passed), turn accuracy and its share per kind of turn,
+    and how often the agent asked before it acted."""
+
+    scenarios: int = 0  # scored scenario trials
+    session_passed: int = 0
+    session_accuracy: float | None = None
+    turns: int = 0
+    turns_passed: int = 0
+    turn_accuracy: float | None = None
+    by_kind: dict[str, dict[str, int]] = field(default_factory=dict)  # kind -> {turns, passed}
+    asking: int = 0  # scored trials of tasks with a user profile
+    asked_first: int = 0  # of them, those that asked before their first write (or never wrote)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.scenarios or self.asking)
+
+
+def conversations(trials: list[TrialSummary]) -> Conversations:
+    out = Conversations()
+    kinds: dict[str, dict[str, int]] = defaultdict(lambda: {"turns": 0, "passed": 0})
+    for r in trials:
+        if r.asked_first is not None:
+            out.asking += 1
+            out.asked_first += r.asked_first
+        if r.scenario_turns is None:
+            continue
+        out.scenarios += 1
+        out.session_passed += r.passed
+        for turn in r.scenario_turns:
+            passed = bool(turn.get("passed"))
+            out.turns += 1
+            out.turns_passed += passed
+            kinds[str(turn.get("kind"))]["turns"] += 1
+            kinds[str(turn.get("kind"))]["passed"] += passed
+    if out.scenarios:
+        out.session_accuracy = out.session_passed / out.scenarios
+    if out.turns:
+        out.turn_accuracy = out.turns_passed / out.turns
+    out.by_kind = {kind: kinds[kind] for kind in sorted(kinds)}
+    return out
+
+
+@dataclass
 class InfraErrors:
     count: int = 0
     by_reason: dict[str, int] = field(default_factory=dict)  # error message -> trials
@@ -209,6 +258,7 @@ class RunMetrics:
     efficiency: Efficiency
     failures: Failures
     paths: Paths
+    conversations: Conversations
     infra: InfraErrors
     max_trials: int  # the largest n: Pass@k is defined up to this k
     trial_counts: dict[int, int]  # n -> tasks with n scored trials
@@ -222,6 +272,7 @@ class RunMetrics:
             "efficiency": self.efficiency.to_dict(),
             "failures": self.failures.to_dict(),
             "paths": self.paths.to_dict(),
+            "conversations": self.conversations.to_dict(),
             "infra": self.infra.to_dict(),
             "max_trials": self.max_trials,
             "trial_counts": {str(n): count for n, count in self.trial_counts.items()},
@@ -366,8 +417,31 @@ def run_metrics(results: Iterable[TrialSummary | dict[str, Any]]) -> RunMetrics:
         efficiency=efficiency(scored),
         failures=failures(scored),
         paths=paths(scored),
+        conversations=conversations(scored),
         infra=infra,
         max_trials=max(ns, default=0),
         trial_counts=dict(sorted(ns.items())),
         terminations=dict(Counter(_ended(r) for r in scored).most_common()),
     )
+
+
+# -- perturbed runs (perturb.py) -------------------------------------------------------------------
+
+FAILURE_STAGES = ("wrong_tool", "schema_error", "wrong_value", "mishandled_output")
+
+
+def failure_stages(trials: Iterable[TrialSummary]) -> dict[str, int]:
+    """Failed calls by stage, summed over scored trials. A perturbed trial counts its own
+    (`failure_stages`, perturb.py); a clean one what its tool errors tell: unknown_tool as a wrong
+    tool, invalid_arguments as a schema error (a clean trial has no noise or injected error, and
+    its wrong values are not attributed)."""
+    out: Counter[str] = Counter()
+    for record in trials:
+        if record.infra_error:
+            continue
+        if record.failure_stages is not None:
+            out.update({k: v for k, v in record.failure_stages.items() if k in FAILURE_STAGES})
+        else:
+            out["wrong_tool"] += record.tool_errors.get("unknown_tool", 0)
+            out["schema_error"] += record.tool_errors.get("invalid_arguments", 0)
+    return {stage: out[stage] for stage in FAILURE_STAGES}

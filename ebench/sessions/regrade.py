@@ -22,6 +22,7 @@ from ..tasks.suite import FIRST_SUITE_VERSION, load_suite, suite_version
 from .record import SessionFileError, read_session
 from .results import TrialSummary, grade_counts
 from .runs import MANIFEST, RESULTS, RunData, RunError, RunLock, RunManifest, load_run, write_json_atomic
+from .users import asked_first_of, with_asked_first
 
 
 class RegradeError(ValueError):
@@ -43,6 +44,10 @@ def run_tasks(manifest: RunManifest) -> dict[str, Task]:
             f"the run was made on suite version {recorded} and the tasks are now version {current}: "
             "regrading would score it against other tasks"
         )
+    if (manifest.setting("tasks") or {}).get("scenarios"):
+        from ..tasks.scenarios import load_scenarios
+
+        return {s.id: s.as_task() for s in load_scenarios(root)[0]}
     return {t.id: t for t in load_suite(root).tasks}
 
 
@@ -78,6 +83,10 @@ def _regrade(run: RunData) -> dict[str, Any]:
             problems.append(f"{result.task}: no such task any more")
             skipped += 1
             continue
+        if task.scenario is not None:  # graded turn by turn as it ran; its turns' records are kept as they are
+            problems.append(f"{result.task}: a scenario is not regraded (its turns were graded as they ended)")
+            skipped += 1
+            continue
         try:
             session = read_session(run.path / result.session)
         except SessionFileError as exc:
@@ -94,7 +103,10 @@ def _regrade(run: RunData) -> dict[str, Any]:
             problems.append(f"{result.session}: the session has no readable final diff")
             skipped += 1
             continue
-        verdict = grade(task.expected_diff, final, get_domain(task.domain).schema)
+        rule = asked_first_of(task, session.events)
+        verdict = with_asked_first(grade(task.expected_diff, final, get_domain(task.domain).schema), rule)
+        if rule is not None:
+            result.asked_first = not rule.early
         regraded += 1
         if verdict.passed != result.passed:
             changes.append({"task": result.task, "trial": result.trial, "was": result.passed, "now": verdict.passed})

@@ -19,7 +19,8 @@ from typing import Any
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
 from .analyses import FRONTIER_AXES, Analyses, Gain, Pair, UsageGroup, analyses
 from .attempts import HUMAN
-from .metrics import RunMetrics, ScopeScore, run_metrics, total_calls
+from .metrics import FAILURE_STAGES, RunMetrics, ScopeScore, failure_stages, run_metrics, total_calls
+from .perturb import Perturbation
 from .record import SessionFileError, read_session, session_files
 from .results import ResultsLineError, TrialSummary
 from .runs import RunData, RunManifest
@@ -138,7 +139,90 @@ def report_document(reports: list[RunReport], baseline: Baseline | None = None) 
         "runs": [r.to_dict() for r in reports],
         "baseline": baseline.to_dict() if baseline else None,
         "analyses": analyses(reports).to_dict(),
+        **({"perturbations": perturbation_document(reports)} if any(perturbation_of(r) for r in reports) else {}),
     }
+
+
+# --- perturbed runs (perturb.py) ---------------------------------------------------------------------
+
+
+def perturbation_of(report: RunReport) -> Perturbation:
+    """The run's perturbation, from its configuration (clean when it has none)."""
+    return Perturbation.from_dict(report.config("perturb"))
+
+
+def clean_partner(report: RunReport, reports: list[RunReport]) -> RunReport | None:
+    """The clean run a perturbed one is compared with: one with the same solver configuration and
+    mode, else the first clean run."""
+    clean = [r for r in reports if not perturbation_of(r)]
+    same = [r for r in clean if r.config("solver") == report.config("solver") and r.config("code") == report.config("code")]
+    chosen = same or clean
+    return chosen[0] if chosen else None
+
+
+def _without_paraphrase(report: RunReport) -> int:
+    """Trials of the run whose task had no paraphrase to use (intent:paraphrase left them unchanged)."""
+    return sum(1 for r in report.results if isinstance(r.perturbation, dict) and "no paraphrase" in (r.perturbation.get("notes") or []))
+
+
+def perturbation_document(reports: list[RunReport]) -> list[dict[str, Any]]:
+    """Per run: its perturbation, its pass rate (Avg), the clean partner's, the drop, and the failed calls by stage."""
+    out = []
+    for report in reports:
+        perturbation = perturbation_of(report)
+        partner = clean_partner(report, reports) if perturbation else None
+        score, clean = report.metrics.overall.avg, partner.metrics.overall.avg if partner else None
+        out.append(
+            {
+                "run": report.label,
+                "perturbation": perturbation.to_dict() if perturbation else None,
+                "families": list(perturbation.families),
+                "pass_rate": score,
+                "clean_run": partner.label if partner else None,
+                "clean_pass_rate": clean,
+                "drop": None if score is None or clean is None else clean - score,
+                "without_paraphrase": _without_paraphrase(report),
+                "failure_stages": failure_stages(report.results),
+            }
+        )
+    return out
+
+
+def robustness_tables(reports: list[RunReport]) -> list[TableData]:
+    """The perturbed runs beside their clean partners, and failed calls by stage (none when no run is perturbed)."""
+    if not any(perturbation_of(r) for r in reports):
+        return []
+    found = perturbation_document(reports)
+    rows: list[list[str] | None] = [
+        ["perturbation", *[perturbation_of(r).label for r in reports]],
+        ["pass rate (avg)", *[pct(f["pass_rate"]) for f in found]],
+        ["clean run's", *[pct(f["clean_pass_rate"]) if f["perturbation"] else DASH for f in found]],
+        ["drop", *[pct(f["drop"]) if f["perturbation"] else DASH for f in found]],
+    ]
+    notes = []
+    if any(f["without_paraphrase"] for f in found):
+        rows.append(["  trials without a paraphrase", *[str(f["without_paraphrase"]) for f in found]])
+        notes.append("a task without stored paraphrases keeps its request under intent:paraphrase")
+    robustness = TableData(
+        "Robustness (perturbed runs against the clean run)",
+        ["", *[r.label for r in reports]],
+        rows,
+        caption="drop: the clean run's pass rate less the perturbed run's (same solver); see the README's Perturbations",
+        notes=notes,
+    )
+    titles = {
+        "wrong_tool": "wrong tool",
+        "schema_error": "schema error",
+        "wrong_value": "wrong value bound",
+        "mishandled_output": "mishandled output",
+    }
+    stages = TableData(
+        "Failed calls by stage",
+        ["", *[r.label for r in reports]],
+        [[titles[stage], *[str(f["failure_stages"][stage]) for f in found]] for stage in FAILURE_STAGES],
+        caption="clean runs: unknown tools and invalid arguments only (no layer to attribute the rest)",
+    )
+    return [robustness, stages]
 
 
 # --- the human baseline ------------------------------------------------------------------------------
@@ -397,6 +481,29 @@ def paths_table(reports: list[RunReport]) -> TableData:
     )
 
 
+def conversations_table(reports: list[RunReport]) -> TableData | None:
+    """Scenarios and users who hold facts (None when no run has either)."""
+    found = [r.metrics.conversations for r in reports]
+    if not any(c.any for c in found):
+        return None
+    rows: list[list[str] | None] = [
+        ["scenarios (scored)", *[str(c.scenarios) for c in found]],
+        ["session accuracy", *[pct(c.session_accuracy) for c in found]],
+        ["turn accuracy", *[pct(c.turn_accuracy) for c in found]],
+    ]
+    for kind in dict.fromkeys(k for c in found for k in c.by_kind):
+        shares = [c.by_kind.get(kind) for c in found]
+        rows.append([f"  {kind.replace('_', '-')} turns", *[f"{s['passed']} of {s['turns']}" if s else DASH for s in shares]])
+    rows += [None, ["asked before acting", *[f"{c.asked_first} of {c.asking}" if c.asking else DASH for c in found]]]
+    return TableData(
+        "Conversations",
+        ["", *[r.label for r in reports]],
+        rows,
+        caption="session: a scenario whose every turn passed; asked before acting: tasks whose user holds facts"
+        " (acting first fails the task)",
+    )
+
+
 def failures_table(reports: list[RunReport]) -> TableData:
     fails = [r.metrics.failures for r in reports]
     rows: list[list[str] | None] = [["failed trials", *[f"{f.failed} of {r.metrics.overall.trials}" for f, r in zip(fails, reports)]]]
@@ -608,8 +715,10 @@ def tables(reports: list[RunReport], baseline: Baseline | None = None) -> list[T
         scope_table(reports, "capabilities"),
         efficiency_table(reports),
         paths_table(reports),
+        *[table for table in [conversations_table(reports)] if table is not None],
         failures_table(reports),
     ]
+    out += robustness_tables(reports)
     out += analyses_tables(analyses(reports))
     if baseline is not None:
         out += baseline_tables(baseline)
@@ -628,7 +737,7 @@ def _scope_rows(scope: str, s: ScopeScore) -> list[tuple[str, str, Any]]:
 
 def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list[dict[str, Any]]:
     """Long format: one row per (run, scope, metric). Scopes: overall, domain:NAME, capability:NAME,
-    efficiency, paths, path:TASK, failures, infra; the analyses' frontier:AXIS, code_vs_tools[:domain:NAME|:capability:NAME]
+    efficiency, paths, path:TASK, conversations, turns:KIND, failures, infra; the analyses' frontier:AXIS, code_vs_tools[:domain:NAME|:capability:NAME]
     (the code run's rows), code_usage:GROUP, domain_efficiency:NAME and correlation (run empty);
     with a baseline, baseline and baseline:TASK (the people's figures as the run "human baseline").
     Rates are fractions (0..1); a missing value is empty."""
@@ -648,6 +757,10 @@ def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list
         per_task = found.pop("tasks")
         rows += [("paths", key, value) for key, value in found.items()]
         rows += [(f"path:{task}", key, value) for task, figures in per_task.items() for key, value in figures.items()]
+        talk = m.conversations.to_dict()
+        by_kind = talk.pop("by_kind")
+        rows += [("conversations", key, value) for key, value in talk.items()]
+        rows += [(f"turns:{kind}", key, value) for kind, figures in by_kind.items() for key, value in figures.items()]
         fails = m.failures.to_dict()
         ends = fails.pop("terminations")
         rows += [("failures", key, value) for key, value in fails.items()]

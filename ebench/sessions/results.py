@@ -99,9 +99,17 @@ class TrialSummary(BaseModel):
     # ebench.tasks.paths); None and 0 when not measured (no model turns, or an older line).
     call_turns: Annotated[int, Strict()] | None = None
     optimal_turns: Count = 0
+    # A task whose user holds facts (users.py): whether the agent asked for them before its first
+    # write; None for a task without a user profile (and an older line).
+    asked_first: Annotated[bool, Strict()] | None = None
+    # A scenario (tasks/scenarios.py): each turn's kind and verdict, in order; None for a task.
+    scenario_turns: list[dict[str, Any]] | None = None
     grade: Annotated[GradeCounts | None, BeforeValidator(_empty_is_none)] = None
     tool_errors: dict[str, Count] = Field(default_factory=dict)
     solver: str = ""
+    # perturbed runs (perturb.py): {subtypes, seed}, and the failed calls by stage; None when clean
+    perturbation: dict[str, Any] | None = None
+    failure_stages: dict[str, Count] | None = None
     limits: dict[str, Count] | None = None  # the limits that applied (the run's, raised by the task's budget)
     regraded: str | None = None  # the ebench version that last regraded the line (see regrade.py)
     # Recorded as "infra_error"; a line also counts as one by its termination (see `infra_error`).
@@ -164,8 +172,12 @@ class TrialSummary(BaseModel):
             # only when measured: a line of an older version, or of a trial without model turns, reads back as written
             **({"call_turns": self.call_turns} if self.call_turns is not None else {}),
             **({"optimal_turns": self.optimal_turns} if self.optimal_turns else {}),
+            **({"asked_first": self.asked_first} if self.asked_first is not None else {}),
+            **({"scenario_turns": self.scenario_turns} if self.scenario_turns is not None else {}),
             "grade": None if self.grade is None else self.grade.model_dump(),
             "tool_errors": self.tool_errors,
+            **({"perturbation": self.perturbation} if self.perturbation is not None else {}),
+            **({"failure_stages": self.failure_stages} if self.failure_stages is not None else {}),
             **({"limits": self.limits} if self.limits is not None else {}),
             **({"regraded": self.regraded} if self.regraded is not None else {}),
             **(self.model_extra or {}),

@@ -33,7 +33,7 @@ from ..tasks.suite import find_task
 from ..tasks.worlds import WorldMismatch, task_seed, world_fingerprint, world_matches
 from .describe import describe, shown_args
 from .describe import preview as _preview
-from .events import BLOCK, CALL, CHILD, SessionEvent, ToolCallEvent
+from .events import BLOCK, CALL, CHILD, MessageEvent, SessionEvent, ToolCallEvent, TurnEndEvent
 from .record import Session, read_session
 from .results import TrialSummary
 from .runs import RunData
@@ -148,7 +148,10 @@ def task_for(session: Session) -> Task | None:
     another request or actor is another task (a regenerated suite reuses ids)."""
     path = find_task(session.task_id) if session.task_id else None
     if path is None:
-        return None
+        from ..tasks.scenarios import find_scenario
+
+        scenario = find_scenario(session.task_id) if session.task_id else None
+        return scenario.as_task() if scenario is not None else None
     task = load_task(path)
     header = session.start.task
     if header is not None and (header.query not in ("", task.query) or header.actor not in (None, task.actor)):
@@ -229,6 +232,18 @@ class Timeline:
         """The end event's step (the last step when the session has none: a crashed trial)."""
         return self.last
 
+    @property
+    def chapters(self) -> list[int]:
+        """The steps where a scenario's turns begin (the first step, then each next turn's
+        message); empty for a session of one task."""
+        starts = [s.index for s in self.steps if isinstance(s.event, MessageEvent) and s.event.scenario_turn is not None]
+        ended = any(isinstance(s.event, TurnEndEvent) for s in self.steps)
+        return [0, *starts] if starts or ended else []
+
+    def chapter_of(self, k: int) -> int:
+        """The scenario turn (from 1) that step k belongs to (0 for a session of one task)."""
+        return sum(start <= k for start in self.chapters)
+
     def step_of_call(self, call_id: str) -> int | None:
         return next((s.index for s in self.steps if s.call_id == call_id), None)
 
@@ -276,8 +291,13 @@ class Timeline:
         assert isinstance(event, ToolCallEvent) and self._env is not None
         name = event.tool
         try:
-            result = self.domain.tools.call(self._env, name, event.args)  # as recorded: the registry names any name
-            replayed = as_read_back(result.payload())
+            if event.injected:  # the perturbation layer answered instead of running it (perturb.py)
+                replayed = as_read_back(event.result)
+            else:
+                result = self.domain.tools.call(self._env, name, event.args)  # as recorded: the registry names any name
+                replayed = as_read_back(result.payload())
+                if event.altered:  # the solver got the result perturbed: the canonical one is what replays
+                    replayed = as_read_back(event.result) if result.ok else replayed
         except Exception as exc:  # a call that no longer runs is a mismatch, not a crash of the debugger
             replayed = {"error": {"code": "replay_error", "message": f"{type(exc).__name__}: {exc}"}}
         assert step.leaf is not None

@@ -28,14 +28,17 @@ from ..domains.engine.tools import ErrorCode, ToolResult, tool_name_text
 from ..domains.engine.world import ensure_world, scratch_copy, world_id
 from ..tasks.diff import ChangeTracker, Diff, tracker_script
 from ..tasks.grading import Grade, grade
-from ..tasks.paths import optimal_turns
+from ..tasks.paths import optimal_turns, write_tools
 from ..tasks.reference import DEFAULT_LIMITS, ReferenceFailed, run_steps
+from ..tasks.scenarios import not_reached, scenario_grade, turn_grade
 from ..tasks.spec import Task
 from ..tasks.worlds import WorldMismatch, check_world, task_seed
-from .events import BLOCK, CHILD, SESSION_FORMAT, EndEvent, SessionEvent, StartEvent, TaskHeader, ToolCallEvent, make_event
+from .events import BLOCK, CHILD, SESSION_FORMAT, EndEvent, SessionEvent, StartEvent, TaskHeader, ToolCallEvent, TurnEndEvent, make_event
+from .perturb import Layer, Perturbation
 from .record import SessionWriter
 from .results import TrialSummary, grade_counts
 from .terminations import Termination
+from .users import MAX_USER_REPLIES, AskedFirst, User, with_asked_first
 
 # Module-level names for the members, so `from .trial import AGENT_STOPPED` reads as before.
 AGENT_STOPPED = Termination.AGENT_STOPPED
@@ -289,10 +292,15 @@ class Trial:
         session_name: str = "",
         resumed: Sequence[SessionEvent] | None = None,
         world_seed: int | None = None,
+        user: User | None = None,
+        perturb: Perturbation | None = None,
     ) -> None:
         """`resumed`: the events an unfinished attempt recorded after its start (the session file
         goes on); its calls are re-executed on the fresh copy so the world is as it was left.
-        `world_seed`: without a task, the world to work on (default: the domain's)."""
+        `world_seed`: without a task, the world to work on (default: the domain's).
+        `user`: who answers the agent's questions (users.py); only a task with a user profile has one.
+        `perturb`: the perturbations the solver meets (perturb.py; PerturbError for code mode
+        with a family it does not take)."""
         self.task = task
         self.domain = domain or get_domain(task.domain if task else "")
         chosen = task.actor if task else actor
@@ -305,6 +313,13 @@ class Trial:
         self.session_name = session_name or (str(writer.path) if writer else "")
         self.solver = dict(solver or {})
         self.started = time.perf_counter()
+        # -- perturbations (perturb.py): the layer between the solver and the tools
+        self.layer: Layer | None = None
+        if perturb:
+            perturb.check_mode(code)
+            self.layer = Layer(perturb, task, self.domain.tools, trial_number)
+        self._owed_latency = 0.0
+        # --
         if task is not None:
             check_world(task)  # WorldMismatch: the task was made on a world this ebench does not build
         seed = task_seed(task) if task is not None else world_seed  # a task names its world; else the domain's, or this seed's
@@ -331,30 +346,43 @@ class Trial:
         self._closed = False
         self._released = False  # the copy went back to the pool (under the lock)
         self._seed = seed
+        profile = task.user_profile if task is not None else []
+        # A scenario (several turns of one conversation, scenarios.py) runs its turns in order:
+        # each ends when the solver says so (`end_turn`) and is graded on its own changes.
+        self.scenario = task.scenario if task is not None else None
+        self.turn_index = 0
+        self._turn_calls = 0  # top-level calls made before the current turn began
+        self.turn_grades: list[tuple[str, Grade, Diff]] = []
+        self.user = user if profile or self.scenario is not None else None
+        self.user_replies = 0
+        self.asked_first = AskedFirst(profile, write_tools(self.domain.name)) if profile else None
         self.conn = _COPIES.take(self.domain, seed)
         _OPEN_COPIES.opened()
         try:
             self.tracker = ChangeTracker(self.conn, self.domain.schema, install=False)
             self.env = self.domain.env(self.conn, self.actor)  # ToolError for an unknown actor
+            if self.scenario is not None:
+                self._begin_turn(0)
             if resumed is not None:
                 self._restore(resumed)
             else:
-                self.record(
-                    StartEvent(
-                        format=SESSION_FORMAT,
-                        session=self.session_name,
-                        task=task_header(task) if task else None,
-                        domain=self.domain.name,
-                        actor=self.actor,
-                        solver=self.solver,
-                        mode="code" if code else "tools",
-                        trial=trial_number,
-                        ebench=__version__,
-                        world=world_id,
-                        world_seed=seed if seed is not None else self.domain.default_seed,
-                        started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                    )
+                start = StartEvent(
+                    format=SESSION_FORMAT,
+                    session=self.session_name,
+                    task=task_header(task) if task else None,
+                    domain=self.domain.name,
+                    actor=self.actor,
+                    solver=self.solver,
+                    mode="code" if code else "tools",
+                    trial=trial_number,
+                    ebench=__version__,
+                    world=world_id,
+                    world_seed=seed if seed is not None else self.domain.default_seed,
+                    started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 )
+                if self.layer is not None:  # written only when perturbed: a clean start reads as before
+                    start.perturbation = self.layer.header()
+                self.record(start)
             if code:
                 # The worker of the first exec_code block starts now, in the background, while the
                 # solver's first model turn runs: a cold start is 70-140 ms, a warm block a few ms.
@@ -370,6 +398,11 @@ class Trial:
         elapsed = 0.0
         for event in events:
             elapsed = max(elapsed, event.t or 0.0)
+            if self.asked_first is not None:  # what the user told the attempt still counts
+                self.asked_first.see(event)
+            if isinstance(event, TurnEndEvent) and self.scenario is not None:
+                self._close_turn(record=False)
+                self._begin_turn(self.turn_index)
             if not isinstance(event, ToolCallEvent):
                 continue
             number = str(event.id).removeprefix("call-").split(".")[0]
@@ -386,6 +419,8 @@ class Trial:
                 self.inner_calls += 1
             else:
                 self.tool_calls += 1
+            if event.injected:  # the layer answered instead of running it (perturb.py)
+                continue
             replayed = self._execute(tool_name_text(event.tool), event.args).for_solver()
             if as_read_back(replayed) != as_read_back(event.result):
                 raise ResumeError(f"call {event.id} ({event.tool}) gives another result now; the attempt cannot be resumed")
@@ -401,6 +436,8 @@ class Trial:
         """Write one event to the session and hand it to the listeners."""
         if self.writer is not None:
             self.writer.write(event)
+        if self.asked_first is not None:
+            self.asked_first.see(event)
         for listener in self.listeners:
             listener(event.event, event)
 
@@ -415,6 +452,20 @@ class Trial:
     def note(self, event: str, **data: Any) -> None:
         """Any other event, by its kind and fields (`record` takes its model)."""
         self.record(make_event(event, **data))
+
+    async def ask_user(self, message: str) -> str | None:
+        """Hand the agent's message to the user and record the reply; None when there is no user,
+        the user has nothing to say (the conversation is over), or the replies ran out.
+        UserUnavailable when a simulated user's model failed (not the agent's doing)."""
+        if self.user is None or self.user_replies >= MAX_USER_REPLIES:
+            return None
+        reply = await self.user.reply(self, message)
+        if reply.text is None:
+            return None
+        self.user_replies += 1
+        extra = {"usage": reply.usage} if reply.usage else {}
+        self.message("user", reply.text, user=self.user.kind, revealed=reply.revealed, **extra)
+        return reply.text
 
     def add_usage(self, tokens_in: int, tokens_out: int, cost: float | None) -> None:
         self.tokens_in += tokens_in
@@ -438,12 +489,52 @@ class Trial:
     def call(self, name: Any, args: Any, *, call_id: str | None = None, turn: int | None = None) -> ToolResult:
         """Run one top-level tool call and record it. Never raises for the solver's mistakes."""
         call_id = call_id or self.new_call_id()
+        if self.layer is not None:  # perturbed: the layer maps the call, runs it or answers instead
+            made = self.layer.call(name, args, self._execute)
+            self.tool_calls += 1
+            self._owed_latency += made.result.latency
+            perturbed = {
+                "sent": made.sent,
+                "injected": made.injected,
+                "altered": made.altered or None,
+                "latency": made.result.latency or None,
+            }
+            self._after(made.result, call_id, made.tool, made.args, turn, None, {k: v for k, v in perturbed.items() if v is not None})
+            return made.result
         # Whatever the name and arguments hold (a list as the name, lone surrogates, JSON nested
         # thousands deep), the registry answers with an error result and the writer records it.
         result = self._execute(tool_name_text(name), args)
         self.tool_calls += 1
         self._after(result, call_id, name, args, turn, None)
         return result
+
+    # -- perturbations (perturb.py) ---------------------------------------------------------
+    @property
+    def request(self) -> str:
+        """The task's request as the solver sees it (perturbed by intent:*)."""
+        if self.layer is not None and self.task is not None:
+            return self.layer.request
+        return self.task.query if self.task is not None else ""
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The OpenAI tool schemas the solver is offered (renamed, shuffled, with distractors,
+        terse under interface:*), a new list (the domain's schemas are shared)."""
+        if self.code:
+            from .sandbox.schema import code_mode_tools
+
+            return list(code_mode_tools(self.domain.tools))
+        if self.layer is not None:
+            return list(self.layer.schemas)
+        return list(self.domain.tools.openai_schemas())
+
+    async def wait_latency(self) -> None:
+        """Wait out the latency the calls so far added (runtime:latency): an asyncio sleep, so the
+        other trials of the loop go on meanwhile."""
+        owed, self._owed_latency = self._owed_latency, 0.0
+        if owed > 0:
+            import asyncio
+
+            await asyncio.sleep(owed)
 
     def exec_code(self, code: Any, *, call_id: str | None = None, turn: int | None = None) -> ToolResult:
         """Run one exec_code block (code mode); its tool calls are recorded as the block's children."""
@@ -495,10 +586,19 @@ class Trial:
             self._sandbox = ExecCode(self._execute, self.domain.tools)
         return self._sandbox
 
-    def _after(self, result: ToolResult, call_id: str, name: Any, args: Any, turn: int | None, parent: str | None) -> None:
+    def _after(
+        self,
+        result: ToolResult,
+        call_id: str,
+        name: Any,
+        args: Any,
+        turn: int | None,
+        parent: str | None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         if not result.ok and result.error_code:
             self.tool_errors[result.error_code] += 1
-        self._record_call(call_id, name, args, result.ok, result.for_solver(), result.error_code, result.seconds, parent, turn)
+        self._record_call(call_id, name, args, result.ok, result.for_solver(), result.error_code, result.seconds, parent, turn, extra)
 
     def _record_call(
         self,
@@ -511,8 +611,10 @@ class Trial:
         seconds: float,
         parent: str | None,
         turn: int | None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
-        """The one place a call entry is made: recorded with what the solver received."""
+        """The one place a call entry is made: recorded with what the solver received (`extra`:
+        the perturbation layer's fields, perturb.py)."""
         event = make_event(
             "tool_call",
             id=call_id,
@@ -524,6 +626,7 @@ class Trial:
             seconds=round(seconds, 6),
             parent=parent,
             turn=turn,
+            **(extra or {}),
         )
         assert isinstance(event, ToolCallEvent)
         self.history.append(event)
@@ -539,6 +642,75 @@ class Trial:
         if self.task is None:
             return None
         return grade(self.task.expected_diff, self.diff(), self.domain.schema)
+
+    # -- scenarios -------------------------------------------------------------------------
+    @property
+    def expected_now(self) -> Diff:
+        """What the changes so far are graded against: the task's expected diff, or the current
+        scenario turn's (the changes are counted from the turn's start)."""
+        if self.scenario is not None and self.turn_index < len(self.scenario.turns):
+            return self.scenario.turns[self.turn_index].expected_diff
+        return self.task.expected_diff if self.task is not None else Diff([])
+
+    @property
+    def turns_left(self) -> int:
+        return len(self.scenario.turns) - self.turn_index if self.scenario is not None else 0
+
+    def _begin_turn(self, index: int) -> None:
+        assert self.scenario is not None
+        if index >= len(self.scenario.turns):
+            return
+        turn = self.scenario.turns[index]
+        profile = turn.user_profile
+        self.asked_first = AskedFirst(profile, write_tools(self.domain.name)) if profile else None
+        if self.user is not None and hasattr(self.user, "begin"):
+            self.user.begin(turn.message, profile)
+        self._turn_calls = self.tool_calls
+
+    def _close_turn(self, *, record: bool = True) -> None:
+        """Grade the current turn on the changes made since it began, and start the next count."""
+        assert self.scenario is not None
+        turn = self.scenario.turns[self.turn_index]
+        diff = self.diff()
+        calls = self.tool_calls - self._turn_calls
+        early = self.asked_first.note if self.asked_first is not None else ""
+        result = turn_grade(turn, diff, calls, self.domain.schema, early)
+        self.turn_grades.append((turn.kind, result, diff))
+        if record:
+            self.record(
+                TurnEndEvent(
+                    index=self.turn_index, kind=turn.kind, passed=result.passed, calls=calls, diff=diff.to_list(), grade=result.to_dict()
+                )
+            )
+        with self.lock:
+            self.tracker.checkpoint()
+        self.turn_index += 1
+
+    def end_turn(self) -> str | None:
+        """The solver is done with the current turn: it is graded, and the next one's message is
+        recorded and returned (None: that was the last turn, or this is no scenario)."""
+        if self.scenario is None or self.turn_index >= len(self.scenario.turns):
+            return None
+        self._close_turn()
+        if self.turn_index >= len(self.scenario.turns):
+            return None
+        self._begin_turn(self.turn_index)
+        message = self.scenario.turns[self.turn_index].message
+        self.message("user", message, scenario_turn=self.turn_index)
+        return message
+
+    def _scenario_result(self) -> tuple[Grade, Diff]:
+        """The scenario's grade at the end: the current turn graded, the ones never begun failed."""
+        assert self.scenario is not None
+        if self.turn_index < len(self.scenario.turns):
+            self._close_turn()
+        for index in range(len(self.turn_grades), len(self.scenario.turns)):
+            turn = self.scenario.turns[index]
+            missed = not_reached(turn)
+            self.turn_grades.append((turn.kind, missed, Diff([])))
+            self.record(TurnEndEvent(index=index, kind=turn.kind, passed=False, reached=False, grade=missed.to_dict()))
+        combined = scenario_grade([g for _, g, _ in self.turn_grades])
+        return combined, Diff([change for _, _, diff in self.turn_grades for change in diff])
 
     def call_turns(self) -> int | None:
         """The model turns that made at least one call (the agent's path length); None when no
@@ -572,8 +744,11 @@ class Trial:
         recorded with its diff but no grade: it is not the solver's result."""
         actual = self.diff()
         result = None
-        if self.task is not None and termination != INFRA_ERROR:
+        if self.scenario is not None and termination != INFRA_ERROR:
+            result, actual = self._scenario_result()
+        elif self.task is not None and termination != INFRA_ERROR:
             result = grade(self.task.expected_diff, actual, self.domain.schema)
+            result = with_asked_first(result, self.asked_first)
         self.final_grade = result
         self.final_diff = actual
         seconds = self.seconds
@@ -597,10 +772,15 @@ class Trial:
             reference_calls=len(self.task.reference_solution) if self.task else 0,
             call_turns=self.call_turns(),
             optimal_turns=self._optimal_turns(),
+            asked_first=None if self.asked_first is None or self.scenario is not None else not self.asked_first.early,
+            scenario_turns=[{"kind": kind, "passed": g.passed} for kind, g, _ in self.turn_grades] if self.scenario is not None else None,
             grade=grade_counts(result) if result else None,
             tool_errors=dict(sorted(self.tool_errors.items())),
             solver=str(self.solver.get("label") or self.solver.get("name", "")),
         )
+        if self.layer is not None:  # perturbed (perturb.py): the report groups and attributes by these
+            summary.perturbation = {k: v for k, v in self.layer.header().items() if k != "request"}
+            summary.failure_stages = self.layer.finish()
         self.record(
             EndEvent(
                 termination=termination,

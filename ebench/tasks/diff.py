@@ -155,6 +155,12 @@ class ChangeTracker:
             # One script: about 90 statements, several times faster than one execute() each.
             conn.executescript(tracker_script(schema))
 
+    def checkpoint(self) -> None:
+        """Forget the changes so far: `diff()` gives what changes from now on (a scenario's turns)."""
+        self.conn.execute(f"DELETE FROM {_LOG}")
+        for table in self.schema.tables:
+            self.conn.execute(f"DELETE FROM {_shadow(table.name)}")
+
     def touched(self) -> int:
         """How many row ids were touched so far (before netting)."""
         return self.conn.execute(f"SELECT COUNT(*) FROM {_LOG}").fetchone()[0]

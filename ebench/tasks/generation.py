@@ -239,27 +239,19 @@ def generate(
             except Rejected as exc:
                 report.rejected[str(exc)] += 1
                 continue
-            task = Task(
-                id=f"{prefix}-{len(report.tasks) + 1:04d}",
-                domain=domain_name,
-                actor=draft.actor,
-                query=draft.query,
-                capabilities=cert.capabilities,
-                expected_diff=cert.diff,
-                reference_solution=cert.reference,
-                generator={
-                    "template": template.name,
-                    "seed": seed,
-                    "attempt": report.attempts - 1,
-                    "phrasing": ctx.phrasing,
-                    "stated": draft.stated,
-                    "bites": cert.bites,
-                    "targets": [_jsonable(t) for t in draft.targets],
-                },
-                stats=diff_stats(cert.diff),
-                world=dict(world_record),
-                budget=budget_for(cert.reference),
-            )
+            generator = {
+                "template": template.name,
+                "seed": seed,
+                "attempt": report.attempts - 1,
+                "phrasing": ctx.phrasing,
+                "stated": draft.stated,
+                "bites": cert.bites,
+                "targets": [_jsonable(t) for t in draft.targets],
+            }
+            task = certified_task(f"{prefix}-{len(report.tasks) + 1:04d}", domain_name, draft, cert, generator, world_record)
+            from .skeletons import skeleton_paraphrases  # here: skeletons.py imports this module
+
+            task.paraphrases = skeleton_paraphrases(task, inspect)  # stored for --perturb intent:paraphrase
             seen.add(task, domain.schema)
             seen.skeletons[(template.name, ctx.phrasing)] += 1
             for target in draft.targets:
@@ -271,6 +263,26 @@ def generate(
     finally:
         inspect.close()
     return report
+
+
+def certified_task(
+    task_id: str, domain_name: str, draft: Draft, cert: Certificate, generator: dict[str, Any], world: dict[str, Any] | None = None
+) -> Task:
+    """A certified draft as a task: the certificate's changes, solution and capabilities, and a
+    budget a correct solver finishes within."""
+    return Task(
+        id=task_id,
+        domain=domain_name,
+        actor=draft.actor,
+        query=draft.query,
+        capabilities=cert.capabilities,
+        expected_diff=cert.diff,
+        reference_solution=cert.reference,
+        generator=generator,
+        stats=diff_stats(cert.diff),
+        world=dict(world or {}),
+        budget=budget_for(cert.reference),
+    )
 
 
 def _jsonable(value: Any) -> Any:

@@ -102,6 +102,14 @@ class TaskDocument(BaseModel):
         default_factory=dict,
         description="limits a correct solver finishes within: {max_tool_calls, max_turns}; a run uses the larger of these and its own",
     )
+    user_profile: list[Any] = Field(
+        default_factory=list,
+        description="facts the request leaves out, which the user gives only when asked: {about, asked_by: [words], answer}",
+    )
+    paraphrases: list[StrictStr] = Field(
+        default_factory=list,
+        description="the request in other words, with the same values (`ebench tasks paraphrases`; used by `--perturb intent:paraphrase`)",
+    )
 
 
 class StepRecord(BaseModel):
@@ -121,6 +129,19 @@ class TaskFileError(ValueError):
         self.source = source
         self.field = field_name
         self.reason = message
+
+
+@dataclass(frozen=True)
+class UserFact:
+    """A fact the request leaves out and the user holds: the scripted user gives `answer` when the
+    agent's question holds one of the `asked_by` words (whole words, any case)."""
+
+    about: str
+    asked_by: tuple[str, ...]
+    answer: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"about": self.about, "asked_by": list(self.asked_by), "answer": self.answer}
 
 
 @dataclass(frozen=True)
@@ -146,6 +167,9 @@ class Task:
     world: dict[str, Any] = field(default_factory=dict)  # {seed, fingerprint}; empty in older files
     budget: dict[str, int] = field(default_factory=dict)  # {max_tool_calls, max_turns}; empty in older files
     source: str = ""  # the file it came from, for messages
+    user_profile: list[UserFact] = field(default_factory=list)  # facts given only when asked (users.py)
+    paraphrases: list[str] = field(default_factory=list)  # the request in other words (tasks/skeletons.py)
+    scenario: Any = field(default=None, repr=False, compare=False)  # the Scenario this task stands for (scenarios.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -161,6 +185,8 @@ class Task:
             "stats": self.stats or diff_stats(self.expected_diff),
             **({"world": self.world} if self.world else {}),
             **({"budget": self.budget} if self.budget else {}),
+            **({"user_profile": [f.to_dict() for f in self.user_profile]} if self.user_profile else {}),
+            **({"paraphrases": self.paraphrases} if self.paraphrases else {}),
         }
 
     def to_json(self) -> str:
@@ -254,6 +280,10 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
         fail("actor", "must be a positive integer id (64-bit)")
     _check_world(doc.world, fail)
     _check_budget(doc.budget, fail)
+    profile = _user_profile(doc.user_profile, fail)
+    for i, text in enumerate(doc.paraphrases):
+        if not text.strip():
+            fail(f"paraphrases[{i}]", "empty")
     return Task(
         doc.id,
         domain.name,
@@ -267,6 +297,8 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
         dict(doc.world),
         dict(doc.budget),
         source,
+        user_profile=profile,
+        paraphrases=list(doc.paraphrases),
     )
 
 
@@ -397,6 +429,22 @@ def _check_budget(budget: dict[str, Any], fail: Fail) -> None:
             fail(f"budget.{name}", "unknown field (max_tool_calls, max_turns)")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             fail(f"budget.{name}", "must be a positive integer")
+
+
+def _user_profile(items: list[Any], fail: Fail) -> list[UserFact]:
+    facts = []
+    for i, item in enumerate(items):
+        where = f"user_profile[{i}]"
+        if not isinstance(item, dict) or set(item) != {"about", "asked_by", "answer"}:
+            fail(where, 'each fact is an object {"about": TEXT, "asked_by": [WORD, ...], "answer": TEXT}')
+        words = item["asked_by"]
+        if not isinstance(words, list) or not words or not all(isinstance(w, str) and w.strip() for w in words):
+            fail(f"{where}.asked_by", "a non-empty list of words")
+        for name in ("about", "answer"):
+            if not isinstance(item[name], str) or not item[name].strip():
+                fail(f"{where}.{name}", "a non-empty string")
+        facts.append(UserFact(item["about"], tuple(words), item["answer"]))
+    return facts
 
 
 INT64_MAX = 2**63 - 1

@@ -131,20 +131,24 @@ class ReferencePlayer:
     results in the messages. `parallel` sends the next steps up to the first that needs a pending
     result in one turn; `optimal` sends each level of the dependency graph in one turn, the
     fewest turns there are (ebench.tasks.paths); `skip_last` leaves out the last N steps (a trial
-    that stops short).
+    that stops short). A task with a user profile is first asked about (the question the oracle
+    asks), unless `asks` is false: then it acts at once, as an agent that guessed.
 
     Tasks that share a request text are told apart by what else the request carries: the system
     prompt names the product (the domain) and the current user (the task's actor, by the label the
     harness shows). Tasks that still look the same (same request, domain and actor label) get an
     answer saying so, never another task's solution."""
 
-    def __init__(self, tasks: Iterable[Any], parallel: bool = False, skip_last: int = 0, *, optimal: bool = False) -> None:
+    def __init__(
+        self, tasks: Iterable[Any], parallel: bool = False, skip_last: int = 0, *, optimal: bool = False, asks: bool = True
+    ) -> None:
         self.by_query: dict[str, list[Any]] = {}
         for task in tasks:
             self.by_query.setdefault(task.query, []).append(task)
         self.parallel = parallel
         self.optimal = optimal
         self.skip_last = skip_last
+        self.asks = asks
         self._contexts: dict[int, str] = {}  # id(task) -> the system prompt's product, user and time
         self._lock = threading.Lock()
 
@@ -190,6 +194,8 @@ class ReferencePlayer:
                 if not self._shared(messages)
                 else "I cannot tell which of several tasks with this request this is."
             )
+        if getattr(task, "scenario", None) is not None:
+            return self._scenario_turn(task.scenario, messages)
         steps = task.reference_solution[: len(task.reference_solution) - self.skip_last]
         results = []
         for message in messages:
@@ -199,6 +205,10 @@ class ReferencePlayer:
                 except json.JSONDecodeError:
                     results.append(None)
         done = len(results)
+        if self.asks and getattr(task, "user_profile", None) and not done and sum(m.get("role") == "user" for m in messages) < 2:
+            from ..sessions.users import question_for
+
+            return completion(question_for(task.user_profile))
         if done >= len(steps):
             return completion("Done.")
         if self.optimal:
@@ -211,6 +221,36 @@ class ReferencePlayer:
                 batch.append(step)
         calls = [(step.tool, resolve_args(step.args, results)) for step in batch]
         return completion(None, calls)
+
+    def _scenario_turn(self, scenario: Any, messages: list[dict[str, Any]]) -> Reply:
+        """A scenario, one turn at a time: the turn is the last scenario message the conversation
+        holds; its tasks' steps are played one a turn (each task's `$from` read from its own
+        results), after asking first on a clarify turn; a chat turn gets an answer, no call."""
+        from ..sessions.users import question_for
+        from ..tasks.spec import resolve_args
+
+        opened, index = 0, -1
+        for position, message in enumerate(messages):
+            nxt = index + 1
+            if message.get("role") == "user" and nxt < len(scenario.turns) and message.get("content") == scenario.turns[nxt].message:
+                opened, index = position, nxt
+        turn = scenario.turns[index]
+        since = messages[opened + 1 :]
+        if turn.kind == "chat":
+            return completion("You're welcome." if not turn.message.endswith("?") else "Let me answer from what I know: see above.")
+        results = [json.loads(m.get("content") or "null") for m in since if m.get("role") == "tool"]
+        replies = sum(m.get("role") == "user" for m in since)
+        if self.asks and turn.user_profile and not results and not replies:
+            return completion(question_for(turn.user_profile))
+        offset = 0
+        for task in turn.tasks:
+            steps = task.reference_solution
+            mine = results[offset : offset + len(steps)]
+            if len(mine) < len(steps) - (self.skip_last if task is turn.tasks[-1] else 0):
+                step = steps[len(mine)]
+                return completion(None, [(step.tool, resolve_args(step.args, mine))])
+            offset += len(steps)
+        return completion("Done.")
 
     def _next_level(self, task: Any, steps: list[Any], results: list[Any]) -> Reply:
         """The steps of the next level of the dependency graph; results arrive level by level."""
@@ -229,6 +269,96 @@ class ReferencePlayer:
     def _shared(self, messages: list[dict[str, Any]]) -> bool:
         query = next((m.get("content") for m in messages if m.get("role") == "user"), None)
         return isinstance(query, str) and len(self.by_query.get(query, [])) > 1
+
+
+class PerturbedPlayer:
+    """The reference solutions played through a perturbation (ebench.sessions.perturb), for
+    perturbed runs: it knows the task and trial by the request and the tools it is offered (it
+    computes each (task, trial)'s layer, as the harness does), calls the offered names, retries a
+    transient or rate-limited call, reads a canonical page from the smaller pages that make it
+    (stopping at a short one), and resolves `$from` references with the noise fields taken out.
+    One call per turn. A ReferencePlayer's behaviour is untouched: this is another responder."""
+
+    def __init__(self, tasks: Iterable[Any], perturbation: Any, trials: int = 1) -> None:
+        from ..domains import get_domain
+        from ..sessions.perturb import Layer
+
+        self.layers: dict[str, list[tuple[Any, Any]]] = {}  # request -> [(task, layer)]
+        for task in tasks:
+            for number in range(1, trials + 1):
+                layer = Layer(perturbation, task, get_domain(task.domain).tools, number)
+                self.layers.setdefault(layer.request, []).append((task, layer))
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        from ..domains.engine.tools import PAGE_SIZE
+        from ..sessions.perturb import RETRYABLE
+        from ..tasks.spec import resolve_args
+
+        messages = body.get("messages") or []
+        query = next((m.get("content") for m in messages if m.get("role") == "user"), None)
+        offered = [t["function"]["name"] for t in body.get("tools") or []]
+        known = self.layers.get(query, []) if isinstance(query, str) else []
+        found = [(t, layer) for t, layer in known if [s["function"]["name"] for s in layer.schemas] == offered]
+        if not found:
+            return completion("I do not know this task.")
+        task, layer = found[0]
+        answers = []
+        for message in messages:
+            if message.get("role") == "tool":
+                try:
+                    answers.append(json.loads(message.get("content") or "null"))
+                except json.JSONDecodeError:
+                    answers.append(None)
+        position = 0
+        results: list[Any] = []
+        for step in task.reference_solution:
+            args = resolve_args(step.args, results)
+            name, sent = layer.present(step.tool, args)
+            page_name = layer.param_names.get(step.tool, {}).get("page")
+            parts = PAGE_SIZE // layer.page_size if page_name is not None else 1
+            pieces: list[Any] = []
+            for part in range(parts):
+                call = dict(sent)
+                if part:
+                    call[page_name] = sent[page_name] + part
+                while True:
+                    if position >= len(answers):
+                        return completion(None, [(name, call)])
+                    answer = answers[position]
+                    position += 1
+                    error = answer.get("error") if isinstance(answer, dict) else None
+                    if not (isinstance(error, dict) and error.get("code") in RETRYABLE):
+                        break
+                pieces.append(_without(answer, layer.noise_fields))
+                items = answer.get("items") if isinstance(answer, dict) else None
+                if not isinstance(items, list) or len(items) < layer.page_size:
+                    break
+            results.append(_merged(pieces, PAGE_SIZE))
+        return completion("Done.")
+
+
+def _without(value: Any, names: tuple[str, ...]) -> Any:
+    """A result with the noise fields taken out (at every depth)."""
+    if isinstance(value, list):
+        return [_without(v, names) for v in value]
+    if isinstance(value, dict):
+        return {k: _without(v, names) for k, v in value.items() if k not in names}
+    return value
+
+
+def _merged(pieces: list[Any], page_size: int) -> Any:
+    """The canonical page made of smaller ones (or the one result of a call that is no page)."""
+    first = pieces[0]
+    if len(pieces) == 1 and not (isinstance(first, dict) and isinstance(first.get("items"), list) and "page_size" in first):
+        return first
+    merged = dict(first)
+    merged["items"] = [item for piece in pieces for item in piece.get("items", [])]
+    total = merged.get("total")
+    if isinstance(total, int):
+        merged["total_pages"] = max(1, -(-total // page_size))
+    merged["page_size"] = page_size
+    merged["page"] = (int(first.get("page", 1)) - 1) * first.get("page_size", page_size) // page_size + 1
+    return merged
 
 
 # What each fault does; the first five are the API's (the model did not cause them), the others
@@ -528,11 +658,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fault", choices=list(FAULTS), help="inject this fault, from each conversation's second turn")
     parser.add_argument("--once", action="store_true", help="with --fault: once per conversation (a retry gets the answer)")
     parser.add_argument("--api-key", help="answer 401 to requests without this key")
+    parser.add_argument("--tasks-dir", help="play the tasks of this folder (default: the shipped suite)")
+    parser.add_argument("--no-ask", action="store_true", help="never ask the user first (tasks with a user profile)")
+    parser.add_argument("--scenarios", action="store_true", help="play the scenarios (of --tasks-dir, or the shipped ones)")
     args = parser.parse_args(argv)
+    from pathlib import Path
+
     from ..tasks.suite import load_suite
 
+    folder = Path(args.tasks_dir) if args.tasks_dir else None
+    if args.scenarios:
+        from ..tasks.scenarios import load_scenarios
+
+        tasks = [scenario.as_task() for scenario in load_scenarios(folder)[0]]
+    else:
+        tasks = load_suite(folder).tasks
     responder: Callable[[dict[str, Any]], Reply] = ReferencePlayer(
-        load_suite().tasks, parallel=args.parallel, skip_last=args.skip_last, optimal=args.optimal
+        tasks, parallel=args.parallel, skip_last=args.skip_last, optimal=args.optimal, asks=not args.no_ask
     )
     if args.fault:
         responder = Faulty(responder, args.fault, when=on_turn(2), each_once=args.once)

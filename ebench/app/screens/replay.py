@@ -26,6 +26,7 @@ from textual.worker import get_current_worker
 
 from ...sessions.attempts import human_outcome, is_human
 from ...sessions.describe import CODE, DATA, FIELD, GAP, PROSE, STATUS, describe
+from ...sessions.perturb import Perturbation
 from ...sessions.runs import RunData
 from ...sessions.timeline import (
     Mismatch,
@@ -191,6 +192,17 @@ class TrialView(Vertical):
         Binding("end", "last", "Last step", id="replay.last", priority=True),
         Binding("x", "no_return", "No return", id="replay.no_return", tooltip="Jump to the point of no return"),
         Binding(
+            "right_square_bracket", "next_turn", "Next turn", id="replay.next_turn", show=False, tooltip="A scenario's next turn (chapter)"
+        ),
+        Binding(
+            "left_square_bracket",
+            "previous_turn",
+            "Previous turn",
+            id="replay.previous_turn",
+            show=False,
+            tooltip="A scenario's previous turn",
+        ),
+        Binding(
             "r", "toggle_reference", "Reference", id="replay.reference", tooltip="Show the reference solution's steps beside the trial"
         ),
     ]
@@ -321,6 +333,8 @@ class TrialView(Vertical):
         task = timeline.task.id if timeline.task else timeline.session.task_id or "(no task)"
         title = f"{task} · trial {self.trial or start.trial} · {start.solver_label or '?'}"
         title += f" · {timeline.mode} mode · {len(timeline.leaves)} domain calls"
+        if start.perturbation:  # a perturbed run (perturb.py)
+            title += f" · perturbed: {Perturbation.from_dict(start.perturbation).label} (seed {start.perturbation.get('seed', 0)})"
         self.query_one("#replay-title", Static).update(title)
         steps = self.query_one("#replay-steps", OptionList)
         steps.clear_options()
@@ -407,6 +421,8 @@ class TrialView(Vertical):
         around_bar = len(position_text(*numbers, width=1)) - 1
         room = self.size.width - 2 - around_bar - (0 if self.analysed else len("  (analysing…)"))
         text = position_text(*numbers, width=min(BAR_WIDTH, max(10, room)))
+        if timeline.chapters:
+            text += f"  turn {timeline.chapter_of(self.current)}/{len(timeline.chapters)}"
         if not self.analysed:
             text += "  (analysing…)"
         self.query_one("#replay-position", Static).update(text)
@@ -465,6 +481,21 @@ class TrialView(Vertical):
     def action_last(self) -> None:
         if self.timeline is not None:
             self.goto(self.timeline.last)
+
+    def action_next_turn(self) -> None:
+        """Jump to the next turn of a scenario (its chapters: where each turn begins)."""
+        if self.timeline is None or not self.timeline.chapters:
+            self.notify("Not a scenario: this trial has one turn.", timeout=3)
+            return
+        later = [c for c in self.timeline.chapters if c > self.current]
+        self.goto(later[0] if later else self.timeline.last)
+
+    def action_previous_turn(self) -> None:
+        if self.timeline is None or not self.timeline.chapters:
+            self.notify("Not a scenario: this trial has one turn.", timeout=3)
+            return
+        earlier = [c for c in self.timeline.chapters if c < self.current]
+        self.goto(earlier[-1] if earlier else 0)
 
     def action_no_return(self) -> None:
         if self.timeline is None:

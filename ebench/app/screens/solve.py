@@ -2,13 +2,18 @@
 
 A person picks tools from the catalog, fills the composer (or writes exec_code in code mode) and
 watches the trace and the live diff; or the screen watches a solver (a model, the oracle) with
-pause and step. Every attempt is recorded as a session (solver "human" for a person). Tool calls,
+pause and step. A task whose user holds facts (a user profile) has a user to talk to: a person
+solving asks the scripted user in the "Ask the user" field; watching a model with `play_user`, the
+person is the user and answers the model's questions there. Every attempt is recorded as a session
+(solver "human" for a person). Tool calls,
 grading and the watched solver run in thread workers; the trial reports each recorded event
 through a listener that posts a message, so the screen never waits on the database.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -36,9 +41,10 @@ from ...sessions.attempts import (
     unfinished_attempt,
 )
 from ...sessions.describe import preview, shown_args
-from ...sessions.events import ApiErrorEvent, MessageEvent, SessionEvent, ToolCallEvent, as_tool_call
+from ...sessions.events import ApiErrorEvent, MessageEvent, SessionEvent, ToolCallEvent, TurnEndEvent, as_tool_call
 from ...sessions.solvers.base import Solver
 from ...sessions.trial import AGENT_STOPPED, Trial, TrialLimits, TrialSummary
+from ...sessions.users import PersonUser
 from ...sessions.watch import DEFAULT_SPEED, SPEEDS, StepGate, watch
 from ...tasks.diff import Diff
 from ...tasks.grading import Grade, explain
@@ -90,6 +96,7 @@ class SolveScreen(EBenchScreen):
         Binding("f4,alt+3", "focus_pane('trace')", "Trace", id="solve.pane.trace", priority=True, group=PANES),
         Binding("f8,alt+4", "focus_pane('diff')", "Diff", id="solve.pane.diff", priority=True, group=PANES),
         Binding("f9,alt+5", "focus_pane('code')", "Code editor", id="solve.pane.code", priority=True, group=PANES),
+        Binding("ctrl+t", "end_turn", "Next turn", id="solve.end_turn"),
         Binding("p", "pause", "Run/pause", id="solve.pause"),
         Binding("n", "step", "Step", id="solve.step"),
         Binding("plus,equals_sign", "speed(1)", "Faster", id="solve.faster"),
@@ -105,6 +112,9 @@ class SolveScreen(EBenchScreen):
     SolveScreen #trace { height: 1fr; }
     SolveScreen #diff { width: 1fr; max-width: 90; }
     SolveScreen #conversation { height: 1fr; }
+    SolveScreen #user-log { height: 6; }
+    SolveScreen.-talks.-short #work { min-height: 5; }
+    SolveScreen.-talks.-short #user-log { height: 4; }
     SolveScreen.-code #catalog { width: 28; }
     SolveScreen.-code #work { height: 3fr; }
     SolveScreen.-code #diff { max-width: 60; }
@@ -159,9 +169,11 @@ class SolveScreen(EBenchScreen):
         paused: bool = True,
         speed: float | None = DEFAULT_SPEED,
         resume: Path | None = None,
+        play_user: bool = False,
     ) -> None:
         """`watcher`: a solver to watch, starting `paused` (a person presses p to run it at `speed`
-        steps per second, None: as fast as it goes). `resume`: continue this unfinished attempt."""
+        steps per second, None: as fast as it goes). `resume`: continue this unfinished attempt.
+        `play_user`: watching, the person answers the model's questions (a task with a user profile)."""
         super().__init__()
         self.task_spec = task
         self.code = code
@@ -181,6 +193,9 @@ class SolveScreen(EBenchScreen):
         self._diff_again = False
         self.pane = "work"  # in a narrow terminal: the one pane shown
         self.tools: dict[str, Tool] = {tool.name: tool for tool in self.domain.tools}
+        self.talks = bool(task.user_profile) or task.scenario is not None  # the task has a user to talk to
+        self.play_user = play_user and watcher is not None and self.talks
+        self.question: tuple[asyncio.AbstractEventLoop, asyncio.Future[str | None]] | None = None  # awaiting the person
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -211,6 +226,18 @@ class SolveScreen(EBenchScreen):
                     log.add_class("pane")
                     log.border_title = "Conversation"
                     yield log
+                    if self.play_user:
+                        yield Input(
+                            placeholder="You are the user: answer the model here (enter sends; enter on nothing ends the talk)",
+                            id="answer-user",
+                            disabled=True,
+                        )
+                if self.watcher is None and self.talks:
+                    talk = RichLog(id="user-log", wrap=True, markup=False, highlight=False)
+                    talk.add_class("pane")
+                    talk.border_title = "The user"
+                    yield talk
+                    yield Input(placeholder="Ask the user (enter sends): the request leaves something out", id="ask-user")
                 trace = CallTrace(id="trace")
                 trace.add_class("pane")
                 trace.border_title = "Trace"
@@ -233,6 +260,7 @@ class SolveScreen(EBenchScreen):
     def on_mount(self) -> None:
         self.sub_title = self.task_spec.id
         self.set_class(self.code, "-code")
+        self.set_class(self.talks and self.watcher is None, "-talks")  # the user's pane and field take room
         self._fit(self.size.width, self.size.height)
         if self.code and self.watcher is None:
             self.call_after_refresh(self.action_focus_pane, "code")  # code mode invites code (once laid out: it can take focus)
@@ -422,6 +450,11 @@ class SolveScreen(EBenchScreen):
         self.trial = message.trial
         self.resumed_from = message.resumed
         pane.actor = self.domain.actor_label(self.trial.conn, self.trial.actor)
+        scenario = self.task_spec.scenario
+        if scenario is not None and self.trial.turn_index < len(scenario.turns):
+            turn = scenario.turns[self.trial.turn_index]
+            pane.turn = f"turn {self.trial.turn_index + 1}/{len(scenario.turns)} · {turn.kind.replace('_', '-')}"
+            pane.request = turn.message
         if self.blind:
             pane.start_timer(already=self.trial.seconds)
         if message.resumed is not None:
@@ -429,6 +462,8 @@ class SolveScreen(EBenchScreen):
             self.notify(f"resumed with {self.trial.tool_calls} call(s); the world is as you left it", title="Resumed")
         self._set_status()
         self.refresh_diff()
+        if self.play_user:
+            self.trial.user = PersonUser(self._await_person, self.task_spec.user_profile)
         if self.watcher is not None and self.gate is not None:
             self._run_watch(self.trial, self.generation)
         self.refresh_bindings()
@@ -477,6 +512,7 @@ class SolveScreen(EBenchScreen):
         resumed (one with no call is dropped: there is nothing to lose)."""
         if self.gate is not None:
             self.gate.close()
+        self._answer(None)  # a model waiting on the person's answer is let go
         trial = self.trial
         if trial is not None and not trial.finished and self.watcher is None:
             if trial.tool_calls == 0 and self.resumed_from is None:
@@ -588,6 +624,8 @@ class SolveScreen(EBenchScreen):
         if message.generation != self.generation:
             return
         event = message.event
+        if isinstance(event, TurnEndEvent) or (isinstance(event, MessageEvent) and event.scenario_turn is not None):
+            self._show_turn(event)
         if isinstance(event, ToolCallEvent):
             self.query_one(CallTrace).add_call(event)
             if self.watcher is not None and not event.parent:
@@ -596,6 +634,99 @@ class SolveScreen(EBenchScreen):
             self.refresh_diff()
         elif event.event in ("message", "api_error", "bad_response") and self.watcher is not None:
             self._log_event(event)
+        elif isinstance(event, MessageEvent) and event.role in ("assistant", "user") and self.talks:
+            who = "you" if event.role == "assistant" else f"user ({event.user})" if event.user else "user"
+            self.query_one("#user-log", RichLog).write(Text(f"{who}: ", style="bold") + Text(str(event.content or "")))
+
+    # -- a scenario's turns ----------------------------------------------------------------
+    def _show_turn(self, event: SessionEvent) -> None:
+        """The task pane follows the scenario: the turn begun shows its message; the last turn's end says so."""
+        scenario = self.task_spec.scenario
+        if scenario is None:
+            return
+        pane = self.query_one(TaskPane)
+        count = len(scenario.turns)
+        if isinstance(event, MessageEvent) and event.scenario_turn is not None and event.scenario_turn < count:
+            turn = scenario.turns[event.scenario_turn]
+            pane.turn = f"turn {event.scenario_turn + 1}/{count} · {turn.kind.replace('_', '-')}"
+            pane.request = turn.message
+            self.refresh_diff()
+        elif isinstance(event, TurnEndEvent) and event.index == count - 1:
+            pane.turn = f"all {count} turns done"
+
+    def action_end_turn(self) -> None:
+        """A person ends the scenario's current turn (it is graded as it stands) and gets the next."""
+        if not self._can_act():
+            return
+        assert self.trial is not None
+        if self.trial.turns_left <= 1:
+            self.notify("this is the scenario's last turn: ctrl+s submits", severity="warning")
+            return
+        self.busy = True
+        self._run_end_turn(self.trial)
+
+    @work(thread=True, group="calls", exit_on_error=False)
+    def _run_end_turn(self, trial: Trial) -> None:
+        try:
+            trial.end_turn()
+        finally:
+            self.app.call_from_thread(self._call_done)
+
+    # -- talking with the user -------------------------------------------------------------
+    @on(Input.Submitted, "#ask-user")
+    def _ask_submitted(self, event: Input.Submitted) -> None:
+        question = event.value.strip()
+        if not question or not self._can_act():
+            return
+        event.input.value = ""
+        self.busy = True
+        self._run_question(question)
+
+    @work(thread=True, group="calls", exit_on_error=False)
+    def _run_question(self, question: str) -> None:
+        trial = self.trial
+        try:
+            if trial is not None:
+                trial.message("assistant", question)
+                if asyncio.run(trial.ask_user(question)) is None:
+                    self.app.call_from_thread(self.notify, "the user has nothing to say to that (a question has a '?')", title="The user")
+        finally:
+            self.app.call_from_thread(self._call_done)
+
+    async def _await_person(self, message: str) -> str | None:
+        """PersonUser's question to the person, from the watched model's thread: the answer field
+        opens, and the model waits until the person presses enter (an empty answer ends the talk)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str | None] = loop.create_future()
+        self.question = (loop, future)
+        self.app.call_from_thread(self._open_answer)
+        return await future
+
+    def _open_answer(self) -> None:
+        field = self.query_one("#answer-user", Input)
+        field.disabled = False
+        field.focus()
+        self.notify("the model is talking to you: answer below, or press enter on nothing to end", title="You are the user")
+
+    @on(Input.Submitted, "#answer-user")
+    def _answer_submitted(self, event: Input.Submitted) -> None:
+        if self.question is None:
+            return
+        self._answer(event.value.strip())
+        event.input.value = ""
+        event.input.disabled = True
+
+    def _answer(self, text: str | None) -> None:
+        pending, self.question = self.question, None
+        if pending is not None:
+            loop, future = pending
+
+            def give() -> None:
+                if not future.done():
+                    future.set_result(text)
+
+            with contextlib.suppress(RuntimeError):  # the watch is over and its loop closed: nobody is waiting
+                loop.call_soon_threadsafe(give)
 
     def _log_call(self, event: ToolCallEvent) -> None:
         """A watched solver's call in the conversation (the oracle has no messages: its steps are its calls)."""
@@ -643,7 +774,7 @@ class SolveScreen(EBenchScreen):
     def _compute_diff(self, trial: Trial, generation: int) -> None:
         try:
             actual = trial.diff()
-            result = explain(self.task_spec.expected_diff, actual, self.domain.schema)
+            result = explain(trial.expected_now, actual, self.domain.schema)
         except Exception:  # the trial was closed under us (a new attempt): nothing to show
             self.app.call_from_thread(self._diff_failed)
             return
@@ -785,6 +916,8 @@ class SolveScreen(EBenchScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("pause", "step", "speed"):
             return self.watcher is not None and not self.submitted
+        if action == "end_turn":
+            return self.watcher is None and not self.submitted and self.task_spec.scenario is not None
         if action in ("submit", "find_tool"):
             return self.watcher is None and not self.submitted
         if action == "focus_pane":

@@ -34,6 +34,8 @@ class TaskPane(Static):
     """
 
     status: reactive[str] = reactive("preparing a private copy of the world…")
+    turn: reactive[str] = reactive("", layout=True)  # a scenario: which turn ("turn 2/4 · follow-up")
+    request: reactive[str] = reactive("", layout=True)  # a scenario: the current turn's message
 
     def __init__(self, task: Task, *, actor: str = "", now: str = "", mode: str = "", id: str | None = None) -> None:
         super().__init__(id=id)
@@ -78,7 +80,9 @@ class TaskPane(Static):
     def render(self) -> Text:
         task = self.task_spec
         text = Text(justify="left")
-        text.append(task.query, style="bold")
+        if self.turn:
+            text.append(self.turn + "  ", style="dim")
+        text.append(self.request or task.query, style="bold")
         meta = [("as ", self.actor), ("at ", self.now), ("domain ", task.domain), ("mode ", self.mode)]
         for i, (label, value) in enumerate(m for m in meta if m[1]):
             text.append("  ·  " if i else "\n", style="dim")

@@ -51,6 +51,7 @@ from ..trial import (
     Trial,
     TrialLimits,
 )
+from ..users import UserUnavailable
 from .base import FatalSolverError, Outcome, SolverOptions, SolverOptionsError, StepHook
 from .recorded import RecordedApiError, RecordedResponses
 
@@ -359,15 +360,11 @@ class LLMSolver:
         assert trial.task is not None
         domain = trial.domain
         label = domain.actor_label(trial.conn, trial.task.actor)
-        system = system_prompt(domain, label, trial.code)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": trial.task.query}]
+        system = system_prompt(domain, label, trial.code, asks=trial.user is not None)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": trial.request}]
         trial.message("system", system)
-        trial.message("user", trial.task.query)
-        schemas = domain.tools.openai_schemas()
-        if trial.code:
-            from ..sandbox.schema import code_mode_tools
-
-            schemas = code_mode_tools(domain.tools)
+        trial.message("user", trial.request)
+        schemas = trial.tool_schemas()  # perturbed under --perturb interface (perturb.py); code mode's with exec_code
         extra = self.local_tools(trial)
         tools = [*schemas, *extra]  # a new list: the schemas are shared by every trial
         local = {t["function"]["name"] for t in extra}
@@ -394,6 +391,20 @@ class LLMSolver:
                 deadline += time.perf_counter() - started
             trial.turns += 1
             outcome, tool_calls = self._take_turn(trial, response, messages, time.perf_counter() - started)
+            if outcome is not None and outcome.termination == AGENT_STOPPED and trial.user is not None:
+                # The model talked to the user: a question is answered and the conversation goes on.
+                asked = time.perf_counter()
+                try:
+                    answer = await trial.ask_user(_text(messages[-1].get("content")))
+                except UserUnavailable as exc:
+                    return Outcome(INFRA_ERROR, str(exc))
+                finally:
+                    deadline += time.perf_counter() - asked  # the user's time (a person typing) is not the model's
+                if answer is None:
+                    answer = trial.end_turn()  # a scenario's next turn, if any
+                if answer is not None:
+                    messages.append({"role": "user", "content": answer})
+                    continue
             if outcome is not None:
                 return outcome
             sent = messages[-1].get("tool_calls") or []
@@ -408,6 +419,7 @@ class LLMSolver:
                     payload = (await asyncio.to_thread(trial.exec_code, code, call_id=call["id"], turn=trial.turns)).for_solver()
                 else:
                     payload = trial.call(function["name"], function["arguments"], call_id=call["id"], turn=trial.turns).for_solver()
+                    await trial.wait_latency()  # runtime:latency (perturb.py), without blocking the loop
                 messages.append(
                     {"role": "tool", "tool_call_id": sent_call["id"], "content": _sendable_json(json.dumps(payload, ensure_ascii=False))}
                 )
@@ -488,6 +500,15 @@ class LLMSolver:
         if not calls:
             return Outcome(AGENT_STOPPED), []
         return None, calls
+
+
+def _text(content: Any) -> str:
+    """A message's text, whatever the model sent as its content (None, a list of parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content)
+    return "" if content is None else str(content)
 
 
 def _code_argument(arguments: str) -> Any:

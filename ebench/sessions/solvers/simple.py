@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self
 
 from ...domains.engine.tools import ToolResult
 from ...tasks.spec import resolve_args
+from ..events import MessageEvent, ToolCallEvent, TurnEndEvent
+from ..perturb import Perturbation, PerturbedResult, retry_after
 from ..record import Session, SessionFileError, read_session
 from ..trial import AGENT_ERROR, AGENT_STOPPED, MAX_TOOL_CALLS, Trial, TrialLimits
+from ..users import question_for
 from .base import Outcome, SolverOptions, SolverOptionsError, StepHook
 
 
@@ -18,6 +22,24 @@ async def _call(trial: Trial, tool: Any, args: Any, step: StepHook | None) -> To
     if step is not None:
         await step()
     return trial.call(tool, args)
+
+
+MAX_ATTEMPTS = 5  # a call the perturbation layer answers with a transient error is retried this often
+
+
+async def _through_layer(trial: Trial, tool: str, args: dict[str, Any], step: StepHook | None, limits: TrialLimits) -> ToolResult:
+    """A canonical call as a solver that reads the offered tools sends it (perturb.py): under the
+    offered names, retried after an injected transient or rate-limit error (after its retry_after),
+    the latency awaited."""
+    if trial.layer is None:
+        return await _call(trial, tool, args, step)
+    name, sent = trial.layer.present(tool, args)
+    for _ in range(MAX_ATTEMPTS):
+        result = await _call(trial, name, sent, step)
+        await trial.wait_latency()
+        if trial.tool_calls >= limits.max_tool_calls or not await retry_after(result, asyncio.sleep):
+            break
+    return result
 
 
 class _OptionlessSolver:
@@ -35,27 +57,44 @@ class _OptionlessSolver:
 
 
 class OracleSolver(_OptionlessSolver):
-    """Runs the task's reference solution, step by step, through the public tools."""
+    """Runs the task's reference solution, step by step, through the public tools; a scenario's
+    turns one after the other, each ended before the next."""
 
     name = "oracle"
 
     async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
         assert trial.task is not None
+        if trial.scenario is None:
+            return await self._play(trial, trial.task.user_profile, trial.task.reference_solution, limits, step)
+        for turn in trial.scenario.turns:
+            for number, task in enumerate(turn.tasks):
+                outcome = await self._play(trial, task.user_profile if not number else [], task.reference_solution, limits, step)
+                if outcome.termination != AGENT_STOPPED:
+                    return outcome
+            trial.end_turn()
+        return Outcome(AGENT_STOPPED)
+
+    async def _play(self, trial: Trial, profile: Any, steps: Any, limits: TrialLimits, step: StepHook | None) -> Outcome:
+        if profile:  # what the request leaves out is asked for before anything is done
+            question = question_for(profile)
+            trial.message("assistant", question)
+            await trial.ask_user(question)
         results: list[Any] = []
-        for reference in trial.task.reference_solution:
+        for reference in steps:
             if trial.tool_calls >= limits.max_tool_calls:  # the oracle runs under the same limits as any solver
                 return Outcome(MAX_TOOL_CALLS)
             try:
                 args = resolve_args(reference.args, results)
             except (KeyError, IndexError, TypeError, ValueError) as exc:
                 return Outcome(AGENT_ERROR, f"reference step {len(results)} cannot be resolved: {exc}")
-            result = await _call(trial, reference.tool, args, step)
+            result = await _through_layer(trial, reference.tool, args, step, limits)
             if not result.ok:
                 return Outcome(
                     AGENT_ERROR,
                     f"reference step {len(results)} ({reference.tool}) was refused: {result.error_code}: {result.error_message}",
                 )
-            results.append(result.value)
+            # `$from` references read the canonical result (the layer's pages, noise and order aside)
+            results.append(result.canonical if isinstance(result, PerturbedResult) else result.value)
         return Outcome(AGENT_STOPPED)
 
 
@@ -65,6 +104,8 @@ class NoopSolver(_OptionlessSolver):
     name = "noop"
 
     async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
+        while trial.end_turn() is not None:  # a scenario's turns pass by
+            pass
         return Outcome(AGENT_STOPPED)
 
 
@@ -124,8 +165,33 @@ class ReplaySolver:
         if trial.task.id not in self.sessions:
             return Outcome(AGENT_ERROR, f"no recorded session for task {trial.task.id}")
         session = self.session_for(trial.task.id, trial.trial_number)
-        for event in session.tool_calls(leaves=True):
-            if trial.tool_calls >= limits.max_tool_calls:
-                return Outcome(MAX_TOOL_CALLS)
-            await _call(trial, event.tool, event.args, step)
+        calls = {id(event) for event in session.tool_calls(leaves=True)}
+        # A perturbed recording (perturb.py) replays as sent under the same perturbation (the
+        # layer answers the same way again); otherwise its canonical calls, the layer's own answers left out.
+        recorded = Perturbation.from_dict(session.start.perturbation)
+        same = trial.layer is not None and recorded == trial.layer.perturbation
+        said: Any = None  # the agent's last message: a user's reply answered it
+        for event in session.events:
+            if isinstance(event, MessageEvent) and event.role == "assistant":
+                said = event.content
+            elif isinstance(event, MessageEvent) and event.role == "user" and event.user:
+                # The conversation is replayed with this run's user, so the rule "ask before
+                # acting" judges the replay as it judged the recording.
+                trial.message("assistant", said)
+                await trial.ask_user(str(said or ""))
+            elif isinstance(event, TurnEndEvent) and event.reached and trial.turns_left:
+                trial.end_turn()
+            elif id(event) in calls:
+                if trial.tool_calls >= limits.max_tool_calls:
+                    return Outcome(MAX_TOOL_CALLS)
+                assert isinstance(event, ToolCallEvent)
+                if event.injected and not same:
+                    continue
+                tool, args = event.tool, event.args
+                if same and isinstance(event.sent, dict):
+                    tool, args = event.sent.get("tool"), event.sent.get("args")
+                elif trial.layer is not None and not same and isinstance(tool, str) and isinstance(args, dict):
+                    tool, args = trial.layer.present(tool, args)
+                await _call(trial, tool, args, step)
+                await trial.wait_latency()
         return Outcome(AGENT_STOPPED)

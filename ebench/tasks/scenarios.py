@@ -1,0 +1,256 @@
+"""Scenarios: conversations of several user turns over one world copy (WildToolBench-style).
+
+A scenario is one actor's conversation: an ordered list of turns, each one of
+
+- `task`: a request, graded like any task (its expected diff);
+- `follow_up`: a request whose meaning depends on an earlier turn ("now the same for Rock
+  instead of Jazz"); its task holds the full request it stands for;
+- `compound`: one message holding two requests; the turn's expected diff is both tasks' (which
+  touch different rows, so it is their union);
+- `clarify`: a request that leaves a value out on purpose (asking.py): the user holds it in the
+  turn's user profile and gives it when asked; acting before asking fails the turn;
+- `chat`: a message that needs no tool at all; the turn passes when no tool was called.
+
+Each task-bearing turn embeds its tasks (certified by scenario_generation.py on the world as the
+earlier turns' expected changes leave it). Grading: after each turn, the changes made since the
+previous turn ended are compared with the turn's expected diff; a failed turn does not stop the
+scenario; the scenario passes (session accuracy) when every turn passed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .diff import Diff
+from .grading import Grade, grade
+from .spec import Task, TaskFileError, UserFact, parse_task
+
+SCENARIO_FORMAT = "ebench-scenario/1"
+SCENARIOS_VERSION = "scenarios-1"
+KINDS = ("task", "follow_up", "compound", "clarify", "chat")
+TASK_COUNT = {"task": 1, "follow_up": 1, "compound": 2, "clarify": 1, "chat": 0}
+SCENARIOS_DIR = Path(__file__).resolve().parent / "splits" / "scenarios"
+_ID = re.compile(r"^[a-z][a-z0-9_-]{2,80}$")
+
+
+@dataclass
+class Turn:
+    kind: str
+    message: str  # what the user says
+    tasks: list[Task] = field(default_factory=list)
+
+    @property
+    def expected_diff(self) -> Diff:
+        return Diff([change for task in self.tasks for change in task.expected_diff])
+
+    @property
+    def user_profile(self) -> list[UserFact]:
+        return [fact for task in self.tasks for fact in task.user_profile]
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "message": self.message}
+        if self.tasks:
+            data["tasks"] = [task.to_dict() for task in self.tasks]
+        return data
+
+
+@dataclass
+class Scenario:
+    id: str
+    domain: str
+    actor: int
+    turns: list[Turn]
+    world: dict[str, Any] = field(default_factory=dict)
+    generator: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    @property
+    def kinds(self) -> list[str]:
+        return [turn.kind for turn in self.turns]
+
+    def as_task(self) -> Task:
+        """The scenario as the task a trial runs (its id, actor and world; the turns' changes and
+        solutions one after the other): what results lines, reports and the app read."""
+        tasks = [task for turn in self.turns for task in turn.tasks]
+        caps = [c for c in dict.fromkeys(c for task in tasks for c in task.capabilities)]
+        budget = {name: sum(task.budget.get(name, 0) for task in tasks) + 5 * len(self.turns) for name in ("max_tool_calls", "max_turns")}
+        return Task(
+            id=self.id,
+            domain=self.domain,
+            actor=self.actor,
+            query=self.turns[0].message,
+            capabilities=caps or ["cross_step_dependency"],
+            expected_diff=Diff([c for turn in self.turns for c in turn.expected_diff]),
+            reference_solution=[step for task in tasks for step in task.reference_solution],
+            generator={"scenario": self.kinds, **self.generator},
+            world=dict(self.world),
+            budget=budget,
+            source=self.source,
+            scenario=self,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": SCENARIO_FORMAT,
+            "id": self.id,
+            "domain": self.domain,
+            "actor": self.actor,
+            "world": self.world,
+            "generator": self.generator,
+            "turns": [turn.to_dict() for turn in self.turns],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+
+
+def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
+    """A validated Scenario, or TaskFileError naming the field at fault."""
+
+    def fail(where: str, message: str) -> Any:
+        raise TaskFileError(source, where, message)
+
+    if not isinstance(data, dict):
+        fail("(document)", "a scenario is a JSON object")
+    if data.get("format") != SCENARIO_FORMAT:
+        fail("format", f"expected {SCENARIO_FORMAT!r}")
+    unknown = sorted(set(data) - {"format", "id", "domain", "actor", "world", "generator", "turns"})
+    if unknown:
+        fail(unknown[0], "unknown field")
+    sid, domain, actor = data.get("id"), data.get("domain"), data.get("actor")
+    if not isinstance(sid, str) or not _ID.match(sid):
+        fail("id", "lowercase letters, digits, '-' and '_' (3-81 characters)")
+    if not isinstance(domain, str):
+        fail("domain", "a domain name")
+    if not isinstance(actor, int) or isinstance(actor, bool) or actor < 1:
+        fail("actor", "a positive integer id")
+    turns_data = data.get("turns")
+    if not isinstance(turns_data, list) or not turns_data:
+        fail("turns", "a non-empty list of turns")
+    turns = []
+    for i, item in enumerate(turns_data):
+        where = f"turns[{i}]"
+        if not isinstance(item, dict) or set(item) - {"kind", "message", "tasks"}:
+            fail(where, 'each turn is {"kind": ..., "message": ..., "tasks": [...]}')
+        kind, message = item.get("kind"), item.get("message")
+        if kind not in KINDS:
+            fail(f"{where}.kind", f"one of {', '.join(KINDS)}")
+        if not isinstance(message, str) or not message.strip():
+            fail(f"{where}.message", "a non-empty string")
+        raw = item.get("tasks", [])
+        if not isinstance(raw, list) or len(raw) != TASK_COUNT[kind]:
+            fail(f"{where}.tasks", f"a {kind} turn has {TASK_COUNT[kind]} task(s)")
+        tasks = [parse_task(t, f"{source}: {where}.tasks[{j}]") for j, t in enumerate(raw)]
+        for task in tasks:
+            if (task.domain, task.actor) != (domain, actor):
+                fail(f"{where}.tasks", "every task of a scenario is the scenario's domain and actor")
+        if kind == "clarify" and not tasks[0].user_profile:
+            fail(f"{where}.tasks", "a clarify turn's task holds the user profile it needs")
+        turns.append(Turn(kind, message, tasks))
+    world, generator = data.get("world") or {}, data.get("generator") or {}
+    if not isinstance(world, dict) or not isinstance(generator, dict):
+        fail("world", "an object")
+    return Scenario(sid, domain, actor, turns, dict(world), dict(generator), source)
+
+
+def load_scenario(path: Path) -> Scenario:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TaskFileError(str(path), "(file)", exc.strerror or str(exc)) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TaskFileError(str(path), "(json)", str(exc)) from None
+    return parse_scenario(data, str(path))
+
+
+def scenario_files(root: Path | None = None, domain: str | None = None) -> list[Path]:
+    return sorted((root or SCENARIOS_DIR).glob(f"{domain or '*'}/*.json"))
+
+
+def load_scenarios(
+    root: Path | None = None, domain: str | None = None, ids: list[str] | None = None
+) -> tuple[list[Scenario], list[TaskFileError]]:
+    """The scenarios of `root` (default: the shipped ones); bad files are reported, not raised."""
+    found: list[Scenario] = []
+    errors: list[TaskFileError] = []
+    for path in scenario_files(root, domain):
+        try:
+            scenario = load_scenario(path)
+        except TaskFileError as exc:
+            errors.append(exc)
+            continue
+        if not ids or scenario.id in ids:
+            found.append(scenario)
+    return found, errors
+
+
+def turn_grade(turn: Turn, diff: Diff, calls: int, schema: Any, acted_early: str = "") -> Grade:
+    """A turn's grade from the changes made during it: a chat turn passes when no tool was called
+    (and nothing changed); any other turn by its expected diff, and a clarify turn also fails
+    when the agent acted before asking (`acted_early`: the rule's note, users.py)."""
+    if turn.kind == "chat":
+        passed = calls == 0 and not len(diff)
+        note = "" if passed else f"a turn that needs no tool: {calls} call(s) made"
+        return Grade(passed, 0, len(diff), 0, unexpected=list(diff), note=note)
+    result = grade(turn.expected_diff, diff, schema)
+    if acted_early and result.passed:
+        result = replace(result, passed=False, note=acted_early)
+    return result
+
+
+def not_reached(turn: Turn) -> Grade:
+    """The grade of a turn the trial never got to (it ended first): nothing done."""
+    expected = list(turn.expected_diff)
+    return Grade(False, len(expected), 0, 0, missing=expected, note="the trial ended before this turn")
+
+
+def scenario_grade(turns: list[Grade]) -> Grade:
+    """The whole scenario: it passes when every turn passed (session accuracy); the counts add up."""
+    passed = sum(g.passed for g in turns)
+    return Grade(
+        passed=bool(turns) and passed == len(turns),
+        expected_rows=sum(g.expected_rows for g in turns),
+        actual_rows=sum(g.actual_rows for g in turns),
+        matched_rows=sum(g.matched_rows for g in turns),
+        missing=[c for g in turns for c in g.missing],
+        unexpected=[c for g in turns for c in g.unexpected],
+        wrong=[w for g in turns for w in g.wrong],
+        note=f"{passed} of {len(turns)} turns passed",
+    )
+
+
+def write_scenario_record(root: Path, seed: int) -> dict[str, Any]:
+    """The folder's suite.json: its version (what a run records), how it was made, what it holds."""
+    found, _ = load_scenarios(root)
+    counts: dict[str, int] = {}
+    kinds: dict[str, int] = dict.fromkeys(KINDS, 0)
+    for scenario in found:
+        counts[scenario.domain] = counts.get(scenario.domain, 0) + 1
+        for kind in scenario.kinds:
+            kinds[kind] += 1
+    record = {
+        "about": "The shipped scenarios: conversations of 4 turns over one world copy, certified turn by turn "
+        "(ebench/tasks/scenario_generation.py). Made with `ebench tasks scenarios -n 40 -s SEED`; a test rebuilds the "
+        "first ones and compares them byte for byte.",
+        "version": SCENARIOS_VERSION,
+        "seed": seed,
+        "counts": dict(sorted(counts.items())),
+        "kinds": kinds,
+    }
+    (root / "suite.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
+def find_scenario(scenario_id: str, root: Path | None = None) -> Scenario | None:
+    """A shipped (or `root`'s) scenario by id (files are named after their scenario), or None."""
+    for path in scenario_files(root):
+        if path.stem == scenario_id:
+            try:
+                return load_scenario(path)
+            except TaskFileError:
+                return None
+    return None
