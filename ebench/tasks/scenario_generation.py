@@ -21,10 +21,12 @@ the first k scenarios of a larger count are those of count k.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -40,6 +42,7 @@ from .public import NotCertifiable, PublicSolverFailed
 from .reference import ReferenceFailed, run_steps
 from .scenarios import Scenario, Turn
 from .spec import Task
+from .template_helpers import pretty_day
 
 PATTERNS = (
     ("task", "follow_up", "compound", "clarify"),
@@ -139,8 +142,23 @@ def _keys(diff: Diff) -> set[tuple[str, str]]:
 MAX_SWAPS = 2  # values a follow-up changes
 
 
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _as_written(value: Any) -> tuple[Callable[[Any], str], ...]:
+    """The ways a request writes a stated value: as it is, and a date as a person writes it (with
+    its weekday when the request gives one, so a follow-up moves both)."""
+    if isinstance(value, str) and _ISO_DAY.match(value):
+        return (_weekday_day, pretty_day, str)
+    return (str,)
+
+
+def _weekday_day(value: str) -> str:
+    return f"{datetime.strptime(value, '%Y-%m-%d'):%A}, {pretty_day(value)}"
+
+
 def _swaps(before: dict[str, Any], after: dict[str, Any], query: str) -> list[tuple[str, str]] | None:
-    """The stated values a follow-up changes (one or two), each as the earlier request shows it,
+    """The stated values a follow-up changes (one or two), each as the earlier request writes it,
     once, and none inside another; None when the two drafts cannot be told apart that way."""
     if set(before) != set(after):
         return None
@@ -152,10 +170,11 @@ def _swaps(before: dict[str, Any], after: dict[str, Any], query: str) -> list[tu
         old, new = before[key], after[key]
         if not isinstance(old, (str, int)) or not isinstance(new, (str, int)) or isinstance(old, bool) or isinstance(new, bool):
             return None
-        pairs.append((str(old), str(new)))
+        shown = next(((write(old), write(new)) for write in _as_written(old) if query.count(write(old)) == 1), None)
+        if shown is None:
+            return None
+        pairs.append(shown)
     texts = [text for pair in pairs for text in pair]
-    if any(query.count(old) != 1 for old, _ in pairs):
-        return None
     if any(a in b for i, a in enumerate(texts) for j, b in enumerate(texts) if i != j):
         return None
     return pairs
