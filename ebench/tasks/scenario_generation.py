@@ -198,10 +198,7 @@ class _Builder:
         self.used: set[str] = set()  # templates used by this scenario
         self.count = 0
         self.turns: list[Turn] = []
-
-    def _next_id(self) -> str:
-        self.count += 1
-        return f"{self.sid}-t{self.count}"
+        self.last: PooledDraft | None = None  # the last task turn's draft: a follow-up takes its template
 
     def _take(self, accept: Callable[[PooledDraft], bool], tries: int = 6) -> tuple[PooledDraft, Task] | None:
         """The first draft that `accept`s and certifies on the state (at most `tries` certifications)."""
@@ -249,7 +246,7 @@ class _Builder:
             self._commit(Turn("clarify", variant.query, [variant]))
             return True
         if kind == "follow_up":
-            before = getattr(self, "last", None)
+            before = self.last
             if before is None or not self.turns or self.turns[-1].kind != "task":
                 return False
             first = self.turns[-1].tasks[0]
