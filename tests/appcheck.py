@@ -117,3 +117,19 @@ def forget_unfinished(task: Any) -> None:
 
     while (left := unfinished_attempt(task)) is not None:
         left.session.unlink()
+
+
+async def run_call(pilot: Pilot[Any], screen: Any, tool: str, args: dict[str, Any]) -> None:
+    """A person's call on the solve screen: the tool chosen in the catalog, the arguments set in
+    the composer, F5; then the call's worker and the diff's."""
+    from ebench.app.widgets.catalog import ToolCatalog
+    from ebench.app.widgets.composer import CallComposer
+
+    calls = screen.trial.tool_calls
+    screen.query_one(ToolCatalog).select(tool, notify=True)
+    await pilot.pause()
+    screen.query_one(CallComposer).set_args(args)
+    await pilot.pause()
+    await pilot.press("f5")
+    await until_settled(pilot)  # the call's worker, then the diff's
+    assert screen.trial.tool_calls == calls + 1 and not screen.busy and screen.last_diff is not None

@@ -6,13 +6,11 @@ local server) waits for; a person solves a scenario turn by turn (ctrl+t ends a 
 from __future__ import annotations
 
 import pytest
-from appcheck import forget_unfinished, until_settled
+from appcheck import forget_unfinished, run_call, until_settled
 from textual.widgets import Input, RichLog
 
 from ebench.app.app import EBenchApp
 from ebench.app.screens.solve import SolveScreen
-from ebench.app.widgets.catalog import ToolCatalog
-from ebench.app.widgets.composer import CallComposer
 from ebench.app.widgets.task_pane import TaskPane
 from ebench.sessions.record import read_session
 from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
@@ -35,17 +33,6 @@ def task():
 
 def log_text(screen: SolveScreen, selector: str) -> str:
     return "\n".join(line.text for line in screen.query_one(selector, RichLog).lines)
-
-
-async def run_call(pilot, screen: SolveScreen, tool: str, args: dict) -> None:
-    calls = screen.trial.tool_calls
-    screen.query_one(ToolCatalog).select(tool, notify=True)
-    await pilot.pause()
-    screen.query_one(CallComposer).set_args(args)
-    await pilot.pause()
-    await pilot.press("f5")
-    await until_settled(pilot)
-    assert screen.trial.tool_calls == calls + 1
 
 
 async def test_a_person_asks_the_scripted_user_then_solves_and_passes(task):

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from appcheck import forget_unfinished, until_settled
+from appcheck import forget_unfinished, run_call, until_settled
 from textual.widgets import TextArea
 
 from ebench.app.app import EBenchApp
@@ -59,17 +59,6 @@ async def ready(pilot) -> SolveScreen:
     assert isinstance(screen, SolveScreen)
     await until_settled(pilot, lambda: screen.trial is not None and screen.last_diff is not None)
     return screen
-
-
-async def run_call(pilot, screen: SolveScreen, tool: str, args: dict) -> None:
-    calls = screen.trial.tool_calls
-    screen.query_one(ToolCatalog).select(tool, notify=True)
-    await pilot.pause()
-    screen.query_one(CallComposer).set_args(args)
-    await pilot.pause()
-    await pilot.press("f5")
-    await until_settled(pilot)  # the call's worker, then the diff's
-    assert screen.trial.tool_calls == calls + 1 and not screen.busy and screen.last_diff is not None
 
 
 def session_files(kind: str = "human") -> set[Path]:

@@ -153,9 +153,13 @@ class LLMUser:
         tokens = {"input": int(getattr(usage, "prompt_tokens", 0) or 0), "output": int(getattr(usage, "completion_tokens", 0) or 0)}
         if STOP_WORD in text or not text.strip():
             return Reply(None, usage=tokens)
-        # What it revealed is judged by the profile's own words: an answer holding a fact's value.
-        revealed = [f.about for f in self.profile if _core(f.answer) and _core(f.answer) in text.casefold()]
-        return Reply(text, revealed, tokens)
+        return Reply(text, revealed_in(self.profile, text), tokens)
+
+
+def revealed_in(profile: Iterable[UserFact], text: str) -> list[str]:
+    """The facts a free-text reply (a model's, a person's) gave, judged by the profile's own words:
+    the reply holds the fact's value."""
+    return [f.about for f in profile if _core(f.answer) and _core(f.answer) in text.casefold()]
 
 
 def _core(answer: str) -> str:
@@ -181,7 +185,7 @@ class PersonUser:
         text = await self.ask(message)
         if not text or not text.strip():
             return Reply(None)
-        return Reply(text, [f.about for f in self.profile if _core(f.answer) in text.casefold()])
+        return Reply(text, revealed_in(self.profile, text))
 
 
 class UserSettings(BaseModel):
