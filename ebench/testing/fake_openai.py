@@ -524,6 +524,13 @@ class _Server(ThreadingHTTPServer):
             self.connections.discard(request)
         super().shutdown_request(request)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-answer (a batch stopping, a connection closed at shutdown)
+        is no error of the server's: socketserver would print its traceback to the test's stderr."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
+
     def close_connections(self) -> None:
         """End the kept-alive connections: their handler threads stop waiting for a next request."""
         with self.connections_lock:
