@@ -8,7 +8,13 @@ diff and its calls. `certify` accepts a draft only if
   independent derivations of the answer agree),
 - every condition the template states, got wrong in each of its ways (ignored, one step off),
   ends in a different state,
-- every point the wording leaves open (a reading) ends in the same state either way,
+- every careful variant ends in the same state as the correct solver: the filtered plan (the
+  tools' own filters and sort), the other reading of every point the wording does not decide,
+  independent writes in another order, reads repeated, harmless reads added (careful.py),
+- every clause the template declares (`Template.clauses`) maps to a condition that bit or to a
+  value the task writes,
+- at least two stated conditions bite, or a call needs an id an earlier call created (no trivial
+  tasks),
 
 and derives the task's capability labels from what bit: see `capabilities_from`.
 """
@@ -24,7 +30,21 @@ from ..domains import get_domain
 from ..domains.engine.world import scratch_copy
 from .diff import ChangeTracker, Diff
 from .grading import grade
-from .public import CORRECT, FIRST_PAGE, READING, Lazy, NotCertifiable, PublicAPI, PublicSolverFailed
+from .careful import CarefulRun, reference_variants
+from .public import (
+    CORRECT,
+    FILTERED,
+    FIRST_PAGE,
+    KIND_CAPABILITY,
+    PLAIN,
+    READING,
+    WRITTEN,
+    Lazy,
+    NotCertifiable,
+    PublicAPI,
+    PublicSolverFailed,
+    as_reading,
+)
 from .spec import CAPABILITIES, Step, references
 
 if TYPE_CHECKING:
@@ -42,30 +62,96 @@ class PublicRun:
     consulted: set[str] = field(default_factory=set)
     paged: bool = False
     gave_up: str | None = None  # a lazy solver that crashed on a missing result stops there
+    narrowed: bool = False  # the solver offered server-side filters (it has a FILTERED plan)
 
 
-def run_public(template: Template, domain_name: str, world: Path, actor: int, stated: dict[str, Any], lazy: Lazy = CORRECT) -> PublicRun:
-    """Run the template's public solver as `actor` on a fresh copy of `world`. The correct solver
-    raises PublicSolverFailed or NotCertifiable; a lazy one never raises (it ends where it stops)."""
+def run_public(
+    template: Template, domain_name: str, world: Path, actor: int, stated: dict[str, Any], lazy: Lazy = CORRECT, *, plan: str = PLAIN
+) -> PublicRun:
+    """Run the template's public solver as `actor` on a fresh copy of `world`, following `plan`.
+    The correct solver on the plain plan raises PublicSolverFailed or NotCertifiable; any other
+    run never raises (it ends where it stops, and says why in `gave_up`)."""
     domain = get_domain(domain_name)
     conn: sqlite3.Connection = scratch_copy(world)
+    strict = lazy == CORRECT and plan == PLAIN
     try:
         tracker = ChangeTracker(conn, domain.schema)
-        api = PublicAPI(domain, conn, actor, lazy, {c.name: c for c in template.conditions}, tuple(template.readings))
+        readings = tuple(as_reading(r).name for r in template.readings)
+        api = PublicAPI(domain, conn, actor, lazy, {c.name: c for c in template.conditions}, readings, plan)
         gave_up = None
         try:
             template.solve(api, dict(stated))
         except (PublicSolverFailed, NotCertifiable):
-            if lazy == CORRECT:
+            if strict:
                 raise
             gave_up = "refused"
         except (TypeError, KeyError, IndexError, ValueError, AttributeError) as exc:
-            if lazy == CORRECT:
+            if strict:
                 raise
             gave_up = f"{type(exc).__name__}: {exc}"
-        return PublicRun(tracker.diff(), api.steps, api.consulted, api.paged, gave_up)
+        return PublicRun(tracker.diff(), api.steps, api.consulted, api.paged, gave_up, api.narrowed)
     finally:
         conn.close()
+
+
+def first_page_plan(narrowed: bool) -> str:
+    """The plan whose first page decides "complete data acquisition": the filtered one where the
+    solver has it (a careful agent filters on the server before it pages)."""
+    return FILTERED if narrowed else PLAIN
+
+
+def template_variants(
+    template: Template, domain_name: str, world: Path, actor: int, stated: dict[str, Any], query: str
+) -> list[CarefulRun]:
+    """The careful variants of a template's public solver (careful.py): the filtered plan, where
+    the solver offers one, and the other reading of every point the wording does not decide."""
+    out: list[CarefulRun] = []
+    filtered = run_public(template, domain_name, world, actor, stated, plan=FILTERED)
+    if filtered.narrowed:
+        out.append(CarefulRun("server_filters", "server_filters", filtered.diff))
+    for reading in map(as_reading, template.readings):
+        if reading.decided(query):
+            continue
+        run = run_public(template, domain_name, world, actor, stated, Lazy(reading.name, READING))
+        out.append(CarefulRun("reading", f"reading:{reading.name}", run.diff))
+    return out
+
+
+def clause_problems(template: Template, stated: dict[str, Any], bites: list[str], diff: Diff) -> list[str]:
+    """The stated values (clauses) of a draft that no biting condition uses and the task does not
+    write; None-declared templates are not checked here (the audit lists them)."""
+    clauses = template.clauses
+    if clauses is None:
+        return []
+    bit = {label.split(":")[0] for label in bites}
+    written = _written_values(diff)
+    problems = []
+    for key in stated:
+        role = clauses.get(key)
+        if role is None:
+            problems.append(f"{key}: no declared condition")
+        elif role == WRITTEN:
+            if not _appears(stated[key], written):
+                problems.append(f"{key}: declared written, but the task does not write it")
+        elif role not in bit:
+            problems.append(f"{key}: its condition {role} does not bite")
+    return problems
+
+
+def _written_values(diff: Diff) -> list[Any]:
+    values: list[Any] = []
+    for change in diff:
+        for source in (change.new or {}, change.old or {}):
+            values.extend(source.values())
+    return values
+
+
+def _appears(value: Any, written: list[Any]) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_appears(v, written) for v in value)
+    if isinstance(value, str):
+        return any(isinstance(w, str) and value in w for w in written)
+    return value in written
 
 
 def lazy_variants(template: Template) -> list[Lazy]:
@@ -80,6 +166,7 @@ class Certificate:
     capabilities: list[str]
     bites: list[str]  # the lazy variants that end in another state
     first_page_bites: bool
+    careful: list[CarefulRun] = field(default_factory=list)  # every careful variant tried (all passed)
 
 
 def certify(template: Template, domain_name: str, world: Path, draft: Draft, sql_diff: Diff) -> Certificate:
@@ -91,7 +178,7 @@ def certify(template: Template, domain_name: str, world: Path, draft: Draft, sql
         raise Rejected(f"not certifiable: {_reason(exc)}") from None
     except PublicSolverFailed:
         raise Rejected("public solver refused") from None
-    declared = {c.name for c in template.conditions} | set(template.readings)
+    declared = {c.name for c in template.conditions} | {as_reading(r).name for r in template.readings}
     unstated = declared - correct.consulted
     if unstated:
         raise Rejected(f"public solver does not state {', '.join(sorted(unstated))}")
@@ -100,41 +187,85 @@ def certify(template: Template, domain_name: str, world: Path, draft: Draft, sql
     bites: list[str] = []
     for lazy in lazy_variants(template):
         run = run_public(template, domain_name, world, draft.actor, draft.stated, lazy)
-        if grade(correct.diff, run.diff, schema).passed:
-            raise Rejected(f"condition excludes nothing: {lazy.label}")
-        bites.append(lazy.label)
-    for name in template.readings:
-        run = run_public(template, domain_name, world, draft.actor, draft.stated, Lazy(name, READING))
         if not grade(correct.diff, run.diff, schema).passed:
-            raise Rejected(f"two readings: {name}")
+            bites.append(lazy.label)
+        elif not optional_bite(template, lazy):
+            raise Rejected(f"condition excludes nothing: {lazy.label}")
+    careful = template_variants(template, domain_name, world, draft.actor, draft.stated, draft.query)
+    for variant in careful:
+        if variant.diff is not None and not grade(correct.diff, variant.diff, schema).passed:
+            raise Rejected(
+                f"two readings: {variant.label.split(':', 1)[1]}"
+                if variant.family == "reading"
+                else f"careful variant fails: {variant.label}"
+            )
     first_page_bites = False
     if correct.paged:
-        run = run_public(template, domain_name, world, draft.actor, draft.stated, Lazy(FIRST_PAGE))
+        plan = first_page_plan(correct.narrowed)
+        run = run_public(template, domain_name, world, draft.actor, draft.stated, Lazy(FIRST_PAGE), plan=plan)
         first_page_bites = not grade(correct.diff, run.diff, schema).passed
         if first_page_bites:
             bites.append(FIRST_PAGE)
-    caps = capabilities_from(template, first_page_bites, correct.steps, correct.diff)
+    for variant in reference_variants(domain_name, world, draft.actor, correct.steps):
+        careful.append(variant)
+        if variant.diff is not None and not grade(correct.diff, variant.diff, schema).passed:
+            raise Rejected(f"careful variant fails: {variant.label}")
+    problems = clause_problems(template, draft.stated, bites, correct.diff)
+    if problems:
+        raise Rejected(f"a clause bites nothing: {problems[0].split(':')[1].strip()}")
+    caps = capabilities_from(template, first_page_bites, correct.steps, correct.diff, bites)
     if not caps:
         raise Rejected("exercises no capability")
-    return Certificate(correct.diff, correct.steps, caps, bites, first_page_bites)
+    if biting_conditions(bites) < 2 and "cross_step_dependency" not in caps:
+        raise Rejected("trivial: fewer than two conditions bite and no cross-step dependency")
+    return Certificate(correct.diff, correct.steps, caps, bites, first_page_bites, careful)
 
 
-def capabilities_from(template: Template, first_page_bites: bool, steps: list[Step], diff: Diff) -> list[str]:
+def optional_bite(template: Template, lazy: Lazy) -> bool:
+    """A boundary's inclusivity needs to bite only where a candidate lands on the boundary: the
+    values are natural (a round duration, a whole number of coins), so mostly none does, and then
+    both inclusivities are right."""
+    kinds = {c.name: c.kind for c in template.conditions}
+    return kinds.get(lazy.condition or "") == "boundary" and lazy.mode == "off_by_one"
+
+
+def biting_conditions(bites: list[str]) -> int:
+    """How many stated conditions bite (each counted once, however many of its ways bite)."""
+    return len({label.split(":")[0] for label in bites if label != FIRST_PAGE})
+
+
+def capabilities_from(
+    template: Template, first_page_bites: bool, steps: list[Step], diff: Diff, bites: list[str] | None = None
+) -> list[str]:
     """A task's capability labels, from what this task's data and solution show (not the template):
 
-    - complete data acquisition: reading only the first page of a listing ends elsewhere, or a
-      stated scope ("my whole history") bites;
+    - complete data acquisition: even with the tools' own filters, reading only the first page of
+      a listing ends elsewhere; or a stated scope ("my whole history") bites;
     - multi-condition filtering: two or more stated filters or boundaries bite;
     - precise boundary judgement: a boundary taken one step wrong ends elsewhere;
     - aggregation and computation: a ranking (top k) or a condition computed over many rows bites;
     - cross-step dependency: a call needs an id an earlier call created;
     - cross-entity cascade: the end state adds or removes rows of two or more tables (a counter
       kept on a row does not count).
+
+    `bites`: the lazy variants that ended elsewhere (every declared one, when not given).
     """
+    bit = set(bites) if bites is not None else {lazy.label for lazy in lazy_variants(template)}
     caps: set[str] = set()
+    filtering = 0
     for condition in template.conditions:
-        caps.update(condition.exercises)
-    if len([c for c in template.conditions if c.kind in ("filter", "boundary")]) >= 2:
+        mine = {mode for mode in condition.modes if f"{condition.name}:{mode}" in bit}
+        if not mine:
+            continue
+        if condition.kind == "boundary":
+            if "off_by_one" in mine:
+                caps.add("precise_boundary_judgement")
+        elif condition.exercises[:1] and condition.exercises[0] == KIND_CAPABILITY[condition.kind]:
+            caps.add(condition.exercises[0])
+        if condition.capability:
+            caps.add(condition.capability)
+        filtering += condition.kind in ("filter", "boundary")
+    if filtering >= 2:
         caps.add("multi_condition_filtering")
     if first_page_bites:
         caps.add("complete_data_acquisition")

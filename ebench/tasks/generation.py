@@ -32,10 +32,12 @@ from ..domains import get_domain
 from ..domains.engine.world import ensure_world, scratch_copy, world_id
 from .audit import reference_shortcuts
 from .certify import Certificate, Rejected, certify
+from .diff import Diff
 from .grading import grade, signature
-from .public import Condition, PublicAPI
+from .public import Condition, PublicAPI, Reading
 from .reference import DEFAULT_LIMITS, ReferenceFailed, run_steps
 from .spec import Step, Task, diff_stats
+from .vocabulary import open_terms
 
 MIN_CHANGED_ROWS = 3
 MAX_PER_TEMPLATE = 6  # tasks per template in one generated set
@@ -99,13 +101,16 @@ class Template:
     """One kind of task: `draft` (the SQL generator) and `solve` (the public solver).
 
     Subclasses set `name`, `phrasings` (at least three skeletons, see docs/wording.md),
-    `conditions` (every condition the query states, each of which must bite) and `readings`
-    (points the wording leaves open, which must not change the answer)."""
+    `conditions` (every condition the query states, each of which must bite), `readings`
+    (points the product's vocabulary leaves open: the wording decides each, or both readings end
+    in the same state) and `clauses` (for every stated value, the condition that uses it or
+    `WRITTEN` when the task writes it: every clause of the wording must bite)."""
 
     name: ClassVar[str]
     phrasings: ClassVar[tuple[str, ...]] = ()
     conditions: ClassVar[tuple[Condition, ...]] = ()
-    readings: ClassVar[tuple[str, ...]] = ()
+    readings: ClassVar[tuple[str | Reading, ...]] = ()
+    clauses: ClassVar[dict[str, str] | None] = None  # None: not declared yet (the audit lists such templates)
 
     def draft(self, ctx: GenContext) -> Draft:
         raise NotImplementedError
@@ -159,6 +164,44 @@ def leaked(query: str, hidden: list[Any]) -> list[Any]:
         elif isinstance(value, str) and value and value.lower() in lowered:
             out.append(value)
     return out
+
+
+def computed_from_answer(query: str, diff: Diff, reference: list[Step]) -> list[float]:
+    """Numbers the query states that the expected answer computes (a balance left after the
+    purchases, a total of the changed values): stating one gives the answer away, like a leaked
+    id. A number the task itself writes (a capacity the user sets) is the user's, not computed."""
+    stated = {float(n) for n in _NUMBER.findall(_DATES_AND_TIMES.sub(" ", query))}
+    written = {float(v) for step in reference for v in _numbers_in(step.args)}
+    computed: set[float] = set()
+    sums: Counter[tuple[str, str]] = Counter()
+    for change in diff:
+        for column, new in (change.new or {}).items():
+            if not _is_number(new):
+                continue
+            if change.op == "update":
+                computed.add(float(new))
+                old = (change.old or {}).get(column)
+                if _is_number(old):
+                    computed.add(abs(float(old) - float(new)))
+            elif change.op == "insert":
+                sums[(change.table, column)] += new
+    computed.update(float(v) for v in sums.values())
+    return sorted(n for n in stated & computed if abs(n) >= 20 and n not in written)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _numbers_in(value: Any) -> Iterable[Any]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _numbers_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _numbers_in(item)
+    elif _is_number(value):
+        yield value
 
 
 def budget_for(reference: list[Step]) -> dict[str, int]:
@@ -298,6 +341,9 @@ def _vet(domain_name: str, world: Path, template: Template, draft: Draft, seen: 
     schema = get_domain(domain_name).schema
     if leaked(draft.query, draft.hidden):
         raise Rejected("query leaks a hidden value")
+    undecided = open_terms(domain_name, draft.query, world)
+    if undecided:
+        raise Rejected(f"query leaves a term open: {undecided[0]}")
     if query_key(draft.query) in seen.queries:
         raise Rejected("duplicate query")
     if any(seen.targets[(template.name, _hashable(t))] >= MAX_PER_TARGET for t in draft.targets):
@@ -313,6 +359,8 @@ def _vet(domain_name: str, world: Path, template: Template, draft: Draft, seen: 
     if signature(sql.diff, schema) in seen.diffs:
         raise Rejected("duplicate diff")
     cert = certify(template, domain_name, world, draft, sql.diff)
+    if computed_from_answer(draft.query, cert.diff, cert.reference):
+        raise Rejected("query states a number computed from the answer")
     if solution_signature(cert.reference) in seen.solutions:
         raise Rejected("duplicate reference solution")
     try:

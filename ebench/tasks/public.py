@@ -17,6 +17,7 @@ for free and cannot drift from the correct solver.
 from __future__ import annotations
 
 import operator
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,18 @@ KIND_CAPABILITY = {
 }
 FIRST_PAGE = "first_page"  # the lazy variant that reads only page 1 of every listing
 READING = "reading"  # the other reading of a point the wording leaves open
+
+# A clause (Template.clauses) whose value the task writes (a new playlist's name, a message): it
+# bites by being in the expected diff.
+WRITTEN = "written"
+
+# The plans a correct solver may follow. PLAIN lists without the tools' own filters and checks
+# every candidate itself (the stored reference solution); FILTERED also hands each listing the
+# server-side filters and sort its tool offers for the stated conditions (`all_pages(narrow=...)`),
+# as a careful agent does. Both must end in the expected state; "complete data acquisition" is
+# claimed only where even the filtered plan needs more than one page (certify.capabilities_from).
+PLAIN = "plain"
+FILTERED = "server_filters"
 
 # A boundary is an inequality; one step off is the other inclusivity.
 _OPS: dict[str, Callable[[Any, Any], bool]] = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
@@ -90,6 +103,25 @@ class Lazy:
 
 
 CORRECT = Lazy()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A point the product's vocabulary leaves open (does a genre include its sub-genres? can a
+    non-VIP listener "play" a VIP-only song?). The public solver takes the intended reading through
+    `PublicAPI.reading(name, chosen, other)`. `decided_by` is a regular expression over the
+    request: where it matches, the wording decides the point and the other reading is not a
+    correct one; elsewhere both readings must end in the same state, or the draft is rejected."""
+
+    name: str
+    decided_by: str = ""
+
+    def decided(self, query: str) -> bool:
+        return bool(self.decided_by) and re.search(self.decided_by, query, re.IGNORECASE) is not None
+
+
+def as_reading(item: str | Reading) -> Reading:
+    return item if isinstance(item, Reading) else Reading(item)
 
 
 class NotCertifiable(Exception):
@@ -146,9 +178,11 @@ class PublicAPI:
     lazy: Lazy = CORRECT
     conditions: dict[str, Condition] = field(default_factory=dict)
     readings: tuple[str, ...] = ()
+    plan: str = PLAIN
     steps: list[Step] = field(default_factory=list)
     consulted: set[str] = field(default_factory=set)  # conditions the solver stated
     paged: bool = False  # a listing had more than one page
+    narrowed: bool = False  # a listing offered server-side filters (the solver has a FILTERED plan)
 
     def __post_init__(self) -> None:
         self.env = self.domain.env(self.conn, self.actor)
@@ -175,12 +209,20 @@ class PublicAPI:
             value[creates] = CreatedId(value[creates], len(self.steps) - 1, creates)
         return value
 
-    def all_pages(self, tool: str, within: str | None = None, **args: Any) -> list[Any]:
+    def all_pages(self, tool: str, within: str | None = None, narrow: dict[str, Any] | None = None, **args: Any) -> list[Any]:
         """Every item of a paged listing, page by page (the first page only, when lazy). `within`:
-        the field of the result that holds the listing (get_playlist's "songs"), if not the result."""
+        the field of the result that holds the listing (get_playlist's "songs"), if not the result.
+        `narrow`: the tool's own filters and sort that express stated conditions exactly; the
+        FILTERED plan sends them, the PLAIN plan does not (the solver checks every item itself
+        either way, so both plans must reach the same state)."""
 
         def listing(result: Any) -> dict[str, Any]:
             return result[within] if within else result
+
+        if narrow:
+            self.narrowed = True
+            if self.plan == FILTERED:
+                args = {**args, **narrow}
 
         first = self.call(tool, page=1, **args)
         if first is None:
@@ -271,8 +313,10 @@ def find_one(items: Iterable[dict[str, Any]], **match: Any) -> dict[str, Any]:
 
 __all__ = [
     "CORRECT",
+    "FILTERED",
     "FIRST_PAGE",
     "MODES",
+    "PLAIN",
     "READING",
     "Condition",
     "CreatedId",
@@ -280,6 +324,9 @@ __all__ = [
     "NotCertifiable",
     "PublicAPI",
     "PublicSolverFailed",
+    "Reading",
+    "WRITTEN",
     "ToolError",
+    "as_reading",
     "find_one",
 ]

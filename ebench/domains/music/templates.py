@@ -25,6 +25,7 @@ from ...tasks.generation import Draft, GenContext, NoTarget, Template, leaked
 from ...tasks.public import Condition, PublicAPI, find_one
 from ...tasks.spec import Step
 from ...tasks.template_helpers import days_ago, pretty_day, ref
+from ...tasks.vocabulary import OpenTerm
 
 PLAYLIST_NAMES = [
     "Late Night Drive",
@@ -82,6 +83,23 @@ DEVICE_WORDS = {
     "web": "in the web player",
     "smart_speaker": "on my smart speaker",
 }
+
+
+# Terms whose reading the platform leaves open: a request that uses one says which reading it means.
+OPEN_TERMS = (
+    OpenTerm(
+        "genre family",
+        "list_genres shows sub-genres under their parent genre (Cantopop under Pop)",
+        decided_by=r"sub-?genres?",
+        words_sql="SELECT name FROM genres WHERE parent_id IS NOT NULL OR id IN (SELECT parent_id FROM genres WHERE parent_id IS NOT NULL)",
+    ),
+    OpenTerm(
+        "availability",
+        "a listener without VIP cannot play VIP-only songs, and nobody can play an expired one",
+        decided_by=r"licen[cs]e|expired|\bVIP\b",
+        pattern=r"\b(?:can(?:not|'t| not)? (?:still )?be played|(?:still )?(?:playable|available|unavailable))\b",
+    ),
+)
 
 
 # -- helpers of the SQL side ---------------------------------------------------------------
