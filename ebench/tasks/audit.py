@@ -32,9 +32,9 @@ from .certify import clause_problems, first_page_plan, lazy_variants, optional_b
 from .diff import Diff
 from .grading import grade
 from .public import CORRECT, FIRST_PAGE, Lazy
-from .vocabulary import open_terms
 from .reference import run_steps
 from .spec import Step, Task
+from .vocabulary import open_terms
 
 if TYPE_CHECKING:
     from .generation import Template

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..domains import get_domain
 from ..domains.engine.world import scratch_copy
+from .careful import CarefulRun, reference_variants
 from .diff import ChangeTracker, Diff
 from .grading import grade
-from .careful import CarefulRun, reference_variants
 from .public import (
     CORRECT,
     FILTERED,
