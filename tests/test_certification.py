@@ -34,16 +34,17 @@ def _candidates(ctx: GenContext, artist: int) -> list[dict[str, Any]]:
 
 
 class Since(Template):
-    """Favourite an artist's songs released on or after a date. `cut` picks the date from the
-    candidates' sorted release dates; `drop` leaves songs out of the SQL side's writes."""
+    """Favourite an artist's songs released on or after a date and before the artist's latest
+    release day. `cut` picks the date from the candidates' sorted release dates; `drop` leaves
+    songs out of the SQL side's writes. (Two conditions: a task needs two that bite.)"""
 
     name = "test_since"
     phrasings = (
-        "Favourite the songs of artist {artist} from {date} on.",
-        "Songs of {artist} since {date}: favourite them.",
-        "From {date}, favourite artist {artist}'s songs.",
+        "Favourite the songs of artist {artist} from {date} on, released before {end}.",
+        "Songs of {artist} since {date} and before {end}: favourite them.",
+        "From {date}, favourite artist {artist}'s songs, up to but not including {end}.",
     )
-    conditions = (Condition("since", "boundary"),)
+    conditions = (Condition("since", "boundary"), Condition("until", "boundary"))
 
     def __init__(self, cut: Callable[[list[str]], str], drop: int = 0) -> None:
         self.cut = cut
@@ -56,13 +57,14 @@ class Since(Template):
         self.used = True
         artist = ctx.value(ARTIST_SQL)
         candidates = _candidates(ctx, artist)
-        cut = self.cut(sorted({c["release_date"] for c in candidates}))
-        songs = [c["id"] for c in candidates if c["release_date"] >= cut][self.drop :]
+        dates = sorted({c["release_date"] for c in candidates})
+        cut, end = self.cut(dates), dates[-1]
+        songs = [c["id"] for c in candidates if cut <= c["release_date"] < end][self.drop :]
         return Draft(
             USER,
-            self.phrase(ctx, artist=artist, date=cut),
+            self.phrase(ctx, artist=artist, date=cut, end=end),
             [Step("favourite_song", {"song_id": s}) for s in songs],
-            stated={"artist_id": artist, "since": cut},
+            stated={"artist_id": artist, "since": cut, "until": end},
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -70,7 +72,9 @@ class Since(Template):
         for song in api.all_pages("search_songs", artist_id=stated["artist_id"], sort_by="oldest"):
             if song["copyright_status"] == "expired" or song["song_id"] in favourites:
                 continue
-            if api.compare("since", song["release_date"], ">=", stated["since"]):
+            if api.compare("since", song["release_date"], ">=", stated["since"]) and api.compare(
+                "until", song["release_date"], "<", stated["until"]
+            ):
                 api.call("favourite_song", song_id=song["song_id"])
 
 
@@ -80,15 +84,15 @@ class Newest(Template):
 
     name = "test_newest"
     phrasings = (
-        "Favourite the {k} newest songs of artist {artist}.",
-        "The {k} most recent of {artist}: favourite them.",
-        "Of artist {artist}, favourite the latest {k}.",
+        "Favourite the {k} newest songs of artist {artist} released before {end}.",
+        "The {k} most recent of {artist} from before {end}: favourite them.",
+        "Of artist {artist}, favourite the latest {k} that came out before {end}.",
     )
 
     def __init__(self, tie: bool, tie_break_stated: bool = False, reading_changes: bool | None = None) -> None:
         self.tie = tie
         self.reading_changes = reading_changes
-        self.conditions = (Condition("newest", "ranking", tie_break_stated=tie_break_stated),)
+        self.conditions = (Condition("newest", "ranking", tie_break_stated=tie_break_stated), Condition("until", "boundary"))
         self.readings = ("reading",) if reading_changes is not None else ()
         self.used = False
 
@@ -97,15 +101,17 @@ class Newest(Template):
             raise NoTarget("one draft only")
         self.used = True
         artist = ctx.value(ARTIST_SQL)
-        ranked = sorted(_candidates(ctx, artist), key=lambda c: (c["release_date"], c["id"]), reverse=True)
+        candidates = _candidates(ctx, artist)
+        end = max(c["release_date"] for c in candidates)
+        ranked = sorted([c for c in candidates if c["release_date"] < end], key=lambda c: (c["release_date"], c["id"]), reverse=True)
         # k where the k-th and (k+1)-th share a date (a tie), or where they do not
         k = next(k for k in range(3, len(ranked) - 1) if (ranked[k - 1]["release_date"] == ranked[k]["release_date"]) == self.tie)
         songs = [c["id"] for c in ranked[:k]]
         return Draft(
             USER,
-            self.phrase(ctx, k=k, artist=artist),
+            self.phrase(ctx, k=k, artist=artist, end=end),
             [Step("favourite_song", {"song_id": s}) for s in songs],
-            stated={"artist_id": artist, "k": k},
+            stated={"artist_id": artist, "k": k, "until": end},
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -113,7 +119,9 @@ class Newest(Template):
         songs = [
             s
             for s in api.all_pages("search_songs", artist_id=stated["artist_id"])
-            if s["copyright_status"] != "expired" and s["song_id"] not in favourites
+            if s["copyright_status"] != "expired"
+            and s["song_id"] not in favourites
+            and api.compare("until", s["release_date"], "<", stated["until"])
         ]
         ranked = sorted(songs, key=lambda s: (s["release_date"], s["song_id"]), reverse=True)
         chosen = api.top("newest", ranked, stated["k"], lambda s: s["release_date"])
@@ -151,8 +159,9 @@ def test_a_boundary_with_a_candidate_on_it_is_certified(world):
     assert task.world["seed"] and task.world["fingerprint"]
 
 
-def test_a_boundary_with_nobody_on_it_is_rejected(world):
-    # a day on which no candidate was released, with candidates before and after it
+def test_a_boundary_with_nobody_on_it_is_certified_without_claiming_its_inclusivity(world):
+    # a day on which no candidate was released, with candidates before and after it: "on or
+    # after" and "after" end in the same state, so both are right and neither is a shortcut
     def between(dates: list[str]) -> str:
         for day in dates[1:-1]:
             after = str(date.fromisoformat(day) + timedelta(days=1))
@@ -161,7 +170,27 @@ def test_a_boundary_with_nobody_on_it_is_rejected(world):
         raise AssertionError("no gap between release dates")
 
     tasks, rejected = _one(Since(between))
-    assert not tasks and rejected == {"condition excludes nothing: since:off_by_one": 1}
+    assert len(tasks) == 1, rejected
+    assert "since:ignore" in tasks[0].generator["bites"] and "since:off_by_one" not in tasks[0].generator["bites"]
+    clean = audit_task(tasks[0], world, Since(between))
+    assert not any(clean.passed.values()) and "since:off_by_one" not in str(clean.tried), clean.tried
+
+
+def test_a_single_condition_task_is_rejected_as_trivial(world):
+    class OnlySince(Since):
+        name = "test_only_since"
+        conditions = (Condition("since", "boundary"),)
+
+        def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+            favourites = {f["song_id"] for f in api.all_pages("list_favourite_songs")}
+            for song in api.all_pages("search_songs", artist_id=stated["artist_id"], sort_by="oldest"):
+                if song["copyright_status"] == "expired" or song["song_id"] in favourites:
+                    continue
+                if api.compare("since", song["release_date"], ">=", stated["since"]) and song["release_date"] < stated["until"]:
+                    api.call("favourite_song", song_id=song["song_id"])
+
+    tasks, rejected = _one(OnlySince(lambda dates: dates[len(dates) // 2]))
+    assert not tasks and rejected == {"trivial: fewer than two conditions bite and no cross-step dependency": 1}
 
 
 def test_a_filter_that_excludes_nothing_is_rejected(world):
@@ -215,7 +244,9 @@ class NewestFirstSince(Since):
         for song in api.all_pages("search_songs", artist_id=stated["artist_id"], sort_by="newest"):
             if song["copyright_status"] == "expired" or song["song_id"] in favourites:
                 continue
-            if api.compare("since", song["release_date"], ">=", stated["since"]):
+            if api.compare("since", song["release_date"], ">=", stated["since"]) and api.compare(
+                "until", song["release_date"], "<", stated["until"]
+            ):
                 api.call("favourite_song", song_id=song["song_id"])
 
 

@@ -222,6 +222,11 @@ def tasks_stats(
     for op in ("insert", "update", "delete"):
         table.add_row(f"{op}s", *[str(doms[n]["changes"].get(op, 0)) for n in names])
     table.add_row("tools used", *[str(len(doms[n]["tools_used"])) for n in names])
+    counts = sorted({k for n in names for k in doms[n]["biting_conditions"]}, key=int)
+    for k in counts:
+        table.add_row(
+            f"tasks with {k} biting condition{'s' if k != '1' else ''}", *[str(doms[n]["biting_conditions"].get(k, 0)) for n in names]
+        )
     console = common.console()
     console.print(table)
     rows = stats["changed_rows"]
@@ -234,6 +239,11 @@ def tasks_stats(
         passed = {k: v for k, v in audit_info["passed"].items() if v}
         verdict = "[green]no shortcut passes any task[/]" if audit_info["clean"] else f"[red]shortcuts pass tasks: {passed}[/]"
         console.print(f"shortcut audit ({how}, {audit_info['tasks']} tasks): {verdict}")
+        careful = audit_info.get("careful")
+        if careful:
+            tried = sum(f["tried"] for f in careful.values())
+            passed = sum(f["passed"] for f in careful.values())
+            console.print(f"careful variants ({how}): {passed} of {tried} passed")
 
 
 def _world_for(task):
@@ -735,10 +745,14 @@ def tasks_audit(
     record: bool = typer.Option(False, "--record", help="Write the result into the suite's suite.json (what `tasks stats` shows)."),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
-    """Run the shortcut solvers on every task: each stated condition ignored or taken one step
-    off, the first page of every listing only, the reference without its last write, the
-    reference as another actor, and doing nothing. Prints how many tasks each one passes (and
-    which). Exit code 1 when any shortcut passes a task, or a task has no public solver."""
+    """Measure both error rates of a suite. Shortcuts (must fail): each stated condition ignored
+    or taken one step off, the first page of every listing only (with the tools' own filters),
+    the reference without its last write, the reference as another actor, doing nothing.
+    Careful variants (must pass): the tools' own filters and sort, the other reading of a point
+    the wording leaves open, independent writes reordered, reads repeated, harmless reads added.
+    Also lists clauses that bite nothing and terms the product's vocabulary leaves open. Exit
+    code 1 when a shortcut passes a task, a careful variant fails one, a clause bites nothing, a
+    term is left open, or a task has no public solver."""
     from ..tasks.audit import audit
 
     report = _load(root, domain)
@@ -754,7 +768,7 @@ def tasks_audit(
         common.print_json(summary)
     else:
         _print_audit(summary)
-    if not summary["clean"]:
+    if not (summary["clean"] and summary["careful_clean"]):
         raise typer.Exit(1)
 
 
@@ -793,3 +807,29 @@ def _print_audit(summary) -> None:
             + ", ".join(summary["uncertified"][:8])
         )
     console.print("[green]clean: no shortcut passes any task[/]" if summary["clean"] else "[red]not clean[/]")
+    careful = Table(title="Careful variants (every correct way must pass)")
+    for col in ("careful variant", "tried", "passed", "tasks failed"):
+        careful.add_column(col, justify="right" if col in ("tried", "passed") else "left", overflow="fold")
+    for family in summary["careful"].values():
+        ids = family["failed_ids"]
+        shown = ", ".join(ids[:8]) + (f" (+{len(ids) - 8})" if len(ids) > 8 else "")
+        passed = f"[red]{family['passed']}[/]" if family["passed"] < family["tried"] else str(family["passed"])
+        careful.add_row(family["title"], str(family["tried"]), passed, shown)
+    console.print(careful)
+    by_template = Table(title="Careful variants per template")
+    for col in ("template", "tasks", "tried", "passed"):
+        by_template.add_column(col, justify="left" if col == "template" else "right")
+    for name, entry in summary["careful_by_template"].items():
+        passed = f"[red]{entry['passed']}[/]" if entry["passed"] < entry["tried"] else str(entry["passed"])
+        by_template.add_row(name, str(entry["tasks"]), str(entry["tried"]), passed)
+    console.print(by_template)
+    rate = summary["careful_rate"]
+    console.print(f"careful variants passed: {'n/a' if rate is None else f'{rate:.1%}'}")
+    for task_id, problems in summary["clauses_without_bite"].items():
+        console.print(f"[red]clause bites nothing[/] {task_id}: {'; '.join(problems)}")
+    if summary["clauses_undeclared"]:
+        console.print(f"[yellow]templates that declare no clauses[/]: {', '.join(summary['clauses_undeclared'])}")
+    for task_id, terms in summary["open_terms"].items():
+        console.print(f"[red]term left open[/] {task_id}: {', '.join(terms)}")
+    if summary["careful_clean"]:
+        console.print("[green]every careful variant passes; every clause bites; no term is left open[/]")

@@ -44,6 +44,7 @@ from .public import (
     PublicAPI,
     PublicSolverFailed,
     as_reading,
+    biting_conditions,
 )
 from .spec import CAPABILITIES, Step, references
 
@@ -118,20 +119,21 @@ def template_variants(
 
 
 def clause_problems(template: Template, stated: dict[str, Any], bites: list[str], diff: Diff) -> list[str]:
-    """The stated values (clauses) of a draft that no biting condition uses and the task does not
-    write; None-declared templates are not checked here (the audit lists them)."""
+    """The clauses of a draft's wording that bite nothing. `Template.clauses` names every clause:
+    each stated value (by its key in `stated`) and each clause that states no value ("accept
+    their request if they asked first", "skip anyone on leave"), with the condition that uses it,
+    or WRITTEN for a value the task writes. A clause bites when its condition is among `bites`, or
+    when its written value is in the expected diff. Templates that declare no clauses are not
+    checked here (the audit lists them)."""
     clauses = template.clauses
     if clauses is None:
         return []
     bit = {label.split(":")[0] for label in bites}
     written = _written_values(diff)
-    problems = []
-    for key in stated:
-        role = clauses.get(key)
-        if role is None:
-            problems.append(f"{key}: no declared condition")
-        elif role == WRITTEN:
-            if not _appears(stated[key], written):
+    problems = [f"{key}: no declared clause" for key in stated if key not in clauses]
+    for key, role in clauses.items():
+        if role == WRITTEN:
+            if key in stated and not _appears(stated[key], written):
                 problems.append(f"{key}: declared written, but the task does not write it")
         elif role not in bit:
             problems.append(f"{key}: its condition {role} does not bite")
@@ -227,11 +229,6 @@ def optional_bite(template: Template, lazy: Lazy) -> bool:
     both inclusivities are right."""
     kinds = {c.name: c.kind for c in template.conditions}
     return kinds.get(lazy.condition or "") == "boundary" and lazy.mode == "off_by_one"
-
-
-def biting_conditions(bites: list[str]) -> int:
-    """How many stated conditions bite (each counted once, however many of its ways bite)."""
-    return len({label.split(":")[0] for label in bites if label != FIRST_PAGE})
 
 
 def capabilities_from(

@@ -298,6 +298,13 @@ class PublicAPI:
         return other if self.lazy.condition == name and self.lazy.mode == READING else chosen
 
 
+def biting_conditions(bites: Iterable[str]) -> int:
+    """How many stated conditions bite, from a certificate's bites (the lazy variants' labels that
+    ended elsewhere): each condition once, however many of its ways bite; reading only the first
+    page is no stated condition."""
+    return len({label.split(":")[0] for label in bites if label != FIRST_PAGE})
+
+
 def find_one(items: Iterable[dict[str, Any]], **match: Any) -> dict[str, Any]:
     """The single item whose fields equal `match` (names are compared case-insensitively); a
     public solver refuses a stated name that matches nothing or more than one item."""
@@ -328,5 +335,6 @@ __all__ = [
     "WRITTEN",
     "ToolError",
     "as_reading",
+    "biting_conditions",
     "find_one",
 ]

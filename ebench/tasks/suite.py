@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .public import biting_conditions
 from .spec import CAPABILITIES, LoadReport, Task, load_tasks
 
 SUITE_DIR = Path(__file__).resolve().parent / "data"
@@ -78,6 +79,13 @@ def _distribution(values: list[int]) -> dict[str, Any]:
     }
 
 
+def _biting_counts(tasks: list[Task]) -> dict[str, int]:
+    """Tasks by how many of their stated conditions bite (as certified: `generator.bites`); tasks
+    without that record are left out."""
+    counts = Counter(str(biting_conditions(t.generator["bites"])) for t in tasks if isinstance(t.generator.get("bites"), list))
+    return dict(sorted(counts.items(), key=lambda kv: int(kv[0])))
+
+
 def suite_stats(tasks: list[Task]) -> dict[str, Any]:
     """Per domain: tasks, templates and tasks per template, public solution length, changed rows,
     capability shares, kinds of change and the tools the solutions use."""
@@ -99,6 +107,7 @@ def suite_stats(tasks: list[Task]) -> dict[str, Any]:
             "solution_length": {**_distribution(lengths), "share_40_or_more": round(sum(n >= 40 for n in lengths) / len(lengths), 4)},
             "certified": sum(isinstance(t.generator.get("stated"), dict) for t in items),
             "tools_used": dict(Counter(s.tool for t in items for s in t.reference_solution).most_common()),
+            "biting_conditions": _biting_counts(items),
         }
     return {
         "tasks": len(tasks),
