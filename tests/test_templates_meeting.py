@@ -13,10 +13,13 @@ import pytest
 
 from ebench.domains import get_domain
 from ebench.domains.meeting import templates as M
+from ebench.tasks.certify import clause_problems, optional_bite
 from ebench.tasks.generation import GenContext, NoTarget, generate, templates_for
 from ebench.tasks.grading import grade
+from ebench.tasks.public import Lazy
 from ebench.tasks.reference import check_task, run_steps
 from ebench.tasks.spec import CAPABILITIES, parse_task
+from ebench.tasks.vocabulary import open_terms
 
 SEED = 20261129
 PER_TEMPLATE = 2
@@ -89,7 +92,19 @@ def test_every_stated_condition_bites(batch):
         template = templates[task.generator["template"]]
         for condition in template.conditions:
             for mode in condition.modes:
+                if optional_bite(template, Lazy(condition.name, mode)):
+                    continue  # a natural threshold: a candidate need not sit exactly on it
                 assert f"{condition.name}:{mode}" in task.generator["bites"], (task.id, condition.name, mode)
+
+
+def test_every_clause_is_declared_and_no_term_is_left_open(batch, meeting_world):
+    templates = {t.name: t for t in templates_for("meeting")}
+    for task in batch.tasks:
+        template = templates[task.generator["template"]]
+        assert template.clauses is not None, template.name
+        assert clause_problems(template, task.generator["stated"], task.generator["bites"], task.expected_diff) == [], task.id
+        assert open_terms("meeting", task.query, meeting_world) == [], task.id
+        assert not re.search(r"\((?:level \d+|exactly|that day)[^)]*(?:counts|included)\)", task.query), task.query
 
 
 def test_every_public_solution_replays_to_its_diff(batch, meeting_world):
@@ -186,7 +201,7 @@ def test_one_on_ones_include_the_stated_level_and_follow_surnames(ctx):
         expected = sorted((r for r in reports if r[3] == "active" and r[2] >= level), key=lambda r: M._surname_key(r[1]))
         meetings = calls(draft, "create_meeting")
         assert [m["participant_ids"] for m in meetings] == [[r[0]] for r in expected]
-        assert any(r[2] == level for r in expected)  # someone sits exactly on the boundary
+        assert any(r[3] == "active" and r[2] < level for r in reports)  # the level leaves someone out
         assert any(r[3] == "on_leave" and r[2] >= level for r in reports)  # the leave filter leaves someone out
         assert [m["title"] for m in meetings] == [f"1:1 {r[1]}" for r in expected]
         assert [m["start"][11:] for m in meetings] == sorted(m["start"][11:] for m in meetings)

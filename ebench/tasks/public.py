@@ -254,6 +254,12 @@ class PublicAPI:
         """A filter: keep the candidate when `ok` (every candidate, when the filter is ignored)."""
         return True if self._state(name, ("filter",)) == "ignore" else bool(ok)
 
+    def heeds(self, name: str) -> bool:
+        """A stated clause that adds to the work or chooses a source ("plus everyone still
+        invited", "accept theirs if they asked first"), declared as a filter: True, or False in
+        the run that ignores it."""
+        return self._state(name, ("filter",)) != "ignore"
+
     def compare(self, name: str, value: Any, op: str, bound: Any) -> bool:
         """A boundary or threshold: `value op bound` (the wrong inclusivity when off by one)."""
         mode = self._state(name, ("boundary",))

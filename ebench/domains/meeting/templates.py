@@ -14,7 +14,12 @@ stated in the query, so exactly one set of changes is right.
 
 Every condition a query states is drawn so that it excludes someone: a "not on leave" is only
 said when a candidate is on leave (and would otherwise be written), a calendar check only when a
-candidate is busy at that time, a boundary only with a candidate exactly on it.
+candidate is busy at that time. Thresholds are values a person would write (a level, a number of
+meetings); a candidate may or may not sit exactly on one. Every clause of a wording is declared in
+the template's `clauses`: the condition it feeds (a team or chat named as the scope feeds the
+condition applied to its people), or WRITTEN for a value the task writes. Where a tool offers a
+filter that states a condition exactly (a status, an office city, a job-title word, a day), the
+public solver hands it over as `narrow` (the careful filtered plan) and still checks every item.
 """
 
 from __future__ import annotations
@@ -24,9 +29,10 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from ...tasks.generation import Draft, GenContext, NoTarget, Template
-from ...tasks.public import Condition, PublicAPI, PublicSolverFailed, find_one
+from ...tasks.public import WRITTEN, Condition, PublicAPI, PublicSolverFailed, Reading, find_one
 from ...tasks.spec import Step
 from ...tasks.template_helpers import pretty_day, ref
+from ...tasks.vocabulary import OpenTerm
 
 NOW = "2026-10-15 09:30:00"
 FIRST_DAY = "2026-10-16"  # the day after "now": everything new starts on or after it
@@ -80,6 +86,23 @@ PROJECT_CHAT_NAMES = (
     "Architecture Guild",
     "Launch Room",
     "Tiger Team",
+)
+
+
+# Terms whose reading the product leaves open: a request that uses one says which reading it means.
+OPEN_TERMS = (
+    OpenTerm(
+        "my meetings",
+        "list_my_meetings lists the meetings the employee organises together with those they are only invited to",
+        decided_by=r"\bI (?:organi[sz]e|organi[sz]ed|ran|run)\b|\bI(?:'m| am| was) (?:only )?invited\b|\borgani[sz]er\b",
+        pattern=r"\bmy (?:[\w-]+ )?meetings?\b|\bmy '[^']*' meetings?\b",
+    ),
+    OpenTerm(
+        "chat members",
+        "list_chat_members lists a chat's owner and admins together with its other members",
+        decided_by=r"\bowner\b|\bI own\b|\badmins?\b",
+        pattern=r"\bmembers? of (?:the |my |our |that |this )?(?:'[^']*' )?(?:group )?chat\b|\bchat(?:'s)? members\b|\bmembers of (?:it|that chat)\b",
+    ),
 )
 
 
@@ -232,16 +255,6 @@ def _room_free(ctx: GenContext, room_id: int, start: str, end: str) -> bool:
     )
 
 
-def _free_rooms(ctx: GenContext, location_id: int, start: str, end: str, min_capacity: int) -> list[dict[str, Any]]:
-    rooms = ctx.rows(
-        "SELECT r.id, r.name, r.capacity, b.name AS building FROM rooms r JOIN buildings b ON b.id = r.building_id "
-        "WHERE b.location_id = ? AND r.is_bookable = 1 AND r.capacity >= ? ORDER BY r.capacity, r.id",
-        location_id,
-        min_capacity,
-    )
-    return [r for r in rooms if _room_free(ctx, r["id"], start, end)]
-
-
 def _location(ctx: GenContext, employee_id: int) -> int:
     return ctx.value("SELECT location_id FROM employees WHERE id = ?", employee_id)
 
@@ -287,27 +300,21 @@ def _unique_chat_for(ctx: GenContext, employee_id: int, name: str) -> bool:
     )
 
 
-def _unique_meeting_for(ctx: GenContext, employee_id: int, title: str, day: str) -> bool:
-    return (
-        "'" not in title
-        and ctx.value(
-            "SELECT COUNT(*) FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id AND p.employee_id = ? "
-            "WHERE m.title = ? COLLATE NOCASE AND substr(m.start_at, 1, 10) = ?",
-            employee_id,
-            title,
-            day,
-        )
-        == 1
+def _meetings_titled(ctx: GenContext, employee_id: int, title: str) -> int:
+    """How many of the employee's meetings (organised or invited to, any status) have this title."""
+    return ctx.value(
+        "SELECT COUNT(*) FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id AND p.employee_id = ? "
+        "WHERE m.title = ? COLLATE NOCASE",
+        employee_id,
+        title,
     )
 
 
-def _organiser_and_day(ctx: GenContext, meeting: dict[str, Any]) -> tuple[int, str]:
-    """Who organises the meeting and on which day, refusing a title the organiser has twice that day (the query names
-    the meeting by its title and day)."""
-    actor, day = meeting["organizer_id"], meeting["start_at"][:10]
-    if not _unique_meeting_for(ctx, actor, meeting["title"], day):
-        raise NoTarget("title not unique that day")
-    return actor, day
+def _named_by_title(ctx: GenContext, employee_id: int, title: str) -> None:
+    """The query names the meeting by its title alone: refuse a title the employee has more than once (or that holds a
+    quote)."""
+    if "'" in title or _meetings_titled(ctx, employee_id, title) != 1:
+        raise NoTarget("title not unique")
 
 
 def _meeting_args(title: str, day: str, start: str, end: str, required: list[int], optional: list[int] | None) -> dict[str, Any]:
@@ -365,12 +372,19 @@ def _calendar_check(
     return free, calendar_bites, leave_bites
 
 
+def _levels(people: Iterable[dict[str, Any]]) -> range:
+    """The levels a person could ask for ("level 5 or above") over these people: every whole level above the lowest
+    one up to the highest (whether or not someone sits exactly on it)."""
+    levels = [p["level"] for p in people]
+    return range(min(levels) + 1, max(levels) + 1) if levels else range(0)
+
+
 def _family_level_options(people: list[dict[str, Any]], low: int, high: int) -> list[tuple[str, int, list[int]]]:
     """(job family, level, ids of that family at that level or above) where both conditions bite (someone of the family
     is below the level, someone of another family is at or above it) and low..high people qualify."""
     options = []
     for family in sorted({p["job_family"] for p in people}):
-        for level in sorted({p["level"] for p in people if p["job_family"] == family}):
+        for level in _levels(people):
             chosen = [p["id"] for p in people if p["job_family"] == family and p["level"] >= level]
             if (
                 low <= len(chosen) <= high
@@ -396,10 +410,6 @@ def _group_options(people: list[dict[str, Any]], key: str, low: int, high: int) 
     return options
 
 
-def _where(room: dict[str, Any] | None, online: str = ", online only") -> str:
-    return f" in room {room['name']} of {room['building']}" if room else online
-
-
 # -- public side ------------------------------------------------------------------------------
 
 
@@ -412,8 +422,11 @@ def _department(api: PublicAPI, name: str) -> dict[str, Any]:
     return find_one(api.all_pages("list_sub_departments", recursive=True), name=name)
 
 
-def _members(api: PublicAPI, department_id: int, sub: bool = False) -> list[dict[str, Any]]:
-    return api.all_pages("list_department_members", department_id=department_id, include_sub_departments=sub)
+def _members(api: PublicAPI, department_id: int, sub: bool = False, active: bool = False) -> list[dict[str, Any]]:
+    """The unit's members (with `sub`, of the units below it too). `active`: the query leaves out people on leave, so
+    the careful plan asks the directory for active people only (the solver still checks each one)."""
+    narrow = {"status": "active"} if active else None
+    return api.all_pages("list_department_members", narrow=narrow, department_id=department_id, include_sub_departments=sub)
 
 
 def _busy(api: PublicAPI, employee_id: int | None, start: str, end: str) -> bool:
@@ -439,11 +452,13 @@ def _free_ones(api: PublicAPI, people: Iterable[dict[str, Any]], start: str, end
             yield person
 
 
-def _colleagues_in(api: PublicAPI, name: str) -> list[dict[str, Any]]:
-    """Everyone in the named department or team and in the units below it, except me."""
+def _colleagues_in(api: PublicAPI, name: str, narrow: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Everyone in the named department or team and in the units below it, except me, from the directory (`narrow`: its
+    filters for the stated conditions, for the careful plan)."""
     unit = _department(api, name)
     me = _me(api)["employee_id"]
-    return [p for p in _members(api, unit["department_id"], sub=True) if p["employee_id"] != me]
+    people = api.all_pages("search_employees", narrow=narrow, department_id=unit["department_id"], include_sub_departments=True)
+    return [p for p in people if p["employee_id"] != me]
 
 
 def _start_chat(api: PublicAPI, stated: dict[str, Any], members: list[int], chat_type: str) -> None:
@@ -484,18 +499,17 @@ def _building_id(api: PublicAPI, name: str) -> int:
     raise PublicSolverFailed(f"no building {name!r}")
 
 
-def _my_meeting(api: PublicAPI, title: str, day: str) -> dict[str, Any]:
-    return find_one(api.all_pages("list_my_meetings", start_from=day, start_to=day), title=title)
+def _meeting_titled(api: PublicAPI, title: str, narrow: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The one meeting of mine with this title (the "title" condition: the query names the meeting by its title alone,
+    which the employee has once). `narrow`: the listing's filter for what the query says (I organise it)."""
+    found = [m for m in api.all_pages("list_my_meetings", narrow=narrow) if api.keep("title", m["title"].casefold() == title.casefold())]
+    if len(found) != 1:
+        raise PublicSolverFailed(f"{len(found)} meetings match {title!r}")
+    return found[0]
 
 
 def _my_chat(api: PublicAPI, name: str) -> dict[str, Any]:
     return find_one(api.all_pages("list_my_chats", query=name), name=name)
-
-
-def _room_arg(api: PublicAPI, stated: dict[str, Any]) -> dict[str, Any]:
-    if not stated.get("room"):
-        return {}
-    return {"room_id": _room(api, stated["room"], stated["building"])["room_id"]}
 
 
 def _create_stated_meeting(
@@ -537,6 +551,8 @@ class _CandidateTemplate(Template):
 class TeamMeetingFreeMembers(_CandidateTemplate):
     name = "team_meeting_free_members"
     conditions = (Condition("leave", "filter"), Condition("free", "filter"))
+    # The two teams are the scope the calendar check runs over.
+    clauses = {"title": WRITTEN, "teams": "free", "day": WRITTEN, "start": WRITTEN, "end": WRITTEN, "leave": "leave", "free": "free"}
     phrasings = (
         "Set up '{title}' on {day} from {start} to {end}{where}. Invite, as required participants, every member of the {team_a} "
         "team and of the {team_b} team who is not on leave and whose calendar has nothing overlapping that time (an entry that "
@@ -568,23 +584,11 @@ class TeamMeetingFreeMembers(_CandidateTemplate):
             if calendar_bites and leave_bites:
                 options.append((day, start, end, invite))
         day, start, end, invite = ctx.choice(options, "slot")
-        room = None
-        if ctx.rng.random() < 0.5:
-            rooms = _free_rooms(ctx, _location(ctx, actor), _ts(day, start), _ts(day, end), len(invite) + 1)
-            room = rooms[0] if rooms else None
         title = ctx.rng.choice(self.titles).format(a=pair["a_name"], b=pair["b_name"])
         a, b = (pair["a_name"], pair["b_name"]) if ctx.rng.random() < 0.5 else (pair["b_name"], pair["a_name"])
-        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, team_a=a, team_b=b, where=_where(room))
-        stated = {
-            "title": title,
-            "teams": [a, b],
-            "day": day,
-            "start": start,
-            "end": end,
-            "room": room["name"] if room else None,
-            "building": room["building"] if room else None,
-        }
-        steps = [_meeting_step(title, day, start, end, invite, room=room["id"] if room else None)]
+        query = self.phrase(ctx, title=title, day=_nice(day), start=start, end=end, team_a=a, team_b=b, where=", online only")
+        stated = {"title": title, "teams": [a, b], "day": day, "start": start, "end": end}
+        steps = [_meeting_step(title, day, start, end, invite)]
         return Draft(actor, query, steps, stated=stated, hidden=[len(invite)], targets=(("team", pair["a_id"]), ("team", pair["b_id"])))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -593,14 +597,24 @@ class TeamMeetingFreeMembers(_CandidateTemplate):
         invite: list[int] = []
         for name in stated["teams"]:
             team = _department(api, name)
-            present = _present_colleagues(api, _members(api, team["department_id"]), me)
+            present = _present_colleagues(api, _members(api, team["department_id"], active=True), me)
             invite.extend(person["employee_id"] for person in _free_ones(api, present, start, end))
-        _create_stated_meeting(api, stated, invite, **_room_arg(api, stated))
+        _create_stated_meeting(api, stated, invite)
 
 
 class DepartmentFreeMeeting(_CandidateTemplate):
     name = "department_free_meeting"
     conditions = (Condition("leave", "filter"), Condition("free", "filter"), Condition("leads", "filter"))
+    clauses = {
+        "title": WRITTEN,
+        "dept": "free",
+        "day": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "leave": "leave",
+        "free": "free",
+        "leads": "leads",
+    }
     phrasings = (
         "Schedule an online meeting '{title}' on {day} from {start} to {end} for the {dept} department. Go through everyone in it "
         "and in its teams: leave out people on leave and people whose calendar has anything overlapping that time, and invite the "
@@ -641,7 +655,7 @@ class DepartmentFreeMeeting(_CandidateTemplate):
         dept = _department(api, stated["dept"])
         me = _me(api)["employee_id"]
         start, end = _ts(stated["day"], stated["start"]), _ts(stated["day"], stated["end"])
-        present = _present_colleagues(api, _members(api, dept["department_id"], sub=True), me)
+        present = _present_colleagues(api, _members(api, dept["department_id"], sub=True, active=True), me)
         required, optional = _by_role(_free_ones(api, present, start, end), lambda p: api.keep("leads", _head_below(p, dept)))
         _create_stated_meeting(api, stated, required, optional)
 
@@ -649,6 +663,15 @@ class DepartmentFreeMeeting(_CandidateTemplate):
 class TeamReviews(_CandidateTemplate):
     name = "team_reviews_back_to_back"
     conditions = (Condition("leave", "filter"), Condition("free", "filter"), Condition("alphabetical", "ordering"))
+    clauses = {
+        "dept": "free",
+        "day": WRITTEN,
+        "start": WRITTEN,
+        "kind": WRITTEN,
+        "leave": "leave",
+        "free": "free",
+        "alphabetical": "alphabetical",
+    }
     phrasings = (
         "On {day}, hold a one-hour '<team name> {kind}' for each team of the {dept} department, back to back from {start}, taking "
         "the teams in alphabetical order of their names. Invite to each, as required, the members of that team who are not on "
@@ -696,7 +719,7 @@ class TeamReviews(_CandidateTemplate):
         me = _me(api)["employee_id"]
         for i, team in enumerate(api.order("alphabetical", teams, key=lambda t: t["name"].casefold())):
             start, end = _back_to_back(stated["start"], i, 60)
-            present = _present_colleagues(api, _members(api, team["department_id"]), me)
+            present = _present_colleagues(api, _members(api, team["department_id"], active=True), me)
             invite = [p["employee_id"] for p in _free_ones(api, present, _ts(stated["day"], start), _ts(stated["day"], end))]
             _create_meeting(api, f"{team['name']} {stated['kind']}", stated["day"], start, end, invite)
 
@@ -704,6 +727,7 @@ class TeamReviews(_CandidateTemplate):
 class CommonFreeSlot(_CandidateTemplate):
     name = "common_free_slot"
     conditions = (Condition("leave", "filter"), Condition("free", "filter"), Condition("earliest", "ranking"))
+    clauses = {"day": WRITTEN, "title": WRITTEN, "leave": "leave", "free": "free", "earliest": "earliest"}
     phrasings = (
         "Find the earliest time on {day} when a one-hour meeting fits into the calendars of me and everyone in my department "
         "(its teams included) who is not on leave - starting on the hour or half hour, no earlier than 09:00 and ending by 18:00 - "
@@ -723,7 +747,7 @@ class CommonFreeSlot(_CandidateTemplate):
     def _draft(self, ctx: GenContext, dept: Any) -> Draft:
         actor = dept["head"]
         people = _people(ctx, _subtree(ctx, dept["id"]))
-        if not any(p["status"] == "on_leave" for p in people) or len(people) < 40:
+        if not _active(ctx, actor) or not any(p["status"] == "on_leave" for p in people) or len(people) < 40:
             raise NoTarget("nobody on leave, or a small department")
         cal = _calendars(ctx, [p["id"] for p in people])
         active = [p["id"] for p in people if p["status"] == "active"]
@@ -749,7 +773,7 @@ class CommonFreeSlot(_CandidateTemplate):
         day = stated["day"]
         people = [
             p
-            for p in _members(api, me["heads_department_id"], sub=True)
+            for p in _members(api, me["heads_department_id"], sub=True, active=True)
             if p["employee_id"] == me["employee_id"] or api.keep("leave", p["status"] != "on_leave")
         ]
         calendars = [api.all_pages("get_schedule", employee_id=p["employee_id"], start=day, end=day) for p in people]
@@ -764,6 +788,15 @@ class CommonFreeSlot(_CandidateTemplate):
 class DivisionAllHands(_CandidateTemplate):
     name = "division_all_hands"
     conditions = (Condition("leave", "filter"), Condition("heads", "filter"))
+    clauses = {
+        "title": WRITTEN,
+        "scope": "heads",
+        "day": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "leave": "leave",
+        "heads": "heads",
+    }
     phrasings = (
         "Schedule an online meeting '{title}' on {day} from {start} to {end} for everyone in {scope}, every department and team "
         "under it included, except colleagues on leave. The heads of the departments and teams under {scope} are required "
@@ -798,7 +831,7 @@ class DivisionAllHands(_CandidateTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         scope = _department(api, stated["scope"])
         me = _me(api)["employee_id"]
-        present = _present_colleagues(api, _members(api, scope["department_id"], sub=True), me)
+        present = _present_colleagues(api, _members(api, scope["department_id"], sub=True, active=True), me)
         required, optional = _by_role(present, lambda p: api.keep("heads", _head_below(p, scope)))
         _create_stated_meeting(api, stated, required, optional)
 
@@ -806,15 +839,16 @@ class DivisionAllHands(_CandidateTemplate):
 class OneOnOnes(_CandidateTemplate):
     name = "one_on_ones"
     conditions = (Condition("leave", "filter"), Condition("level", "boundary"), Condition("surname", "ordering"))
+    clauses = {"day": WRITTEN, "level": "level", "start": WRITTEN, "leave": "leave", "surname": "surname"}
     phrasings = (
-        "Set up 30-minute 1:1s on {day} with each of my direct reports at level {level} or above (level {level} included) who is not "
-        "on leave: back to back from {start}, in order of surname (same surname: by first name), each titled '1:1 ' followed by "
-        "the person's full name{where}.",
+        "Set up 30-minute 1:1s on {day} with each of my direct reports at level {level} or above who is not on leave: back to "
+        "back from {start}, in order of surname (same surname: by first name), each titled '1:1 ' followed by the person's full "
+        "name, all online only.",
         "I'd like a round of one-on-ones on {day} starting at {start}. Take my direct reports who are level {level} or higher and "
-        "not on leave, sort them by surname (then first name), and give each a 30-minute slot in that order, one right after the "
-        "other. Title each '1:1 <full name>'{where}.",
-        "Book back-to-back 1:1 meetings for {day}, 30 minutes each, the first at {start}{where}. Who: every direct report of mine at "
-        "level {level} and up, except anyone on leave. Order: alphabetical by surname, ties by first name. Name each meeting "
+        "not on leave, sort them by surname (then first name), and give each a 30-minute online slot in that order, one right "
+        "after the other. Title each '1:1 <full name>'.",
+        "Book back-to-back online 1:1 meetings for {day}, 30 minutes each, the first at {start}. Who: every direct report of mine "
+        "at level {level} and up, except anyone on leave. Order: alphabetical by surname, ties by first name. Name each meeting "
         "'1:1 <their full name>'.",
     )
 
@@ -829,7 +863,7 @@ class OneOnOnes(_CandidateTemplate):
         reports = ctx.rows("SELECT id, name, level, status FROM employees WHERE manager_id = ? ORDER BY id", lead)
         active = [r for r in reports if r["status"] == "active"]
         options = []
-        for level in sorted({r["level"] for r in active}):
+        for level in range(min((r["level"] for r in active), default=0) + 1, max((r["level"] for r in active), default=0) + 1):
             chosen = [r for r in active if r["level"] >= level]
             if not (
                 any(r["level"] < level for r in active)
@@ -844,55 +878,33 @@ class OneOnOnes(_CandidateTemplate):
         level, ordered = ctx.choice(options, "level")
         day = ctx.choice(_weekdays_between())
         first = ctx.rng.choice([s for s in ("09:00", "09:30", "10:00", "13:30", "14:00") if _minutes(s) + 30 * len(ordered) <= 18 * 60])
-        span = (_ts(day, first), _ts(day, _hm(_minutes(first) + 30 * len(ordered))))
-        room = None
-        if ctx.rng.random() < 0.5:
-            room = ctx.choice([r for r in _free_rooms(ctx, _location(ctx, lead), *span, 2) if r["capacity"] <= 6][:5], "small room")
-        steps = [
-            _meeting_step(
-                f"1:1 {r['name']}",
-                day,
-                *_back_to_back(first, i, 30),
-                [r["id"]],
-                room=room["id"] if room else None,
-            )
-            for i, r in enumerate(ordered)
-        ]
-        where = f", all in room {room['name']} of {room['building']}" if room else ", online only"
-        query = self.phrase(ctx, day=_nice(day), level=level, start=first, where=where)
-        stated = {
-            "day": day,
-            "level": level,
-            "start": first,
-            "room": room["name"] if room else None,
-            "building": room["building"] if room else None,
-        }
+        steps = [_meeting_step(f"1:1 {r['name']}", day, *_back_to_back(first, i, 30), [r["id"]]) for i, r in enumerate(ordered)]
+        query = self.phrase(ctx, day=_nice(day), level=level, start=first)
+        stated = {"day": day, "level": level, "start": first}
         return Draft(lead, query, steps, stated=stated, targets=(("lead", lead),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _me(api)["employee_id"]
         reports = [
             r
-            for r in api.all_pages("search_employees", manager_id=me)
+            for r in api.all_pages("search_employees", narrow={"status": "active"}, manager_id=me)
             if api.keep("leave", r["status"] != "on_leave") and api.compare("level", r["level"], ">=", stated["level"])
         ]
-        room = _room_arg(api, stated)
         for i, person in enumerate(api.order("surname", reports, key=lambda r: _surname_key(r["name"]))):
-            _create_meeting(
-                api, f"1:1 {person['name']}", stated["day"], *_back_to_back(stated["start"], i, 30), [person["employee_id"]], **room
-            )
+            _create_meeting(api, f"1:1 {person['name']}", stated["day"], *_back_to_back(stated["start"], i, 30), [person["employee_id"]])
 
 
 class InviteTeamToMeeting(_CandidateTemplate):
     name = "invite_team_to_meeting"
-    conditions = (Condition("declined", "filter"), Condition("leave", "filter"))
+    conditions = (Condition("title", "filter"), Condition("declined", "filter"), Condition("leave", "filter"))
+    clauses = {"title": "title", "team": "leave", "declined": "declined", "leave": "leave"}
     phrasings = (
-        "For my meeting '{title}' on {day}: take off everyone who declined it, then invite as optional participants all members "
-        "of the {team} team who are not invited yet and are not on leave.",
-        "Tidy up '{title}' ({day}), which I organise. First remove the participants who declined. Then add the {team} team as "
-        "optional participants - everyone in it not already invited, except people on leave.",
-        "I want the {team} team at my '{title}' meeting on {day} as optional attendees (leave out colleagues on leave and those "
-        "already invited). Before that, remove from the meeting every participant whose answer is 'declined'.",
+        "For the meeting '{title}' that I organise: take off everyone who declined it, then invite as optional participants all "
+        "members of the {team} team who are not on leave.",
+        "Tidy up '{title}', which I organise. First remove the participants who declined. Then add the {team} team as "
+        "optional participants - everyone in it except people on leave.",
+        "I want the {team} team at '{title}', a meeting I organise, as optional attendees (leave out colleagues on leave). "
+        "Before that, remove from the meeting every participant whose answer is 'declined'.",
     )
 
     candidates_sql = (
@@ -903,7 +915,8 @@ class InviteTeamToMeeting(_CandidateTemplate):
     candidate = "meeting"
 
     def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
-        actor, day = _organiser_and_day(ctx, meeting)
+        actor = meeting["organizer_id"]
+        _named_by_title(ctx, actor, meeting["title"])
         parts = ctx.rows("SELECT employee_id, response FROM meeting_participants WHERE meeting_id = ? ORDER BY employee_id", meeting["id"])
         invited = {p["employee_id"] for p in parts}
         declined = [p["employee_id"] for p in parts if p["response"] == "declined"]
@@ -926,14 +939,14 @@ class InviteTeamToMeeting(_CandidateTemplate):
                 options.append((team, new))
         own = [o for o in options if o[0]["id"] == ctx.value("SELECT department_id FROM employees WHERE id = ?", actor)]
         team, new = own[0] if own and ctx.rng.random() < 0.5 else ctx.choice(options, "team")
-        query = self.phrase(ctx, title=meeting["title"], day=_nice(day), team=team["name"])
+        query = self.phrase(ctx, title=meeting["title"], team=team["name"])
         steps = [Step("remove_participant", {"meeting_id": meeting["id"], "employee_id": e}) for e in declined]
         steps.append(Step("invite_participants", {"meeting_id": meeting["id"], "employee_ids": new, "role": "optional"}))
-        stated = {"title": meeting["title"], "day": day, "team": team["name"]}
+        stated = {"title": meeting["title"], "team": team["name"]}
         return Draft(actor, query, steps, stated=stated, hidden=[len(new), len(declined)], targets=(("meeting", meeting["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        meeting = _my_meeting(api, stated["title"], stated["day"])
+        meeting = _meeting_titled(api, stated["title"], narrow={"role": "organiser"})
         parts = api.all_pages("list_meeting_participants", meeting_id=meeting["meeting_id"])
         kept = set()
         for p in parts:
@@ -945,7 +958,7 @@ class InviteTeamToMeeting(_CandidateTemplate):
         me = _me(api)["employee_id"]
         new = [
             m["employee_id"]
-            for m in _members(api, team["department_id"])
+            for m in _members(api, team["department_id"], active=True)
             if m["employee_id"] not in kept and m["employee_id"] != me and api.keep("leave", m["status"] != "on_leave")
         ]
         api.call("invite_participants", meeting_id=meeting["meeting_id"], employee_ids=new, role="optional")
@@ -954,13 +967,27 @@ class InviteTeamToMeeting(_CandidateTemplate):
 class ChatTitleMeeting(_CandidateTemplate):
     name = "chat_title_meeting"
     conditions = (Condition("word", "filter"), Condition("city", "filter"))
+    readings = (Reading("chat owner", decided_by=r"\bowner\b"),)  # the chat's owner is one of its members
+    clauses = {
+        "title": WRITTEN,
+        "day": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "chat": "word",
+        "word": "word",
+        "city": "city",
+        "message": WRITTEN,
+    }
     phrasings = (
         "Schedule an online meeting '{title}' on {day}, {start} to {end}, and invite as required participants every member of the "
-        "'{chat}' chat whose job title contains '{word}' and who is based in {city}. Then post '{message}' in that chat.",
-        "From the '{chat}' group chat, I want the people based in the {city} office with '{word}' in their job title in an online "
-        "meeting '{title}' on {day} from {start} to {end}, all required. Once it's set up, write '{message}' in the chat.",
+        "'{chat}' chat (its owner too) whose job title contains '{word}' and who is based in {city}. Then post '{message}' in "
+        "that chat.",
+        "From the '{chat}' group chat, owner included, I want the people based in the {city} office with '{word}' in their job "
+        "title in an online meeting '{title}' on {day} from {start} to {end}, all required. Once it's set up, write '{message}' "
+        "in the chat.",
         "Post '{message}' in '{chat}' after you've created '{title}' ({day}, {start}-{end}, online) for those members of that chat "
-        "who work out of {city} and whose job title includes '{word}'; they are all required participants.",
+        "who work out of {city} and whose job title includes '{word}', whether or not they are its owner; they are all required "
+        "participants.",
     )
     words = ("Engineer", "Manager", "Analyst", "Designer", "Senior", "Product", "Data", "Specialist", "Account", "Research")
 
@@ -1021,9 +1048,12 @@ class ChatTitleMeeting(_CandidateTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         chat = _my_chat(api, stated["chat"])
         me = _me(api)["employee_id"]
+        owner_counts = api.reading("chat owner", True, False)
         people = []
         for m in api.all_pages("list_chat_members", chat_id=chat["chat_id"]):
-            if m["employee_id"] == me or not api.keep("word", stated["word"].casefold() in m["title"].casefold()):
+            if m["employee_id"] == me or (m["role"] == "owner" and not owner_counts):
+                continue
+            if not api.keep("word", stated["word"].casefold() in m["title"].casefold()):
                 continue
             if api.keep("city", api.call("get_employee", employee_id=m["employee_id"])["location"].casefold() == stated["city"].casefold()):
                 people.append(m["employee_id"])
@@ -1034,6 +1064,16 @@ class ChatTitleMeeting(_CandidateTemplate):
 class HeadsSyncRoom(_CandidateTemplate):
     name = "heads_sync_room"
     conditions = (Condition("free", "filter"), Condition("video", "filter"), Condition("smallest", "ranking", tie_break_stated=True))
+    clauses = {
+        "title": WRITTEN,
+        "day": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "building": "smallest",
+        "free": "free",
+        "video": "video",
+        "smallest": "smallest",
+    }
     phrasings = (
         "Set up '{title}' on {day}, {start} to {end}, with the heads of every department and team under my division as required "
         "participants, leaving out any head whose calendar has something overlapping that time. Book the smallest (by capacity) room in "
@@ -1091,6 +1131,7 @@ class HeadsSyncRoom(_CandidateTemplate):
             r
             for r in api.all_pages(
                 "find_available_rooms",
+                narrow={"equipment": ["video_conferencing"]},
                 start=_at(stated["day"], stated["start"]),
                 end=_at(stated["day"], stated["end"]),
                 min_capacity=len(heads) + 1,
@@ -1105,15 +1146,16 @@ class HeadsSyncRoom(_CandidateTemplate):
 
 class RescheduleMeeting(_CandidateTemplate):
     name = "reschedule_meeting"
-    conditions = (Condition("declined", "filter"),)
+    conditions = (Condition("title", "filter"), Condition("declined", "filter"))
+    clauses = {"title": "title", "new_day": WRITTEN, "reason": WRITTEN, "declined": "declined"}
     phrasings = (
-        "My meeting '{title}' on {day} has to move to {new_day}, same time. Cancel it with the reason '{reason}' and schedule it "
-        "again on the new day with the same title and agenda, inviting the same people in the same roles (required or optional), "
-        "except those who declined the original. {room}",
-        "Please move '{title}' from {day} to {new_day} (same hours): cancel the current one (reason: '{reason}') and create a new "
+        "My meeting '{title}', which I organise, has to move to {new_day}, same time. Cancel it with the reason '{reason}' and "
+        "schedule it again on the new day with the same title and agenda, inviting the same people in the same roles (required "
+        "or optional), except those who declined the original. {room}",
+        "Please move the '{title}' meeting I organise to {new_day} (same hours): cancel it (reason: '{reason}') and create a new "
         "one with the same title and agenda and the same required and optional participants, minus anyone who declined. {room}",
-        "Recreate '{title}' on {new_day} at the hours it has on {day}: same title, agenda and participants with the same roles, "
-        "but drop those who declined. {room} Then cancel the {day} meeting, giving '{reason}' as the reason.",
+        "Recreate '{title}', a meeting I organise, on {new_day} at the same hours: same title, agenda and participants with the "
+        "same roles, but drop those who declined. {room} Then cancel the original, giving '{reason}' as the reason.",
     )
 
     candidates_sql = (
@@ -1124,7 +1166,8 @@ class RescheduleMeeting(_CandidateTemplate):
     candidate = "meeting"
 
     def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
-        actor, day = _organiser_and_day(ctx, meeting)
+        actor, day = meeting["organizer_id"], meeting["start_at"][:10]
+        _named_by_title(ctx, actor, meeting["title"])
         new_day = _shift(day, ctx.rng.choice([1, 2, 3, 7, 14, -1, -2, -7]))
         if new_day < FIRST_DAY or _day(new_day).weekday() >= 5 or new_day > LAST_DAY:
             raise NoTarget("new day")
@@ -1151,7 +1194,7 @@ class RescheduleMeeting(_CandidateTemplate):
         else:
             room_text = "It stays online only, as before."
         reason = f"Moved to {pretty_day(new_day).rsplit(',', 1)[0]}"
-        query = self.phrase(ctx, title=meeting["title"], day=_nice(day), new_day=_nice(new_day), reason=reason, room=room_text)
+        query = self.phrase(ctx, title=meeting["title"], new_day=_nice(new_day), reason=reason, room=room_text)
         steps = [
             Step("cancel_meeting", {"meeting_id": meeting["id"], "reason": reason}),
             _meeting_step(
@@ -1165,11 +1208,11 @@ class RescheduleMeeting(_CandidateTemplate):
                 meeting["agenda"],
             ),
         ]
-        stated = {"title": meeting["title"], "day": day, "new_day": new_day, "reason": reason}
+        stated = {"title": meeting["title"], "new_day": new_day, "reason": reason}
         return Draft(actor, query, steps, stated=stated, hidden=[len(people)], targets=(("meeting", meeting["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        found = _my_meeting(api, stated["title"], stated["day"])
+        found = _meeting_titled(api, stated["title"], narrow={"role": "organiser"})
         meeting = api.call("get_meeting", meeting_id=found["meeting_id"])
         invited = _not_declined(api, api.all_pages("list_meeting_participants", meeting_id=found["meeting_id"]))
         required, optional = _by_role(invited, lambda p: p["role"] == "required")
@@ -1190,6 +1233,7 @@ class RescheduleMeeting(_CandidateTemplate):
 class OutOfOffice(Template):
     name = "out_of_office"
     conditions = (Condition("from", "boundary"), Condition("to", "boundary"))
+    clauses = {"first": "from", "last": "to", "title": WRITTEN, "reason": WRITTEN}
     phrasings = (
         "I'm on leave from {first} to {last}, both days included. Put a leave entry '{title}' on my calendar from 09:00 on {first} "
         "to 18:00 on {last}. For everything starting on any of those days: cancel the meetings I organise (reason '{reason}'), "
@@ -1200,7 +1244,7 @@ class OutOfOffice(Template):
         "released, and my focus, personal and training entries starting then are deleted. Finally add a leave entry '{title}' "
         "from {first} 09:00 until {last} 18:00.",
         "Add '{title}' as a leave entry from {first} at 09:00 to {last} at 18:00. Anything of mine that starts between those two "
-        "days (the first and the last day included) has to go: cancel what I organise (reason: '{reason}'), decline other "
+        "days, or on either of them, has to go: cancel what I organise (reason: '{reason}'), decline other "
         "meetings, release my room bookings that aren't for a meeting, and delete my focus, personal and training entries.",
     )
 
@@ -1230,7 +1274,11 @@ class OutOfOffice(Template):
         return _pick(
             ctx,
             sorted(
-                e for e, its in items.items() if len({i[0][:10] for i in its}) >= 4 and (not release or any(i[1] == "release" for i in its))
+                e
+                for e, its in items.items()
+                if len({i[0][:10] for i in its}) >= 4
+                and any(i[1] == "cancel" for i in its)
+                and (not release or any(i[1] == "release" for i in its))
             ),
             lambda actor: self._draft(ctx, actor, items[actor], release),
             "busy employee",
@@ -1246,6 +1294,8 @@ class OutOfOffice(Template):
         ]
         if release:
             windows = [(a, b) for a, b in windows if any(i[1] == "release" and a <= i[0][:10] <= b for i in mine)]
+        # the cancel reason is said, so something is cancelled with it
+        windows = [(a, b) for a, b in windows if any(i[1] == "cancel" and a <= i[0][:10] <= b for i in mine)]
         first, last = ctx.choice(windows, "window")
         inside = [i for i in mine if first <= i[0][:10] <= last]
         if len(inside) < 3:
@@ -1271,9 +1321,9 @@ class OutOfOffice(Template):
             return api.compare("from", start_at[:10], ">=", first) and api.compare("to", start_at[:10], "<=", last)
 
         now = api.now[:16]
-        meetings = api.all_pages("list_my_meetings", status="scheduled", start_from=now)
-        bookings = api.all_pages("list_room_bookings", mine=True, status="active", start=now)
-        entries = api.all_pages("get_schedule", start=now[:10], end=_shift(last, 31))
+        meetings = api.all_pages("list_my_meetings", narrow={"start_from": first, "start_to": last}, status="scheduled", start_from=now)
+        bookings = api.all_pages("list_room_bookings", narrow={"start": first, "end": last}, mine=True, status="active", start=now)
+        entries = api.all_pages("get_schedule", narrow={"start": first, "end": last}, start=now[:10], end=_shift(last, 31))
         for m in meetings:
             if not inside(m["start_at"]):
                 continue
@@ -1293,6 +1343,17 @@ class OutOfOffice(Template):
 class FocusBlocks(_CandidateTemplate):
     name = "focus_blocks"
     conditions = (Condition("weekday", "filter"), Condition("free", "filter"), Condition("touching", "boundary"))
+    # The days from first to last are the range the calendar check runs over.
+    clauses = {
+        "first": "free",
+        "last": "free",
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "title": WRITTEN,
+        "weekday": "weekday",
+        "free": "free",
+        "touching": "touching",
+    }
     phrasings = (
         "Block {start}-{end} as private focus time titled '{title}' on every weekday (Monday to Friday) from {first} to {last}, "
         "both included, but only on the days where nothing on my calendar overlaps that slot. Something ending exactly at {start} "
@@ -1365,7 +1426,20 @@ class FocusBlocks(_CandidateTemplate):
 
 class WeekOfRoomBookings(_CandidateTemplate):
     name = "week_of_room_bookings"
-    conditions = (Condition("smallest", "ranking", tie_break_stated=True),)
+    conditions = (Condition("capacity", "boundary"), Condition("smallest", "ranking", tie_break_stated=True))
+    # The room named is the one to book and the capacity to match; the week(s) and the building are the scope of the
+    # ranking.
+    clauses = {
+        "room": "capacity",
+        "building": "smallest",
+        "purpose": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "monday": WRITTEN,
+        "weeks": "smallest",
+        "capacity": "capacity",
+        "smallest": "smallest",
+    }
     phrasings = (
         "Book room {room} in {building} for '{purpose}' from {start} to {end} on every weekday (Monday to Friday) of {weeks}. On a "
         "day it's already taken, book instead the smallest (by capacity) bookable room in "
@@ -1385,7 +1459,8 @@ class WeekOfRoomBookings(_CandidateTemplate):
         "FROM room_bookings k JOIN rooms r ON r.id = k.room_id JOIN buildings b ON b.id = r.building_id "
         "WHERE k.status = 'active' AND k.start_at >= '2026-10-19 00:00:00' AND r.is_bookable = 1 "
         "AND substr(k.start_at, 1, 10) = substr(k.end_at, 1, 10) AND substr(k.start_at, 15, 5) IN ('00:00', '30:00') "
-        "AND substr(k.end_at, 15, 5) IN ('00:00', '30:00') ORDER BY k.id"
+        "AND substr(k.end_at, 15, 5) IN ('00:00', '30:00') AND EXISTS (SELECT 1 FROM rooms s WHERE s.building_id = r.building_id "
+        "AND s.is_bookable = 1 AND s.capacity < r.capacity) ORDER BY k.id"
     )
     candidate = "booking"
 
@@ -1400,13 +1475,11 @@ class WeekOfRoomBookings(_CandidateTemplate):
         days = _weekdays_between(monday, _shift(monday, 11 if two else 4))
         start, end = busy["start_at"][11:16], busy["end_at"][11:16]
         others = ctx.rows(
-            "SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND capacity >= ? AND id != ? "
-            "ORDER BY capacity, id",
+            "SELECT id, name, capacity FROM rooms WHERE building_id = ? AND is_bookable = 1 AND id != ? ORDER BY capacity, id",
             busy["building_id"],
-            busy["capacity"],
             busy["room_id"],
         )
-        rooms = []
+        rooms, capacity_bites = [], False
         for d in days:
             s, e = _ts(d, start), _ts(d, end)
             if _room_free(ctx, busy["room_id"], s, e):
@@ -1415,9 +1488,13 @@ class WeekOfRoomBookings(_CandidateTemplate):
             free = sorted(
                 (r for r in others if _room_free(ctx, r["id"], s, e)), key=lambda r: (r["capacity"], r["name"].casefold(), r["id"])
             )
-            if len(free) < 2:
+            big = [r for r in free if r["capacity"] >= busy["capacity"]]
+            if len(big) < 2:
                 raise NoTarget("no choice of room")
-            rooms.append(free[0]["id"])
+            capacity_bites |= free[0]["capacity"] < busy["capacity"]
+            rooms.append(big[0]["id"])
+        if not capacity_bites:
+            raise NoTarget("no smaller room free on a taken day")
         actor = ctx.choice(
             ctx.column("SELECT id FROM employees WHERE location_id = ? AND status = 'active' ORDER BY id", busy["location_id"]), "employee"
         )
@@ -1450,9 +1527,13 @@ class WeekOfRoomBookings(_CandidateTemplate):
                 free = [
                     r
                     for r in api.all_pages(
-                        "find_available_rooms", start=start, end=end, min_capacity=room["capacity"], building_id=room["building_id"]
+                        "find_available_rooms",
+                        narrow={"min_capacity": room["capacity"]},
+                        start=start,
+                        end=end,
+                        building_id=room["building_id"],
                     )
-                    if r["room_id"] != room["room_id"]
+                    if r["room_id"] != room["room_id"] and api.compare("capacity", r["capacity"], ">=", room["capacity"])
                 ]
                 ranked = sorted(free, key=lambda r: (r["capacity"], r["name"].casefold()))
                 chosen = api.top("smallest", ranked, 1, lambda r: r["capacity"])
@@ -1466,13 +1547,14 @@ class WeekOfRoomBookings(_CandidateTemplate):
 class AttendanceChat(_CandidateTemplate):
     name = "attendance_chat"
     conditions = (Condition("min_attended", "boundary", capability="aggregation_computation"),)
+    clauses = {"name": WRITTEN, "n": "min_attended", "title": "min_attended", "message": WRITTEN}
     phrasings = (
         "Create a project chat '{name}' with everyone (besides me) who actually attended at least {n} of the completed '{title}' "
         "meetings I organised, then post '{message}' in it.",
         "Look at the completed '{title}' meetings I ran and count, per person, how many of them they actually joined. Everyone "
         "other than me who joined {n} or more goes into a new project chat called '{name}'; then send '{message}' there.",
-        "Post '{message}' in a new project chat '{name}' whose members are the colleagues who attended {n} or more (exactly {n} "
-        "counts) of the past '{title}' meetings I organised that took place.",
+        "Post '{message}' in a new project chat '{name}' whose members are the colleagues who attended {n} or more of the past "
+        "'{title}' meetings I organised that took place.",
     )
 
     candidates_sql = (
@@ -1493,8 +1575,9 @@ class AttendanceChat(_CandidateTemplate):
             series["title"],
             actor,
         )
-        levels = sorted({r["n"] for r in counts if r["n"] >= 2 and any(c["n"] < r["n"] for c in counts)})
-        n = ctx.choice(levels, "attendance level")  # a real attendance count: "at least" must include it
+        most = max((r["n"] for r in counts), default=0)
+        levels = [n for n in range(2, most + 1) if any(c["n"] < n for c in counts)]
+        n = ctx.choice(levels, "attendance level")  # any number of meetings a person would ask for
         members = [r["employee_id"] for r in counts if r["n"] >= n]
         if not 2 <= len(members) <= 40:
             raise NoTarget("members")
@@ -1520,12 +1603,13 @@ class AttendanceChat(_CandidateTemplate):
 class NewcomerChat(_CandidateTemplate):
     name = "newcomer_chat"
     conditions = (Condition("hired", "boundary"), Condition("city", "filter"))
+    clauses = {"name": WRITTEN, "division": "city", "city": "city", "since": "hired", "message": WRITTEN}
     phrasings = (
         "Create a social chat '{name}' for the newcomers of the {division} division in {city}: everyone in the division (any "
         "department or team below it included) who works out of the {city} office and joined the company on or after {date}. "
         "Then post '{message}' in it.",
         "Start a social group chat called '{name}' with every {city}-based colleague in the {division} division, at any level below "
-        "it too, hired on {date} or later (that day counts), and send '{message}' to it.",
+        "it too, hired on {date} or later, and send '{message}' to it.",
         "Welcome the recent joiners: in the {division} division and all its units, find the people in the {city} office whose "
         "hire date is {date} or later, put them in a new social chat '{name}', and post '{message}' there.",
     )
@@ -1559,7 +1643,7 @@ class NewcomerChat(_CandidateTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         members = [
             p["employee_id"]
-            for p in _colleagues_in(api, stated["division"])
+            for p in _colleagues_in(api, stated["division"], narrow={"location": stated["city"]})
             if api.keep("city", p["location"].casefold() == stated["city"].casefold())
             and api.compare("hired", p["hire_date"], ">=", stated["since"])
         ]
@@ -1568,14 +1652,15 @@ class NewcomerChat(_CandidateTemplate):
 
 class PruneQuietChat(_CandidateTemplate):
     name = "prune_quiet_chat"
-    conditions = (Condition("since", "boundary"),)
+    conditions = (Condition("since", "boundary"), Condition("admins", "filter"))
+    clauses = {"chat": "since", "since": "since", "message": WRITTEN, "admins": "admins"}
     phrasings = (
-        "Clean up my chat '{chat}': remove every member (admins included) who hasn't posted anything there on or after {date}, "
-        "including people who never posted at all. Then post '{message}' in it.",
-        "In '{chat}', which I own, keep only the people who have sent a message there since {date} (that day counts) and remove "
-        "everyone else, admins too; afterwards post '{message}' for those who remain.",
-        "Post '{message}' in my '{chat}' chat once you have removed from it all members whose latest message there is older than "
-        "{date} or who never wrote anything there (a message on {date} itself keeps someone in).",
+        "Clean up the '{chat}' chat I own: remove every member who hasn't posted anything there on or after {date}, including "
+        "people who never posted at all, but leave its admins in. Then post '{message}' in it.",
+        "In '{chat}', which I own, keep the admins and the people who have sent a message there on {date} or later, and remove "
+        "everyone else; afterwards post '{message}' for those who remain.",
+        "Post '{message}' in my '{chat}' chat once you have removed from it everyone except the admins whose latest message there "
+        "is from before {date} or who never wrote anything there.",
     )
 
     candidates_sql = (
@@ -1588,7 +1673,13 @@ class PruneQuietChat(_CandidateTemplate):
         actor = chat["owner_id"]
         if not _unique_chat_for(ctx, actor, chat["name"]) or not _active(ctx, actor):
             raise NoTarget("chat name not unique")
-        members = ctx.column("SELECT employee_id FROM chat_members WHERE chat_id = ? AND role != 'owner' ORDER BY employee_id", chat["id"])
+        roles = {
+            r["employee_id"]: r["role"]
+            for r in ctx.rows(
+                "SELECT employee_id, role FROM chat_members WHERE chat_id = ? AND role != 'owner' ORDER BY employee_id", chat["id"]
+            )
+        }
+        members = sorted(roles)
         last_any = {
             r["sender_id"]: r["d"]
             for r in ctx.rows(
@@ -1609,10 +1700,12 @@ class PruneQuietChat(_CandidateTemplate):
         def quiet(last: dict[int, str]) -> list[int]:
             return [m for m in members if last.get(m, "") < cut]
 
-        out = quiet(last_any)
-        if out != quiet(last_kept):
+        if quiet(last_any) != quiet(last_kept):
             raise NoTarget("a recalled message decides")
-        if not 2 <= len(out) <= 40 or len(out) == len(members):
+        out = [m for m in quiet(last_any) if roles[m] != "admin"]
+        if not any(roles[m] == "admin" for m in quiet(last_any)):
+            raise NoTarget("no quiet admin")
+        if not 2 <= len(out) <= 40 or not any(roles[m] != "admin" and m not in out for m in members):
             raise NoTarget("quiet members")
         message = ctx.rng.choice(MESSAGES)
         query = self.phrase(ctx, chat=chat["name"], date=pretty_day(cut), message=message)
@@ -1626,8 +1719,10 @@ class PruneQuietChat(_CandidateTemplate):
         last: dict[int, str] = {}
         for message in api.all_pages("list_chat_messages", chat_id=chat["chat_id"]):
             last[message["sender_id"]] = max(last.get(message["sender_id"], ""), message["sent_at"][:10])
-        for m in api.all_pages("list_chat_members", chat_id=chat["chat_id"]):
-            if m["role"] != "owner" and not api.compare("since", last.get(m["employee_id"], ""), ">=", stated["since"]):
+        for m in api.all_pages("list_chat_members", narrow={"role": "member"}, chat_id=chat["chat_id"]):
+            if m["role"] == "owner" or not api.keep("admins", m["role"] != "admin"):
+                continue
+            if not api.compare("since", last.get(m["employee_id"], ""), ">=", stated["since"]):
                 api.call("remove_chat_member", chat_id=chat["chat_id"], employee_id=m["employee_id"])
         api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
 
@@ -1638,11 +1733,13 @@ class PruneQuietChat(_CandidateTemplate):
 class TransferSeniorStaff(_CandidateTemplate):
     name = "transfer_senior_staff"
     conditions = (Condition("family", "filter"), Condition("level", "boundary"))
+    # team_a is the scope the conditions run over; team_b where its people go, the chat where the news goes.
+    clauses = {"team_a": "family", "team_b": "family", "family": "family", "level": "level", "chat": "family", "message": WRITTEN}
     phrasings = (
         "Move everyone in the {team_a} team whose job family is {family} and whose level is {level} or higher to the {team_b} "
         "team. Then post '{message}' in the '{chat}' chat.",
-        "Reorganisation: the {team_a} team's people in the {family} job family at level {level} and above (level {level} "
-        "included) transfer to {team_b}. Announce it afterwards in our '{chat}' chat with the message '{message}'.",
+        "Reorganisation: the {team_a} team's people in the {family} job family at level {level} and above transfer to "
+        "{team_b}. Announce it afterwards in our '{chat}' chat with the message '{message}'.",
         "Post '{message}' in '{chat}' after transferring to the {team_b} team every member of {team_a} who is in the {family} job "
         "family at level {level} or more.",
     )
@@ -1699,11 +1796,12 @@ class TransferSeniorStaff(_CandidateTemplate):
 class TeamSplitTransfer(_CandidateTemplate):
     name = "team_split_transfer"
     conditions = (Condition("word", "filter"), Condition("level", "boundary"))
+    clauses = {"word": "word", "level": "level", "team_b": "word", "chat": "word", "message": WRITTEN}
     phrasings = (
         "Move every member of my team whose job title contains '{word}' and whose level is {level} or higher to the {team_b} team. "
         "Take each of them out of our '{chat}' chat, and then post '{message}' there.",
-        "Team change: the people in my team with '{word}' in their job title at level {level} and up (level {level} included) join "
-        "{team_b}. Transfer them, remove them from the '{chat}' chat, and post '{message}' in it afterwards.",
+        "Team change: the people in my team with '{word}' in their job title at level {level} and up join {team_b}. Transfer "
+        "them, remove them from the '{chat}' chat, and post '{message}' in it afterwards.",
         "Post '{message}' in '{chat}' once you have transferred to {team_b}, and removed from that chat, each person in my team "
         "with '{word}' in their job title at level {level} or above.",
     )
@@ -1729,7 +1827,7 @@ class TeamSplitTransfer(_CandidateTemplate):
         options = []
         for word in self.words:
             has = [s for s in staff if word.casefold() in s["title"].casefold()]
-            for level in sorted({s["level"] for s in has}):
+            for level in _levels(has):
                 movers = [s["id"] for s in has if s["level"] >= level]
                 if (
                     2 <= len(movers) <= 8
@@ -1759,9 +1857,9 @@ class TeamSplitTransfer(_CandidateTemplate):
         me = _me(api)
         team_b = _department(api, stated["team_b"])
         moved = []
-        for person in _members(api, me["department_id"]):
-            if person["is_department_head"]:
-                continue  # that is me: nobody transfers themselves
+        for person in api.all_pages("search_employees", narrow={"title": stated["word"]}, department_id=me["department_id"]):
+            if person["employee_id"] == me["employee_id"]:
+                continue  # the team's lead: nobody transfers themselves
             if api.keep("word", stated["word"].casefold() in person["title"].casefold()) and api.compare(
                 "level", person["level"], ">=", stated["level"]
             ):
@@ -1776,13 +1874,14 @@ class TeamSplitTransfer(_CandidateTemplate):
 class AddTeamToChat(_CandidateTemplate):
     name = "add_team_to_chat"
     conditions = (Condition("level", "boundary"), Condition("leave", "filter"))
+    clauses = {"chat": "level", "team": "level", "level": "level", "message": WRITTEN, "leave": "leave"}
     phrasings = (
-        "Add to my '{chat}' chat every member of the {team} team at level {level} or above (level {level} included) who is not in "
-        "it yet, leaving out anyone on leave. Then post '{message}' in the chat.",
-        "Bring the {team} team's people of level {level} or higher into '{chat}' (skip those already there and those on leave), "
+        "Add to my '{chat}' chat every member of the {team} team at level {level} or above, leaving out anyone on leave. Then "
+        "post '{message}' in the chat.",
+        "Bring the {team} team's people of level {level} or higher into '{chat}' (skip those on leave), "
         "and welcome them with the message '{message}'.",
         "Post '{message}' in '{chat}' after adding the members of the {team} team whose level is at least {level} and who are not "
-        "on leave (people already in the chat stay as they are).",
+        "on leave.",
     )
 
     candidates_sql = (
@@ -1801,7 +1900,7 @@ class AddTeamToChat(_CandidateTemplate):
         for team in ctx.rows("SELECT id, name FROM departments WHERE kind = 'team' ORDER BY id"):
             out = [p for p in _people(ctx, [team["id"]]) if p["id"] not in in_chat and p["id"] != actor]
             active = [p for p in out if p["status"] == "active"]
-            for level in sorted({p["level"] for p in active}):
+            for level in _levels(active):
                 chosen = [p["id"] for p in active if p["level"] >= level]
                 if (
                     2 <= len(chosen) <= 15
@@ -1825,7 +1924,7 @@ class AddTeamToChat(_CandidateTemplate):
         team = _department(api, stated["team"])
         new = [
             p["employee_id"]
-            for p in _members(api, team["department_id"])
+            for p in _members(api, team["department_id"], active=True)
             if p["employee_id"] not in already
             and api.compare("level", p["level"], ">=", stated["level"])
             and api.keep("leave", p["status"] != "on_leave")
@@ -1837,6 +1936,7 @@ class AddTeamToChat(_CandidateTemplate):
 class CitySocialChat(_CandidateTemplate):
     name = "city_social_chat"
     conditions = (Condition("city", "filter"), Condition("leave", "filter"))
+    clauses = {"name": WRITTEN, "dept": "city", "city": "city", "message": WRITTEN, "leave": "leave"}
     phrasings = (
         "Create a social chat '{name}' with my colleagues in the {dept} {kind} (all its sub-units included) who are based in "
         "{city}, leaving out anyone on leave, and post '{message}' in it.",
@@ -1864,7 +1964,7 @@ class CitySocialChat(_CandidateTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         members = [
             p["employee_id"]
-            for p in _colleagues_in(api, stated["dept"])
+            for p in _colleagues_in(api, stated["dept"], narrow={"location": stated["city"], "status": "active"})
             if api.keep("city", p["location"].casefold() == stated["city"].casefold()) and api.keep("leave", p["status"] != "on_leave")
         ]
         _start_chat(api, stated, members, "social")
@@ -1873,8 +1973,19 @@ class CitySocialChat(_CandidateTemplate):
 class ProjectKickoff(_CandidateTemplate):
     name = "project_kickoff"
     conditions = (Condition("family", "filter"), Condition("level", "boundary"))
+    clauses = {
+        "name": WRITTEN,
+        "family": "family",
+        "level": "level",
+        "dept": "family",
+        "message": WRITTEN,
+        "title": WRITTEN,
+        "day": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+    }
     phrasings = (
-        "Create a project chat '{name}' with every {family} colleague at level {level} or above (level {level} included) in the "
+        "Create a project chat '{name}' with every {family} colleague at level {level} or above in the "
         "{dept} department and its teams, post '{message}' in it, and then schedule an online kickoff '{title}' on {day} from "
         "{start} to {end} with the same people as required participants.",
         "I'm starting a working group: everyone in {dept} (teams included) whose job family is {family} and whose level is at "
@@ -1926,7 +2037,8 @@ class ProjectKickoff(_CandidateTemplate):
 
 class SabbaticalChats(_CandidateTemplate):
     name = "sabbatical_chats"
-    conditions = (Condition("project", "filter"),)
+    conditions = (Condition("project", "filter"), Condition("owned", "filter"))
+    clauses = {"first": WRITTEN, "last": WRITTEN, "title": WRITTEN, "message": WRITTEN, "project": "project", "owned": "owned"}
     phrasings = (
         "I'm going on leave from {first} to {last}. Add a leave entry '{title}' for that time (09:00 on {first} to 18:00 on {last}), "
         "and in every project chat I'm in but don't own, post '{message}' and then leave the chat.",
@@ -1938,7 +2050,8 @@ class SabbaticalChats(_CandidateTemplate):
 
     candidates_sql = (
         "SELECT cm.employee_id FROM chat_members cm JOIN chats c ON c.id = cm.chat_id JOIN employees e ON e.id = cm.employee_id "
-        "WHERE c.chat_type = 'project' AND cm.role != 'owner' AND e.status = 'active' GROUP BY cm.employee_id ORDER BY cm.employee_id"
+        "WHERE c.chat_type = 'project' AND cm.role != 'owner' AND e.status = 'active' AND EXISTS (SELECT 1 FROM chats o "
+        "WHERE o.owner_id = cm.employee_id AND o.chat_type = 'project') GROUP BY cm.employee_id ORDER BY cm.employee_id"
     )
     candidate = "chat member"
 
@@ -1977,8 +2090,8 @@ class SabbaticalChats(_CandidateTemplate):
             end=_at(stated["last"], "18:00"),
             kind="leave",
         )
-        for chat in api.all_pages("list_my_chats"):
-            if chat["my_role"] == "owner" or not api.keep("project", chat["chat_type"] == "project"):
+        for chat in api.all_pages("list_my_chats", narrow={"chat_type": "project"}):
+            if not api.keep("project", chat["chat_type"] == "project") or not api.keep("owned", chat["my_role"] != "owner"):
                 continue
             api.call("send_chat_message", chat_id=chat["chat_id"], content=stated["message"])
             api.call("leave_chat", chat_id=chat["chat_id"])
@@ -1987,6 +2100,7 @@ class SabbaticalChats(_CandidateTemplate):
 class SeniorPanel(_CandidateTemplate):
     name = "senior_panel"
     conditions = (Condition("top", "ranking", tie_break_stated=True), Condition("leave", "filter"), Condition("heads", "filter"))
+    clauses = {"k": "top", "dept": "top", "title": WRITTEN, "day": WRITTEN, "start": WRITTEN, "leave": "leave", "heads": "heads"}
     phrasings = (
         "Set up a 30-minute online '{title}: <full name>' meeting with each of the {k} most senior people of the {dept} department "
         "(all its teams included) on {day}, back to back from {start}, most senior first. Seniority is level, highest first, ties "
@@ -2033,7 +2147,7 @@ class SeniorPanel(_CandidateTemplate):
         me = _me(api)["employee_id"]
         people = [
             p
-            for p in _members(api, dept["department_id"], sub=True)
+            for p in _members(api, dept["department_id"], sub=True, active=True)
             if p["employee_id"] != me and api.keep("heads", not p["is_department_head"]) and api.keep("leave", p["status"] != "on_leave")
         ]
         ranked = sorted(people, key=lambda p: (-p["level"], p["hire_date"]))
@@ -2050,6 +2164,7 @@ class SeniorPanel(_CandidateTemplate):
 class SkipLevelMeetings(_CandidateTemplate):
     name = "skip_level_meetings"
     conditions = (Condition("top", "ranking", tie_break_stated=True), Condition("leave", "filter"), Condition("alphabetical", "ordering"))
+    clauses = {"day": WRITTEN, "start": WRITTEN, "top": "top", "leave": "leave", "alphabetical": "alphabetical"}
     phrasings = (
         "On {day}, starting at {start}, set up back-to-back 30-minute skip-level meetings, one per team of my department, teams "
         "in alphabetical order of name. For each team invite its highest-level member other than the team lead (ties broken by the "
@@ -2095,7 +2210,7 @@ class SkipLevelMeetings(_CandidateTemplate):
         for i, team in enumerate(api.order("alphabetical", teams, key=lambda t: t["name"].casefold())):
             staff = [
                 p
-                for p in _members(api, team["department_id"])
+                for p in _members(api, team["department_id"], active=True)
                 if not p["is_department_head"] and api.keep("leave", p["status"] != "on_leave")
             ]
             ranked = sorted(staff, key=lambda p: (-p["level"], p["hire_date"]))
@@ -2112,6 +2227,16 @@ class SkipLevelMeetings(_CandidateTemplate):
 class WeeklyTeamSeries(_CandidateTemplate):
     name = "weekly_team_series"
     conditions = (Condition("leave", "filter"), Condition("smallest", "ranking", tie_break_stated=True))
+    clauses = {
+        "title": WRITTEN,
+        "n": "smallest",
+        "first": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "building": "smallest",
+        "leave": "leave",
+        "smallest": "smallest",
+    }
     phrasings = (
         "Set up a weekly '{title}' for my team: {n} meetings, every {weekday} from {first} on, {start} to {end}, with everyone else "
         "in my team who is not on leave as required participants. Use the same room for all of "
@@ -2165,7 +2290,7 @@ class WeeklyTeamSeries(_CandidateTemplate):
         me = _me(api)
         invitees = [
             p["employee_id"]
-            for p in _members(api, me["department_id"])
+            for p in _members(api, me["department_id"], active=True)
             if p["employee_id"] != me["employee_id"] and api.keep("leave", p["status"] != "on_leave")
         ]
         building = _building_id(api, stated["building"])
@@ -2191,17 +2316,29 @@ class WeeklyTeamSeries(_CandidateTemplate):
 
 class FollowupMeeting(_CandidateTemplate):
     name = "followup_meeting"
-    conditions = (Condition("attended", "filter"), Condition("declined", "filter"))
+    conditions = (Condition("title", "filter"), Condition("attended", "filter"), Condition("declined", "filter"))
+    clauses = {
+        "title": "title",
+        "new_title": WRITTEN,
+        "new_day": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "name": WRITTEN,
+        "message": WRITTEN,
+        "attended": "attended",
+        "declined": "declined",
+    }
     phrasings = (
-        "Schedule a follow-up to my meeting '{title}' of {day}: '{new_title}' on {new_day} from {start} to {end}, online. Invite as "
-        "required everyone who attended the original, and as optional those who were invited but did not attend, except anyone "
-        "who had declined it. Also create a project chat '{name}' with just the people who attended, and post '{message}' there.",
-        "'{title}' on {day} is done. Put the people who actually attended it in a new project chat '{name}' and post '{message}' in "
-        "it; then set up '{new_title}' for {new_day}, {start}-{end}, online only, where the attendees are required and the invitees "
-        "who did not show up are optional, unless they had declined.",
-        "For the people of my '{title}' meeting ({day}): whoever actually joined gets a required invitation to '{new_title}' on "
-        "{new_day} at {start}-{end} (online) and goes into a new project chat '{name}', where you post '{message}'; whoever was "
-        "invited but missed it gets an optional invitation only, and those who declined get nothing.",
+        "Schedule a follow-up to the meeting '{title}' that I organised: '{new_title}' on {new_day} from {start} to {end}, online. "
+        "Invite as required everyone who attended the original, and as optional those who were invited but did not attend, "
+        "except anyone who had declined it. Also create a project chat '{name}' with just the people who attended, and post "
+        "'{message}' there.",
+        "'{title}', a meeting I organised, is done. Put the people who actually attended it in a new project chat '{name}' and "
+        "post '{message}' in it; then set up '{new_title}' for {new_day}, {start}-{end}, online only, where the attendees are "
+        "required and the invitees who did not show up are optional, unless they had declined.",
+        "For the people of my '{title}' meeting (I was the organiser): whoever actually joined gets a required invitation to "
+        "'{new_title}' on {new_day} at {start}-{end} (online) and goes into a new project chat '{name}', where you post "
+        "'{message}'; whoever was invited but missed it gets an optional invitation only, and those who declined get nothing.",
     )
 
     candidates_sql = (
@@ -2214,7 +2351,8 @@ class FollowupMeeting(_CandidateTemplate):
     candidate = "meeting"
 
     def _draft(self, ctx: GenContext, meeting: Any) -> Draft:
-        actor, day = _organiser_and_day(ctx, meeting)
+        actor = meeting["organizer_id"]
+        _named_by_title(ctx, actor, meeting["title"])
         parts = ctx.rows(
             "SELECT employee_id, response, attended FROM meeting_participants WHERE meeting_id = ? AND role != 'organiser' "
             "ORDER BY employee_id",
@@ -2229,7 +2367,6 @@ class FollowupMeeting(_CandidateTemplate):
         name, message = _new_chat(ctx, actor, PROJECT_CHAT_NAMES)
         stated = {
             "title": meeting["title"],
-            "day": day,
             "new_title": new_title,
             "new_day": new_day,
             "start": start,
@@ -2237,7 +2374,7 @@ class FollowupMeeting(_CandidateTemplate):
             "name": name,
             "message": message,
         }
-        query = self.phrase(ctx, **stated | {"day": _nice(day), "new_day": _nice(new_day)})
+        query = self.phrase(ctx, **stated | {"new_day": _nice(new_day)})
         steps = [
             *_chat_steps(name, required, "project", message),
             _meeting_step(new_title, new_day, start, end, required, optional),
@@ -2245,7 +2382,7 @@ class FollowupMeeting(_CandidateTemplate):
         return Draft(actor, query, steps, stated=stated, hidden=[len(required), len(optional)], targets=(("meeting", meeting["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        meeting = _my_meeting(api, stated["title"], stated["day"])
+        meeting = _meeting_titled(api, stated["title"], narrow={"role": "organiser"})
         invited = _not_declined(api, api.all_pages("list_meeting_participants", meeting_id=meeting["meeting_id"]))
         required, optional = _by_role(invited, lambda p: api.keep("attended", bool(p["attended"])))
         _start_chat(api, stated, required, "project")
@@ -2255,10 +2392,20 @@ class FollowupMeeting(_CandidateTemplate):
 class ManagerPeersMeeting(_CandidateTemplate):
     name = "manager_peers_meeting"
     conditions = (Condition("level", "boundary"), Condition("free", "filter"))
+    # The person named is how the manager (and so the reports the conditions run over) is found.
+    clauses = {
+        "title": WRITTEN,
+        "day": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "person": "level",
+        "level": "level",
+        "free": "free",
+    }
     phrasings = (
         "Set up '{title}' on {day} from {start} to {end}{where}. Invite {person}'s manager as a required participant, and as "
-        "optional every direct report of that manager ({person} included) who is at level {level} or above (level {level} counts) "
-        "and has nothing on their calendar overlapping that time.",
+        "optional every direct report of that manager ({person} included) who is at level {level} or above and has nothing on "
+        "their calendar overlapping that time.",
         "Find out who {person} reports to. That manager is required at '{title}' ({day}, {start}-{end}{where}); their direct "
         "reports of level {level} or higher, {person} among them, are optional invitees, but only those free at that time "
         "according to their calendars.",
@@ -2289,7 +2436,7 @@ class ManagerPeersMeeting(_CandidateTemplate):
         for day, start, end in _slots_ahead():
             s, e = _ts(day, start), _ts(day, end)
             free = [r for r in reports if not _overlaps(cal[r["id"]], s, e)]
-            for level in sorted({r["level"] for r in free}):
+            for level in _levels(free):
                 chosen = [r for r in free if r["level"] >= level]
                 if (
                     2 <= len(chosen) <= 15
@@ -2299,22 +2446,10 @@ class ManagerPeersMeeting(_CandidateTemplate):
                     options.append((day, start, end, level, chosen))
         day, start, end, level, chosen = ctx.choice(options, "slot")
         person = ctx.choice([r for r in chosen if ctx.value("SELECT COUNT(*) FROM employees WHERE name = ?", r["name"]) == 1], "person")
-        room = None
-        if ctx.rng.random() < 0.5:
-            room = ctx.choice(_free_rooms(ctx, _location(ctx, actor), _ts(day, start), _ts(day, end), len(chosen) + 2)[:4], "room")
         title = ctx.rng.choice(["Cross-team alignment", "Integration planning", "Dependency review", "Joint roadmap session"])
-        stated = {
-            "title": title,
-            "day": day,
-            "start": start,
-            "end": end,
-            "person": person["name"],
-            "level": level,
-            "room": room["name"] if room else None,
-            "building": room["building"] if room else None,
-        }
-        query = self.phrase(ctx, **stated | {"day": _nice(day), "where": _where(room, ", online")})
-        step = _meeting_step(title, day, start, end, [lead["id"]], [r["id"] for r in chosen], room["id"] if room else None)
+        stated = {"title": title, "day": day, "start": start, "end": end, "person": person["name"], "level": level}
+        query = self.phrase(ctx, **stated | {"day": _nice(day), "where": ", online"})
+        step = _meeting_step(title, day, start, end, [lead["id"]], [r["id"] for r in chosen])
         return Draft(actor, query, [step], stated=stated, targets=(("manager", lead["id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
@@ -2326,20 +2461,31 @@ class ManagerPeersMeeting(_CandidateTemplate):
             for r in api.all_pages("search_employees", manager_id=manager)
             if api.compare("level", r["level"], ">=", stated["level"]) and api.keep("free", not _busy(api, r["employee_id"], start, end))
         ]
-        _create_stated_meeting(api, stated, [manager], optional, **_room_arg(api, stated))
+        _create_stated_meeting(api, stated, [manager], optional)
 
 
 class OrganiserTeamMeeting(_CandidateTemplate):
     name = "organiser_team_meeting"
-    conditions = (Condition("family", "filter"), Condition("leave", "filter"))
+    conditions = (Condition("title", "filter"), Condition("family", "filter"), Condition("leave", "filter"))
+    clauses = {
+        "other": "title",
+        "title": WRITTEN,
+        "day": WRITTEN,
+        "start": WRITTEN,
+        "end": WRITTEN,
+        "family": "family",
+        "name": WRITTEN,
+        "message": WRITTEN,
+        "leave": "leave",
+    }
     phrasings = (
-        "Who organised '{other}' on {other_day} (a meeting I was invited to)? Schedule an online meeting '{title}' on {day} from "
+        "Who organised '{other}' (a meeting I was invited to)? Schedule an online meeting '{title}' on {day} from "
         "{start} to {end} with everyone in that person's own department or team who is in the {family} job family and not on "
         "leave, all as required participants. Then create a project chat '{name}' with the same people and post '{message}' in it.",
         "Set up '{title}' ({day}, {start}-{end}, online) for the {family} people of the department or team that the organiser of my "
-        "meeting '{other}' on {other_day} belongs to, the organiser included if they qualify; skip anyone on leave. Everyone "
+        "meeting '{other}' belongs to, the organiser included if they qualify; skip anyone on leave. Everyone "
         "invited is required. Put the same people in a new project chat '{name}' and send '{message}' there.",
-        "Look up the organiser of '{other}' ({other_day}). Every member of the organiser's department or team whose job family is "
+        "Look up the organiser of '{other}', a meeting I'm invited to. Every member of the organiser's department or team whose job family is "
         "{family}, except people on leave, goes into a new project chat '{name}' (post '{message}' in it) and gets a required "
         "invitation to a new online meeting '{title}' on {day}, {start} to {end}.",
     )
@@ -2354,9 +2500,8 @@ class OrganiserTeamMeeting(_CandidateTemplate):
     candidate = "meeting"
 
     def _draft(self, ctx: GenContext, row: Any) -> Draft:
-        actor, other_day = row["actor"], row["start_at"][:10]
-        if not _unique_meeting_for(ctx, actor, row["title"], other_day):
-            raise NoTarget("title not unique that day")
+        actor = row["actor"]
+        _named_by_title(ctx, actor, row["title"])
         people = [p for p in _people(ctx, [row["department_id"]]) if p["id"] != actor]
         family, chosen = ctx.choice(_group_options(people, "job_family", 2, 25), "family")
         day, start, end = _any_slot(ctx)
@@ -2364,7 +2509,6 @@ class OrganiserTeamMeeting(_CandidateTemplate):
         name, message = _new_chat(ctx, actor, PROJECT_CHAT_NAMES)
         stated = {
             "other": row["title"],
-            "other_day": other_day,
             "title": title,
             "day": day,
             "start": start,
@@ -2373,7 +2517,7 @@ class OrganiserTeamMeeting(_CandidateTemplate):
             "name": name,
             "message": message,
         }
-        query = self.phrase(ctx, **stated | {"other_day": _nice(other_day), "day": _nice(day)})
+        query = self.phrase(ctx, **stated | {"day": _nice(day)})
         steps = [
             _meeting_step(title, day, start, end, chosen),
             *_chat_steps(name, chosen, "project", message, chat_step=1),
@@ -2381,12 +2525,12 @@ class OrganiserTeamMeeting(_CandidateTemplate):
         return Draft(actor, query, steps, stated=stated, hidden=[len(chosen)], targets=(("department", row["department_id"]),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        meeting = _my_meeting(api, stated["other"], stated["other_day"])
+        meeting = _meeting_titled(api, stated["other"])
         organiser = api.call("get_employee", employee_id=meeting["organizer_id"])
         me = _me(api)["employee_id"]
         chosen = [
             p["employee_id"]
-            for p in _members(api, organiser["department_id"])
+            for p in _members(api, organiser["department_id"], active=True)
             if p["employee_id"] != me
             and api.keep("family", p["job_family"].casefold() == stated["family"].casefold())
             and api.keep("leave", p["status"] != "on_leave")

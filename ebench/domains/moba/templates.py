@@ -9,8 +9,13 @@ follows docs/wording.md.
 
 Drafts check in SQL that every stated condition excludes something, computing the outcome of
 each way a sloppy solver gets it wrong (`_differs`, `_conditions_bite`), and raise NoTarget
-otherwise, so that certification rarely has to reject. A template acts for a player at most once
-(`_once`), and a room, clan or pair of players is never the subject of two tasks of one template.
+otherwise, so that certification rarely has to reject. Numeric thresholds are values a player would
+write (a round intimacy, reserve, KDA, score or level), chosen first and then checked to bite when
+ignored; their inclusivity need not bite (certify.optional_bite). Every template declares its
+`clauses`; a clause that could not change the answer (the product refuses the wrong write anyway)
+is not in the wording. Solvers hand listings the tools' own filters for the stated conditions
+(`narrow=`). A template acts for a player at most once (`_once`), and a room, clan or pair of
+players is never the subject of two tasks of one template.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from ...tasks.generation import Draft, GenContext, NoTarget, Template
-from ...tasks.public import Condition, PublicAPI, find_one
+from ...tasks.public import WRITTEN, Condition, PublicAPI, PublicSolverFailed, Reading, find_one
 from ...tasks.spec import Step
 from ...tasks.template_helpers import pretty_day, ref
+from ...tasks.vocabulary import OpenTerm
 from .schema import rank_score, tier_index
 from .vocabulary import ROLES, TIERS
 
@@ -76,6 +82,25 @@ MATCH_NOTES = [
 ]
 MODES = ("ranked", "classic", "brawl")
 
+# Terms whose reading the game leaves open: a request that uses one says which reading it means.
+CLAN_ROLES = r"whatever (?:their|the) (?:clan )?role|any clan role|every clan role"
+OPEN_TERMS = (
+    OpenTerm(
+        "clan members",
+        "get_team lists the leader, vice leaders and elites beside plain members (role 'member'): is the leader a member?",
+        decided_by=CLAN_ROLES,
+        pattern=r"\bclan ?mates?\b|\bclan members?\b|\bmembers? of (?:my|the|our) clan\b|\b(?:everyone|anyone|players?|people) (?:else )?in my clan\b",
+    ),
+    OpenTerm(
+        "my heroes",
+        "list_my_heroes shows starter heroes and event or season rewards beside the ones bought: are those 'my heroes'?",
+        decided_by=r"\bheroes? I (?:own|have|bought|paid for)\b|\bI (?:own|bought)\b|\bstarter\b",
+        pattern=r"\bmy heroes\b|\bmy own heroes\b",
+    ),
+)
+# The reading a template takes of "everyone in my clan": every role, as its wording says.
+CLAN_READING = Reading("clan roles", decided_by=CLAN_ROLES)
+
 TIER_P = tier_index("p.tier")
 RANK_P = rank_score("p.tier", "p.stars")
 RIGHT, OFF, IGNORED = "correct", "off_by_one", "ignore"
@@ -117,6 +142,9 @@ def _differs(correct: Any, *variants: Any) -> None:
 
 
 SLIPPED = (OFF, IGNORED)  # the sloppy readings of a boundary: one day or unit off, or ignored
+# A natural threshold (a round number the user chose) must bite when ignored; one step off need
+# not (certify.optional_bite): mostly no candidate lands on a round value.
+ROUND = (IGNORED,)
 DROPPED = (False,)  # the sloppy reading of a filter: left out
 
 
@@ -232,6 +260,11 @@ def _befriend_step(ctx: GenContext, me: int, message: str) -> Callable[[int], St
     return step
 
 
+def _accepts(steps: Iterable[Step]) -> int:
+    """How many of the befriending steps accept a request of theirs (they asked first)."""
+    return sum(step.tool == "answer_friend_request" for step in steps)
+
+
 def _befrienders(counts: Counter, enough: Callable[[int], bool], befriend: Callable[[int], Step | None]) -> list[tuple[int, Step]]:
     """The counted players, by id, whose count is enough and whom befriending changes, each with the step that does it."""
     return [(p, step) for p in sorted(counts) if enough(counts[p]) and (step := befriend(p)) is not None]
@@ -322,14 +355,20 @@ def _tier(name: str) -> int:
     return TIERS.index(name)
 
 
-def _befriend(api: PublicAPI, player: int, message: str) -> None:
-    """Accept their pending request, else send one; nothing for friends, blocks and my pending requests."""
+def _befriend(api: PublicAPI, player: int, message: str, asked_first: str | None = None) -> None:
+    """Send a friend request; nothing for friends, blocks and my pending requests (the product
+    refuses those). Where the wording says "accept theirs if they asked first" (the condition
+    `asked_first`), a pending request of theirs is accepted; the sloppy solver sends one anyway,
+    which the product refuses."""
     relation = api.call("get_player", player_id=player)["relation"]
     if relation["is_friend"] or relation["blocked_by_me"] or relation["has_blocked_me"]:
         return
     if relation["pending_request_id"] is not None:
         if relation["pending_request_from"] == "them":
-            api.call("answer_friend_request", request_id=relation["pending_request_id"], accept=True)
+            if asked_first is None or api.heeds(asked_first):
+                api.call("answer_friend_request", request_id=relation["pending_request_id"], accept=True)
+            else:
+                api.call("send_friend_request", player_id=player, message=message)
         return
     api.call("send_friend_request", player_id=player, message=message)
 
@@ -338,15 +377,21 @@ def _favourite(api: PublicAPI, match: dict[str, Any], stated: dict[str, Any]) ->
     api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
 
 
-def _befriend_frequent(api: PublicAPI, counts: Counter, stated: dict[str, Any]) -> None:
+def _befriend_frequent(api: PublicAPI, counts: Counter, stated: dict[str, Any], asked_first: str | None = None) -> None:
     """Befriend each player counted at least the stated number of times (the `times` condition)."""
     for player in sorted(counts):
         if api.compare("times", counts[player], ">=", stated["k"]):
-            _befriend(api, player, stated["message"])
+            _befriend(api, player, stated["message"], asked_first)
 
 
 def _season_id(api: PublicAPI, name: str) -> int:
     return find_one(api.call("get_rank")["seasons"], name=name)["season_id"]
+
+
+def _clan_mates(api: PublicAPI, me: dict[str, Any]) -> list[dict[str, Any]]:
+    """The other players of my clan, every role (the wording says so: `CLAN_READING`)."""
+    members = [m for m in api.all_pages("get_team", within="members", team_id=me["clan"]["team_id"]) if m["player_id"] != me["player_id"]]
+    return api.reading(CLAN_READING.name, members, [m for m in members if m["role"] == "member"])
 
 
 class MobaTemplate(Template):
@@ -391,9 +436,10 @@ class AcceptRequestsByRank(MobaTemplate):
     name = "accept_requests_by_rank"
     tries = 2
     conditions = (Condition("tier", "boundary"),)
+    clauses = {"tier": "tier", "mode": WRITTEN, "name": WRITTEN}
     phrasings = (
-        "Go through my pending friend requests: accept the ones from players currently ranked {tier} or higher ({tier} itself "
-        "counts) and reject the rest. Then open a {mode} room called '{name}' and invite everyone I just accepted.",
+        "Go through my pending friend requests: accept the ones from players currently ranked {tier} or higher "
+        "and reject the rest. Then open a {mode} room called '{name}' and invite everyone I just accepted.",
         "I'd like to play with some new friends. Answer my pending friend requests (senders whose current rank is {tier} or above "
         "get accepted, everyone below {tier} gets rejected), then create a {mode} room named '{name}' and invite each player "
         "whose request you accepted.",
@@ -443,12 +489,12 @@ class PruneInactiveFriends(MobaTemplate):
     name = "prune_inactive_friends"
     tries = 2
     conditions = (Condition("intimacy", "boundary"), Condition("last_login", "boundary"))
+    clauses = {"intimacy": "intimacy", "before": "last_login"}
     phrasings = (
-        "My friend list is too long. Remove every friend whose intimacy with me is below {n} (exactly {n} stays) and whose "
-        "last login was before {date} ({date} itself does not count).",
-        "Unfriend the people I've drifted apart from: anyone on my friend list who last logged in before {date} (a login on "
-        "{date} is recent enough) and with whom my intimacy is under {n} (a friend at exactly {n} stays).",
-        "Clean up my friends: a friend goes if both hold, intimacy lower than {n} (not {n} itself) and no login on or after {date}.",
+        "My friend list is too long. Remove every friend whose intimacy with me is below {n} and whose last login was before {date}.",
+        "Unfriend the people I've drifted apart from: anyone on my friend list who last logged in before {date} and with "
+        "whom my intimacy is under {n}.",
+        "Clean up my friends: a friend goes if both hold, intimacy lower than {n} and no login on or after {date}.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -466,13 +512,22 @@ class PruneInactiveFriends(MobaTemplate):
         def removed(n: int, date: str, by_n: str = RIGHT, by_date: str = RIGHT) -> list[int]:
             return [f["other_id"] for f in friends if _below(by_n)(f["intimacy"], n) and _below(by_date)(f["day"], date)]
 
-        pairs = sorted(
-            {(f1["intimacy"], f2["day"]) for f1 in friends for f2 in friends if f1["day"] < f2["day"] and f2["intimacy"] < f1["intimacy"]}
-        )
-        pairs = [p for p in pairs if 3 <= len(removed(*p)) <= 12]
+        # A round intimacy (the user's), and a day one of the friends last logged in on.
+        levels = [n for n in (50, 100, 150, 200, 250, 300, 400, 500, 600, 800, 1000) if n <= max(f["intimacy"] for f in friends)]
+        days = sorted({f["day"] for f in friends})[1:]
+        pairs = []
+        for n in levels:
+            for date in days:
+                targets = removed(n, date)
+                if not 3 <= len(targets) <= 12:
+                    continue
+                try:
+                    _conditions_bite(targets, removed, n, date, by_n=ROUND, by_date=SLIPPED)
+                except NoTarget:
+                    continue
+                pairs.append((n, date))
         n, date = ctx.choice(pairs, "intimacy and date that both bite")
         targets = removed(n, date)
-        _conditions_bite(targets, removed, n, date, by_n=SLIPPED, by_date=SLIPPED)
         query = self.phrase(ctx, n=n, date=pretty_day(date))
         return _player_draft(
             user,
@@ -493,12 +548,13 @@ class PruneInactiveFriends(MobaTemplate):
 class BlockRepeatOpponents(MobaTemplate):
     name = "block_repeat_opponents"
     conditions = (Condition("since", "boundary"), Condition("times", "boundary", capability="aggregation_computation"))
+    clauses = {"since": "since", "k": "times"}
     phrasings = (
         "I keep losing to the same people. Look at every match I lost on or after {date} and block each player who was on "
         "the enemy team in at least {k} of those losses.",
-        "Block everyone who has beaten me {k} or more times since {date} ({date} included): count, over all my losses from that "
-        "day on, how often each player was on the winning side against me.",
-        "Go through my losses starting {date} (that day counts). Anyone who played against me in {k} or more of them goes on my blacklist.",
+        "Block everyone who has beaten me {k} or more times from {date} on: count, over all my losses starting that day, "
+        "how often each player was on the winning side against me.",
+        "Go through my losses starting {date}. Anyone who played against me in {k} or more of them goes on my blacklist.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -524,8 +580,6 @@ class BlockRepeatOpponents(MobaTemplate):
         targets = _bounded(chosen(), 6, 30, "opponents")
         _conditions_bite(targets, chosen, by_day=SLIPPED, by_k=SLIPPED)
         query = self.phrase(ctx, date=pretty_day(since), k=k)
-        if any(_relation(ctx, user, p) == "friend" for p in targets):
-            query += " Friends are no exception."
         return _player_draft(
             user, query, [Step("block_player", {"player_id": p}) for p in targets], {"since": since, "k": k}, _hide([len(targets)], k)
         )
@@ -533,7 +587,7 @@ class BlockRepeatOpponents(MobaTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         blocked = {p["player_id"] for p in api.all_pages("list_blacklist")}
         counts: Counter = Counter()
-        for match in api.all_pages("list_match_history", result="loss"):
+        for match in api.all_pages("list_match_history", narrow={"start_date": stated["since"]}, result="loss"):
             if api.compare("since", match["started_at"][:10], ">=", stated["since"]):
                 for player in api.call("get_match", match_id=match["match_id"])["players"]:
                     if player["side"] != match["side"]:
@@ -545,26 +599,29 @@ class BlockRepeatOpponents(MobaTemplate):
 
 class BefriendFrequentTeammates(MobaTemplate):
     name = "befriend_frequent_teammates"
-    conditions = (Condition("since", "boundary"), Condition("times", "boundary", capability="aggregation_computation"))
+    conditions = (
+        Condition("since", "boundary"),
+        Condition("times", "boundary", capability="aggregation_computation"),
+        Condition("asked_first", "filter"),
+    )
+    clauses = {"since": "since", "k": "times", "message": WRITTEN, "asked_first": "asked_first"}
     phrasings = (
-        "Find everyone who played on my side in at least {k} of my matches since {date} (that day included) and add them as "
-        "friends with the message '{msg}'. If one of them already sent me a request, accept it instead; skip my friends, "
-        "players with a block between us, and ones I've already sent a request to.",
-        "Go through all my matches from {date} on ({date} counts) and count how often each player was on my team. Everyone "
-        "who was my teammate {k} or more times should become my friend: accept their pending request if there is one, "
-        "otherwise send a request saying '{msg}'. Existing friends, blocks either way and requests I already sent stay as they are.",
+        "Find everyone who played on my side in at least {k} of my matches on or after {date} and add them as friends with "
+        "the message '{msg}'. If one of them already sent me a request, accept it instead.",
+        "Go through all my matches from {date} on and count how often each player was on my team. Everyone who was my "
+        "teammate {k} or more times should become my friend: accept their pending request if there is one, otherwise send "
+        "a request saying '{msg}'.",
         "I want to befriend my regular teammates: the players who were on my team in {k} or more of my games played on or after "
-        "{date}. Send each a friend request ('{msg}'), or accept theirs if they asked first, unless we are friends already, "
-        "one of us blocked the other, or my request to them is still pending.",
+        "{date}. Send each a friend request ('{msg}'), or accept theirs if they asked first.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
         start = ctx.rng.choice([14, 21, 30, 45])
         user = _draw(
             ctx,
-            "player",
+            "player asked by a teammate",
             _players_whose_matches(
-                "m.started_at >= date(?, ?)",
+                "m.started_at >= date(?, ?) AND mp.player_id IN (SELECT receiver_id FROM friend_requests WHERE status = 'pending')",
                 "COUNT(*) BETWEEN 8 AND 70 AND (SELECT COUNT(*) FROM match_players a WHERE a.player_id = mp.player_id) <= 300",
             ),
             _today(ctx),
@@ -574,29 +631,38 @@ class BefriendFrequentTeammates(MobaTemplate):
         sides = _sides(ctx, user)
         first = ctx.value("SELECT date(?, ?)", _today(ctx), f"-{start} days")
         days = sorted({d for d in played.values() if d >= first})
-        since = ctx.choice(days[1:] if len(days) > 1 else [], "match day")
-        k = ctx.rng.choice([2, 2, 3, 3, 4])
         msg = ctx.rng.choice(FRIEND_MESSAGES)
         befriend = _befriend_step(ctx, user, msg)
 
-        def chosen(by_day: str = RIGHT, by_k: str = RIGHT) -> list[tuple[int, Step]]:
+        def chosen(since: str, k: int, by_day: str = RIGHT, by_k: str = RIGHT) -> list[tuple[int, Step]]:
             counts = Counter(p for m, day in played.items() if _at_or_after(by_day)(day, since) for p, same in sides[m] if same)
             return _befrienders(counts, lambda n: _at_least(by_k)(n, k), befriend)
 
-        targets = _bounded(chosen(), 10, 40, "teammates")
-        _conditions_bite(targets, chosen, by_day=SLIPPED, by_k=SLIPPED)
+        options = []
+        for since in days[1:]:
+            for k in (2, 3, 4):
+                targets = chosen(since, k)
+                if not 8 <= len(targets) <= 40 or not _accepts(step for _, step in targets):
+                    continue  # a teammate who asked first is among them: the clause bites
+                try:
+                    _conditions_bite(targets, chosen, since, k, by_day=SLIPPED, by_k=SLIPPED)
+                except NoTarget:
+                    continue
+                options.append((since, k))
+        since, k = ctx.choice(options, "a day and a count at which a teammate asked first")
+        targets = chosen(since, k)
         query = self.phrase(ctx, k=k, date=pretty_day(since), msg=msg)
         return _player_draft(user, query, [step for _, step in targets], {"since": since, "k": k, "message": msg}, _hide([len(targets)], k))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         counts: Counter = Counter()
         me = _profile(api)["player_id"]
-        for match in api.all_pages("list_match_history"):
+        for match in api.all_pages("list_match_history", narrow={"start_date": stated["since"]}):
             if api.compare("since", match["started_at"][:10], ">=", stated["since"]):
                 for player in api.call("get_match", match_id=match["match_id"])["players"]:
                     if player["side"] == match["side"] and player["player_id"] != me:
                         counts[player["player_id"]] += 1
-        _befriend_frequent(api, counts, stated)
+        _befriend_frequent(api, counts, stated, "asked_first")
 
 
 # -- favourite matches -----------------------------------------------------------------------
@@ -605,13 +671,12 @@ class BefriendFrequentTeammates(MobaTemplate):
 class FavouriteMvpWindow(MobaTemplate):
     name = "favourite_mvp_window"
     conditions = (Condition("mode", "filter"), Condition("mvp", "filter"), Condition("start", "boundary"), Condition("end", "boundary"))
+    clauses = {"mode": "mode", "start": "start", "end": "end", "note": WRITTEN, "mvp": "mvp"}
     phrasings = (
-        "Save to my favourites every {mode} match I played from {start} through {end} (both days included) in which I was MVP, "
-        "with the note '{note}'. Leave alone the ones already saved.",
-        "Favourite all my MVP games in {mode} mode between {start} and {end}, counting both of those days; note '{note}' on "
-        "each. Skip any that are already favourites.",
-        "I was MVP in some {mode} matches starting on {start} or later and no later than {end}. Put each of them in my "
-        "favourites with the note '{note}' (ones already there can stay as they are).",
+        "Save to my favourites every {mode} match I played from {start} through {end} in which I was MVP, with the note '{note}'.",
+        "Favourite all my MVP games in {mode} mode played from {start} up to and including {end}; note '{note}' on each.",
+        "I was MVP in some {mode} matches played on or after {start} and no later than {end}. Put each of them in my "
+        "favourites with the note '{note}'.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -649,7 +714,8 @@ class FavouriteMvpWindow(MobaTemplate):
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = _favourite_ids(api)
-        for match in api.all_pages("list_match_history"):
+        narrow = {"mode": stated["mode"], "start_date": stated["start"], "end_date": stated["end"]}
+        for match in api.all_pages("list_match_history", narrow=narrow):
             day = match["started_at"][:10]
             wanted = [
                 api.keep("mode", match["mode"] == stated["mode"]),
@@ -668,14 +734,14 @@ def _kda(kills: int, deaths: int, assists: int) -> Fraction:
 class FavouriteHighKdaWins(MobaTemplate):
     name = "favourite_high_kda_wins"
     conditions = (Condition("season", "filter"), Condition("won", "filter"), Condition("kda", "boundary"))
+    clauses = {"kda": "kda", "note": WRITTEN, "season": "season", "won": "won"}
     phrasings = (
-        "Favourite every match of the current season that I won with a KDA of at least {kda} (exactly {kda} counts), with the "
-        "note '{note}'. KDA here is (kills + assists) divided by deaths, with deaths counted as 1 when I didn't die. Skip "
-        "matches already in my favourites.",
+        "Favourite every match of the current season that I won with a KDA of at least {kda}, with the note '{note}'. KDA "
+        "here is (kills + assists) divided by deaths, with deaths counted as 1 when I didn't die.",
         "This season's wins where my (kills + assists) / deaths reached {kda} or more (a game with no deaths divides by 1) "
-        "deserve a place in my favourites: save each with '{note}' as the note, unless it's saved already.",
+        "deserve a place in my favourites: save each with '{note}' as the note.",
         "Note '{note}' on every win of mine in the current season whose KDA, (kills + assists) over deaths with zero deaths "
-        "treated as one, is {kda} or higher: put those matches in my favourites, leaving alone ones already there.",
+        "treated as one, is {kda} or higher: put those matches in my favourites.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -683,19 +749,27 @@ class FavouriteHighKdaWins(MobaTemplate):
         user = _draw(ctx, "player", _players_whose_matches("m.season_id = ? AND mp.result = 'win'", "COUNT(*) >= 15"), season)
         saved = _favourited(ctx, user)
         matches = [{**m, "kda": _kda(m["kills"], m["deaths"], m["assists"])} for m in _my_matches(ctx, user) if m["id"] not in saved]
-        wins = [m for m in matches if m["season_id"] == season and m["result"] == "win"]
-        exact = sorted({m["kda"] for m in wins if (m["kda"] * 10).denominator == 1})
-        cut = ctx.choice(exact[1 : max(2, len(exact) // 2)] if len(exact) > 2 else [], "a KDA one decimal long")
 
-        def chosen(by_season: bool = True, by_win: bool = True, by_kda: str = RIGHT) -> list[int]:
+        def chosen(cut: Fraction, by_season: bool = True, by_win: bool = True, by_kda: str = RIGHT) -> list[int]:
             return [
                 m["id"]
                 for m in matches
                 if (m["season_id"] == season or not by_season) and (m["result"] == "win" or not by_win) and _at_least(by_kda)(m["kda"], cut)
             ]
 
-        targets, note = _matches_to_save(ctx, chosen, 15, 80, by_season=DROPPED, by_win=DROPPED, by_kda=SLIPPED)
-        kda = f"{float(cut):.1f}"
+        # A KDA a player would type: a whole number, or a half below 5.
+        cuts = [Fraction(c) for c in ("2", "2.5", "3", "3.5", "4", "4.5", "5", "6", "7", "8", "10")]
+        fits = []
+        for cut in cuts:
+            try:
+                _bounded(chosen(cut), 15, 80, "matches")
+                _conditions_bite(chosen(cut), chosen, cut, by_season=DROPPED, by_win=DROPPED, by_kda=ROUND)
+            except NoTarget:
+                continue
+            fits.append(cut)
+        cut = ctx.choice(fits, "a KDA that bites")
+        targets, note = chosen(cut), ctx.rng.choice(MATCH_NOTES)
+        kda = f"{float(cut):g}"
         query = self.phrase(ctx, kda=kda, note=note)
         return _player_draft(user, query, _favourite_steps(targets, note), {"kda": kda, "note": note}, _hide([len(targets)], float(cut)))
 
@@ -703,7 +777,7 @@ class FavouriteHighKdaWins(MobaTemplate):
         season = _profile(api)["current_season"]["season_id"]
         saved = _favourite_ids(api)
         bound = Fraction(stated["kda"])
-        for match in api.all_pages("list_match_history"):
+        for match in api.all_pages("list_match_history", narrow={"season_id": season, "result": "win"}):
             kda = _kda(match["kills"], match["deaths"], match["assists"])
             wanted = [
                 api.keep("season", match["season_id"] == season),
@@ -722,6 +796,7 @@ class TidyFavourites(MobaTemplate):
         Condition("won", "filter"),
         Condition("top_k", "ranking", tie_break_stated=True),
     )
+    clauses = {"k": "top_k", "note": WRITTEN, "losses": "losses", "season": "season", "won": "won"}
     phrasings = (
         "Tidy my favourite matches: unfavourite every saved match that I lost. Then make sure my {k} highest-scoring wins of "
         "the current season (by my score; between equal scores the more recent match ranks higher) are all in my "
@@ -790,7 +865,7 @@ class TidyFavourites(MobaTemplate):
         kept = _favourite_ids(api)
         wins = [
             m
-            for m in api.all_pages("list_match_history")
+            for m in api.all_pages("list_match_history", narrow={"season_id": season, "result": "win"})
             if api.keep("season", m["season_id"] == season) and api.keep("won", m["result"] == "win")
         ]
         ranked = sorted(wins, key=lambda m: (m["score"], m["started_at"], m["match_id"]), reverse=True)
@@ -801,14 +876,19 @@ class TidyFavourites(MobaTemplate):
 
 class FavouriteSharedWins(MobaTemplate):
     name = "favourite_shared_wins"
-    conditions = (Condition("since", "boundary"), Condition("same_team", "filter"), Condition("won", "filter"))
+    conditions = (
+        Condition("partner", "filter"),
+        Condition("since", "boundary"),
+        Condition("same_team", "filter"),
+        Condition("won", "filter"),
+    )
+    clauses = {"nickname": "partner", "since": "since", "note": WRITTEN, "same_team": "same_team", "won": "won"}
     phrasings = (
-        "Favourite every match since {date} (that day included) that '{nick}' and I won together on the same team, with the "
-        "note '{note}'. Skip the ones already in my favourites.",
-        "'{nick}' and I have been duoing a lot. Save to my favourites all matches from {date} on ({date} counts) where we were "
-        "teammates (same side) and our side won, noting '{note}', except those I've already saved.",
+        "Favourite every match on or after {date} that '{nick}' and I won together on the same team, with the note '{note}'.",
+        "'{nick}' and I have been duoing a lot. Save to my favourites all matches from {date} on where we were teammates "
+        "(same side) and our side won, noting '{note}'.",
         "Look for matches played on or after {date} in which '{nick}' was on my side and we got the win; each one goes into my "
-        "favourites with the note '{note}' unless it is there already.",
+        "favourites with the note '{note}'.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -820,27 +900,32 @@ class FavouriteSharedWins(MobaTemplate):
         pair = _weighted(ctx, pairs, [p["n"] for p in pairs], "pair")
         user, other = pair["me"], pair["other"]
         saved = _favourited(ctx, user)
-        shared = ctx.rows(
-            "SELECT a.match_id AS id, substr(m.started_at, 1, 10) AS day, a.side = b.side AS same, a.result FROM match_players a "
-            "JOIN match_players b ON b.match_id = a.match_id AND b.player_id = ? JOIN matches m ON m.id = a.match_id "
-            "WHERE a.player_id = ? ORDER BY m.started_at DESC, a.match_id DESC",
-            other,
-            user,
-        )
-        shared = [s for s in shared if s["id"] not in saved]
-        days = sorted({s["day"] for s in shared if s["same"] and s["result"] == "win"})
+        together = {
+            s["id"]: s["same"]
+            for s in ctx.rows(
+                "SELECT a.match_id AS id, a.side = b.side AS same FROM match_players a JOIN match_players b "
+                "ON b.match_id = a.match_id AND b.player_id = ? WHERE a.player_id = ? ORDER BY a.match_id",
+                other,
+                user,
+            )
+        }
+        mine = [m for m in _my_matches(ctx, user) if m["id"] not in saved]
+        days = sorted({m["day"] for m in mine if together.get(m["id"]) and m["result"] == "win"})
         if len(days) < 8:
             raise NoTarget("few shared wins")
         since = ctx.rng.choice(days[1 : len(days) // 2])
 
-        def chosen(by_since: str = RIGHT, by_side: bool = True, by_win: bool = True) -> list[int]:
+        def chosen(by_partner: bool = True, by_since: str = RIGHT, by_side: bool = True, by_win: bool = True) -> list[int]:
             return [
-                s["id"]
-                for s in shared
-                if _at_or_after(by_since)(s["day"], since) and (s["same"] or not by_side) and (s["result"] == "win" or not by_win)
+                m["id"]
+                for m in mine
+                if (m["id"] in together or not by_partner)
+                and _at_or_after(by_since)(m["day"], since)
+                and (together.get(m["id"], True) or not by_side)
+                and (m["result"] == "win" or not by_win)
             ]
 
-        targets, note = _matches_to_save(ctx, chosen, 15, 80, by_since=SLIPPED, by_side=DROPPED, by_win=DROPPED)
+        targets, note = _matches_to_save(ctx, chosen, 15, 80, by_partner=DROPPED, by_since=SLIPPED, by_side=DROPPED, by_win=DROPPED)
         nick = _nickname(ctx, other)
         query = self.phrase(ctx, nick=nick, note=note, date=pretty_day(since))
         return Draft(
@@ -855,14 +940,15 @@ class FavouriteSharedWins(MobaTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         other = _player_id(api, stated["nickname"])
         saved = _favourite_ids(api)
-        theirs = {m["match_id"]: m for m in api.all_pages("list_match_history", player_id=other)}
-        for match in api.all_pages("list_match_history"):
+        since = {"start_date": stated["since"]}
+        theirs = {m["match_id"]: m for m in api.all_pages("list_match_history", narrow=since, player_id=other)}
+        for match in api.all_pages("list_match_history", narrow={**since, "result": "win"}):
             shared = theirs.get(match["match_id"])
-            if shared is None:
+            if not api.keep("partner", shared is not None):
                 continue
             wanted = [
                 api.compare("since", match["started_at"][:10], ">=", stated["since"]),
-                api.keep("same_team", shared["side"] == match["side"]),
+                api.keep("same_team", shared is None or shared["side"] == match["side"]),
                 api.keep("won", match["result"] == "win"),
             ]
             if all(wanted) and match["match_id"] not in saved:
@@ -872,13 +958,11 @@ class FavouriteSharedWins(MobaTemplate):
 class FavouriteModeWinsSince(MobaTemplate):
     name = "favourite_mode_wins_since"
     conditions = (Condition("mode", "filter"), Condition("won", "filter"), Condition("since", "boundary"))
+    clauses = {"mode": "mode", "since": "since", "note": WRITTEN, "won": "won"}
     phrasings = (
-        "Save every {mode} match I won since {date} (that day included) to my favourites with the note '{note}'. Matches "
-        "already in my favourites can stay as they are.",
-        "I'm building an archive of my {mode} victories: favourite each {mode} game I won on or after {date}, noting "
-        "'{note}', and skip the ones I saved before.",
-        "Go through my whole match history from {date} onwards ({date} counts) and put every win in {mode} mode into my "
-        "favourites with '{note}' as the note, unless it's already there.",
+        "Save every {mode} match I won on or after {date} to my favourites with the note '{note}'.",
+        "I'm building an archive of my {mode} victories: favourite each {mode} game I won from {date} on, noting '{note}'.",
+        "Go through my whole match history starting {date} and put every win in {mode} mode into my favourites with '{note}' as the note.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -914,7 +998,8 @@ class FavouriteModeWinsSince(MobaTemplate):
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = _favourite_ids(api)
-        for match in api.all_pages("list_match_history"):
+        narrow = {"mode": stated["mode"], "result": "win", "start_date": stated["since"]}
+        for match in api.all_pages("list_match_history", narrow=narrow):
             wanted = [
                 api.keep("mode", match["mode"] == stated["mode"]),
                 api.keep("won", match["result"] == "win"),
@@ -953,16 +1038,16 @@ class BuyHeroesOnBudget(MobaTemplate):
     name = "buy_heroes_on_budget"
     tries = 2
     conditions = (Condition("role", "filter"), Condition("cheapest_first", "ordering"), Condition("reserve", "boundary"))
+    clauses = {"role": "role", "currency": WRITTEN, "reserve": "reserve", "cheapest_first": "cheapest_first"}
     phrasings = (
         "I want to try more {roles}. Buy {role} heroes I don't own yet (main or secondary role) with {currency}, cheapest "
-        "first and alphabetically among equal prices, as long as I keep at least {reserve} {currency} after each purchase "
-        "(ending on exactly {reserve} is fine); stop at the first one that would take me below that.",
+        "first and alphabetically among equal prices, as long as I still have at least {reserve} {currency} after each "
+        "purchase; stop at the first one that would take me below that.",
         "Spend {currency} on {role} heroes from the shop that I don't have (main or secondary role counts): start with the "
         "cheapest, go by name among equal prices, and keep buying in that order while my balance stays at {reserve} "
         "{currency} or more once the hero is paid for.",
-        "Keep {reserve} {currency} in reserve (landing exactly on {reserve} is allowed) and use the rest on {role} heroes "
-        "(main or secondary role) I don't own, buying the cheapest first, alphabetical on ties, until the next one would eat "
-        "into the reserve.",
+        "Keep {reserve} {currency} in reserve and use the rest on {role} heroes (main or secondary role) I don't own, buying "
+        "the cheapest first, alphabetical on ties, until the next one would take my balance below the reserve.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -991,17 +1076,22 @@ class BuyHeroesOnBudget(MobaTemplate):
                 left -= hero[column]
             return out
 
-        ordered = sorted([h for h in shop if _plays(h, role)], key=lambda h: (h[column], h["name"].casefold()))
-        spent, options = 0, []
-        for m, hero in enumerate(ordered, start=1):
-            spent += hero[column]
-            if spent > balance:
-                break
-            if m >= 2:
-                options.append(balance - spent)
+        # A reserve the player would choose: whole thousands of coins, hundreds of diamonds.
+        step = 1000 if currency == "coins" else 100
+        prices = {h[column] for h in shop}
+        options = []
+        for reserve in range(step, balance, step):
+            targets = bought(reserve)
+            spent = sum(h[column] for h in shop if h["id"] in targets)
+            if len(targets) < 2 or reserve in prices or reserve in (spent, balance - spent):
+                continue  # a reserve that the purchases reach exactly is the answer's number, not the user's
+            try:
+                _conditions_bite(targets, bought, reserve, by_role=DROPPED, by_price=DROPPED, by_reserve=ROUND)
+            except NoTarget:
+                continue
+            options.append(reserve)
         reserve = ctx.choice(options, "reserve")
         targets = bought(reserve)
-        _conditions_bite(targets, bought, reserve, by_role=DROPPED, by_price=DROPPED, by_reserve=SLIPPED)
         query = self.phrase(ctx, role=role, roles=_role_plural(role), currency=currency, reserve=reserve)
         return _player_draft(
             user,
@@ -1014,9 +1104,10 @@ class BuyHeroesOnBudget(MobaTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         currency, column = stated["currency"], _price_column(stated["currency"])
         left = _profile(api)["wallet"][currency]
+        narrow = {"role": stated["role"], **({"sort_by": "price"} if currency == "coins" else {})}
         heroes = [
             h
-            for h in api.all_pages("search_heroes", availability="shop", owned=False, sort_by="name")
+            for h in api.all_pages("search_heroes", narrow=narrow, availability="shop", owned=False, sort_by="name")
             if h["released"] and api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))
         ]
         for hero in api.order("cheapest_first", heroes, key=lambda h: (h[column], h["name"].casefold())):
@@ -1037,15 +1128,15 @@ def _top_hero(ctx: GenContext, player: int) -> int | None:
 class BuyFriendsTopHeroes(MobaTemplate):
     name = "buy_friends_top_heroes"
     conditions = (Condition("closest", "ranking"),)
+    clauses = {"k": "closest", "currency": WRITTEN, "mode": WRITTEN, "name": WRITTEN}
     phrasings = (
         "Take my {k} closest friends (highest intimacy). For each of them, find the hero they have the most proficiency with "
-        "and buy it for me with {currency}, unless I own it already or the shop doesn't sell it. Then open a {mode} room "
-        "called '{name}' and invite those {k} friends.",
+        "and buy it for me with {currency}. Then open a {mode} room called '{name}' and invite those {k} friends.",
         "I want to play what my best friends play, with them. For each of the {k} friends I have the highest intimacy with, "
-        "buy me the hero with their highest proficiency, paying {currency} (skip heroes I already have and ones the shop "
-        "doesn't sell); afterwards create a {mode} room named '{name}' and invite the same friends.",
+        "buy me the hero with their highest proficiency, paying {currency}; afterwards create a {mode} room named '{name}' "
+        "and invite the same friends.",
         "Open a {mode} room '{name}' for my {k} most intimate friends and invite them, but first get me, with {currency}, "
-        "each hero that one of them has their top proficiency with, leaving out heroes I own and heroes not for sale in the shop.",
+        "each hero that one of them has their top proficiency with.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -1097,6 +1188,7 @@ class BuyPopularHeroes(MobaTemplate):
     name = "buy_popular_heroes"
     tries = 4
     conditions = (Condition("role", "filter"), Condition("not_owned", "filter"), Condition("most_owned", "ranking", tie_break_stated=True))
+    clauses = {"k": "most_owned", "role": "role", "currency": WRITTEN, "not_owned": "not_owned"}
     phrasings = (
         "Buy me, with {currency}, the {k} most popular {role} heroes in the shop (most owners first, alphabetical on equal "
         "counts) among those I don't own yet; main or secondary role counts.",
@@ -1158,7 +1250,9 @@ class BuyPopularHeroes(MobaTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         heroes = [
             h
-            for h in api.all_pages("search_heroes", availability="shop", sort_by="popularity")
+            for h in api.all_pages(
+                "search_heroes", narrow={"role": stated["role"], "owned": False}, availability="shop", sort_by="popularity"
+            )
             if h["released"]
             and api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))
             and api.keep("not_owned", not h["owned_by_me"])
@@ -1202,9 +1296,10 @@ class HostRoomForFriends(MobaTemplate):
     name = "host_room_for_friends"
     tries = 2
     conditions = (Condition("tier", "boundary"), Condition("not_in_match", "filter"))
+    clauses = {"tier": "tier", "mode": WRITTEN, "name": WRITTEN, "not_in_match": "not_in_match"}
     phrasings = (
         "Open a {mode} room called '{name}' and invite every friend of mine who is currently ranked {tier} or higher "
-        "({tier} counts) and isn't in a match right now.",
+        "and isn't in a match right now.",
         "Create a {mode} room named '{name}', then send an invitation to each of my friends at {tier} rank or above who is "
         "not currently in a match.",
         "I'm hosting: a {mode} room '{name}'. Invite all friends whose current rank is at least {tier}, leaving out anyone "
@@ -1250,13 +1345,15 @@ class ClanPracticeRoom(MobaTemplate):
     name = "clan_practice_room"
     tries = 2
     conditions = (Condition("not_in_match", "filter"),)
+    readings = (CLAN_READING,)
+    clauses = {"name": WRITTEN, "password": WRITTEN, "not_in_match": "not_in_match"}
     phrasings = (
         "Set up a clan practice: open a custom room '{name}' with password {pw}, exactly big enough for me plus every member of "
-        "my clan who isn't in a match right now, and invite all of those clanmates.",
+        "my clan, whatever their role, who isn't in a match right now, and invite all of those clanmates.",
         "Create a password-protected custom room called '{name}' (password {pw}). Its capacity should be the number of my "
-        "clanmates who are not currently in a match, plus one for me. Then invite each of them.",
-        "My clanmates who aren't playing a match at the moment should all get an invitation to a new custom room '{name}' "
-        "(password {pw}) that has room for them and me and not a single place more.",
+        "clanmates (any clan role) who are not currently in a match, plus one for me. Then invite each of them.",
+        "My clanmates who aren't playing a match at the moment, whatever their clan role, should all get an invitation to a "
+        "new custom room '{name}' (password {pw}) that has room for them and me and not a single place more.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -1286,9 +1383,7 @@ class ClanPracticeRoom(MobaTemplate):
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        me = _profile(api)
-        members = api.call("get_team", team_id=me["clan"]["team_id"])["members"]["items"]
-        mates = [m for m in members if m["player_id"] != me["player_id"] and api.keep("not_in_match", m["status"] != "in_match")]
+        mates = [m for m in _clan_mates(api, _profile(api)) if api.keep("not_in_match", m["status"] != "in_match")]
         _host_room(
             api, [m["player_id"] for m in mates], name=stated["name"], mode="custom", capacity=len(mates) + 1, password=stated["password"]
         )
@@ -1296,6 +1391,8 @@ class ClanPracticeRoom(MobaTemplate):
 
 class ReopenRoom(MobaTemplate):
     name = "reopen_room"
+    conditions = (Condition("invited_too", "filter"),)
+    clauses = {"mode": WRITTEN, "name": WRITTEN, "invited_too": "invited_too"}
     phrasings = (
         "Close the room I currently own and open a new {mode} room called '{name}' instead. Invite everyone who was in my old "
         "room, plus everyone who had a pending invitation to it.",
@@ -1314,7 +1411,10 @@ class ReopenRoom(MobaTemplate):
         invited = ctx.column(
             "SELECT invitee_id FROM room_invitations WHERE room_id = ? AND status = 'pending' ORDER BY sent_at, id", room["id"]
         )
-        people = members + [p for p in invited if p not in members and p != user]
+        extra = [p for p in invited if p not in members and p != user]
+        if not extra:
+            raise NoTarget("nobody invited who is not in the room: the clause would add nobody")
+        people = members + extra
         _bounded(people, 2, 15, "people")
         if any(_blocked_either_way(ctx, user, p) for p in people):
             raise NoTarget("a block in the way")
@@ -1334,7 +1434,8 @@ class ReopenRoom(MobaTemplate):
         old = _profile(api)["room"]["room_id"]
         room = api.call("get_room", room_id=old)
         people = [m["player_id"] for m in room["members"] if not m["is_owner"]]
-        people += [i["invitee_id"] for i in room["pending_invitations"] if i["invitee_id"] not in people]
+        if api.heeds("invited_too"):
+            people += [i["invitee_id"] for i in room["pending_invitations"] if i["invitee_id"] not in people]
         api.call("dissolve_room", room_id=old)
         _host_room(api, people, name=stated["name"], mode=stated["mode"])
 
@@ -1342,6 +1443,7 @@ class ReopenRoom(MobaTemplate):
 class RoomForFrequentTeammates(MobaTemplate):
     name = "room_for_frequent_teammates"
     conditions = (Condition("season", "filter"), Condition("most_often", "ranking"))
+    clauses = {"k": "most_often", "mode": WRITTEN, "name": WRITTEN, "season": "season"}
     phrasings = (
         "Open a {mode} room called '{name}' and invite the {k} players who were on my team most often in my matches of the current season.",
         "Count, over my matches this season, how many times each player was on my side; the {k} with the highest counts get "
@@ -1392,7 +1494,7 @@ class RoomForFrequentTeammates(MobaTemplate):
         me = _profile(api)
         season = me["current_season"]["season_id"]
         counts: Counter = Counter()
-        for match in api.all_pages("list_match_history"):
+        for match in api.all_pages("list_match_history", narrow={"season_id": season}):
             if api.keep("season", match["season_id"] == season):
                 for player in api.call("get_match", match_id=match["match_id"])["players"]:
                     if player["side"] == match["side"] and player["player_id"] != me["player_id"]:
@@ -1405,36 +1507,28 @@ class RoomForFrequentTeammates(MobaTemplate):
 class JoinRoomAndInvite(MobaTemplate):
     name = "join_room_and_invite"
     conditions = (Condition("online", "filter"), Condition("tier", "boundary"))
+    clauses = {"tier": "tier", "online": "online"}
     phrasings = (
-        "Accept the pending invitation from '{inviter}' to the room '{room}', then invite to that room every friend of mine whose "
-        "status is online (not offline, not in a match) and who is currently ranked {tier} or higher ({tier} counts).",
-        "I'm joining '{inviter}' in '{room}': accept their invitation. Once I'm in, invite my friends whose status is online and "
-        "whose rank is {tier} or above, unless they are already in the room or invited.",
-        "Say yes to the room invitation '{inviter}' sent me for '{room}'. After that, every friend with the status online (a "
-        "friend in a match doesn't count) at {tier} rank or higher should get an invitation to the same room from me (skip "
-        "those already there or already invited).",
+        "Accept the room invitation that is waiting for me, then invite to that room every friend of mine whose status is "
+        "online (not offline, not in a match) and who is currently ranked {tier} or higher.",
+        "I'm joining the room I've been invited to: accept my pending room invitation. Once I'm in, invite my friends whose "
+        "status is online and whose rank is {tier} or above.",
+        "Say yes to my one pending room invitation. After that, every friend with the status online (a friend in a match "
+        "doesn't count) at {tier} rank or higher should get an invitation to the same room from me.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
         invitation = ctx.choice(
             ctx.rows(
-                "SELECT i.id, i.invitee_id, i.room_id, i.inviter_id, r.name FROM room_invitations i JOIN rooms r ON r.id = i.room_id "
-                "WHERE i.status = 'pending' AND r.status = 'open' AND r.member_count + 1 < r.capacity ORDER BY i.id"
+                "SELECT i.id, i.invitee_id, i.room_id FROM room_invitations i JOIN rooms r ON r.id = i.room_id "
+                "WHERE i.status = 'pending' AND r.status = 'open' AND r.member_count + 1 < r.capacity AND (SELECT COUNT(*) "
+                "FROM room_invitations o WHERE o.invitee_id = i.invitee_id AND o.status = 'pending') = 1 ORDER BY i.id"
             ),
             "invitation",
         )
         user, room = invitation["invitee_id"], invitation["room_id"]
         if not _free_to_host(ctx, user):
             raise NoTarget("in a running game")
-        same = ctx.value(
-            "SELECT COUNT(*) FROM room_invitations i JOIN rooms r ON r.id = i.room_id JOIN players p ON p.id = i.inviter_id "
-            "JOIN players q ON q.id = ? WHERE i.invitee_id = ? AND r.name = ? AND p.id = q.id",
-            invitation["inviter_id"],
-            user,
-            invitation["name"],
-        )
-        if same != 1 or "'" in invitation["name"]:
-            raise NoTarget("the invitation is not named by room and inviter")
         taken = set(
             ctx.column(
                 "SELECT player_id FROM room_members WHERE room_id = ? UNION SELECT invitee_id FROM room_invitations "
@@ -1454,31 +1548,38 @@ class JoinRoomAndInvite(MobaTemplate):
         def invited(cut: int, by_online: bool = True, by_tier: str = RIGHT) -> list[int]:
             return [f["id"] for f in friends if (f["status"] == "online" or not by_online) and _at_least(by_tier)(f["tier"], cut)]
 
-        cuts = sorted({f["tier"] for f in friends if f["status"] == "online"})
-        cut = ctx.choice(cuts[1:], "tier cut")
-        targets = _bounded(invited(cut), 1, 9, "friends")
-        _conditions_bite(targets, invited, cut, by_online=DROPPED, by_tier=SLIPPED)
+        cuts = []
+        for cut in sorted({f["tier"] for f in friends if f["status"] == "online"})[1:]:
+            try:
+                _bounded(invited(cut), 1, 9, "friends")
+                _conditions_bite(invited(cut), invited, cut, by_online=DROPPED, by_tier=SLIPPED)
+            except NoTarget:
+                continue
+            cuts.append(cut)
+        cut = ctx.choice(cuts, "tier cut")
+        targets = invited(cut)
         if capacity < 1:
             raise NoTarget("no place to invite to")
-        inviter = _nickname(ctx, invitation["inviter_id"])
-        query = self.phrase(ctx, inviter=inviter, room=invitation["name"], tier=TIERS[cut]) + _leave_note(ctx, user)
+        query = self.phrase(ctx, tier=TIERS[cut]) + _leave_note(ctx, user)
         return Draft(
             user,
             query,
             [Step("answer_room_invitation", {"invitation_id": invitation["id"], "accept": True})]
             + [Step("invite_to_room", {"room_id": room, "player_id": p}) for p in targets],
-            stated={"inviter": inviter, "room": invitation["name"], "tier": TIERS[cut]},
+            stated={"tier": TIERS[cut]},
             hidden=[len(targets)],
             targets=_once(("player", user), ("room", room)),
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         invitations = api.all_pages("list_room_invitations", direction="received", status="pending")
-        invitation = find_one(invitations, room=stated["room"], inviter=stated["inviter"])
+        if len(invitations) != 1:
+            raise PublicSolverFailed(f"{len(invitations)} pending room invitations, not one")
+        invitation = invitations[0]
         api.call("answer_room_invitation", invitation_id=invitation["invitation_id"], accept=True)
         room = api.call("get_room", room_id=invitation["room_id"])
         taken = {m["player_id"] for m in room["members"]} | {i["invitee_id"] for i in room["pending_invitations"]}
-        for friend in api.all_pages("list_friends"):
+        for friend in api.all_pages("list_friends", narrow={"status": "online"}):
             online = api.keep("online", friend["status"] == "online")
             ranked = api.compare("tier", _tier(friend["tier"]), ">=", _tier(stated["tier"]))
             if online and ranked and friend["player_id"] not in taken:
@@ -1490,14 +1591,15 @@ class JoinRoomAndInvite(MobaTemplate):
 
 class ReviewClanApplications(MobaTemplate):
     name = "review_clan_applications"
-    conditions = (Condition("bar", "boundary"),)
+    conditions = (Condition("level", "boundary"), Condition("tier", "boundary"))
+    clauses = {"level": "level", "tier": "tier"}
     phrasings = (
-        "Review the pending applications to my clan, oldest first: approve applicants {bar} ({exact}) who aren't in another "
-        "clan, as long as we still have free places. Reject every other pending application, including any we can't take.",
-        "Go through my clan's pending applications in the order they came in. Anyone {bar} ({exact}) who is not already in a "
-        "clan gets approved while there is room; everything else that is pending gets rejected.",
-        "Clear the queue of applications to my clan. Approve the applicants {bar} ({exact}) who belong to no clan yet, earliest "
-        "application first, until we run out of free places; reject all the other pending ones.",
+        "Review the pending applications to my clan: approve every applicant at level {level} or higher who is currently "
+        "ranked {tier} or above, and reject all the other pending ones.",
+        "Go through my clan's pending applications. Applicants who have reached level {level} and hold a {tier} rank or "
+        "better get approved; everyone else who is waiting gets rejected.",
+        "Clear my clan's application queue: yes to players ranked {tier} or higher with a level of at least {level}, no to "
+        "every other pending application.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -1505,7 +1607,7 @@ class ReviewClanApplications(MobaTemplate):
             ctx.rows(
                 "SELECT m.player_id, m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.role IN ('leader', 'vice_leader') "
                 "AND t.member_count < t.capacity AND (SELECT COUNT(*) FROM team_applications a WHERE a.team_id = m.team_id "
-                "AND a.status = 'pending' AND a.player_id NOT IN (SELECT player_id FROM team_members)) >= 2 ORDER BY m.player_id"
+                "AND a.status = 'pending') >= 4 ORDER BY m.player_id"
             ),
             "clan officer",
         )
@@ -1517,47 +1619,42 @@ class ReviewClanApplications(MobaTemplate):
             officer["team_id"],
         )
         places = team["capacity"] - team["member_count"]
-        by = ctx.rng.choice(["level", "tier"])
 
-        def approved(cut: int, mode: str = RIGHT) -> list[int]:
-            out: list[int] = []
-            for a in apps:
-                if not a["in_clan"] and _at_least(mode)(a[by], cut) and len(out) < places:
-                    out.append(a["id"])
-            return out
+        def approved(level: int, tier: int, by_level: str = RIGHT, by_tier: str = RIGHT) -> list[int]:
+            return [a["id"] for a in apps if _at_least(by_level)(a["level"], level) and _at_least(by_tier)(a["tier"], tier)]
 
-        cuts = sorted({a[by] for a in apps if not a["in_clan"]})
-        cut = ctx.choice(cuts[1:], f"{by} cut")
-        chosen = approved(cut)
-        _differs(chosen, approved(cut, OFF), approved(cut, IGNORED))
+        options = []
+        for level in range(10, 60, 5):  # a level a player would name: a multiple of five
+            for tier in sorted({a["tier"] for a in apps})[1:]:
+                chosen = approved(level, tier)
+                if not chosen or len(chosen) > places or any(a["in_clan"] for a in apps if a["id"] in chosen):
+                    continue  # every approval must go through: a free place each, nobody already in a clan
+                try:
+                    _conditions_bite(chosen, approved, level, tier, by_level=ROUND, by_tier=SLIPPED)
+                except NoTarget:
+                    continue
+                options.append((level, tier))
+        level, tier = ctx.choice(options, "level and tier that both bite")
+        chosen = approved(level, tier)
         steps = [
             Step("approve_team_application" if a["id"] in chosen else "reject_team_application", {"application_id": a["id"]}) for a in apps
         ]
-        if by == "level":
-            bar, exact, value = f"at level {cut} or higher", f"exactly level {cut} counts", cut
-        else:
-            bar, exact, value = f"currently ranked {TIERS[cut]} or higher", f"{TIERS[cut]} itself counts", TIERS[cut]
-        query = self.phrase(ctx, bar=bar, exact=exact)
+        query = self.phrase(ctx, level=level, tier=TIERS[tier])
         return Draft(
             officer["player_id"],
             query,
             steps,
-            stated={"by": by, "at_least": value},
-            hidden=_hide([len(chosen), len(apps), places], cut if by == "level" else None),
+            stated={"level": level, "tier": TIERS[tier]},
+            hidden=_hide([len(chosen), len(apps), places], level),
             targets=_once(("player", officer["player_id"]), ("clan", officer["team_id"])),
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        team = api.call("get_team", team_id=_profile(api)["clan"]["team_id"])["team"]
-        places = team["capacity"] - team["member_count"]
         for application in api.all_pages("list_team_applications", status="pending"):
-            if stated["by"] == "level":
-                ok = api.compare("bar", application["level"], ">=", stated["at_least"])
-            else:
-                ok = api.compare("bar", _tier(application["tier"]), ">=", _tier(stated["at_least"]))
-            if ok and application["applicant_team_id"] is None and places > 0:
+            high = api.compare("level", application["level"], ">=", stated["level"])
+            ranked = api.compare("tier", _tier(application["tier"]), ">=", _tier(stated["tier"]))
+            if high and ranked:
                 api.call("approve_team_application", application_id=application["application_id"])
-                places -= 1
             else:
                 api.call("reject_team_application", application_id=application["application_id"])
 
@@ -1565,15 +1662,17 @@ class ReviewClanApplications(MobaTemplate):
 class ClanTopContributor(MobaTemplate):
     name = "clan_top_contributor"
     conditions = (Condition("top_contributor", "ranking"), Condition("since", "boundary"), Condition("same_team", "filter"))
+    readings = (CLAN_READING,)
+    clauses = {"since": "since", "note": WRITTEN, "message": WRITTEN, "same_team": "same_team"}
     phrasings = (
-        "Find the member of my clan with the highest contribution, apart from me. Favourite every match since {date} (that day "
-        "included) in which they played on my team, with the note '{note}', and send them a friend request saying '{msg}' "
-        "unless we're already friends.",
-        "Our clan's top contributor (not counting me) deserves some love: save to my favourites all matches from {date} on "
-        "({date} counts) where we were on the same side, noting '{note}', and if they're not on my friend list yet, send them "
-        "a request with the message '{msg}'.",
-        "Who contributes most to my clan, leaving me out? Add them as a friend ('{msg}') if they aren't one already, then put "
-        "every match played on or after {date} where they were my teammate into my favourites with '{note}' as the note.",
+        "Find the member of my clan with the highest contribution apart from me, whatever their role. Favourite every match "
+        "on or after {date} in which they played on my team, with the note '{note}', and send them a friend request saying "
+        "'{msg}'.",
+        "Our clan's top contributor (not counting me; any clan role) deserves some love: save to my favourites all matches "
+        "from {date} on where we were on the same side, noting '{note}', and send them a friend request with the message "
+        "'{msg}'.",
+        "Who contributes most to my clan apart from me (any clan role counts)? Add them as a friend ('{msg}'), then "
+        "put every match played on or after {date} where they were my teammate into my favourites with '{note}' as the note.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -1587,8 +1686,8 @@ class ClanTopContributor(MobaTemplate):
         if len(mates) < 3 or mates[0]["contribution"] == mates[1]["contribution"]:
             raise NoTarget("no single top contributor")
         top = mates[0]["player_id"]
-        if _relation(ctx, user, top) not in ("free", "friend"):
-            raise NoTarget("a pending request or a block with the top contributor")
+        if _relation(ctx, user, top) != "free":
+            raise NoTarget("already friends, a pending request or a block with the top contributor")
         saved = _favourited(ctx, user)
         note, msg = ctx.rng.choice(MATCH_NOTES), ctx.rng.choice(FRIEND_MESSAGES)
         shared = {
@@ -1635,13 +1734,13 @@ class ClanTopContributor(MobaTemplate):
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
-        mates = [m for m in api.all_pages("get_team", within="members", team_id=me["clan"]["team_id"]) if m["player_id"] != me["player_id"]]
-        ranked = sorted(mates, key=lambda m: (-m["contribution"], m["player_id"]))
+        ranked = sorted(_clan_mates(api, me), key=lambda m: (-m["contribution"], m["player_id"]))
         chosen = api.top("top_contributor", ranked, 1, lambda m: m["contribution"])
         saved = _favourite_ids(api)
-        mine = api.all_pages("list_match_history")
+        since = {"start_date": stated["since"]}
+        mine = api.all_pages("list_match_history", narrow=since)
         for mate in chosen:
-            theirs = {m["match_id"]: m for m in api.all_pages("list_match_history", player_id=mate["player_id"])}
+            theirs = {m["match_id"]: m for m in api.all_pages("list_match_history", narrow=since, player_id=mate["player_id"])}
             for match in mine:
                 shared = theirs.get(match["match_id"])
                 if shared is None or match["match_id"] in saved:
@@ -1659,17 +1758,14 @@ class ClanTopContributor(MobaTemplate):
 
 class LeaderboardFriendRequests(MobaTemplate):
     name = "leaderboard_friend_requests"
-    conditions = (Condition("region", "filter"), Condition("tier", "boundary"))
+    conditions = (Condition("season", "filter"), Condition("region", "filter"), Condition("tier", "boundary"))
+    clauses = {"season": "season", "tier": "tier", "message": WRITTEN, "region": "region"}
     phrasings = (
         "I want strong friends from home. Send a friend request saying '{msg}' to every player of my region who finished "
-        "{season} ranked {tier} or higher ({tier} counts). If one of them already sent me a request, accept it instead; skip "
-        "my friends, blocks either way and requests I already sent.",
+        "{season} ranked {tier} or higher.",
         "Go through the {season} leaderboard: everyone from my region whose final rank that season was {tier} or above should "
-        "get a friend request from me ('{msg}'), or an acceptance if they asked me first. Leave alone friends, players with a "
-        "block between us and players I already asked.",
-        "Players in my region who ended {season} at {tier} or better: befriend them all (accept a pending request of theirs, "
-        "otherwise send one with the message '{msg}'), apart from existing friends, blocked players either way and pending "
-        "requests of mine.",
+        "get a friend request from me ('{msg}').",
+        "Players in my region who ended {season} at {tier} or better: send them all a friend request with the message '{msg}'.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -1678,38 +1774,37 @@ class LeaderboardFriendRequests(MobaTemplate):
         user = _draw(ctx, "player", "SELECT id FROM players ORDER BY id")
         region = ctx.value("SELECT region FROM players WHERE id = ?", user)
         msg = ctx.rng.choice(FRIEND_MESSAGES)
-        board = ctx.rows(
-            f"SELECT r.player_id, {tier_index('r.tier')} AS tier, p.region FROM season_ranks r "
-            "JOIN players p ON p.id = r.player_id WHERE r.season_id = ? AND r.player_id != ? ORDER BY r.player_id",
-            season,
-            user,
-        )
-        cuts = sorted({b["tier"] for b in board if b["region"] == region})
-        cut = ctx.choice(cuts[2:], "tier cut")
-        pool = [b for b in board if b["tier"] >= cut - 1]
-        actions = _befriend_steps(ctx, user, [b["player_id"] for b in pool], msg)
 
-        def chosen(by_region: bool = True, by_tier: str = RIGHT) -> list[int]:
-            return [
-                b["player_id"]
-                for b in board
-                if (b["region"] == region or not by_region)
-                and _at_least(by_tier)(b["tier"], cut)
-                and (b["player_id"] in actions or b["player_id"] not in {q["player_id"] for q in pool})
-            ]
+        def board(of: int) -> list[dict[str, Any]]:
+            return ctx.rows(
+                f"SELECT r.player_id, {tier_index('r.tier')} AS tier, p.region FROM season_ranks r "
+                "JOIN players p ON p.id = r.player_id WHERE r.season_id = ? AND r.player_id != ? ORDER BY r.player_id",
+                of,
+                user,
+            )
+
+        boards = {season: board(season), current: board(current)}
+        cuts = sorted({b["tier"] for b in boards[season] if b["region"] == region})
+        cut = ctx.choice(cuts[2:], "tier cut")
+        befriend = _befriend_step(ctx, user, msg)
+
+        def chosen(by_season: bool = True, by_region: bool = True, by_tier: str = RIGHT) -> list[Step]:
+            rows = boards[season if by_season else current]
+            picked = [b["player_id"] for b in rows if (b["region"] == region or not by_region) and _at_least(by_tier)(b["tier"], cut)]
+            return [step for p in picked if (step := befriend(p)) is not None]
 
         targets = _bounded(chosen(), 10, 30, "players")
-        _conditions_bite(targets, chosen, by_region=DROPPED, by_tier=SLIPPED)
+        if _accepts(targets):
+            raise NoTarget("one of them asked first: the request would be refused")
+        _conditions_bite(targets, chosen, by_season=DROPPED, by_region=DROPPED, by_tier=SLIPPED)
         name = ctx.value("SELECT name FROM seasons WHERE id = ?", season)
         query = self.phrase(ctx, season=name, tier=TIERS[cut], msg=msg)
-        return _player_draft(
-            user, query, [actions[p] for p in targets], {"season": name, "tier": TIERS[cut], "message": msg}, [len(targets)]
-        )
+        return _player_draft(user, query, targets, {"season": name, "tier": TIERS[cut], "message": msg}, [len(targets)])
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
-        season = _season_id(api, stated["season"])
-        for row in api.all_pages("get_rank", within="leaderboard", season_id=season):
+        season = _season_id(api, stated["season"]) if api.heeds("season") else me["current_season"]["season_id"]
+        for row in api.all_pages("get_rank", within="leaderboard", narrow={"region": me["region"]}, season_id=season):
             if row["player_id"] == me["player_id"]:
                 continue
             if api.keep("region", row["region"] == me["region"]) & api.compare("tier", _tier(row["tier"]), ">=", _tier(stated["tier"])):
@@ -1719,16 +1814,17 @@ class LeaderboardFriendRequests(MobaTemplate):
 class ScoutRegionLeader(MobaTemplate):
     name = "scout_region_leader"
     conditions = (Condition("region", "filter"), Condition("against", "filter"))
+    clauses = {"message": WRITTEN, "currency": WRITTEN, "note": WRITTEN, "region": "region", "against": "against"}
     phrasings = (
         "Look up the player at the top of this season's leaderboard for my region. Send them a friend request saying '{msg}', "
-        "buy the hero they have the most proficiency with (paying {currency}) if I don't own it, and favourite every match "
-        "where they played against me, with the note '{note}'.",
+        "buy the hero they have the most proficiency with (paying {currency}), and favourite every match where they played "
+        "against me, with the note '{note}'.",
         "I want to learn from the best player in my region: whoever leads my region's leaderboard this season. Favourite all "
-        "matches in which we were on opposite teams (note '{note}'), get me their highest-proficiency hero with {currency} "
-        "unless I have it, and ask them to be my friend ('{msg}').",
+        "matches in which we were on opposite teams (note '{note}'), get me their highest-proficiency hero with {currency}, "
+        "and ask them to be my friend ('{msg}').",
         "Three things about the current season's number one of my region's leaderboard: a friend request from me with the "
-        "message '{msg}'; their top hero by proficiency, bought with {currency} if it isn't mine yet; and every match of ours "
-        "where they were on the enemy team saved to my favourites as '{note}'.",
+        "message '{msg}'; their top hero by proficiency, bought with {currency}; and every match of ours where they were on "
+        "the enemy team saved to my favourites as '{note}'.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -1774,7 +1870,7 @@ class ScoutRegionLeader(MobaTemplate):
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
-        board = api.all_pages("get_rank", within="leaderboard")
+        board = api.all_pages("get_rank", within="leaderboard", narrow={"region": me["region"]})
         leader = next(r for r in board if api.keep("region", r["region"] == me["region"]))["player_id"]
         relation = api.call("get_player", player_id=leader)
         if not relation["relation"]["is_friend"]:
@@ -1798,13 +1894,14 @@ class UnblockAndReconnect(MobaTemplate):
     name = "unblock_and_reconnect"
     tries = 2
     conditions = (Condition("blocked_before", "boundary"),)
+    clauses = {"before": "blocked_before", "message": WRITTEN, "name": WRITTEN}
     phrasings = (
-        "I want to make peace with the players I blocked before {date} ({date} itself does not count): take them off my "
-        "blacklist, send each a friend request saying '{msg}', and invite them all to a new custom room '{name}'.",
-        "Everyone on my blacklist since before {date} (not those blocked on {date}) gets a second chance: unblock them, ask each "
-        "to be my friend with the message '{msg}', then open a custom room named '{name}' and invite them.",
+        "I want to make peace with the players I blocked before {date}: take them off my blacklist, send each a friend "
+        "request saying '{msg}', and invite them all to a new custom room '{name}'.",
+        "Everyone I blocked before {date} gets a second chance: unblock them, ask each to be my friend with the "
+        "message '{msg}', then open a custom room named '{name}' and invite them.",
         "Open a custom room '{name}' for a fresh start with the people I blocked earlier than {date}: unblock each of them, "
-        "send them a friend request ('{msg}') and an invitation to that room. Blocks from {date} on stay.",
+        "send them a friend request ('{msg}') and an invitation to that room.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -1850,13 +1947,13 @@ class BlockToxicTeammates(MobaTemplate):
     name = "block_toxic_teammates"
     tries = 6
     conditions = (Condition("since", "boundary"), Condition("deaths", "boundary"), Condition("teammate", "filter"))
+    clauses = {"since": "since", "deaths": "deaths", "teammate": "teammate"}
     phrasings = (
-        "Block every player who was on my team in a match I lost on or after {date} and died {d} or more times in that match. "
-        "Friends are no exception.",
-        "My losses since {date} ({date} included) were full of feeders. Anyone who played on my side in one of those losses "
-        "with at least {d} deaths goes on my blacklist, friends too.",
-        "Go through the matches I lost from {date} onwards and find the teammates (my side, not the enemies) who died {d} times "
-        "or more in them; block each of them, even if we're friends.",
+        "Block every player who was on my team in a match I lost on or after {date} and died {d} or more times in that match.",
+        "My losses from {date} on were full of feeders. Anyone who played on my side in one of those losses with at least "
+        "{d} deaths goes on my blacklist.",
+        "Go through the matches I lost starting {date} and find the teammates (my side, not the enemies) who died {d} times "
+        "or more in them; block each of them.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -1878,7 +1975,7 @@ class BlockToxicTeammates(MobaTemplate):
         since = ctx.choice(sorted({r["day"] for r in rows if r["day"] >= first})[1:], "loss day")
         blocked = set(ctx.column("SELECT other_id FROM relations WHERE player_id = ? AND kind = 'blocked'", user))
         window = [r["deaths"] for r in rows if r["day"] >= since and r["same"]]
-        d = ctx.choice([x for x in sorted(set(window))[len(set(window)) // 2 :] if x >= 2], "deaths")
+        d = ctx.choice([x for x in range(4, 13) if sum(w >= x for w in window) >= 2], "deaths")
 
         def chosen(by_day: str = RIGHT, by_deaths: str = RIGHT, by_side: bool = True) -> list[int]:
             return sorted(
@@ -1893,7 +1990,7 @@ class BlockToxicTeammates(MobaTemplate):
             )
 
         targets = _bounded(chosen(), 4, 30, "teammates")
-        _conditions_bite(targets, chosen, by_day=SLIPPED, by_deaths=SLIPPED, by_side=DROPPED)
+        _conditions_bite(targets, chosen, by_day=SLIPPED, by_deaths=ROUND, by_side=DROPPED)
         query = self.phrase(ctx, date=pretty_day(since), d=d)
         return _player_draft(
             user, query, [Step("block_player", {"player_id": p}) for p in targets], {"since": since, "deaths": d}, _hide([len(targets)], d)
@@ -1903,7 +2000,7 @@ class BlockToxicTeammates(MobaTemplate):
         me = _profile(api)["player_id"]
         blocked = {p["player_id"] for p in api.all_pages("list_blacklist")}
         chosen: set[int] = set()
-        for match in api.all_pages("list_match_history", result="loss"):
+        for match in api.all_pages("list_match_history", narrow={"start_date": stated["since"]}, result="loss"):
             if not api.compare("since", match["started_at"][:10], ">=", stated["since"]):
                 continue
             for player in api.call("get_match", match_id=match["match_id"])["players"]:
@@ -1926,14 +2023,14 @@ class FavouriteTopHeroMatches(MobaTemplate):
         Condition("since", "boundary"),
         Condition("min_score", "boundary"),
     )
+    clauses = {"role": "role", "since": "since", "score": "min_score", "note": WRITTEN, "top_hero": "top_hero"}
     phrasings = (
         "Take the {role} hero I have the most proficiency with (main or secondary role). Favourite every match I played with "
-        "it on or after {date} in which my score was at least {score} (exactly {score} counts), with the note '{note}'.",
-        "Among my heroes that play {role} (main or secondary role), find the one with my highest proficiency, then save to my "
-        "favourites each of my games with that hero from {date} on ({date} included) where I scored {score} or more; note "
-        "'{note}'.",
+        "it on or after {date} in which my score was at least {score}, with the note '{note}'.",
+        "Among the heroes I own that play {role} (main or secondary role), find the one with my highest proficiency, then "
+        "save to my favourites each of my games with that hero from {date} on where I scored {score} or more; note '{note}'.",
         "My best {role} by proficiency (main or secondary role counts) deserves a highlight reel: every match with that hero "
-        "since {date}, that day included, with a score of {score} or higher goes into my favourites as '{note}'.",
+        "starting {date} with a score of {score} or higher goes into my favourites as '{note}'.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -1964,10 +2061,9 @@ class FavouriteTopHeroMatches(MobaTemplate):
         own = [m for m in matches if m["hero_id"] == mine[0]["id"]]
         days = sorted({m["day"] for m in own})
         since = ctx.rng.choice(days[1 : max(2, len(days) // 3)])
-        scores = sorted({m["score"] for m in own if m["day"] >= since})
-        if len(scores) < 3:
-            raise NoTarget("few scores")
-        score = ctx.rng.choice(scores[1 : max(2, len(scores) // 3)])
+        scores = [m["score"] for m in own if m["day"] >= since]
+        # A whole-number score the player would name, one that some of those games miss.
+        score = ctx.choice([s for s in range(4, 16) if 0 < sum(x < s for x in scores) < len(scores)], "score")
 
         def chosen(by_role: bool = True, by_top: str = RIGHT, by_since: str = RIGHT, by_score: str = RIGHT) -> list[int]:
             pool = mine if by_role else heroes
@@ -1979,7 +2075,7 @@ class FavouriteTopHeroMatches(MobaTemplate):
                 if m["hero_id"] in ids and _at_or_after(by_since)(m["day"], since) and _at_least(by_score)(m["score"], score)
             ]
 
-        targets, note = _matches_to_save(ctx, chosen, 15, 70, by_role=DROPPED, by_top=SLIPPED, by_since=SLIPPED, by_score=SLIPPED)
+        targets, note = _matches_to_save(ctx, chosen, 15, 70, by_role=DROPPED, by_top=SLIPPED, by_since=SLIPPED, by_score=ROUND)
         query = self.phrase(ctx, role=role, date=pretty_day(since), score=score, note=note)
         return _player_draft(
             user,
@@ -1992,13 +2088,13 @@ class FavouriteTopHeroMatches(MobaTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         heroes = [
             h
-            for h in api.all_pages("list_my_heroes", sort_by="proficiency")
+            for h in api.all_pages("list_my_heroes", narrow={"role": stated["role"]}, sort_by="proficiency")
             if api.keep("role", stated["role"] in (h["role"], h["secondary_role"]))
         ]
         ranked = sorted(heroes, key=lambda h: (-h["proficiency"], h["hero_id"]))
         saved = _favourite_ids(api)
         for hero in api.top("top_hero", ranked, 1, lambda h: h["proficiency"]):
-            for match in api.all_pages("list_match_history", hero_id=hero["hero_id"]):
+            for match in api.all_pages("list_match_history", narrow={"start_date": stated["since"]}, hero_id=hero["hero_id"]):
                 recent = api.compare("since", match["started_at"][:10], ">=", stated["since"])
                 good = api.compare("min_score", match["score"], ">=", stated["score"])
                 if recent and good and match["match_id"] not in saved:
@@ -2012,13 +2108,14 @@ class FavouriteCarryGames(MobaTemplate):
         Condition("won", "filter"),
         Condition("top_damage", "filter", capability="aggregation_computation"),
     )
+    clauses = {"since": "since", "note": WRITTEN, "won": "won", "top_damage": "top_damage"}
     phrasings = (
-        "Favourite every match since {date} (that day included) that I won and in which nobody on my team dealt more damage "
-        "than me, with the note '{note}'. Skip matches already in my favourites.",
-        "I carried a few games lately. Find my wins from {date} on ({date} counts) where my damage dealt was the highest on my "
-        "side (no teammate above me) and save each one to my favourites with '{note}' as the note, unless it's saved already.",
-        "Go through the matches I won on or after {date} and open each one: if no teammate out-damaged me, put it in my "
-        "favourites noting '{note}' (ones already there stay as they are).",
+        "Favourite every match on or after {date} that I won and in which nobody on my team dealt more damage than me, with "
+        "the note '{note}'.",
+        "I carried a few games lately. Find my wins from {date} on where my damage dealt was the highest on my side (no "
+        "teammate above me) and save each one to my favourites with '{note}' as the note.",
+        "Go through the matches I won starting {date} and open each one: if no teammate out-damaged me, put it in my "
+        "favourites noting '{note}'.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -2054,7 +2151,7 @@ class FavouriteCarryGames(MobaTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)["player_id"]
         saved = _favourite_ids(api)
-        for match in api.all_pages("list_match_history"):
+        for match in api.all_pages("list_match_history", narrow={"start_date": stated["since"], "result": "win"}):
             recent = api.compare("since", match["started_at"][:10], ">=", stated["since"])
             if not (recent & api.keep("won", match["result"] == "win")) or match["match_id"] in saved:
                 continue
@@ -2072,17 +2169,14 @@ class SeasonMvpRecap(MobaTemplate):
         Condition("mvp", "filter"),
         Condition("times", "boundary", capability="aggregation_computation"),
     )
+    clauses = {"note": WRITTEN, "k": "times", "message": WRITTEN, "season": "season", "mvp": "mvp"}
     phrasings = (
-        "Favourite every match of the current season in which I was MVP, with the note '{note}'. Then befriend everyone who "
-        "was on my team in at least {k} of those MVP matches: accept their pending request if they sent one, otherwise send "
-        "a request saying '{msg}'; skip friends, blocks either way and requests I already sent.",
-        "My MVP games this season: save each to my favourites (note '{note}', leaving ones already saved alone), and count "
-        "how often each player was on my side in them. Whoever shows up {k} or more times should become my friend, by "
-        "accepting their request if they asked first, or else by a request from me with the message '{msg}' (not for friends, "
-        "players with a block between us, or players I already asked).",
+        "Favourite every match of the current season in which I was MVP, with the note '{note}'. Then send a friend request "
+        "saying '{msg}' to everyone who was on my team in at least {k} of those MVP matches.",
+        "My MVP games this season: save each to my favourites (note '{note}'), and count how often each player was on my "
+        "side in them. Whoever shows up {k} or more times gets a friend request from me with the message '{msg}'.",
         "Go through the current season's matches where I got MVP. Each one goes into my favourites as '{note}', and each "
-        "teammate who shared {k} or more of those games with me gets a friend request ('{msg}'), or an acceptance if they had "
-        "already asked me; friends, blocked players either way and my pending requests are left as they are.",
+        "teammate who shared {k} or more of those games with me gets a friend request ('{msg}').",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -2102,8 +2196,8 @@ class SeasonMvpRecap(MobaTemplate):
 
         for k in ctx.rng.sample([2, 3, 4], 3):
             games, friends = chosen(k)
-            if len(games) < 12 or len(friends) < 1:
-                continue
+            if len(games) < 12 or len(friends) < 1 or _accepts(step for _, step in friends):
+                continue  # (a teammate who asked first would need another step than the request the wording asks for)
             try:
                 _conditions_bite((games, friends), chosen, k, by_season=DROPPED, by_mvp=DROPPED, by_k=SLIPPED)
             except NoTarget:
@@ -2120,7 +2214,7 @@ class SeasonMvpRecap(MobaTemplate):
         season = me["current_season"]["season_id"]
         saved = _favourite_ids(api)
         counts: Counter = Counter()
-        for match in api.all_pages("list_match_history"):
+        for match in api.all_pages("list_match_history", narrow={"season_id": season}):
             if not (api.keep("season", match["season_id"] == season) & api.keep("mvp", match["is_mvp"])):
                 continue
             if match["match_id"] not in saved:
@@ -2134,13 +2228,14 @@ class SeasonMvpRecap(MobaTemplate):
 class ClanSquadMatches(MobaTemplate):
     name = "clan_squad_matches"
     conditions = (Condition("since", "boundary"), Condition("clanmates", "boundary", capability="aggregation_computation"))
+    readings = (CLAN_READING,)
+    clauses = {"since": "since", "n": "clanmates", "note": WRITTEN}
     phrasings = (
-        "Favourite every match since {date} (that day included) in which {who} played on my team, with the note '{note}'. "
-        "Skip matches already in my favourites.",
-        "I want a record of our clan games: each match of mine from {date} on ({date} counts) where {who} played on my side "
-        "goes into my favourites noting '{note}', unless it's saved already.",
-        "Look through the matches I played on or after {date}; whenever {who} played on my team, save the match to my "
-        "favourites with '{note}' as the note (ones already there stay as they are).",
+        "Favourite every match on or after {date} in which {who} played on my team (whatever their clan role), with the note '{note}'.",
+        "I want a record of our clan games: each match of mine from {date} on where {who} played on my side goes into my "
+        "favourites noting '{note}'. Every clan role counts, leader and officers too.",
+        "Look through the matches I played starting {date}; whenever {who}, whatever their role, played on my team, save "
+        "the match to my favourites with '{note}' as the note.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -2170,10 +2265,9 @@ class ClanSquadMatches(MobaTemplate):
         return _player_draft(user, query, _favourite_steps(targets, note), {"since": since, "n": n, "note": note}, _hide([len(targets)], n))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        me = _profile(api)
-        mates = {m["player_id"] for m in api.all_pages("get_team", within="members", team_id=me["clan"]["team_id"])} - {me["player_id"]}
+        mates = {m["player_id"] for m in _clan_mates(api, _profile(api))}
         saved = _favourite_ids(api)
-        for match in api.all_pages("list_match_history"):
+        for match in api.all_pages("list_match_history", narrow={"start_date": stated["since"]}):
             if not api.compare("since", match["started_at"][:10], ">=", stated["since"]) or match["match_id"] in saved:
                 continue
             players = api.call("get_match", match_id=match["match_id"])["players"]
@@ -2185,13 +2279,14 @@ class ClanSquadMatches(MobaTemplate):
 class FavouriteBoughtHeroWins(MobaTemplate):
     name = "favourite_bought_hero_wins"
     conditions = (Condition("bought", "filter"), Condition("since", "boundary"), Condition("won", "filter"))
+    clauses = {"since": "since", "note": WRITTEN, "bought": "bought", "won": "won"}
     phrasings = (
-        "Favourite every match I won with a hero that I bought in the shop on or after {date} (that day included; heroes "
-        "I got as a starter, from an event or as a season reward don't count), with the note '{note}'.",
-        "Which of my recent purchases pay off? Take the heroes I paid for in the shop from {date} on ({date} counts) and save to "
-        "my favourites each match I won with one of them, noting '{note}'. Skip matches already saved.",
-        "For each hero I bought with coins or diamonds since {date}, including that day, put every win I had with it into my "
-        "favourites as '{note}', leaving alone matches that are already there. Heroes I didn't buy are left out.",
+        "Favourite every match I won with a hero that I bought in the shop on or after {date} (heroes I got as a starter, "
+        "from an event or as a season reward don't count), with the note '{note}'.",
+        "Which of my recent purchases pay off? Take the heroes I paid for in the shop from {date} on and save to my "
+        "favourites each match I won with one of them, noting '{note}'.",
+        "For each hero I bought with coins or diamonds starting {date}, put every win I had with it into my favourites as "
+        "'{note}'. Heroes I didn't buy are left out.",
     )
 
     def attempt(self, ctx: GenContext) -> Draft:
@@ -2226,7 +2321,7 @@ class FavouriteBoughtHeroWins(MobaTemplate):
             recent = api.compare("since", hero["acquired_at"][:10], ">=", stated["since"])
             if not (bought and recent):
                 continue
-            for match in api.all_pages("list_match_history", hero_id=hero["hero_id"]):
+            for match in api.all_pages("list_match_history", narrow={"result": "win"}, hero_id=hero["hero_id"]):
                 if api.keep("won", match["result"] == "win") and match["match_id"] not in saved:
                     _favourite(api, match, stated)
                     saved.add(match["match_id"])
@@ -2240,12 +2335,12 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
         Condition("season", "filter"),
         Condition("against", "filter"),
     )
+    clauses = {"k": "top_k", "note": WRITTEN, "region": "region", "season": "season", "against": "against"}
     phrasings = (
         "Favourite every match of the current season in which I played against one of the top {k} players of my region's "
-        "leaderboard for this season (in the leaderboard's own order), with the note '{note}'. Skip matches already saved.",
+        "leaderboard for this season (in the leaderboard's own order), with the note '{note}'.",
         "Take the first {k} players from my region on this season's leaderboard, as the leaderboard ranks them. Every match "
-        "this season where at least one of them was on the enemy team goes into my favourites as '{note}', unless it's saved "
-        "already.",
+        "this season where at least one of them was on the enemy team goes into my favourites as '{note}'.",
         "I want to study the best of my region: find the {k} highest-placed players from my region on the current season's "
         "leaderboard (leaderboard order), then save to my favourites, noting '{note}', each of my current-season matches in "
         "which any of them played on the other side.",
@@ -2296,12 +2391,12 @@ class FavouriteGamesAgainstLeaders(MobaTemplate):
         season = me["current_season"]["season_id"]
         board = [
             r
-            for r in api.all_pages("get_rank", within="leaderboard", season_id=season)
+            for r in api.all_pages("get_rank", within="leaderboard", narrow={"region": me["region"]}, season_id=season)
             if r["player_id"] != me["player_id"] and api.keep("region", r["region"] == me["region"])
         ]
         leaders = {r["player_id"] for r in api.top("top_k", board, stated["k"], lambda r: r["position"])}
         saved = _favourite_ids(api)
-        for match in api.all_pages("list_match_history"):
+        for match in api.all_pages("list_match_history", narrow={"season_id": season}):
             if not api.keep("season", match["season_id"] == season) or match["match_id"] in saved:
                 continue
             players = api.call("get_match", match_id=match["match_id"])["players"]
