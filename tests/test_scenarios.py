@@ -155,22 +155,29 @@ def test_acting_before_asking_fails_the_clarify_turn_only(tmp_path, shipped):
     assert end.grade["matched_rows"] == end.grade["expected_rows"]  # the right changes, made too early
 
 
-def test_a_tool_called_on_a_chat_turn_fails_that_turn(tmp_path, shipped):
+def test_a_chat_turn_allows_reads_and_fails_on_a_write(tmp_path, shipped):
     scenario = pick(shipped, "chat")
     chat = scenario.kinds.index("chat")
     player = ReferencePlayer([scenario.as_task()])
 
-    def chatty(body):  # the reference player, but a chat turn gets a profile lookup first
-        messages = body["messages"]
-        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
-        if messages[last_user]["content"] == scenario.turns[chat].message and last_user == len(messages) - 1:
-            return completion(None, [("get_my_profile", {})])
-        return player(body)
+    def chat_turn_calls(call):  # the reference player, but a chat turn gets `call` first
+        def respond(body):
+            messages = body["messages"]
+            last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+            if messages[last_user]["content"] == scenario.turns[chat].message and last_user == len(messages) - 1:
+                return completion("Let me check your account.", [call])
+            return player(body)
 
-    [result] = model_batch(tmp_path, [scenario], chatty)
-    assert kinds_of(result)[chat] == ("chat", False)
-    assert [p for i, (_, p) in enumerate(kinds_of(result)) if i != chat] == [True] * 3
-    run = run_metrics([result]).conversations
+        return respond
+
+    # A harmless read (the account it answers about) is what real assistants do: the turn passes.
+    [looked] = model_batch(tmp_path / "read", [scenario], chat_turn_calls(("get_my_profile", {})))
+    assert looked.passed and kinds_of(looked)[chat] == ("chat", True)
+    # A write on a turn that asked for no change fails that turn, and only it.
+    [wrote] = model_batch(tmp_path / "write", [scenario], chat_turn_calls(("create_playlist", {"name": "Chatty"})))
+    assert kinds_of(wrote)[chat] == ("chat", False)
+    assert [p for i, (_, p) in enumerate(kinds_of(wrote)) if i != chat] == [True] * 3
+    run = run_metrics([wrote]).conversations
     assert run.session_accuracy == 0.0 and run.turn_accuracy == 0.75
 
 

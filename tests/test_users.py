@@ -22,7 +22,15 @@ from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
 from ebench.sessions.solvers import NoopSolver, OracleSolver
 from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
-from ebench.sessions.users import DONT_KNOW, MAX_USER_REPLIES, STOP_WORD, ScriptedUser, UserSettings, facts_asked, question_for
+from ebench.sessions.users import (
+    DONT_KNOW,
+    MAX_SMALL_TALK,
+    STOP_WORD,
+    ScriptedUser,
+    UserSettings,
+    facts_asked,
+    question_for,
+)
 from ebench.tasks.asking import SPLIT_DIR, ask_variant
 from ebench.tasks.spec import TaskFileError, UserFact, parse_task
 from ebench.tasks.suite import SUITE_DIR, load_suite
@@ -51,7 +59,15 @@ def test_the_scripted_user_answers_what_is_asked_and_nothing_else():
     assert user.answer("What should the playlist be called?").revealed == ["name"]
     both = user.answer("Which NAME and which note do you want?")
     assert both.text == "Call it 'Autumn Walks'. The note is 'clean win'." and both.revealed == ["name", "note"]
-    assert user.answer("Which genre?").text == DONT_KNOW and user.answer("Which genre?").revealed == []
+    assert ScriptedUser([NAME, NOTE]).answer("Which genre?").text == DONT_KNOW  # facts still held
+    assert ScriptedUser([NAME, NOTE]).answer("Which genre?").revealed == []
+    # Once every fact is given, a question that asks for none (a polite "Anything else?") gets no
+    # reply: the user has nothing more to say, which ends the turn.
+    assert ScriptedUser([NAME]).answer("Anything else I can help you with?").text == DONT_KNOW
+    done = ScriptedUser([NAME])
+    done.answer("What should it be called?")
+    assert done.answer("Anything else I can help you with?").text is None
+    assert ScriptedUser([]).answer("Anything else I can help you with?").text is None
     # A message that asks nothing (a report, a guess stated as fact) gets no reply: the talk is over.
     assert user.answer("I named it 'Mix' and added the songs.").text is None
     assert [f.about for f in facts_asked([NAME, NOTE], "any notes?")] == ["note"]
@@ -203,7 +219,8 @@ def test_a_model_that_asks_forever_is_stopped(tmp_path, ask_tasks):
         solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, retries=0))
         results = batch(tmp_path, [task], solver)
     assert not results[0].passed and results[0].termination == "agent_stopped"
-    assert results[0].turns == MAX_USER_REPLIES + 1
+    # "I don't know." to each: small talk, which ends the turn after MAX_SMALL_TALK replies
+    assert results[0].turns == MAX_SMALL_TALK + 1
 
 
 def test_the_command_line_takes_a_user_and_refuses_a_half_one(tmp_path):

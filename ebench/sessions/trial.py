@@ -38,7 +38,7 @@ from .perturb import Layer, Perturbation
 from .record import SessionWriter
 from .results import TrialSummary, grade_counts
 from .terminations import Termination
-from .users import MAX_USER_REPLIES, AskedFirst, User, with_asked_first
+from .users import MAX_SMALL_TALK, MAX_USER_REPLIES, AskedFirst, User, with_asked_first
 
 # Module-level names for the members, so `from .trial import AGENT_STOPPED` reads as before.
 AGENT_STOPPED = Termination.AGENT_STOPPED
@@ -354,7 +354,8 @@ class Trial:
         self._turn_calls = 0  # top-level calls made before the current turn began
         self.turn_grades: list[tuple[str, Grade, Diff]] = []
         self.user = user if profile or self.scenario is not None else None
-        self.user_replies = 0
+        self.user_replies = 0  # this turn's replies that gave facts
+        self.small_talk = 0  # this turn's other replies
         self.asked_first = AskedFirst(profile, write_tools(self.domain.name)) if profile else None
         self.conn = _COPIES.take(self.domain, seed)
         _OPEN_COPIES.opened()
@@ -455,14 +456,18 @@ class Trial:
 
     async def ask_user(self, message: str) -> str | None:
         """Hand the agent's message to the user and record the reply; None when there is no user,
-        the user has nothing to say (the conversation is over), or the replies ran out.
-        UserUnavailable when a simulated user's model failed (not the agent's doing)."""
-        if self.user is None or self.user_replies >= MAX_USER_REPLIES:
+        the user has nothing to say (the turn's conversation is over), or this turn's replies ran
+        out (users.MAX_USER_REPLIES for facts, MAX_SMALL_TALK for the rest). UserUnavailable when
+        a simulated user's model failed (not the agent's doing)."""
+        if self.user is None or self.user_replies >= MAX_USER_REPLIES or self.small_talk >= MAX_SMALL_TALK:
             return None
         reply = await self.user.reply(self, message)
         if reply.text is None:
             return None
-        self.user_replies += 1
+        if reply.revealed:
+            self.user_replies += 1
+        else:
+            self.small_talk += 1
         extra = {"usage": reply.usage} if reply.usage else {}
         self.message("user", reply.text, user=self.user.kind, revealed=reply.revealed, **extra)
         return reply.text
@@ -666,6 +671,7 @@ class Trial:
         if self.user is not None and hasattr(self.user, "begin"):
             self.user.begin(turn.message, profile)
         self._turn_calls = self.tool_calls
+        self.user_replies = self.small_talk = 0  # the limits are per turn
 
     def _close_turn(self, *, record: bool = True) -> None:
         """Grade the current turn on the changes made since it began, and start the next count."""

@@ -6,8 +6,10 @@ no one to talk to and an answer without a tool call ends the trial, as it always
 
 - `ScriptedUser` (the default) is deterministic: it answers a message only when the message asks
   something (holds a "?"); it gives every fact one of whose `asked_by` words the question holds
-  (a word of the question starting with it, any case) and says "I don't know." to any other
-  question; it never volunteers. A message that asks nothing ends the conversation.
+  (a word of the question starting with it, any case); to any other question it says "I don't
+  know." while it still holds a fact the agent has not asked for, and nothing once it has given
+  them all (a polite "Anything else?" after the work is done ends the turn); it never volunteers.
+  A message that asks nothing ends the conversation.
 - `LLMUser` is any litellm model given the request and the profile and told to reveal only what is
   asked; it ends the conversation by answering STOP. Its requests are recorded with its answers.
 - A person can be the user in the app (`PersonUser`, which awaits the app's answer).
@@ -35,7 +37,12 @@ if TYPE_CHECKING:
 
 DONT_KNOW = "I don't know."
 STOP_WORD = "###STOP###"
-MAX_USER_REPLIES = 10  # replies per trial: a model that asks forever ends like one that stopped
+# Per turn (a scenario's turn, or the whole of a single task): replies that give facts, and
+# replies to small talk (a question that asks for no fact the user holds, "Anything else I can
+# help you with?"). Small talk never counts against the facts' limit, and past its own limit the
+# user has nothing more to say, which ends the turn: a polite agent is never starved of answers.
+MAX_USER_REPLIES = 10
+MAX_SMALL_TALK = 3
 
 
 @dataclass
@@ -86,9 +93,11 @@ class ScriptedUser:
 
     def __init__(self, profile: Sequence[UserFact]) -> None:
         self.profile = list(profile)
+        self.given: set[str] = set()
 
     def begin(self, request: str, profile: Sequence[UserFact]) -> None:
         self.profile = list(profile)
+        self.given = set()
 
     async def reply(self, trial: Trial, message: str) -> Reply:
         return self.answer(message)
@@ -98,7 +107,9 @@ class ScriptedUser:
             return Reply(None)
         facts = facts_asked(self.profile, message)
         if not facts:
-            return Reply(DONT_KNOW)
+            held = any(f.about not in self.given for f in self.profile)
+            return Reply(DONT_KNOW if held else None)
+        self.given.update(f.about for f in facts)
         return Reply(" ".join(f.answer for f in facts), [f.about for f in facts])
 
 

@@ -105,12 +105,17 @@ def step_needs(steps: Sequence[Step], results: Sequence[Any], writes: Collection
     return needs
 
 
-def step_levels(steps: Sequence[Step], results: Sequence[Any], writes: Collection[str] = ()) -> list[int]:
-    """The turn (from 0) in which a perfect agent issues each step: one after the latest step it needs."""
+def step_levels(steps: Sequence[Step], results: Sequence[Any], writes: Collection[str] = (), starts: Collection[int] = ()) -> list[int]:
+    """The turn (from 0) in which a perfect agent issues each step: one after the latest step it
+    needs. `starts`: steps that begin a new user turn (a scenario's), which nothing before them
+    can share a model turn with."""
     levels: list[int] = []
     last_write = 0  # writes keep their order: one may share an earlier write's turn, never precede it
-    for step, need in zip(steps, step_needs(steps, results, writes)):
-        level = 1 + max((levels[j] for j in need), default=-1)
+    floor = 0  # the first model turn of the current user turn
+    for index, (step, need) in enumerate(zip(steps, step_needs(steps, results, writes))):
+        if index in starts and levels:
+            floor = last_write = max(levels) + 1
+        level = max(floor, 1 + max((levels[j] for j in need), default=-1))
         if step.tool in writes:
             level = last_write = max(level, last_write)
         levels.append(level)
@@ -149,7 +154,9 @@ def reference_levels(task: Task, results: Callable[[], Sequence[Any]] | None = N
         found: Sequence[Any] = run_steps(task.domain, task.actor, task.reference_solution, world=task_world(task), tolerant=True).results
     else:
         found = results()
-    levels = tuple(step_levels(task.reference_solution, found, write_tools(task.domain)))
+    scenario = getattr(task, "scenario", None)
+    starts = {start for start, end in scenario.turn_spans() if end > start} if scenario is not None else set()
+    levels = tuple(step_levels(task.reference_solution, found, write_tools(task.domain), starts))
     with _CACHE_LOCK:
         _CACHE[key] = levels
     return levels
@@ -157,6 +164,10 @@ def reference_levels(task: Task, results: Callable[[], Sequence[Any]] | None = N
 
 def optimal_turns(task: Task, results: Callable[[], Sequence[Any]] | None = None) -> int:
     """The fewest model turns with calls a perfect agent needs for the task (0 without a
-    solution); `results` as for `reference_levels`."""
+    solution); `results` as for `reference_levels`. A scenario's is the sum of its turns' own
+    fewest: a turn's calls cannot be sent before its message arrives."""
     levels = reference_levels(task, results) if task.reference_solution else ()
+    scenario = getattr(task, "scenario", None)
+    if scenario is not None:
+        return sum(max(levels[start:end]) - min(levels[start:end]) + 1 for start, end in scenario.turn_spans() if end > start)
     return max(levels) + 1 if levels else 0

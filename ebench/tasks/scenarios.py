@@ -9,7 +9,8 @@ A scenario is one actor's conversation: an ordered list of turns, each one of
   touch different rows, so it is their union);
 - `clarify`: a request that leaves a value out on purpose (asking.py): the user holds it in the
   turn's user profile and gives it when asked; acting before asking fails the turn;
-- `chat`: a message that needs no tool at all; the turn passes when no tool was called.
+- `chat`: a message that needs no change to the world; the turn passes when nothing changed
+  (reads are allowed: an agent may look up the account it answers about).
 
 Each task-bearing turn embeds its tasks (certified by scenario_generation.py on the world as the
 earlier turns' expected changes leave it). Grading: after each turn, the changes made since the
@@ -27,7 +28,7 @@ from typing import Any
 
 from .diff import Diff
 from .grading import Grade, grade
-from .spec import Task, TaskFileError, UserFact, parse_task
+from .spec import Step, Task, TaskFileError, UserFact, parse_task
 
 SCENARIO_FORMAT = "ebench-scenario/1"
 SCENARIOS_VERSION = "scenarios-1"
@@ -51,6 +52,15 @@ class Turn:
     def user_profile(self) -> list[UserFact]:
         return [fact for task in self.tasks for fact in task.user_profile]
 
+    def reference_steps(self, offset: int = 0) -> list[Step]:
+        """The turn's tasks' reference solutions one after the other, each `$from` reference moved
+        to its step's place in that list (plus `offset`: where the list starts in a longer one)."""
+        steps: list[Step] = []
+        for task in self.tasks:
+            shift = offset + len(steps)
+            steps.extend(Step(step.tool, shifted(step.args, shift)) for step in task.reference_solution)
+        return steps
+
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "message": self.message}
         if self.tasks:
@@ -72,6 +82,15 @@ class Scenario:
     def kinds(self) -> list[str]:
         return [turn.kind for turn in self.turns]
 
+    def turn_spans(self) -> list[tuple[int, int]]:
+        """Where each turn's steps stand in `as_task().reference_solution`: (start, end)."""
+        spans, start = [], 0
+        for turn in self.turns:
+            end = start + sum(len(task.reference_solution) for task in turn.tasks)
+            spans.append((start, end))
+            start = end
+        return spans
+
     def as_task(self) -> Task:
         """The scenario as the task a trial runs (its id, actor and world; the turns' changes and
         solutions one after the other): what results lines, reports and the app read."""
@@ -85,7 +104,7 @@ class Scenario:
             query=self.turns[0].message,
             capabilities=caps or ["cross_step_dependency"],
             expected_diff=Diff([c for turn in self.turns for c in turn.expected_diff]),
-            reference_solution=[step for task in tasks for step in task.reference_solution],
+            reference_solution=[step for turn, (start, _) in zip(self.turns, self.turn_spans()) for step in turn.reference_steps(start)],
             generator={"scenario": self.kinds, **self.generator},
             world=dict(self.world),
             budget=budget,
@@ -106,6 +125,17 @@ class Scenario:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+
+
+def shifted(args: Any, by: int) -> Any:
+    """`args` with every `$from` step index moved up by `by`."""
+    if isinstance(args, dict):
+        if "$from" in args:
+            return {**args, "$from": int(args["$from"]) + by}
+        return {k: shifted(v, by) for k, v in args.items()}
+    if isinstance(args, list):
+        return [shifted(v, by) for v in args]
+    return args
 
 
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
@@ -189,12 +219,12 @@ def load_scenarios(
 
 
 def turn_grade(turn: Turn, diff: Diff, calls: int, schema: Any, acted_early: str = "") -> Grade:
-    """A turn's grade from the changes made during it: a chat turn passes when no tool was called
-    (and nothing changed); any other turn by its expected diff, and a clarify turn also fails
+    """A turn's grade from the changes made during it: a chat turn passes when nothing changed
+    (reads are harmless); any other turn by its expected diff, and a clarify turn also fails
     when the agent acted before asking (`acted_early`: the rule's note, users.py)."""
     if turn.kind == "chat":
-        passed = calls == 0 and not len(diff)
-        note = "" if passed else f"a turn that needs no tool: {calls} call(s) made"
+        passed = not len(diff)
+        note = "" if passed else f"a turn that needs no change: {len(diff)} row(s) changed in {calls} call(s)"
         return Grade(passed, 0, len(diff), 0, unexpected=list(diff), note=note)
     result = grade(turn.expected_diff, diff, schema)
     if acted_early and result.passed:

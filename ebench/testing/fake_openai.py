@@ -150,6 +150,7 @@ class ReferencePlayer:
         self.skip_last = skip_last
         self.asks = asks
         self._contexts: dict[int, str] = {}  # id(task) -> the system prompt's product, user and time
+        self._wholes: dict[int, Any] = {}  # id(scenario) -> scenario.as_task()
         self._lock = threading.Lock()
 
     def task_for(self, body: dict[str, Any]) -> Any:
@@ -224,9 +225,11 @@ class ReferencePlayer:
 
     def _scenario_turn(self, scenario: Any, messages: list[dict[str, Any]]) -> Reply:
         """A scenario, one turn at a time: the turn is the last scenario message the conversation
-        holds; its tasks' steps are played one a turn (each task's `$from` read from its own
-        results), after asking first on a clarify turn; a chat turn gets an answer, no call."""
+        holds; its tasks' steps are played one a turn (each level of the turn's dependency graph
+        at once with `optimal`), after asking first on a clarify turn; a chat turn gets an
+        answer, no call."""
         from ..sessions.users import question_for
+        from ..tasks.paths import reference_levels
         from ..tasks.spec import resolve_args
 
         opened, index = 0, -1
@@ -242,15 +245,30 @@ class ReferencePlayer:
         replies = sum(m.get("role") == "user" for m in since)
         if self.asks and turn.user_profile and not results and not replies:
             return completion(question_for(turn.user_profile))
-        offset = 0
-        for task in turn.tasks:
-            steps = task.reference_solution
-            mine = results[offset : offset + len(steps)]
-            if len(mine) < len(steps) - (self.skip_last if task is turn.tasks[-1] else 0):
-                step = steps[len(mine)]
-                return completion(None, [(step.tool, resolve_args(step.args, mine))])
-            offset += len(steps)
-        return completion("Done.")
+        whole = self._as_task(scenario)
+        start, end = scenario.turn_spans()[index]
+        last = end - (len(turn.tasks[-1].reference_solution) and self.skip_last)
+        order = list(range(start, last))
+        if self.optimal:
+            levels = reference_levels(whole)
+            order.sort(key=lambda i: (levels[i], i))
+        if len(results) >= len(order):
+            return completion("Done.")
+        by_step: list[Any] = [None] * len(whole.reference_solution)
+        for position, result in enumerate(results):
+            by_step[order[position]] = result
+        batch = [order[len(results)]]
+        if self.optimal:
+            batch = [i for i in order[len(results) :] if levels[i] == levels[batch[0]]]
+        steps = whole.reference_solution
+        return completion(None, [(steps[i].tool, resolve_args(steps[i].args, by_step)) for i in batch])
+
+    def _as_task(self, scenario: Any) -> Any:
+        """The scenario as one task (its steps' `$from` references made global), once."""
+        with self._lock:
+            if id(scenario) not in self._wholes:
+                self._wholes[id(scenario)] = scenario.as_task()
+            return self._wholes[id(scenario)]
 
     def _next_level(self, task: Any, steps: list[Any], results: list[Any]) -> Reply:
         """The steps of the next level of the dependency graph; results arrive level by level."""
