@@ -84,7 +84,10 @@ def test_a_polite_careful_agent_passes_every_shipped_scenario(tmp_path, scenario
     failed = sorted((r.task, tuple(t["passed"] for t in r.scenario_turns or [])) for r in results if not r.passed)
     assert len(results) == len(tasks) and failed == []
     # the optimal path: each turn in its own fewest model turns, so the scenario in the sum of them
-    assert all(r.call_turns is not None and r.call_turns <= r.optimal_turns for r in results)
+    # (a broken first call costs its one extra turn)
+    extra = int(CAREFUL[agent].malformed)
+    slow = [(r.task, r.call_turns, r.optimal_turns) for r in results if r.call_turns is None or r.call_turns > r.optimal_turns + extra]
+    assert slow == []
 
 
 def test_an_llm_user_that_never_says_stop_does_not_starve_a_polite_agent(tmp_path, scenarios):

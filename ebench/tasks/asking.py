@@ -11,7 +11,9 @@ is certified by the original's certificate plus two checks of its own:
   asking (inventing a name) cannot reach the expected end state.
 
 Only values the user states in quotes, once, are hidden; the wording keeps one reading because
-the gap is named ("a message I'll give you") and nothing in the world can fill it.
+the gap is named ("a message I'll give you") and nothing in the world can fill it. A scenario's
+clarify turn hides them silently (`announce=False`): the request simply lacks the value, and the
+agent has to notice that it cannot act without it.
 """
 
 from __future__ import annotations
@@ -39,28 +41,37 @@ FREE_VALUES: dict[str, tuple[str, tuple[str, ...], str]] = {
     "note": ("note", ("note",), "The note is '{}'."),
 }
 
-# How the quoted value sits in the request, and what takes its place ({noun}: what it is); a
-# bare quoted value is replaced only where the result reads as a request (a message to post, a
-# meeting to set up), else the value is not hidden.
+# How the quoted value sits in the request, and what takes its place ({noun}: what it is), said
+# aloud ("with a name I'll give you": the ask split) or silently (the request simply lacks it, as
+# a person's often does: a scenario's clarify turn, where the agent must notice the gap). A bare
+# quoted value is replaced only where the result reads as a request (a message to post, a meeting
+# to set up), else the value is not hidden.
 _SLOTS = (
-    (r"\b(?:with )?the (?:note|message|title|name) {q}", "with a {noun} I'll give you"),
-    (r"\b(?:called|named|titled|saying|noting|note) {q}", "with a {noun} I'll give you"),
-    (r"\bthe comment {q}", "a comment I'll give you"),
-    (r"{q} as the (?:note|message|title|name)\b", "a {noun} I'll give you"),
-    (r"\b(playlist|room|chat|entry|series|block) {q}", r"\1 with a {noun} I'll give you"),
-    (r"\b([Ss]et up|[Ss]chedule|[Bb]ook|need|[Ff]or) {q}(?= on\b| \(| as\b| from\b|[,.:;])", r"\1 a meeting whose {noun} I'll give you"),
-    (r"\b(an online) {q}(?= on\b| \(| as\b| from\b|[,.:;])", r"\1 meeting whose {noun} I'll give you"),
+    (r"\b(?:with )?the (?:note|message|title|name) {q}", "with a {noun} I'll give you", "with a {noun}"),
+    (r" ?\b(?:called|named|titled|saying|noting|note) {q}", " with a {noun} I'll give you", ""),
+    (r"\bthe comment {q}", "a comment I'll give you", "a comment"),
+    (r"\ba (comment|message|reply|note) {q}", r"a \1 I'll give you", r"a \1"),
+    (r"{q} as the (?:note|message|title|name)\b", "a {noun} I'll give you", "a {noun}"),
+    (r"\b(playlist|room|chat|entry|series|block) {q}", r"\1 with a {noun} I'll give you", r"\1"),
+    (
+        r"\b([Ss]et up|[Ss]chedule|[Bb]ook|need|[Ff]or) {q}(?= on\b| \(| as\b| from\b|[,.:;])",
+        r"\1 a meeting whose {noun} I'll give you",
+        r"\1 a meeting",
+    ),
+    (r"\b(an online) {q}(?= on\b| \(| as\b| from\b|[,.:;])", r"\1 meeting whose {noun} I'll give you", r"\1 meeting"),
 )
-_BARE = "a {noun} I'll give you"  # for a message or text: "post 'Hello'" -> "post a message I'll give you"
+# For a message or text: "post 'Hello'" -> "post a message I'll give you" / "post a message".
+_BARE = ("a {noun} I'll give you", "a {noun}")
 
 
-def _hide(query: str, value: str, noun: str) -> str | None:
+def _hide(query: str, value: str, noun: str, announce: bool = True) -> str | None:
     quoted = re.escape(f"'{value}'")
-    slots = [*_SLOTS, *([(r"{q}", _BARE)] if noun in ("message", "text") else [])]
-    for pattern, words in slots:
+    slots = [*_SLOTS, *([(r"{q}", *_BARE)] if noun in ("message", "text") else [])]
+    for pattern, said, silent in slots:
         found = list(re.finditer(pattern.format(q=quoted), query))
         if len(found) == 1:
             start, end = found[0].span()
+            words = said if announce else silent
             return query[:start] + found[0].expand(words.format(noun=noun)) + query[end:]
         if found:
             return None
@@ -73,9 +84,10 @@ def _bites(task: Task, value: str) -> bool:
     return any(cell == value for change in task.expected_diff for cell in (change.new or {}).values())
 
 
-def ask_variant(task: Task) -> Task | None:
+def ask_variant(task: Task, announce: bool = True) -> Task | None:
     """The task with its freely chosen values held by the user, or None when it has none that
-    can be hidden (none stated in quotes once, or none written by the task)."""
+    can be hidden (none stated in quotes once, or none written by the task). `announce`: the
+    request names the gap ("a name I'll give you"); otherwise it simply lacks the value."""
     stated = task.generator.get("stated")
     if not isinstance(stated, dict) or task.user_profile:
         return None
@@ -89,7 +101,7 @@ def ask_variant(task: Task) -> Task | None:
         noun, asked_by, answer = FREE_VALUES[key]
         if noun in nouns or query.count(f"'{value}'") != 1 or not _bites(task, value):
             continue
-        changed = _hide(query, value, noun)
+        changed = _hide(query, value, noun, announce)
         if changed is None:
             continue
         query = changed
@@ -102,7 +114,7 @@ def ask_variant(task: Task) -> Task | None:
         task,
         id=f"{task.id}-{VARIANT}",
         query=query,
-        paraphrases=[p for p in (_hidden_in(text, stated, hidden) for text in task.paraphrases) if p is not None],
+        paraphrases=[p for p in (_hidden_in(text, stated, hidden, announce) for text in task.paraphrases) if p is not None],
         generator={**task.generator, "variant": VARIANT, "hidden": hidden, "original": task.id},
         user_profile=facts,
         source="",
@@ -113,11 +125,11 @@ def _leaks(text: str, stated: dict[str, Any], hidden: list[str]) -> bool:
     return any(str(stated[key]).casefold() in text.casefold() for key in hidden)
 
 
-def _hidden_in(paraphrase: str, stated: dict[str, Any], hidden: list[str]) -> str | None:
+def _hidden_in(paraphrase: str, stated: dict[str, Any], hidden: list[str], announce: bool = True) -> str | None:
     """A paraphrase of the original with the same values hidden, or None when one cannot be."""
     text: str | None = paraphrase
     for key in hidden:
-        text = _hide(text, stated[key], FREE_VALUES[key][0]) if text is not None else None
+        text = _hide(text, stated[key], FREE_VALUES[key][0], announce) if text is not None else None
     return text if text is not None and not _leaks(text, stated, hidden) else None
 
 

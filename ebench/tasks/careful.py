@@ -126,7 +126,8 @@ def with_reads_first(domain_name: str, steps: Sequence[Step]) -> list[Step]:
     return prefix + shifted
 
 
-def _refused(results: Sequence[Any], steps: Sequence[Step], writes: frozenset[str]) -> bool:
+def write_refused(results: Sequence[Any], steps: Sequence[Step], writes: frozenset[str]) -> bool:
+    """A write of a tolerant run (reference.run_steps) was refused: its result is None."""
     return any(result is None and step.tool in writes for result, step in zip(results, steps))
 
 
@@ -137,7 +138,7 @@ def reference_variants(domain_name: str, world: Path, actor: int, reference: Seq
     reordered = reordered_writes(reference, writes)
     if reordered is not None:
         run = run_steps(domain_name, actor, reordered, world=world, tolerant=True)
-        out.append(CarefulRun("writes_reordered", "writes_reordered", None if _refused(run.results, reordered, writes) else run.diff))
+        out.append(CarefulRun("writes_reordered", "writes_reordered", None if write_refused(run.results, reordered, writes) else run.diff))
     twice = repeated_reads(reference, writes)
     out.append(CarefulRun("reads_repeated", "reads_repeated", run_steps(domain_name, actor, twice, world=world, tolerant=True).diff))
     first = with_reads_first(domain_name, reference)
@@ -145,4 +146,4 @@ def reference_variants(domain_name: str, world: Path, actor: int, reference: Seq
     return out
 
 
-__all__ = ["FAMILIES", "CarefulRun", "arranged", "reference_variants", "reordered_writes", "repeated_reads"]
+__all__ = ["FAMILIES", "CarefulRun", "arranged", "reference_variants", "reordered_writes", "repeated_reads", "write_refused"]

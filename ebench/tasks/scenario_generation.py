@@ -11,8 +11,9 @@
    - a follow-up is a draft of the previous turn's template whose stated values differ in one
      value only, shown in both requests: "Now the same, but for Rock instead of Jazz.";
    - a compound turn joins two tasks of different templates that change different rows;
-   - a clarify turn hides the request's freely chosen value (asking.py) in the user profile;
-   - a chat turn is a message that needs no tool.
+   - a clarify turn hides the request's freely chosen value (asking.py) in the user profile,
+     silently: its request simply lacks the value (it does not announce the gap);
+   - a chat turn is a message that needs no change to the world.
    An actor whose drafts cannot fill the pattern is passed over.
 
 Everything is seeded: the same domain, seed and count give the same scenarios byte for byte, and
@@ -235,10 +236,10 @@ class _Builder:
             self.last = taken[0]
             return True
         if kind == "clarify":
-            taken = self._take(lambda p: ask_variant(self._draft_task(p)) is not None)
+            taken = self._take(lambda p: ask_variant(self._draft_task(p), announce=False) is not None)
             if taken is None:
                 return False
-            variant = ask_variant(taken[1])
+            variant = ask_variant(taken[1], announce=False)
             if variant is None:
                 return False
             variant.id = taken[1].id

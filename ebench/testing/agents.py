@@ -33,10 +33,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..tasks.careful import reordered_writes, with_reads_first, write_tools
+from ..tasks.careful import reordered_writes, with_reads_first, write_refused, write_tools
 from ..tasks.certify import first_page_plan, run_public
 from ..tasks.generation import template_named
 from ..tasks.public import CORRECT, FILTERED, FIRST_PAGE, PLAIN, Lazy
+from ..tasks.reference import run_steps
 from ..tasks.spec import Step, Task
 from ..tasks.worlds import task_world
 from .fake_openai import ReferencePlayer, Reply, completion
@@ -84,10 +85,22 @@ def careful_plan(task: Task, habits: Habits) -> list[Step]:
     if habits.filtered:
         steps = _public_plan(task, filtered=True) or steps
     if habits.reordered:
-        steps = reordered_writes(steps, write_tools(task.domain)) or steps
+        steps = _accepted_reorder(task, steps)
     if habits.extra_reads:
         steps = with_reads_first(task.domain, steps)
     return steps
+
+
+def _accepted_reorder(task: Task, steps: list[Step]) -> list[Step]:
+    """The steps with independent writes reordered, where the product accepts that order (a
+    message cannot be sent to a chat already left: such writes depend on each other, and a careful
+    agent keeps their order)."""
+    writes = write_tools(task.domain)
+    reordered = reordered_writes(steps, writes)
+    if reordered is None:
+        return steps
+    run = run_steps(task.domain, task.actor, reordered, world=task_world(task), tolerant=True)
+    return steps if write_refused(run.results, reordered, writes) else reordered
 
 
 def sloppy_plan(task: Task, sloppy: Sloppy) -> list[Step] | None:
