@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 from ebench.cli import app
 from ebench.domains import domain_names, get_domain
 from ebench.domains.engine.tools import WRITE
-from ebench.tasks.generation import MAX_PER_SKELETON, MAX_PER_TARGET, MAX_PER_TEMPLATE, generate, solution_signature
+from ebench.tasks.generation import MAX_PER_SKELETON, MAX_PER_TARGET, MAX_PER_TEMPLATE, computed_from_answer, generate, solution_signature
 from ebench.tasks.grading import signature
+from ebench.tasks.public import biting_conditions
 from ebench.tasks.spec import CAPABILITIES
 from ebench.tasks.suite import SUITE_DIR, load_suite, suite_stats, task_files
 from ebench.tasks.worlds import world_fingerprint
@@ -59,6 +60,18 @@ def test_long_work_and_many_templates(suite):
         assert len(per_template) >= 25 and max(per_template.values()) <= MAX_PER_TEMPLATE, (name, per_template)
         writes = {n for n in get_domain(name).tools.names if get_domain(name).tools.get(n).kind == WRITE}
         assert writes <= {s.tool for t in tasks for s in t.reference_solution}, name
+
+
+def test_no_trivial_task_and_no_number_from_the_answer(suite):
+    """Every task has two stated conditions that bite, or a cross-step dependency; no request
+    states a number the answer computes; `tasks stats` counts tasks by biting conditions."""
+    trivial = [t.id for t in suite if biting_conditions(t.generator["bites"]) < 2 and "cross_step_dependency" not in t.capabilities]
+    assert trivial == []
+    assert [t.id for t in suite if computed_from_answer(t.query, t.expected_diff, t.reference_solution)] == []
+    stats = suite_stats(suite)
+    for name, domain in stats["domains"].items():
+        assert sum(domain["biting_conditions"].values()) == domain["tasks"], name
+    assert not any(re.search(r"\bexactly [\d:.,]+ (counts|included|is fine|stays)", t.query) for t in suite)
 
 
 def test_no_duplicates_and_no_monoculture(suite):
@@ -107,8 +120,14 @@ def test_no_shortcut_passes_any_shipped_task(domain, ebench_home):
     passed = {name: f["passed_ids"] for name, f in summary["shortcuts"].items() if f["passed"]}
     assert passed == {} and summary["uncertified"] == [] and result.exit_code == 0
     assert summary["tasks"] == RECIPE["counts"][domain]
+    # ... and every correct way passes: each careful variant, on every task it applies to
+    failed = {name: f["failed_ids"] for name, f in summary["careful"].items() if f["passed"] < f["tried"]}
+    assert failed == {} and summary["careful_rate"] == 1.0
+    assert summary["careful"]["reads_repeated"]["tried"] == summary["careful"]["extra_reads"]["tried"] == summary["tasks"]
+    assert summary["clauses_without_bite"] == {} and summary["clauses_undeclared"] == [] and summary["open_terms"] == {}
     # the recorded audit (what `tasks stats` shows) says the same
     assert RECIPE["audit"]["clean"] and not any(RECIPE["audit"]["passed"].values())
+    assert RECIPE["audit"]["careful_clean"] and all(f["passed"] == f["tried"] for f in RECIPE["audit"]["careful"].values())
 
 
 @pytest.mark.parametrize("domain", sorted(RECIPE["counts"]))

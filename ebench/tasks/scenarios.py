@@ -31,7 +31,7 @@ from .grading import Grade, grade
 from .spec import Step, Task, TaskFileError, UserFact, parse_task
 
 SCENARIO_FORMAT = "ebench-scenario/1"
-SCENARIOS_VERSION = "scenarios-1"
+SCENARIOS_VERSION = "scenarios-2"
 KINDS = ("task", "follow_up", "compound", "clarify", "chat")
 TASK_COUNT = {"task": 1, "follow_up": 1, "compound": 2, "clarify": 1, "chat": 0}
 SCENARIOS_DIR = Path(__file__).resolve().parent / "splits" / "scenarios"

@@ -7,10 +7,16 @@ playlist's name, a date, a threshold) are the user's and appear in the query; wh
 decides (which songs, how many) does not. Wording follows docs/wording.md.
 
 Every draft checks, before it is certified, that each condition it states excludes something
-(`_bites`): the selection made with the condition ignored or taken one step off differs from
-the right one. Writes the product refuses anyway (favouriting an expired song, adding a song to
-a playlist twice, following an artist twice) are not conditions: at most a courtesy in the
-wording, never declared.
+(`_bites`): the selection made with the condition ignored differs from the right one. Thresholds
+are values a person would write (durations in whole or half minutes, small counts); a boundary's
+inclusivity bites only where a candidate happens to land on it (certify.optional_bite). Writes the
+product refuses anyway (favouriting an expired song, adding a song to a playlist twice, following
+an artist twice) are not conditions and are not phrased as ones.
+
+Every template declares its `clauses`: each stated value, and each clause of the wording that
+states no value, with the condition that uses it (a name that scopes a listing, such as an artist
+or a playlist, with the condition applied over that listing) or WRITTEN for a value the task
+writes. Listings hand the tools' own filters and sort for the stated conditions as `narrow`.
 
 Playlist positions are volatile (grading ignores them), so no template declares an ordering.
 """
@@ -22,7 +28,7 @@ from collections.abc import Callable, Iterable, Sized
 from typing import Any
 
 from ...tasks.generation import Draft, GenContext, NoTarget, Template, leaked
-from ...tasks.public import Condition, PublicAPI, find_one
+from ...tasks.public import WRITTEN, Condition, PublicAPI, Reading, find_one
 from ...tasks.spec import Step
 from ...tasks.template_helpers import days_ago, pretty_day, ref
 from ...tasks.vocabulary import OpenTerm
@@ -144,19 +150,38 @@ def _anything(_: Any) -> bool:
     return True
 
 
-def _selection_that_bites(pick: Callable[..., Any], *conditions: tuple[Callable[[Any], bool], Callable[[Any], bool] | None]) -> Any:
-    """`pick` with every condition as stated, each condition given as (as stated, one step off or None where
-    there is no such step). Checks (`_bites`) that taking any one condition one step off, or ignoring it, changes
-    the selection."""
-    stated = [test for test, _ in conditions]
-    right = pick(*stated)
-    wrong = [
-        pick(*stated[:i], other, *stated[i + 1 :])
-        for i, (_, off) in enumerate(conditions)
-        for other in ((off, _anything) if off else (_anything,))
-    ]
-    _bites(right, *wrong)
+def _selection_that_bites(pick: Callable[..., Any], *conditions: Callable[[Any], bool]) -> Any:
+    """`pick` with every condition as stated; checks (`_bites`) that ignoring any one of them changes the selection.
+    A boundary's inclusivity is not forced to bite: the values are natural, so mostly no candidate lands on them."""
+    right = pick(*conditions)
+    _bites(right, *(pick(*conditions[:i], _anything, *conditions[i + 1 :]) for i in range(len(conditions))))
     return right
+
+
+# Durations a person would write: whole and half minutes.
+ROUND_LENGTHS = tuple(range(60, 601, 30))
+
+
+def _round_length(ctx: GenContext, fits: Callable[[int], bool], low: int = 120, high: int = 480) -> int:
+    """A round duration (whole or half minutes) between `low` and `high` seconds for which `fits` holds."""
+    return ctx.choice([t for t in ROUND_LENGTHS if low <= t <= high and fits(t)], "round length")
+
+
+def _genre_family(ctx: GenContext, genre: str) -> str:
+    """The words that decide the genre family reading, for a genre that has sub-genres or a parent
+    (list_genres shows Cantopop under Pop): the request means the genre itself, never its sub-genres."""
+    row = ctx.one(
+        "SELECT p.name AS parent, (SELECT COUNT(*) FROM genres c WHERE c.parent_id = g.id) AS children "
+        "FROM genres g LEFT JOIN genres p ON p.id = g.parent_id WHERE g.name = ?",
+        genre,
+    )
+    if row is None:
+        raise NoTarget("no such genre")
+    if row["children"]:
+        return " (not counting its sub-genres)"
+    if row["parent"]:
+        return f" (only that sub-genre of {row['parent']})"
+    return ""
 
 
 def _top_with_clean_cut(ranked: list[dict[str, Any]], k: int) -> list[int]:
@@ -220,18 +245,31 @@ def _new_playlist(api: PublicAPI, name: str, songs: Iterable[int], **extra: Any)
     return playlist
 
 
-def _top_played_playlist(api: PublicAPI, stated: dict[str, Any], passes: Callable[[dict[str, Any]], bool], **search: Any) -> None:
-    """Create the stated playlist from the k most played songs of a search that are playable, in the stated language
-    and pass the template's own condition."""
-    candidates = [
-        s
-        for s in api.all_pages("search_songs", **search, sort_by="most_played")
-        if s["copyright_status"] != "expired"
-        and api.keep("language", s["language"].casefold() == stated["language"].casefold())
-        and passes(s)
-    ]
-    ranked = sorted(candidates, key=lambda s: (-s["play_count"], s["song_id"]))
+# The genre family reading: a genre alone, or with its sub-genres. Every request naming a genre that has sub-genres or a
+# parent decides it (the genre itself, `_genre_family`); for other genres both readings are the same.
+GENRE_FAMILY = Reading("genre family", decided_by=r"sub-?genres?")
+
+
+def _genre_songs(api: PublicAPI, genre: str, narrow: dict[str, Any] | None = None, **search: Any) -> list[dict[str, Any]]:
+    """Every song of the stated genre (search_songs takes one genre; its sub-genres are separate genres)."""
+    genres = api.reading(GENRE_FAMILY.name, [genre], None)
+    if genres is None:  # the other reading: the genre and its sub-genres
+        genres = [genre] + [g["name"] for g in api.all_pages("list_genres") if (g["parent_genre"] or "").casefold() == genre.casefold()]
+    songs: list[dict[str, Any]] = []
+    for name in genres:
+        songs += api.all_pages("search_songs", narrow=narrow, genre=name, **search)
+    return songs
+
+
+def _top_played_playlist(
+    api: PublicAPI, stated: dict[str, Any], candidates: list[dict[str, Any]], passes: Callable[[dict[str, Any]], bool]
+) -> None:
+    """Create the stated playlist from the k most played `candidates` (ties by the higher id, as the catalogue
+    sorts) that are in the stated language and pass the template's own conditions."""
+    kept = [s for s in candidates if api.keep("language", s["language"].casefold() == stated["language"].casefold()) and passes(s)]
+    ranked = sorted(kept, key=lambda s: (-s["play_count"], -s["song_id"]))
     chosen = api.top("top_k", ranked, stated["k"], lambda s: s["play_count"])
+    # A song whose licence expired cannot be added: a sloppy solver that kept one gets it refused.
     _new_playlist(api, stated["name"], [s["song_id"] for s in chosen])
 
 
@@ -266,14 +304,14 @@ class MusicTemplate(Template):
 
 class FavouriteArtistSince(MusicTemplate):
     name = "favourite_artist_since"
-    conditions = (Condition("since", "boundary"),)
+    conditions = (Condition("since", "boundary"), Condition("max_length", "boundary"))
+    clauses = {"artist": "since", "since": "since", "max_duration_sec": "max_length"}
     phrasings = (
-        "Favourite every song whose main artist is {artist} and that was released on or after {date}, "
-        "skipping songs I already favourited and songs whose licence has expired.",
-        "I'm into {artist} lately. Add all songs with {artist} as the main artist released from {date} onwards "
-        "(that day included) to my favourites; leave out unavailable ones and ones already there.",
-        "Go through {artist}'s songs (main artist only) and favourite each one released on {date} or later, "
-        "unless it's already a favourite or its licence expired.",
+        "Favourite every song whose main artist is {artist} that was released on or after {date} and is no longer than {length}.",
+        "I'm into {artist} lately. Add to my favourites all songs with {artist} as the main artist that came out from {date} "
+        "onwards, as long as they run {length} or less.",
+        "Go through {artist}'s songs (main artist only): each one released on {date} or later with a length of at most "
+        "{length} should end up in my favourites.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -284,24 +322,30 @@ class FavouriteArtistSince(MusicTemplate):
             "AND (SELECT COUNT(*) FROM artists b WHERE b.name = a.name) = 1 ORDER BY a.id",
         )
         user = user_any(ctx)
-        # The boundary is the release date of a song the task favourites: "on or after" must include it.
+        # Songs the product would refuse to favourite (expired, favourited already) are no candidates.
         candidates = ctx.rows(
-            "SELECT id, release_date FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
+            "SELECT id, release_date AS day, duration_sec AS secs FROM songs WHERE artist_id = ? AND copyright_status != 'expired' "
             "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY release_date, id",
             artist["id"],
             user,
         )
-        dates = sorted({c["release_date"] for c in candidates})
+        dates = sorted({c["day"] for c in candidates})
         if len(dates) < 4:
             raise NoTarget("few release dates")
         cut = ctx.rng.choice(dates[1:-2])
-        songs = _in_range([c["id"] for c in candidates if c["release_date"] >= cut], 3, 60, "songs")
-        query = self.phrase(ctx, artist=artist["name"], date=pretty_day(cut))
+        limit = _round_length(ctx, lambda t: any(c["secs"] > t for c in candidates if c["day"] >= cut))
+
+        def pick(day_ok: Callable[[str], bool], length_ok: Callable[[int], bool]) -> list[int]:
+            return [c["id"] for c in candidates if day_ok(c["day"]) and length_ok(c["secs"])]
+
+        songs = _selection_that_bites(pick, lambda d: d >= cut, lambda t: t <= limit)
+        _in_range(songs, 3, 60, "songs")
+        query = self.phrase(ctx, artist=artist["name"], date=pretty_day(cut), length=_mmss(limit))
         return _draft(
             user,
             query,
             [Step("favourite_song", {"song_id": s}) for s in songs],
-            {"artist": artist["name"], "since": cut},
+            {"artist": artist["name"], "since": cut, "max_duration_sec": limit},
             songs,
             ("artist", artist["id"]),
         )
@@ -309,23 +353,40 @@ class FavouriteArtistSince(MusicTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         artist = _artist_id(api, stated["artist"])
         favourites = _favourite_ids(api)
-        for song in api.all_pages("search_songs", artist_id=artist, sort_by="oldest"):
+        narrow = {"released_after": stated["since"], "max_duration_sec": stated["max_duration_sec"]}
+        for song in api.all_pages("search_songs", narrow=narrow, artist_id=artist, sort_by="oldest"):
             if song["copyright_status"] == "expired" or song["song_id"] in favourites:
-                continue  # the product refuses both anyway: not conditions that bite
-            if api.compare("since", song["release_date"], ">=", stated["since"]):
+                continue  # the product refuses both anyway: not conditions
+            if api.compare("since", song["release_date"], ">=", stated["since"]) and api.compare(
+                "max_length", song["duration_sec"], "<=", stated["max_duration_sec"]
+            ):
                 api.call("favourite_song", song_id=song["song_id"])
 
 
 class TopPlayedOfGenre(MusicTemplate):
     name = "top_played_of_genre"
-    conditions = (Condition("top_k", "ranking"), Condition("language", "filter"), Condition("max_length", "boundary"))
+    conditions = (
+        Condition("top_k", "ranking"),
+        Condition("language", "filter"),
+        Condition("max_length", "boundary"),
+        Condition("not_expired", "filter"),
+    )
+    readings = (GENRE_FAMILY,)
+    clauses = {
+        "name": WRITTEN,
+        "k": "top_k",
+        "genre": "top_k",
+        "language": "language",
+        "max_duration_sec": "max_length",
+        "not_expired": "not_expired",
+    }
     phrasings = (
-        "Create a playlist called '{name}' with the {k} most played {genre} songs in {language} (by play count) that are "
-        "at most {length} long (exactly {length} counts). Only songs that can still be played.",
-        "Build me '{name}': of the {genre} tracks in {language} no longer than {length}, take the top {k} by play count, "
+        "Create a playlist called '{name}' with the {k} most played {genre} songs{family} in {language} (by play count) that are "
+        "at most {length} long. Leave out songs whose licence has expired.",
+        "Build me '{name}': of the {genre} tracks{family} in {language} no longer than {length}, take the top {k} by play count, "
         "leaving out any whose licence has expired.",
-        "I want a new playlist '{name}' holding the {k} {genre} songs in {language} with the most plays, counting only "
-        "songs of {length} or shorter that are still available.",
+        "I want a new playlist '{name}' holding the {k} {genre} songs{family} in {language} with the most plays, counting only "
+        "songs of {length} or shorter whose licence hasn't expired.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -336,30 +397,32 @@ class TopPlayedOfGenre(MusicTemplate):
             "WHERE s.copyright_status != 'expired' AND s.language != 'Instrumental' GROUP BY g.id, s.language HAVING COUNT(*) >= 30 "
             "ORDER BY g.id, s.language",
         )
-        lengths = sorted(
-            ctx.column(
-                "SELECT duration_sec FROM songs WHERE genre_id = ? AND language = ? AND copyright_status != 'expired'",
-                combo["genre_id"],
-                combo["language"],
-            )
-        )
-        limit = ctx.rng.choice(lengths[len(lengths) // 3 : -len(lengths) // 4])
         k = ctx.rng.choice([5, 6, 8, 10, 12])
         every = ctx.rows(
-            "SELECT id, play_count, duration_sec, language = ? AS lang FROM songs WHERE genre_id = ? AND copyright_status != 'expired' "
-            "ORDER BY play_count DESC, id",
+            "SELECT id, play_count, duration_sec, language = ? AS lang, copyright_status = 'expired' AS expired FROM songs "
+            "WHERE genre_id = ? ORDER BY play_count DESC, id DESC",
             combo["language"],
             combo["genre_id"],
         )
+        limit = _round_length(ctx, lambda t: 2 * k <= sum(r["lang"] and r["duration_sec"] <= t for r in every) <= len(every) - 5)
 
-        def top(length_ok: Callable[[int], bool], any_language: bool = False) -> list[int]:
-            return [r["id"] for r in every if length_ok(r["duration_sec"]) and (any_language or r["lang"])][:k]
+        def pick(length_ok: Callable[[int], bool], lang_ok: Callable[[int], bool], live_ok: Callable[[int], bool]) -> set[int]:
+            # Ignoring the licence, an expired song takes a place and is then refused: the playlist is the rest.
+            ranked = [r for r in every if length_ok(r["duration_sec"]) and lang_ok(r["lang"]) and live_ok(r["expired"])][:k]
+            return {r["id"] for r in ranked if not r["expired"]}
 
-        songs = _top_with_clean_cut([r for r in every if r["lang"] and r["duration_sec"] <= limit], k)
-        _bites(set(songs), set(top(lambda d: d < limit)), set(top(lambda d: True)), set(top(lambda d: d <= limit, any_language=True)))
+        _selection_that_bites(pick, lambda d: d <= limit, lambda lang: bool(lang), lambda expired: not expired)
+        songs = _top_with_clean_cut([r for r in every if r["lang"] and r["duration_sec"] <= limit and not r["expired"]], k)
         name = _new_name(ctx)
-        length = _mmss(limit)
-        query = self.phrase(ctx, name=name, k=k, genre=combo["genre"], language=combo["language"], length=length)
+        query = self.phrase(
+            ctx,
+            name=name,
+            k=k,
+            genre=combo["genre"],
+            family=_genre_family(ctx, combo["genre"]),
+            language=combo["language"],
+            length=_mmss(limit),
+        )
         return Draft(
             user_any(ctx),
             query,
@@ -369,21 +432,30 @@ class TopPlayedOfGenre(MusicTemplate):
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
+        narrow = {"language": stated["language"], "max_duration_sec": stated["max_duration_sec"]}
+        candidates = _genre_songs(api, stated["genre"], narrow=narrow, sort_by="most_played")
         _top_played_playlist(
-            api, stated, lambda s: api.compare("max_length", s["duration_sec"], "<=", stated["max_duration_sec"]), genre=stated["genre"]
+            api,
+            stated,
+            candidates,
+            lambda s: (
+                api.compare("max_length", s["duration_sec"], "<=", stated["max_duration_sec"])
+                and api.keep("not_expired", s["copyright_status"] != "expired")
+            ),
         )
 
 
 class HistoryNotFavourited(MusicTemplate):
     name = "history_not_favourited"
     conditions = (Condition("start", "boundary"), Condition("end", "boundary"), Condition("not_favourite", "filter"))
+    clauses = {"name": WRITTEN, "start": "start", "end": "end", "not_favourite": "not_favourite"}
     phrasings = (
         "Make a playlist called '{name}' with every song I played between {start} and {end} (both days included) "
-        "that isn't in my favourites yet. Each song only once.",
+        "that isn't in my favourites yet.",
         "Go through my listening history from {start} through {end}, both days counting, and put each song I haven't "
-        "favourited into a new playlist '{name}', once per song.",
+        "favourited into a new playlist '{name}'.",
         "I want a new playlist, '{name}'. Fill it with the songs of my plays on {start} up to and including {end}, "
-        "leaving out songs that are already among my favourites; no duplicates.",
+        "leaving out songs that are already among my favourites.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -416,8 +488,6 @@ class HistoryNotFavourited(MusicTemplate):
 
         _bites(
             set(right),
-            able(pick(lambda d: d > start, lambda d: d <= end)),
-            able(pick(lambda d: d >= start, lambda d: d < end)),
             able(pick(lambda d: True, lambda d: d <= end)),
             able(pick(lambda d: d >= start, lambda d: True)),
             able(pick(lambda d: d >= start, lambda d: d <= end, fav_ok=True)),
@@ -428,7 +498,8 @@ class HistoryNotFavourited(MusicTemplate):
         return _draft(user, query, _playlist_steps(name, right), {"name": name, "start": start, "end": end}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        plays = _by_time(api.all_pages("get_listening_history"))
+        narrow = {"start_date": stated["start"], "end_date": stated["end"]}
+        plays = _by_time(api.all_pages("get_listening_history", narrow=narrow))
         favourites = _favourite_ids(api)
         chosen: list[int] = []
         for play in plays:
@@ -446,16 +517,15 @@ class HistoryNotFavourited(MusicTemplate):
 class FollowTopPlayedArtists(MusicTemplate):
     name = "follow_top_played_artists"
     conditions = (Condition("top_k", "ranking"), Condition("not_followed", "filter"))
+    clauses = {"k": "top_k", "not_followed": "not_followed"}
     phrasings = (
         "Count my plays per main artist over my whole listening history. Of the artists I don't follow yet, follow the {k} "
-        "I've played the most, and favourite the most played song (by play count) that each of them is main artist of, "
-        "unless that song is already a favourite or unavailable.",
+        "I've played the most, and favourite the most played song (by play count) that each of them is main artist of.",
         "Follow the {k} artists I'm not following yet whom I listen to most, ranked by how many plays their songs (as main "
         "artist) have in my entire history. Then, for each of them, favourite the single most played song (platform play "
-        "count) with them as main artist, skipping it if it's already a favourite or its licence expired.",
+        "count) with them as main artist.",
         "Which artists that I don't follow do I play the most? Take my complete listening history, count plays by main "
-        "artist, follow the top {k}, and add each one's most played song as main artist (by play count) to my favourites "
-        "if it isn't there yet and can still be played.",
+        "artist, follow the top {k}, and add each one's most played song as main artist (by play count) to my favourites.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -483,7 +553,9 @@ class FollowTopPlayedArtists(MusicTemplate):
             )
             if len(top) > 1 and top[0]["play_count"] == top[1]["play_count"]:
                 raise NoTarget("two most played songs")
-            if top[0]["copyright_status"] != "expired" and top[0]["id"] not in favourites:
+            if top[0]["copyright_status"] == "expired":
+                raise NoTarget("the song to favourite has expired")
+            if top[0]["id"] not in favourites:  # already a favourite: nothing to do
                 steps.append(Step("favourite_song", {"song_id": top[0]["id"]}))
         query = self.phrase(ctx, k=k)
         return Draft(user, query, steps, stated={"k": k}, targets=(("user", user),))
@@ -498,24 +570,25 @@ class FollowTopPlayedArtists(MusicTemplate):
             api.call("follow_artist", artist_id=artist)
             info = api.call("get_artist", artist_id=artist)
             top = info["top_songs"][0]
-            if top["copyright_status"] != "expired" and top["song_id"] not in favourites:
+            if top["song_id"] not in favourites:
                 api.call("favourite_song", song_id=top["song_id"])
 
 
 class CleanExpired(MusicTemplate):
     name = "clean_expired"
-    conditions = (Condition("expired", "filter"),)
+    conditions = (Condition("expired", "filter"), Condition("other_playlists", "filter"))
+    clauses = {"keep": "other_playlists", "expired": "expired"}
     phrasings = (
         "Some songs in my library can't be played any more because their licence expired. Take every such song out of all "
-        "of my playlists, and unfavourite the ones among my favourites.",
-        "Clean up my library: in every playlist of mine remove the songs whose copyright has expired, and remove expired "
-        "songs from my favourites as well.",
+        "of my playlists except '{keep}', and unfavourite the ones among my favourites.",
+        "Clean up my library: in every playlist of mine other than '{keep}' remove the songs whose licence has expired, and "
+        "remove expired songs from my favourites as well. '{keep}' is left as it is.",
         "Expired songs are cluttering things. Unfavourite every favourite of mine whose licence has expired and take the "
-        "expired tracks out of each of my playlists.",
+        "expired tracks out of each of my playlists, leaving only '{keep}' untouched.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        user = user_any(ctx)
+        user = _listener_with(ctx, "playlists", 2, "owner_id")
         pairs = ctx.rows(
             "SELECT ps.playlist_id, ps.song_id FROM playlist_songs ps JOIN playlists p ON p.id = ps.playlist_id "
             "JOIN songs s ON s.id = ps.song_id WHERE p.owner_id = ? AND s.copyright_status = 'expired' "
@@ -527,13 +600,27 @@ class CleanExpired(MusicTemplate):
             "AND s.copyright_status = 'expired' ORDER BY f.favourited_at DESC, s.id",
             user,
         )
-        if not pairs or not favourites:
-            raise NoTarget("nothing expired in one of the two")
-        steps = [Step("remove_song_from_playlist", p) for p in pairs] + [Step("unfavourite_song", {"song_id": s}) for s in favourites]
-        return Draft(user, self.phrase(ctx), steps, hidden=[len(pairs), len(favourites)], targets=(("user", user),))
+        holding = _unique(p["playlist_id"] for p in pairs)
+        if len(holding) < 2 or not favourites:
+            raise NoTarget("expired songs in fewer than two playlists, or none among the favourites")
+        keep = ctx.rng.choice(holding)
+        keep_name = ctx.value("SELECT name FROM playlists WHERE id = ?", keep)
+        steps = [Step("remove_song_from_playlist", p) for p in pairs if p["playlist_id"] != keep] + [
+            Step("unfavourite_song", {"song_id": s}) for s in favourites
+        ]
+        return Draft(
+            user,
+            self.phrase(ctx, keep=keep_name),
+            steps,
+            stated={"keep": keep_name},
+            hidden=[len(pairs), len(favourites)],
+            targets=(("user", user),),
+        )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         for playlist in api.all_pages("list_my_playlists"):
+            if not api.keep("other_playlists", playlist["name"].casefold() != stated["keep"].casefold()):
+                continue
             for song in _playlist_tracks(api, playlist["playlist_id"]):
                 if api.keep("expired", song["copyright_status"] == "expired"):
                     api.call("remove_song_from_playlist", playlist_id=playlist["playlist_id"], song_id=song["song_id"])
@@ -545,13 +632,14 @@ class CleanExpired(MusicTemplate):
 class LatestAlbumPlaylist(MusicTemplate):
     name = "latest_album_playlist"
     conditions = (Condition("full_album", "filter"), Condition("latest", "ranking"))
+    clauses = {"artist": "latest", "name": WRITTEN, "full_album": "full_album"}
     phrasings = (
         "Find {artist}'s most recent full album (not a single or EP), save it to my library, and make a private playlist "
-        "'{name}' with all of its tracks that can still be played.",
+        "'{name}' with its tracks.",
         "Save the newest full-length album by {artist}, going by release date (EPs and singles don't count), and put its "
-        "playable tracks into a new private playlist called '{name}'.",
+        "tracks into a new private playlist called '{name}'.",
         "I want {artist}'s latest proper album, judged by release date and ignoring singles and EPs: add it to my saved "
-        "albums, then create '{name}' as a private playlist holding its available tracks.",
+        "albums, then create '{name}' as a private playlist holding its songs.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -588,13 +676,15 @@ class LatestAlbumPlaylist(MusicTemplate):
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         artist = _artist_id(api, stated["artist"])
-        albums = [a for a in api.all_pages("list_artist_albums", artist_id=artist) if api.keep("full_album", a["album_type"] == "album")]
+        releases = api.all_pages("list_artist_albums", narrow={"album_type": "album"}, artist_id=artist)
+        albums = [a for a in releases if api.keep("full_album", a["album_type"] == "album")]
         ranked = sorted(albums, key=lambda a: (a["release_date"], a["album_id"]), reverse=True)
         chosen = api.top("latest", ranked, 1, lambda a: a["release_date"])
         for album in chosen:
             api.call("save_album", album_id=album["album_id"])
         tracks: list[int] = []
         for album in chosen:
+            # A track whose licence expired cannot be added to a playlist: the product leaves no other way.
             tracks += [
                 t["song_id"] for t in api.call("get_album", album_id=album["album_id"])["tracks"] if t["copyright_status"] != "expired"
             ]
@@ -604,13 +694,12 @@ class LatestAlbumPlaylist(MusicTemplate):
 class LongSongsOfGenreYear(MusicTemplate):
     name = "long_songs_of_genre_year"
     conditions = (Condition("year", "filter"), Condition("min_length", "boundary"))
+    readings = (GENRE_FAMILY,)
+    clauses = {"genre": "year", "year": "year", "min_duration_sec": "min_length"}
     phrasings = (
-        "Favourite every {genre} song released in {year} that runs {length} or longer (exactly {length} counts), unless "
-        "it's already a favourite or unavailable.",
-        "I like long {genre} tracks. From the ones that came out in {year}, favourite all that are at least {length} long, "
-        "a song of exactly {length} included. Skip expired ones and ones I already favourited.",
-        "Add to my favourites the {genre} songs from {year} with a length of {length} or more (a track of exactly {length} "
-        "counts too); songs already favourited or no longer available can be left alone.",
+        "Favourite every {genre} song{family} released in {year} that runs {length} or longer.",
+        "I like long {genre} tracks{family}. From the ones that came out in {year}, favourite all that are at least {length} long.",
+        "Add to my favourites the {genre} songs{family} from {year} with a length of {length} or more.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -621,6 +710,7 @@ class LongSongsOfGenreYear(MusicTemplate):
             "BETWEEN 40 AND 300 ORDER BY g.id",
         )
         user = user_any(ctx)
+        # Songs the product would refuse to favourite (expired, favourited already) are no candidates.
         songs = ctx.rows(
             "SELECT id, substr(release_date, 1, 4) AS year, duration_sec FROM songs WHERE genre_id = ? AND copyright_status != 'expired' "
             "AND id NOT IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) ORDER BY duration_sec DESC, id DESC",
@@ -628,15 +718,15 @@ class LongSongsOfGenreYear(MusicTemplate):
             user,
         )
         year = ctx.choice(sorted({s["year"] for s in songs if sum(t["year"] == s["year"] for t in songs) >= 6}), "year")
-        lengths = sorted(s["duration_sec"] for s in songs if s["year"] == year)
-        threshold = ctx.rng.choice(lengths[len(lengths) // 3 : -2])
+        lengths = [s["duration_sec"] for s in songs if s["year"] == year]
+        threshold = _round_length(ctx, lambda t: 3 <= sum(d >= t for d in lengths) < len(lengths))
 
         def pick(year_ok: Callable[[str], bool], length_ok: Callable[[int], bool]) -> list[int]:
             return [s["id"] for s in songs if year_ok(s["year"]) and length_ok(s["duration_sec"])]
 
-        right = _selection_that_bites(pick, (lambda y: y == year, None), (lambda d: d >= threshold, lambda d: d > threshold))
+        right = _selection_that_bites(pick, lambda y: y == year, lambda d: d >= threshold)
         _in_range(right, 3, 40, "songs")
-        query = self.phrase(ctx, genre=genre["name"], year=year, length=_mmss(threshold))
+        query = self.phrase(ctx, genre=genre["name"], family=_genre_family(ctx, genre["name"]), year=year, length=_mmss(threshold))
         steps = [Step("favourite_song", {"song_id": s}) for s in right]
         return _draft(
             user, query, steps, {"genre": genre["name"], "year": year, "min_duration_sec": threshold}, right, ("genre", genre["id"], year)
@@ -644,10 +734,12 @@ class LongSongsOfGenreYear(MusicTemplate):
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         favourites = _favourite_ids(api)
-        for song in api.all_pages("search_songs", genre=stated["genre"], sort_by="duration"):
+        year = stated["year"]
+        narrow = {"released_after": f"{year}-01-01", "released_before": f"{year}-12-31", "min_duration_sec": stated["min_duration_sec"]}
+        for song in _genre_songs(api, stated["genre"], narrow=narrow, sort_by="duration"):
             if song["copyright_status"] == "expired" or song["song_id"] in favourites:
-                continue
-            if api.keep("year", song["release_date"][:4] == stated["year"]) and api.compare(
+                continue  # the product refuses both anyway: not conditions
+            if api.keep("year", song["release_date"][:4] == year) and api.compare(
                 "min_length", song["duration_sec"], ">=", stated["min_duration_sec"]
             ):
                 api.call("favourite_song", song_id=song["song_id"])
@@ -656,12 +748,13 @@ class LongSongsOfGenreYear(MusicTemplate):
 class UnfollowUnplayedArtists(MusicTemplate):
     name = "unfollow_unplayed_artists"
     conditions = (Condition("followed_before", "boundary"), Condition("never_played", "filter"))
+    clauses = {"before": "followed_before", "never_played": "never_played"}
     phrasings = (
-        "Unfollow every artist I started following before {date} (not on that day) whom I've never listened to: no play "
+        "Unfollow every artist I started following before {date} whom I've never listened to: no play "
         "of any song with them as main artist anywhere in my listening history.",
-        "Tidy up who I follow. If I followed an artist before {date} ({date} itself excluded) and my whole listening history "
+        "Tidy up who I follow. If I followed an artist before {date} and my whole listening history "
         "has no play of a song whose main artist they are, unfollow them.",
-        "Go through the artists I follow: each one I followed earlier than {date} (that day not included) and whose songs "
+        "Go through the artists I follow: each one I followed earlier than {date} and whose songs "
         "(as main artist) I have never played at all gets unfollowed.",
     )
 
@@ -680,7 +773,7 @@ class UnfollowUnplayedArtists(MusicTemplate):
             return [f["artist_id"] for f in follows if day_ok(f["day"]) and (played_ok or not f["played"])]
 
         right = pick(lambda d: d < date)
-        _bites(right, pick(lambda d: True), pick(lambda d: d <= date), pick(lambda d: d < date, played_ok=True))
+        _bites(right, pick(lambda d: True), pick(lambda d: d < date, played_ok=True))
         _in_range(right, 2, 30, "artists")
         query = self.phrase(ctx, date=pretty_day(date))
         return _draft(user, query, [Step("unfollow_artist", {"artist_id": a}) for a in right], {"before": date}, right)
@@ -697,13 +790,14 @@ class UnfollowUnplayedArtists(MusicTemplate):
 
 class MergePlaylists(MusicTemplate):
     name = "merge_playlists"
+    # No condition: the task is a cross-step one (the songs go into the playlist the first write creates). The two
+    # playlists' names are in the expected diff (their rows are deleted), the new one's too.
+    clauses = {"a": WRITTEN, "b": WRITTEN, "name": WRITTEN}
     phrasings = (
-        "Merge my playlists '{a}' and '{b}' into one new playlist called '{name}' (every song once, leaving out ones that "
-        "can't be played any more), then delete the two old playlists.",
-        "I want '{a}' and '{b}' combined: create '{name}' holding all songs from both without duplicates (expired ones "
-        "left out) and remove the two originals afterwards.",
-        "Replace my playlists '{a}' and '{b}' with a single new one, '{name}': it gets each playable song of either "
-        "playlist once, and the old two get deleted.",
+        "Merge my playlists '{a}' and '{b}' into one new playlist called '{name}', then delete the two old playlists.",
+        "I want '{a}' and '{b}' combined: create '{name}' holding all songs from both and remove the two originals afterwards.",
+        "Replace my playlists '{a}' and '{b}' with a single new one, '{name}': it gets the songs of either playlist, and the "
+        "old two get deleted.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -733,6 +827,7 @@ class MergePlaylists(MusicTemplate):
         songs: list[int] = []
         for playlist in (a, b):
             for song in _playlist_tracks(api, playlist["playlist_id"]):
+                # The product refuses an expired song and a song twice: no other way to merge.
                 if song["copyright_status"] != "expired" and song["song_id"] not in songs:
                     songs.append(song["song_id"])
         _new_playlist(api, stated["name"], songs)
@@ -743,13 +838,13 @@ class MergePlaylists(MusicTemplate):
 class LikeArtistComments(MusicTemplate):
     name = "like_artist_comments"
     conditions = (Condition("min_likes", "boundary"), Condition("since", "boundary"))
+    clauses = {"artist": "since", "min_likes": "min_likes", "since": "since"}
     phrasings = (
         "Go through the comments on every song whose main artist is {artist} and like each comment posted on or after "
-        "{date} ({date} included) that has {likes}, unless I've liked it already.",
-        "On all songs with {artist} as main artist, like the comments from {date} onwards, that day counting, that "
-        "already have {likes}. Skip any I already liked.",
+        "{date} that has {likes}.",
+        "On all songs with {artist} as main artist, like the comments from {date} onwards that already have {likes}.",
         "I want to support the {artist} community: for every song whose main artist is {artist}, like every comment "
-        "with {likes} written on {date} or later (that day too); leave the ones I've liked alone.",
+        "with {likes} written on {date} or later.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -777,7 +872,7 @@ class LikeArtistComments(MusicTemplate):
         def pick(likes_ok: Callable[[int], bool], day_ok: Callable[[str], bool]) -> list[int]:
             return [c["id"] for c in comments if likes_ok(c["likes"]) and day_ok(c["day"])]
 
-        right = _selection_that_bites(pick, (lambda x: x >= n, lambda x: x > n), (lambda d: d >= date, lambda d: d > date))
+        right = _selection_that_bites(pick, lambda x: x >= n, lambda d: d >= date)
         _in_range(right, 2, 40, "comments")
         likes = "any likes" if n == 1 else f"{n} or more likes"
         query = self.phrase(ctx, artist=artist["name"], likes=likes, date=pretty_day(date))
@@ -790,7 +885,7 @@ class LikeArtistComments(MusicTemplate):
             comments = api.all_pages("list_song_comments", song_id=song["song_id"], sort_by="oldest")
             for comment in sorted(comments, key=lambda c: c["comment_id"]):
                 if comment["liked_by_me"]:
-                    continue
+                    continue  # the product refuses a second like: not a condition
                 if api.compare("min_likes", comment["like_count"], ">=", stated["min_likes"]) and api.compare(
                     "since", comment["created_at"][:10], ">=", stated["since"]
                 ):
@@ -804,13 +899,14 @@ class SaveAlbumsOfFavourites(MusicTemplate):
         Condition("full_album", "filter"),
         Condition("since_year", "boundary"),
     )
+    clauses = {"k": "min_favourites", "year": "since_year", "full_album": "full_album"}
     phrasings = (
         "Save to my library every full album (not an EP or single) released in {year} or later from which I've favourited "
-        "at least {k} songs, unless it's saved already.",
+        "at least {k} songs.",
         "Look through my favourite songs and count them per release. Each full-length album (EPs and singles don't count) "
-        "from {year} onwards ({year} included) with {k} or more of my favourites should be in my saved albums.",
+        "from {year} onwards with {k} or more of my favourites should be in my saved albums.",
         "Which recent albums do I love most? Every album-type release (no EPs, no singles) that came out in {year} or later "
-        "and holds at least {k} of my favourite songs: save it to my library if it isn't there yet.",
+        "and holds at least {k} of my favourite songs: save it to my library.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -828,7 +924,7 @@ class SaveAlbumsOfFavourites(MusicTemplate):
         def pick(count_ok: Callable[[int], bool], year_ok: Callable[[str], bool], type_ok: bool = False) -> list[int]:
             return [a["album_id"] for a in albums if count_ok(a["n"]) and year_ok(a["year"]) and (type_ok or a["full"])]
 
-        right = _selection_that_bites(pick, (lambda n: n >= k, lambda n: n > k), (lambda y: y >= year, lambda y: y > year))
+        right = _selection_that_bites(pick, lambda n: n >= k, lambda y: y >= year)
         _bites(right, pick(lambda n: n >= k, lambda y: y >= year, type_ok=True))
         _in_range(right, 3, 30, "albums")
         query = self.phrase(ctx, k=k, year=year)
@@ -849,10 +945,11 @@ class SaveAlbumsOfFavourites(MusicTemplate):
 
 class TopTaggedSongs(MusicTemplate):
     name = "top_tagged_songs"
-    conditions = (Condition("top_k", "ranking"), Condition("language", "filter"), Condition("no_vip", "filter"))
+    conditions = (Condition("top_k", "ranking"), Condition("language", "filter"), Condition("licensed", "filter"))
+    clauses = {"name": WRITTEN, "k": "top_k", "tag": "top_k", "language": "language", "licensed": "licensed"}
     phrasings = (
-        "Create a playlist '{name}' with the {k} most played songs (by play count) in {language} tagged '{tag}', leaving "
-        "out VIP-only songs and ones whose licence expired.",
+        "Create a playlist '{name}' with the {k} most played songs (by play count) in {language} tagged '{tag}', counting "
+        "only songs that are licensed (neither VIP-only nor expired).",
         "Build me '{name}': among the {language} songs carrying the '{tag}' tag that are free to play (not VIP-only, not "
         "expired), the top {k} by play count.",
         "I'd like a new playlist called '{name}'. Put in it the {k} {language} songs with the '{tag}' tag that have the "
@@ -869,9 +966,9 @@ class TopTaggedSongs(MusicTemplate):
         )
         k = ctx.rng.choice([5, 6, 8, 10, 12])
         songs = ctx.rows(
-            "SELECT s.id, s.play_count, s.language = ? AS lang, s.copyright_status = 'vip_only' AS vip FROM songs s "
-            "JOIN song_tags st ON st.song_id = s.id WHERE st.tag_id = ? AND s.copyright_status != 'expired' "
-            "ORDER BY s.play_count DESC, s.id",
+            "SELECT s.id, s.play_count, s.language = ? AS lang, s.copyright_status != 'licensed' AS vip, "
+            "s.copyright_status = 'expired' AS expired FROM songs s "
+            "JOIN song_tags st ON st.song_id = s.id WHERE st.tag_id = ? ORDER BY s.play_count DESC, s.id DESC",
             combo["language"],
             combo["tag_id"],
         )
@@ -880,7 +977,8 @@ class TopTaggedSongs(MusicTemplate):
             return [s for s in songs if (lang_ok or s["lang"]) and (vip_ok or not s["vip"])]
 
         right = _top_with_clean_cut(pick(), k)
-        _bites(set(right), {s["id"] for s in pick(lang_ok=True)[:k]}, {s["id"] for s in pick(vip_ok=True)[:k]})
+        # Ignoring the licence, a VIP-only song takes a place (an expired one too, and is then refused).
+        _bites(set(right), {s["id"] for s in pick(lang_ok=True)[:k]}, {s["id"] for s in pick(vip_ok=True)[:k] if not s["expired"]})
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, k=k, tag=combo["tag"], language=combo["language"])
         return Draft(
@@ -892,19 +990,19 @@ class TopTaggedSongs(MusicTemplate):
         )
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        _top_played_playlist(api, stated, lambda s: api.keep("no_vip", s["copyright_status"] != "vip_only"), tag=stated["tag"])
+        narrow = {"language": stated["language"], "copyright_status": "licensed"}
+        candidates = api.all_pages("search_songs", narrow=narrow, tag=stated["tag"], sort_by="most_played")
+        _top_played_playlist(api, stated, candidates, lambda s: api.keep("licensed", s["copyright_status"] == "licensed"))
 
 
 class FavouritesBeforeYear(MusicTemplate):
     name = "favourites_before_year"
     conditions = (Condition("before_year", "boundary"), Condition("language", "filter"))
+    clauses = {"language": "language", "year": "before_year", "name": WRITTEN}
     phrasings = (
-        "Put my favourite {language} songs released before {year} ({year} itself not included) into a new playlist called "
-        "'{name}'. Skip unplayable ones.",
-        "Make '{name}', a playlist of the songs among my favourites that are in {language} and came out before January 1, "
-        "{year}; leave out songs with an expired licence.",
-        "From my favourites, collect every {language} track released earlier than {year} (a {year} release doesn't count) "
-        "into a new playlist named '{name}', except ones that can no longer be played.",
+        "Put my favourite {language} songs released before {year} into a new playlist called '{name}'.",
+        "Make '{name}', a playlist of the songs among my favourites that are in {language} and came out before January 1, {year}.",
+        "From my favourites, collect every {language} track released earlier than {year} into a new playlist named '{name}'.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -929,7 +1027,7 @@ class FavouritesBeforeYear(MusicTemplate):
             return [f["id"] for f in favourites if year_ok(f["year"]) and (lang_ok or f["lang"])]
 
         right = pick(lambda y: y < year)
-        _bites(right, pick(lambda y: y <= year), pick(lambda y: True), pick(lambda y: y < year, lang_ok=True))
+        _bites(right, pick(lambda y: True), pick(lambda y: y < year, lang_ok=True))
         _in_range(right, 2, 40, "songs")
         name = _new_name(ctx)
         query = self.phrase(ctx, language=language, year=year, name=name)
@@ -939,23 +1037,27 @@ class FavouritesBeforeYear(MusicTemplate):
         chosen = [
             f["song_id"]
             for f in api.all_pages("list_favourite_songs")
-            if f["copyright_status"] != "expired"
+            if f["copyright_status"] != "expired"  # the product refuses it in a playlist: not a condition
             and api.compare("before_year", f["release_date"][:4], "<", stated["year"])
             and api.keep("language", f["language"].casefold() == stated["language"].casefold())
         ]
         _new_playlist(api, stated["name"], chosen)
 
 
+ARTIST_KINDS = {"solo": ("solo artist", "solo artists"), "band": ("band", "bands")}
+
+
 class FollowArtistsOfPlaylist(MusicTemplate):
     name = "follow_artists_of_playlist"
-    conditions = (Condition("min_songs", "boundary", capability="aggregation_computation"),)
+    conditions = (Condition("min_songs", "boundary", capability="aggregation_computation"), Condition("artist_type", "filter"))
+    clauses = {"playlist": "min_songs", "k": "min_songs", "artist_type": "artist_type"}
     phrasings = (
-        "In my playlist '{playlist}', find every main artist with at least {k} songs on it and follow them (if I don't "
-        "already); then make the playlist private.",
-        "Follow each artist who is the main artist of {k} or more songs in my playlist '{playlist}', skipping ones I follow "
-        "already, and switch '{playlist}' to private afterwards.",
-        "Count the songs per main artist in my playlist '{playlist}'. Anyone with at least {k} there gets a follow from me "
-        "(unless I follow them already), and then the playlist should no longer be public.",
+        "In my playlist '{playlist}', find every {kind} who is main artist of at least {k} songs on it and follow them; then "
+        "make the playlist private.",
+        "Follow each of the {kinds} that are the main artist of {k} or more songs in my playlist '{playlist}', and switch "
+        "'{playlist}' to private afterwards.",
+        "Count the songs per main artist in my playlist '{playlist}'. Any {kind} (going by the artist's profile) with at "
+        "least {k} there gets a follow from me, and then the playlist should no longer be public.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -963,32 +1065,40 @@ class FollowArtistsOfPlaylist(MusicTemplate):
             ctx, "playlist", "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE p.is_public = 1 AND p.song_count >= 6 ORDER BY p.id"
         )
         user = playlist["owner_id"]
+        # Artists followed already are no candidates: the product refuses a second follow.
         artists = ctx.rows(
-            "SELECT s.artist_id, COUNT(*) AS n FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
+            "SELECT s.artist_id, COUNT(*) AS n, a.artist_type AS kind FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
+            "JOIN artists a ON a.id = s.artist_id WHERE ps.playlist_id = ? "
             "AND s.artist_id NOT IN (SELECT artist_id FROM followed_artists WHERE user_id = ?) GROUP BY s.artist_id "
             "ORDER BY s.artist_id",
             playlist["id"],
             user,
         )
         k = ctx.rng.choice([2, 2, 3])
+        kind = ctx.rng.choice(sorted(ARTIST_KINDS))
 
-        def pick(ok: Callable[[int], bool]) -> list[int]:
-            return [a["artist_id"] for a in artists if ok(a["n"])]
+        def pick(count_ok: Callable[[int], bool], kind_ok: Callable[[str], bool]) -> list[int]:
+            return [a["artist_id"] for a in artists if count_ok(a["n"]) and kind_ok(a["kind"])]
 
-        right = _selection_that_bites(pick, (lambda n: n >= k, lambda n: n > k))
+        right = _selection_that_bites(pick, lambda n: n >= k, lambda t: t == kind)
         _in_range(right, 1, 20, "artists")
-        query = self.phrase(ctx, playlist=playlist["name"], k=k)
+        if kind == "band" and pick(lambda n: n >= k, lambda t: t in ("duo", "orchestra")):
+            raise NoTarget("a duo or an orchestra could be read as a band")
+        one, many = ARTIST_KINDS[kind]
+        query = self.phrase(ctx, playlist=playlist["name"], k=k, kind=one, kinds=many)
         steps = [Step("follow_artist", {"artist_id": a}) for a in right] + [
             Step("update_playlist", {"playlist_id": playlist["id"], "is_public": False})
         ]
-        return _draft(user, query, steps, {"playlist": playlist["name"], "k": k}, right, ("playlist", playlist["id"]))
+        return _draft(user, query, steps, {"playlist": playlist["name"], "k": k, "artist_type": kind}, right, ("playlist", playlist["id"]))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["playlist"])
         counts = Counter(s["artist_id"] for s in _playlist_tracks(api, playlist["playlist_id"]))
-        followed = {a["artist_id"] for a in api.all_pages("list_followed_artists")}
         for artist in sorted(counts):
-            if artist not in followed and api.compare("min_songs", counts[artist], ">=", stated["k"]):
+            if not api.compare("min_songs", counts[artist], ">=", stated["k"]):
+                continue
+            info = api.call("get_artist", artist_id=artist)
+            if api.keep("artist_type", info["artist_type"] == stated["artist_type"]) and not info["followed_by_me"]:
                 api.call("follow_artist", artist_id=artist)
         api.call("update_playlist", playlist_id=playlist["playlist_id"], is_public=False)
 
@@ -996,11 +1106,15 @@ class FollowArtistsOfPlaylist(MusicTemplate):
 class ArchiveOldFavourites(MusicTemplate):
     name = "archive_old_favourites"
     conditions = (Condition("before", "boundary"),)
+    # What happens to an expired favourite (it cannot go into a playlist) is decided in words: it is unfavourited too.
+    readings = (Reading("expired favourites", decided_by=r"expired|licen[cs]e"),)
+    clauses = {"before": "before", "name": WRITTEN}
     phrasings = (
-        "My favourites are a mess. Move every song I favourited before {date} (not on that day) into a new private playlist "
-        "called '{name}' and unfavourite those songs. Songs that can't be added to a playlist any more just get unfavourited.",
-        "Archive my old favourites: everything I favourited earlier than {date} ({date} itself excluded) goes into a new "
-        "private playlist '{name}' and comes out of my favourites. Unplayable songs are only unfavourited.",
+        "My favourites are a mess. Move every song I favourited before {date} into a new private playlist "
+        "called '{name}' and unfavourite those songs. Songs whose licence has expired can't go into a playlist: just "
+        "unfavourite them.",
+        "Archive my old favourites: everything I favourited earlier than {date} goes into a new "
+        "private playlist '{name}' and comes out of my favourites. Expired songs are only unfavourited.",
         "Create a private playlist '{name}' with the favourites I added before {date} (favourites from {date} stay), then "
         "remove those songs from my favourites; any that have expired skip the playlist but still get unfavourited.",
     )
@@ -1015,8 +1129,10 @@ class ArchiveOldFavourites(MusicTemplate):
         # A big clean-up: most of the favourites move, so the cut is a late favourite day.
         cut = ctx.choice(sorted({f["day"] for f in favourites[52:-3]}), "cut day")
         old = [f for f in favourites if f["day"] < cut]
-        _bites(old, [f for f in favourites if f["day"] <= cut])
+        _bites(old, favourites)
         _in_range(old, 52, 80, "favourites")
+        if not any(f["expired"] for f in old):
+            raise NoTarget("no expired favourite: the words on expired songs would apply to nothing")
         name = _new_name(ctx)
         steps = _playlist_steps(name, [f["song_id"] for f in old if not f["expired"]], is_public=False) + [
             Step("unfavourite_song", {"song_id": f["song_id"]}) for f in old
@@ -1028,18 +1144,19 @@ class ArchiveOldFavourites(MusicTemplate):
         favourites = api.all_pages("list_favourite_songs", sort_by="oldest")
         old = [f for f in favourites if api.compare("before", f["favourited_at"][:10], "<", stated["before"])]
         _new_playlist(api, stated["name"], [f["song_id"] for f in old if f["copyright_status"] != "expired"], is_public=False)
-        for song in old:
+        for song in api.reading("expired favourites", old, [f for f in old if f["copyright_status"] != "expired"]):
             api.call("unfavourite_song", song_id=song["song_id"])
 
 
 class DeleteOldComments(MusicTemplate):
     name = "delete_old_comments"
     conditions = (Condition("before", "boundary"), Condition("max_likes", "boundary"))
+    clauses = {"before": "before", "max_likes": "max_likes"}
     phrasings = (
-        "Delete every comment I posted before {date} ({date} itself excluded) that has fewer than {n} likes.",
+        "Delete every comment I posted before {date} that has fewer than {n} likes.",
         "Clean up my old comments: anything I wrote earlier than {date} with under {n} likes should go. Comments from "
         "{date} on stay, and so do ones with {n} likes or more.",
-        "Remove my comments posted before {date} (not on that day) that got less than {n} likes; leave the rest alone.",
+        "Remove my comments posted before {date} that got less than {n} likes; leave the rest alone.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -1055,7 +1172,7 @@ class DeleteOldComments(MusicTemplate):
         def pick(day_ok: Callable[[str], bool], likes_ok: Callable[[int], bool]) -> list[int]:
             return [c["id"] for c in mine if day_ok(c["day"]) and likes_ok(c["likes"])]
 
-        right = _selection_that_bites(pick, (lambda d: d < date, lambda d: d <= date), (lambda x: x < n, lambda x: x <= n))
+        right = _selection_that_bites(pick, lambda d: d < date, lambda x: x < n)
         _in_range(right, 2, 30, "comments")
         # A comment deleted with its thread cannot be deleted again: no chosen comment inside another's thread.
         for cid in right:
@@ -1082,31 +1199,38 @@ class DeleteOldComments(MusicTemplate):
 
 class ConsolidateSmallPlaylists(MusicTemplate):
     name = "consolidate_small_playlists"
-    conditions = (Condition("max_size", "boundary"),)
+    conditions = (Condition("max_size", "boundary"), Condition("untouched_since", "boundary"))
+    clauses = {"target": "max_size", "max_size": "max_size", "before": "untouched_since"}
     phrasings = (
-        "Fold my small playlists into '{target}': every other playlist of mine with fewer than {n} songs gets its songs "
-        "added to '{target}' (skipping songs already there and expired ones) and is then deleted.",
-        "Any playlist of mine holding under {n} songs (apart from '{target}' itself) should be merged into '{target}': add "
-        "its playable songs that aren't in '{target}' yet, then delete it. Playlists with {n} songs or more stay.",
-        "Clean up my playlists: for each one with less than {n} songs, other than '{target}', move its songs over to "
-        "'{target}' (no duplicates, nothing expired) and remove the small playlist.",
+        "Fold my small, stale playlists into '{target}': every other playlist of mine with fewer than {n} songs that I "
+        "last changed before {date} gets its songs added to '{target}' and is then deleted.",
+        "Any playlist of mine holding under {n} songs and last updated before {date} (apart from '{target}' itself) should "
+        "be merged into '{target}': add its songs that aren't in '{target}' yet, then delete it.",
+        "Clean up my playlists: for each one with less than {n} songs whose last update was before {date}, other than "
+        "'{target}', move its songs over to '{target}' and remove the small playlist.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
         user = _listener_with(ctx, "playlists", 4, "owner_id")
-        mine = ctx.rows("SELECT id, name, song_count FROM playlists WHERE owner_id = ? ORDER BY id", user)
+        mine = ctx.rows("SELECT id, name, song_count, substr(updated_at, 1, 10) AS day FROM playlists WHERE owner_id = ? ORDER BY id", user)
         target = ctx.choice(mine, "target playlist")
         others = [p for p in mine if p["id"] != target["id"]]
-        n = ctx.choice(sorted({p["song_count"] for p in others})[1:], "size")
 
-        def pick(ok: Callable[[int], bool]) -> list[int]:
-            return [p["id"] for p in others if ok(p["song_count"])]
+        def pick(size_ok: Callable[[int], bool], day_ok: Callable[[str], bool]) -> list[int]:
+            return [p["id"] for p in others if size_ok(p["song_count"]) and day_ok(p["day"])]
 
-        right = pick(lambda c: c < n)
-        _bites(right, pick(lambda c: c <= n), pick(lambda c: True))
+        def bites(n: int, date: str) -> bool:
+            right = pick(lambda c: c < n, lambda d: d < date)
+            return bool(right) and right != pick(_anything, lambda d: d < date) and right != pick(lambda c: c < n, _anything)
+
+        n, date = ctx.choice(
+            [(n, d) for n in (5, 8, 10, 12, 15, 20, 25, 30) for d in sorted({p["day"] for p in others}) if bites(n, d)], "size and day"
+        )
+        right = pick(lambda c: c < n, lambda d: d < date)
         present = set(ctx.column("SELECT song_id FROM playlist_songs WHERE playlist_id = ?", target["id"]))
         steps: list[Step] = []
         for pid in right:
+            # The product refuses an expired song and a song the target holds already: no other way to fold.
             for song in ctx.column(
                 "SELECT ps.song_id FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? "
                 "AND s.copyright_status != 'expired' ORDER BY ps.position",
@@ -1118,18 +1242,21 @@ class ConsolidateSmallPlaylists(MusicTemplate):
             steps.append(Step("delete_playlist", {"playlist_id": pid}))
         if len(present) > 500:
             raise NoTarget("too many songs")
-        query = self.phrase(ctx, target=target["name"], n=n)
-        return _draft(user, query, steps, {"target": target["name"], "max_size": n}, right, ("playlist", target["id"]))
+        query = self.phrase(ctx, target=target["name"], n=n, date=pretty_day(date))
+        return _draft(user, query, steps, {"target": target["name"], "max_size": n, "before": date}, right, ("playlist", target["id"]))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlists = api.all_pages("list_my_playlists")
         target = find_one(playlists, name=stated["target"])
         present = {s["song_id"] for s in _playlist_tracks(api, target["playlist_id"])}
-        for playlist in sorted(playlists, key=lambda p: p["playlist_id"]):
-            if playlist["playlist_id"] == target["playlist_id"]:
-                continue
-            if not api.compare("max_size", playlist["song_count"], "<", stated["max_size"]):
-                continue
+        chosen = [
+            p
+            for p in sorted(playlists, key=lambda p: p["playlist_id"])
+            if p["playlist_id"] != target["playlist_id"]
+            and api.compare("max_size", p["song_count"], "<", stated["max_size"])
+            and api.compare("untouched_since", p["updated_at"][:10], "<", stated["before"])
+        ]
+        for playlist in chosen:
             for song in _playlist_tracks(api, playlist["playlist_id"]):
                 if song["copyright_status"] != "expired" and song["song_id"] not in present:
                     present.add(song["song_id"])
@@ -1139,31 +1266,31 @@ class ConsolidateSmallPlaylists(MusicTemplate):
 
 class RenameAndTrim(MusicTemplate):
     name = "rename_and_trim"
-    conditions = (Condition("min_length", "boundary"),)
+    conditions = (Condition("min_length", "boundary"), Condition("not_favourite", "filter"))
+    clauses = {"old": "min_length", "new": WRITTEN, "min_duration_sec": "min_length", "not_favourite": "not_favourite"}
     phrasings = (
-        "Rename my playlist '{old}' to '{new}', then remove every song from it that is shorter than {length} (a song of "
-        "exactly {length} stays).",
-        "Two changes to '{old}': it should be called '{new}' from now on, and the songs in it under {length} should go "
-        "(exactly {length} is fine).",
-        "Take the songs shorter than {length} out of my playlist '{old}' (keep any that are exactly {length}) and give the "
-        "playlist the new name '{new}'.",
+        "Rename my playlist '{old}' to '{new}', then remove every song from it that is shorter than {length}, except songs "
+        "that are among my favourites.",
+        "Two changes to '{old}': it should be called '{new}' from now on, and the songs in it under {length} should go, "
+        "unless I've favourited them.",
+        "Take the songs shorter than {length} out of my playlist '{old}' (my favourite songs stay, whatever their length) and "
+        "give the playlist the new name '{new}'.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
         playlist = _draw_row(ctx, "playlist", "SELECT id, name, owner_id FROM playlists WHERE song_count >= 6 ORDER BY id")
         songs = ctx.rows(
-            "SELECT s.id, s.duration_sec FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
-            "WHERE ps.playlist_id = ? ORDER BY ps.position",
+            "SELECT s.id, s.duration_sec, s.id IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) AS fav "
+            "FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? ORDER BY ps.position",
+            playlist["owner_id"],
             playlist["id"],
         )
-        lengths = sorted({s["duration_sec"] for s in songs})
-        limit = ctx.rng.choice(lengths[2:-1] or [0])
+        limit = _round_length(ctx, lambda t: any(s["duration_sec"] < t and s["fav"] for s in songs), low=150, high=300)
 
-        def pick(ok: Callable[[int], bool]) -> list[int]:
-            return [s["id"] for s in songs if ok(s["duration_sec"])]
+        def pick(length_ok: Callable[[int], bool], fav_ok: Callable[[int], bool]) -> list[int]:
+            return [s["id"] for s in songs if length_ok(s["duration_sec"]) and fav_ok(s["fav"])]
 
-        right = pick(lambda d: d < limit)
-        _bites(right, pick(lambda d: d <= limit), pick(lambda d: True))
+        right = _selection_that_bites(pick, lambda d: d < limit, lambda fav: not fav)
         _in_range(right, 2, 40, "songs")
         mine = ctx.column("SELECT name FROM playlists WHERE owner_id = ?", playlist["owner_id"])
         new = _new_name(ctx, *mine)
@@ -1182,9 +1309,12 @@ class RenameAndTrim(MusicTemplate):
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["old"])
+        favourites = _favourite_ids(api)
         api.call("update_playlist", playlist_id=playlist["playlist_id"], name=stated["new"])
         for song in _playlist_tracks(api, playlist["playlist_id"]):
-            if api.compare("min_length", song["duration_sec"], "<", stated["min_duration_sec"]):
+            if api.compare("min_length", song["duration_sec"], "<", stated["min_duration_sec"]) and api.keep(
+                "not_favourite", song["song_id"] not in favourites
+            ):
                 api.call("remove_song_from_playlist", playlist_id=playlist["playlist_id"], song_id=song["song_id"])
 
 
@@ -1201,16 +1331,17 @@ def _play_ranking(plays: Iterable[dict[str, Any]], key: str = "song_id") -> list
 class MostPlayedSinceCompose(MusicTemplate):
     name = "most_played_since_compose"
     conditions = (Condition("since", "boundary"), Condition("most_played", "ranking", tie_break_stated=True))
+    clauses = {"since": "since", "text": WRITTEN}
     phrasings = (
-        "Find the song I've played the most times since {date} ({date} included; count plays in my listening history, ties "
-        "going to the one I played most recently). Favourite it, follow its main artist, save its album to my library (each "
-        "only if not done already), and comment '{text}' on it.",
-        "Since {date} (that day counting), which song have I played most often? If two are level, take the one I played "
-        "last. For that song, whatever isn't done yet: add it to my favourites, follow its main artist, save the album it's "
-        "on. And post the comment '{text}' on it.",
-        "Look at my plays from {date} onwards, that day included, and pick the song with the most plays (on a tie, the most "
-        "recently played of them). I want it favourited, its main artist followed and its album saved, where that isn't "
-        "the case yet, plus a comment '{text}' posted on it.",
+        "Find the song I've played the most times on or after {date} (count plays in my listening history, ties going "
+        "to the one I played most recently). Favourite it, follow its main artist, save its album to my library, and "
+        "comment '{text}' on it.",
+        "From {date} on, which song have I played most often? If two are level, take the one I played "
+        "last. For that song: add it to my favourites, follow its main artist, save the album it's on. And post the "
+        "comment '{text}' on it.",
+        "Look at my plays from {date} onwards and pick the song with the most plays (on a tie, the most "
+        "recently played of them). I want it favourited, its main artist followed and its album saved, plus a comment "
+        "'{text}' posted on it.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -1223,9 +1354,9 @@ class MostPlayedSinceCompose(MusicTemplate):
         def top(ok: Callable[[str], bool]) -> int:
             return _play_ranking(p for p in plays if ok(p["day"]))[0][0]
 
-        # A day where the winner changes if that day is left out, and again if the whole history counts.
+        # A day from which on the winner is another song than over the whole history.
         def changes(day: str) -> bool:
-            return top(lambda x: x >= day) not in (top(lambda x: x > day), top(lambda x: True))
+            return top(lambda x: x >= day) != top(lambda x: True)
 
         days = [d for d in sorted({p["day"] for p in plays})[-60:-1] if changes(d)]
         date = ctx.choice(days, "day")
@@ -1253,7 +1384,7 @@ class MostPlayedSinceCompose(MusicTemplate):
         return Draft(user, query, steps, stated={"since": date, "text": text}, targets=(("user", user),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        plays = api.all_pages("get_listening_history")
+        plays = api.all_pages("get_listening_history", narrow={"start_date": stated["since"]})
         recent = [p for p in plays if api.compare("since", p["played_at"][:10], ">=", stated["since"])]
         ranked = _play_ranking(recent)
         for song_id, _, _ in api.top("most_played", ranked, 1, lambda r: r[1]):
@@ -1269,14 +1400,15 @@ class MostPlayedSinceCompose(MusicTemplate):
 
 class ThankRepliers(MusicTemplate):
     name = "thank_repliers"
-    conditions = (Condition("since", "boundary"),)
+    conditions = (Condition("since", "boundary"), Condition("until", "boundary"))
+    clauses = {"since": "since", "until": "until", "text": WRITTEN}
     phrasings = (
-        "People replied to my comments. For every such reply that was posted on or after {date} (that day included), "
-        "like it unless I already did, and answer it with '{text}'.",
-        "Go through the replies to my comments. Each one written since {date} ({date} counts) gets a like from me (if it "
-        "doesn't have mine yet) and my reply '{text}'.",
-        "I want to thank everyone who, from {date} onwards (that day included), replied to one of my comments: like each "
-        "of those replies (unless I liked it already) and answer it with '{text}'.",
+        "People replied to my comments. For every such reply posted between {start} and {end} (both days included), like "
+        "it and answer it with '{text}'.",
+        "Go through the replies to my comments. Each one written from {start} up to and including {end} gets a like from "
+        "me and my reply '{text}'.",
+        "I want to thank everyone who replied to one of my comments on {start} or later, but not after {end}: like each "
+        "of those replies and answer it with '{text}'.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -1290,19 +1422,24 @@ class ThankRepliers(MusicTemplate):
         )
         if any(r["user_id"] == user for r in replies):
             raise NoTarget("a reply to myself")
-        date = ctx.choice(sorted({r["day"] for r in replies})[1:], "reply day")
-        right = [r for r in replies if r["day"] >= date]
-        _bites(right, [r for r in replies if r["day"] > date], replies)
-        _in_range(right, 3, 20, "replies")
+        days = sorted({r["day"] for r in replies})
+        start = ctx.choice(days[1:-1], "first reply day")
+        end = ctx.choice([d for d in days[:-1] if d >= start], "last reply day")
+
+        def pick(start_ok: Callable[[str], bool], end_ok: Callable[[str], bool]) -> list[dict[str, Any]]:
+            return [r for r in replies if start_ok(r["day"]) and end_ok(r["day"])]
+
+        right = _selection_that_bites(pick, lambda d: d >= start, lambda d: d <= end)
+        _in_range(right, 2, 20, "replies")
         text = ctx.rng.choice(THANKS)
         # The solver walks the songs of my comments in id order, each song's comments oldest first.
         steps: list[Step] = []
         for r in right:
-            if not r["liked"]:
+            if not r["liked"]:  # the product refuses a second like
                 steps.append(Step("like_comment", {"comment_id": r["id"]}))
             steps.append(Step("post_comment", {"song_id": r["song_id"], "content": text, "reply_to_comment_id": r["id"]}))
-        query = self.phrase(ctx, date=pretty_day(date), text=text)
-        return _draft(user, query, steps, {"since": date, "text": text}, right)
+        query = self.phrase(ctx, start=pretty_day(start), end=pretty_day(end), text=text)
+        return _draft(user, query, steps, {"since": start, "until": end, "text": text}, right)
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         mine = api.all_pages("list_my_comments")
@@ -1311,7 +1448,8 @@ class ThankRepliers(MusicTemplate):
             for comment in api.all_pages("list_song_comments", song_id=song, sort_by="oldest"):
                 if comment["reply_to_comment_id"] not in my_ids:
                     continue
-                if api.compare("since", comment["created_at"][:10], ">=", stated["since"]):
+                day = comment["created_at"][:10]
+                if api.compare("since", day, ">=", stated["since"]) and api.compare("until", day, "<=", stated["until"]):
                     if not comment["liked_by_me"]:
                         api.call("like_comment", comment_id=comment["comment_id"])
                     api.call("post_comment", song_id=song, content=stated["text"], reply_to_comment_id=comment["comment_id"])
@@ -1320,12 +1458,13 @@ class ThankRepliers(MusicTemplate):
 class FollowArtistsOfFavourites(MusicTemplate):
     name = "follow_artists_of_favourites"
     conditions = (Condition("min_favourites", "boundary", capability="aggregation_computation"), Condition("verified", "filter"))
+    clauses = {"k": "min_favourites", "verified": "verified"}
     phrasings = (
-        "Follow every verified artist who is the main artist of at least {k} of my favourite songs, if I don't follow them yet.",
+        "Follow every verified artist who is the main artist of at least {k} of my favourite songs.",
         "Count my favourite songs per main artist. Each artist with {k} or more of them whose profile is verified should be "
         "among the artists I follow.",
         "I'd like to follow the artists behind my favourites: any verified artist that is main artist on {k} or more of my "
-        "favourite songs (skip the ones I already follow).",
+        "favourite songs.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -1343,7 +1482,7 @@ class FollowArtistsOfFavourites(MusicTemplate):
             return [a["artist_id"] for a in artists if ok(a["n"]) and (any_artist or a["verified"])]
 
         right = pick(lambda n: n >= k)
-        _bites(right, pick(lambda n: n > k), pick(lambda n: True), pick(lambda n: n >= k, any_artist=True))
+        _bites(right, pick(lambda n: True), pick(lambda n: n >= k, any_artist=True))
         _in_range(right, 2, 25, "artists")
         query = self.phrase(ctx, k=k)
         return _draft(user, query, [Step("follow_artist", {"artist_id": a}) for a in right], {"k": k}, right)
@@ -1361,12 +1500,13 @@ class FollowArtistsOfFavourites(MusicTemplate):
 class NewAlbumsOfFollowed(MusicTemplate):
     name = "new_albums_of_followed"
     conditions = (Condition("since", "boundary"), Condition("full_album", "filter"))
+    clauses = {"since": "since", "full_album": "full_album"}
     phrasings = (
-        "Save every full album (not EPs or singles) released on or after {date} by the artists I follow, skipping ones already saved.",
-        "For each artist I follow, add their full-length albums that came out on {date} or later (that day included) to my "
+        "Save every full album (not EPs or singles) released on or after {date} by the artists I follow.",
+        "For each artist I follow, add their full-length albums that came out on {date} or later to my "
         "saved albums; singles and EPs don't count.",
-        "Catch me up on the artists I follow: any album-type release of theirs (no EPs, no singles) from {date} onwards, "
-        "{date} itself included, goes into my library unless it's there already.",
+        "Catch me up on the artists I follow: any album-type release of theirs (no EPs, no singles) from {date} onwards "
+        "goes into my library.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -1384,7 +1524,7 @@ class NewAlbumsOfFollowed(MusicTemplate):
             return {r["id"] for r in releases if day_ok(r["day"]) and (any_type or r["full"])}
 
         right = pick(lambda d: d >= date)
-        _bites(right, pick(lambda d: d > date), pick(lambda d: True), pick(lambda d: d >= date, any_type=True))
+        _bites(right, pick(lambda d: True), pick(lambda d: d >= date, any_type=True))
         _in_range(right, 3, 20, "albums")
         query = self.phrase(ctx, date=pretty_day(date))
         return _draft(user, query, [Step("save_album", {"album_id": a}) for a in sorted(right)], {"since": date}, right)
@@ -1392,9 +1532,9 @@ class NewAlbumsOfFollowed(MusicTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         saved = {a["album_id"] for a in api.all_pages("list_saved_albums")}
         for artist in api.all_pages("list_followed_artists"):
-            for album in api.all_pages("list_artist_albums", artist_id=artist["artist_id"]):
+            for album in api.all_pages("list_artist_albums", narrow={"album_type": "album"}, artist_id=artist["artist_id"]):
                 if album["album_id"] in saved:
-                    continue
+                    continue  # the product refuses a second save: not a condition
                 if api.keep("full_album", album["album_type"] == "album") and api.compare(
                     "since", album["release_date"], ">=", stated["since"]
                 ):
@@ -1404,13 +1544,14 @@ class NewAlbumsOfFollowed(MusicTemplate):
 class DevicePlaysPlaylist(MusicTemplate):
     name = "device_plays_playlist"
     conditions = (Condition("device", "filter"), Condition("min_listen", "boundary"))
+    clauses = {"name": WRITTEN, "device": "device", "min_seconds": "min_listen"}
     phrasings = (
-        "Make a playlist '{name}' of every song I've listened to {where} for at least {length} in a single play (exactly "
-        "{length} counts), over my whole listening history. Each song once.",
+        "Make a playlist '{name}' of every song I've listened to {where} for at least {length} in a single play, over my "
+        "whole listening history.",
         "Going through all of my listening history: whenever I played a song {where} and listened {length} or longer in "
-        "that play (exactly {length} counts), that song belongs in a new playlist called '{name}', once.",
-        "Create '{name}' from my listening {where}: each song with at least one play there lasting {length} or more "
-        "(exactly {length} included), anywhere in my history, added once.",
+        "that play, that song belongs in a new playlist called '{name}'.",
+        "Create '{name}' from my listening {where}: each song with at least one play there lasting {length} or more, "
+        "anywhere in my history.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -1426,7 +1567,7 @@ class DevicePlaysPlaylist(MusicTemplate):
             device,
             user,
         )
-        limit = ctx.choice(sorted({p["secs"] for p in plays if p["here"] and p["secs"] >= 60})[1:-2], "length")
+        limit = _round_length(ctx, lambda t: sum(p["here"] and p["secs"] >= t for p in plays) >= 3, low=60, high=300)
 
         def pick(ok: Callable[[int], bool], anywhere: bool = False) -> set[int]:
             return {p["song_id"] for p in plays if ok(p["secs"]) and (anywhere or p["here"]) and not p["expired"]}
@@ -1434,7 +1575,7 @@ class DevicePlaysPlaylist(MusicTemplate):
         right = _unique(p["song_id"] for p in plays if p["here"] and p["secs"] >= limit)
         if any(p["expired"] for p in plays if p["song_id"] in right):
             raise NoTarget("an expired song")
-        _bites(set(right), pick(lambda s: s > limit), pick(lambda s: True), pick(lambda s: s >= limit, anywhere=True))
+        _bites(set(right), pick(lambda s: True), pick(lambda s: s >= limit, anywhere=True))
         _in_range(right, 3, 60, "songs")
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, where=DEVICE_WORDS[device], length=_mmss(limit))
@@ -1455,12 +1596,13 @@ class DevicePlaysPlaylist(MusicTemplate):
 class TopListenTimePlaylist(MusicTemplate):
     name = "top_listen_time_playlist"
     conditions = (Condition("since", "boundary"), Condition("top_k", "ranking"))
+    clauses = {"name": WRITTEN, "k": "top_k", "since": "since"}
     phrasings = (
-        "Create a playlist '{name}' with the {k} songs I've spent the most time on since {date} ({date} included): add up "
+        "Create a playlist '{name}' with the {k} songs I've spent the most time on since {date}: add up "
         "the seconds played per song in my listening history.",
-        "Since {date}, that day counting, which {k} songs have I listened to longest in total (sum of seconds played over "
+        "From {date} on, which {k} songs have I listened to longest in total (sum of seconds played over "
         "my plays)? Put them in a new playlist '{name}'.",
-        "Rank the songs in my listening history from {date} onwards (including {date}) by total listening time, adding up "
+        "Rank the songs in my listening history from {date} onwards by total listening time, adding up "
         "seconds played across plays, and make a playlist called '{name}' from the top {k}.",
     )
 
@@ -1488,14 +1630,14 @@ class TopListenTimePlaylist(MusicTemplate):
         right = [s for s, _ in best[:k]]
         if any(p["expired"] for p in plays if p["song_id"] in right):
             raise NoTarget("an expired song in the top")
-        _bites(set(right), {s for s, _ in ranked(lambda d: d > date)[:k]}, {s for s, _ in ranked(lambda d: True)[:k]})
+        _bites(set(right), {s for s, _ in ranked(lambda d: True)[:k]})
         name = _new_name(ctx)
         query = self.phrase(ctx, name=name, k=k, date=pretty_day(date))
         return Draft(user, query, _playlist_steps(name, right), stated={"name": name, "k": k, "since": date}, targets=(("user", user),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         total: Counter = Counter()
-        for play in api.all_pages("get_listening_history"):
+        for play in api.all_pages("get_listening_history", narrow={"start_date": stated["since"]}):
             if api.compare("since", play["played_at"][:10], ">=", stated["since"]):
                 total[play["song_id"]] += play["seconds_played"]
         ranked = sorted(total.items(), key=lambda t: (-t[1], t[0]))
@@ -1505,47 +1647,67 @@ class TopListenTimePlaylist(MusicTemplate):
 
 class PromotePlayedFromPlaylist(MusicTemplate):
     name = "promote_played_from_playlist"
-    conditions = (Condition("min_plays", "boundary", capability="aggregation_computation"),)
+    conditions = (Condition("min_plays", "boundary", capability="aggregation_computation"), Condition("since", "boundary"))
+    clauses = {"playlist": "min_plays", "n": "min_plays", "since": "since"}
     phrasings = (
-        "In my playlist '{playlist}', every song I've played at least {n} times (count plays over my whole listening "
-        "history) should become a favourite, if it isn't one already, and leave the playlist.",
+        "In my playlist '{playlist}', every song I've played at least {n} times since {date} (count plays in my listening "
+        "history from that day on) should become a favourite and leave the playlist.",
         "Move the songs I keep coming back to out of '{playlist}': each one with {n} or more plays in my listening history "
-        "is removed from the playlist and goes to my favourites (unless it's there already).",
-        "Check my whole listening history against my playlist '{playlist}'. For songs on it with at least {n} plays by me: "
-        "favourite them if they aren't favourites yet, and remove them from '{playlist}' either way.",
+        "on or after {date} is removed from the playlist and goes to my favourites.",
+        "Check my listening history from {date} onwards against my playlist '{playlist}'. For songs on it with at least {n} "
+        "plays by me in that time: favourite them, and remove them from '{playlist}'.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
-        playlist = _draw_row(ctx, "playlist", "SELECT id, name, owner_id FROM playlists WHERE song_count >= 5 ORDER BY id")
+        playlist = _draw_row(
+            ctx,
+            "playlist",
+            "SELECT p.id, p.name, p.owner_id FROM playlists p WHERE p.song_count >= 5 AND (SELECT COUNT(*) FROM listening_history h "
+            "JOIN playlist_songs ps ON ps.song_id = h.song_id WHERE ps.playlist_id = p.id AND h.user_id = p.owner_id) >= 8 ORDER BY p.id",
+        )
         user = playlist["owner_id"]
         songs = ctx.rows(
-            "SELECT ps.song_id AS id, (SELECT COUNT(*) FROM listening_history h WHERE h.user_id = ? AND h.song_id = ps.song_id) AS plays, "
-            "ps.song_id IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) AS fav, s.copyright_status = 'expired' AS expired "
-            "FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id WHERE ps.playlist_id = ? ORDER BY ps.position",
-            user,
+            "SELECT ps.song_id AS id, ps.song_id IN (SELECT song_id FROM favourite_songs WHERE user_id = ?) AS fav, "
+            "s.copyright_status = 'expired' AS expired FROM playlist_songs ps JOIN songs s ON s.id = ps.song_id "
+            "WHERE ps.playlist_id = ? ORDER BY ps.position",
             user,
             playlist["id"],
         )
-        n = ctx.choice(sorted({s["plays"] for s in songs if s["plays"] >= 2}), "play count")
-        right = [s for s in songs if s["plays"] >= n]
-        _bites([s["id"] for s in right], [s["id"] for s in songs if s["plays"] > n], [s["id"] for s in songs])
+        on_list = {s["id"] for s in songs}
+        plays = [
+            p
+            for p in ctx.rows(
+                "SELECT song_id, substr(played_at, 1, 10) AS day FROM listening_history WHERE user_id = ? ORDER BY played_at, id", user
+            )
+            if p["song_id"] in on_list
+        ]
+        date = ctx.choice(sorted({p["day"] for p in plays})[1:], "play day")
+        n = ctx.rng.choice([2, 2, 3])
+
+        def pick(count_ok: Callable[[int], bool], day_ok: Callable[[str], bool]) -> list[int]:
+            count = Counter(p["song_id"] for p in plays if day_ok(p["day"]))
+            return [s["id"] for s in songs if count_ok(count[s["id"]])]
+
+        chosen = set(_selection_that_bites(pick, lambda c: c >= n, lambda d: d >= date))
+        right = [s for s in songs if s["id"] in chosen]
         _in_range(right, 1, 30, "songs")
         if any(s["expired"] for s in right):
             raise NoTarget("a chosen song is expired")
+        if all(s["fav"] for s in right) and len(right) < 2:
+            raise NoTarget("too small a change")
         steps: list[Step] = []
         for s in right:
-            if not s["fav"]:
+            if not s["fav"]:  # a favourite already: the product refuses it again
                 steps.append(Step("favourite_song", {"song_id": s["id"]}))
             steps.append(Step("remove_song_from_playlist", {"playlist_id": playlist["id"], "song_id": s["id"]}))
-        if len(steps) < 2:
-            raise NoTarget("too small a change")
-        query = self.phrase(ctx, playlist=playlist["name"], n=n)
-        return _draft(user, query, steps, {"playlist": playlist["name"], "n": n}, right, ("playlist", playlist["id"]))
+        query = self.phrase(ctx, playlist=playlist["name"], n=n, date=pretty_day(date))
+        return _draft(user, query, steps, {"playlist": playlist["name"], "n": n, "since": date}, right, ("playlist", playlist["id"]))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         playlist = _my_playlist(api, stated["playlist"])
         tracks = _playlist_tracks(api, playlist["playlist_id"])
-        plays = Counter(p["song_id"] for p in api.all_pages("get_listening_history"))
+        history = api.all_pages("get_listening_history", narrow={"start_date": stated["since"]})
+        plays = Counter(p["song_id"] for p in history if api.compare("since", p["played_at"][:10], ">=", stated["since"]))
         favourites = _favourite_ids(api)
         for song in tracks:
             if api.compare("min_plays", plays[song["song_id"]], ">=", stated["n"]):
@@ -1557,6 +1719,7 @@ class PromotePlayedFromPlaylist(MusicTemplate):
 class VipSwap(MusicTemplate):
     name = "vip_swap"
     conditions = (Condition("vip_only", "filter"), Condition("licensed", "filter"), Condition("replacement", "ranking"))
+    clauses = {"playlist": "vip_only", "vip_only": "vip_only", "licensed": "licensed"}
     phrasings = (
         "My VIP is ending. In my playlist '{playlist}', replace every VIP-only song: remove it and add instead the most "
         "played song (by play count) of the same main artist that is licensed (free to play) and not in the playlist yet.",
@@ -1615,7 +1778,9 @@ class VipSwap(MusicTemplate):
                 continue
             options = [
                 s
-                for s in api.all_pages("search_songs", artist_id=track["artist_id"], sort_by="most_played")
+                for s in api.all_pages(
+                    "search_songs", narrow={"copyright_status": "licensed"}, artist_id=track["artist_id"], sort_by="most_played"
+                )
                 if s["copyright_status"] != "expired"
                 and s["song_id"] not in present
                 and api.keep("licensed", s["copyright_status"] == "licensed")
@@ -1631,16 +1796,14 @@ class VipSwap(MusicTemplate):
 class ArtistCollect(MusicTemplate):
     name = "artist_collect"
     conditions = (Condition("since_year", "boundary"), Condition("min_length", "boundary"))
+    clauses = {"artist": "since_year", "year": "since_year", "min_duration_sec": "min_length"}
     phrasings = (
         "Follow {artist} and save every release of theirs (album, EP or single) that came out in {year} or later; then "
-        "favourite each track on those releases that is at least {length} long (exactly {length} counts), unless it's "
-        "unavailable or already a favourite.",
-        "I'm getting into {artist}. Follow them, add to my saved albums all their releases of any type from {year} onwards "
-        "({year} included), and on those releases favourite the tracks of {length} or longer, a track of exactly {length} "
-        "included (skip expired tracks and ones I already favourited).",
+        "favourite each track on those releases that is at least {length} long.",
+        "I'm getting into {artist}. Follow them, add to my saved albums all their releases of any type from {year} onwards, "
+        "and on those releases favourite the tracks of {length} or longer.",
         "Three things for {artist}: a follow from me, every release of theirs since the start of {year} saved to my library "
-        "(singles and EPs too), and a favourite on each track of those releases lasting at least {length} (exactly {length} "
-        "counts; leave out unplayable ones and existing favourites).",
+        "(singles and EPs too), and a favourite on each track of those releases lasting at least {length}.",
     )
 
     def make(self, ctx: GenContext) -> Draft:
@@ -1671,15 +1834,13 @@ class ArtistCollect(MusicTemplate):
             artist["id"],
             user,
         )
-        lengths = sorted({t["secs"] for t in tracks if t["year"] >= year})
-        if len(lengths) < 4:
-            raise NoTarget("few tracks")
-        limit = ctx.rng.choice(lengths[1:-1])
+        lengths = [t["secs"] for t in tracks if t["year"] >= year]
+        limit = _round_length(ctx, lambda t: 0 < sum(d >= t for d in lengths) < len(lengths))
 
         def pick(year_ok: Callable[[str], bool], length_ok: Callable[[int], bool]) -> list[int]:
             return [t["id"] for t in tracks if year_ok(t["year"]) and length_ok(t["secs"])]
 
-        right = _selection_that_bites(pick, (lambda y: y >= year, lambda y: y > year), (lambda s: s >= limit, lambda s: s > limit))
+        right = _selection_that_bites(pick, lambda y: y >= year, lambda s: s >= limit)
         albums = [r["id"] for r in releases if r["year"] >= year]
         _in_range(albums, 1, 8, "releases")
         steps = [Step("follow_artist", {"artist_id": artist["id"]})]
@@ -1706,7 +1867,7 @@ class ArtistCollect(MusicTemplate):
             api.call("save_album", album_id=album["album_id"])
             for track in api.call("get_album", album_id=album["album_id"])["tracks"]:
                 if track["copyright_status"] == "expired" or track["song_id"] in favourites:
-                    continue
+                    continue  # the product refuses both anyway: not conditions
                 if api.compare("min_length", track["duration_sec"], ">=", stated["min_duration_sec"]):
                     api.call("favourite_song", song_id=track["song_id"])
 
@@ -1714,11 +1875,11 @@ class ArtistCollect(MusicTemplate):
 class CommentRecentFavourites(MusicTemplate):
     name = "comment_recent_favourites"
     conditions = (Condition("since", "boundary"), Condition("followed", "filter"))
+    clauses = {"since": "since", "text": WRITTEN, "followed": "followed"}
     phrasings = (
-        "Post the comment '{text}' on each song I favourited on or after {date} ({date} included) whose main artist I follow.",
-        "For my favourites added since {date}, that day counting: if I follow the song's main artist, leave the comment "
-        "'{text}' on the song.",
-        "Leave '{text}' as a comment on every favourite of mine from {date} onwards (that day included), but only on songs "
+        "Post the comment '{text}' on each song I favourited on or after {date} whose main artist I follow.",
+        "For my favourites added on {date} or later: if I follow the song's main artist, leave the comment '{text}' on the song.",
+        "Leave '{text}' as a comment on every favourite of mine from {date} onwards, but only on songs "
         "whose main artist is among the artists I follow.",
     )
 
@@ -1737,7 +1898,7 @@ class CommentRecentFavourites(MusicTemplate):
             return [f["song_id"] for f in favourites if day_ok(f["day"]) and (any_artist or f["followed"])]
 
         right = pick(lambda d: d >= date)
-        _bites(right, pick(lambda d: d > date), pick(lambda d: True), pick(lambda d: d >= date, any_artist=True))
+        _bites(right, pick(lambda d: True), pick(lambda d: d >= date, any_artist=True))
         _in_range(right, 3, 25, "songs")
         text = ctx.rng.choice(COMMENTS)
         query = self.phrase(ctx, date=pretty_day(date), text=text)
@@ -1757,12 +1918,12 @@ class CommentRecentFavourites(MusicTemplate):
 class UnsaveUnplayedAlbums(MusicTemplate):
     name = "unsave_unplayed_albums"
     conditions = (Condition("released_before", "boundary"), Condition("never_played", "filter"))
+    clauses = {"year": "released_before", "never_played": "never_played"}
     phrasings = (
-        "Remove from my saved albums every release that came out before {year} ({year} itself not included) and that I "
+        "Remove from my saved albums every release that came out before {year} and that I "
         "have never played a track of (over my whole listening history).",
-        "Unsave the albums in my library released earlier than {year}, a {year} release excluded, if my listening history "
-        "has no play of any of their tracks.",
-        "Tidy my library: for each saved album from before {year} (not {year} itself), check my entire listening history; "
+        "Unsave the albums in my library released earlier than {year}, if my listening history has no play of any of their tracks.",
+        "Tidy my library: for each saved album released before {year}, check my entire listening history; "
         "if none of its tracks was ever played, unsave it.",
     )
 
@@ -1781,7 +1942,7 @@ class UnsaveUnplayedAlbums(MusicTemplate):
             return [s["id"] for s in saved if year_ok(s["year"]) and (played_ok or not s["played"])]
 
         right = pick(lambda y: y < year)
-        _bites(right, pick(lambda y: y <= year), pick(lambda y: True), pick(lambda y: y < year, played_ok=True))
+        _bites(right, pick(lambda y: True), pick(lambda y: y < year, played_ok=True))
         _in_range(right, 3, 20, "albums")
         query = self.phrase(ctx, year=year)
         return _draft(user, query, [Step("unsave_album", {"album_id": a}) for a in right], {"year": year}, right)
