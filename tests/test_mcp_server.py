@@ -255,7 +255,7 @@ def test_a_task_whose_user_holds_facts_offers_ask_user_and_acting_first_fails(eb
     from ebench.tasks.asking import SPLIT_DIR
 
     monkeypatch.setenv("EBENCH_TASKS", str(SPLIT_DIR))
-    task = load_task(SPLIT_DIR / "music" / "music-0082-ask.json")
+    task = load_task(SPLIT_DIR / "music" / "music-0003-ask.json")
 
     def solve(ask: bool):
         async def script(session, init):
@@ -263,7 +263,7 @@ def test_a_task_whose_user_holds_facts_offers_ask_user_and_acting_first_fails(eb
             assert "ask_user" in tools
             if ask:
                 answer = _payload(await session.call_tool("ask_user", {"question": "What should the playlist be called?"}))
-                assert answer == {"answer": "Call it 'Autumn Walks'."}
+                assert answer == {"answer": "Call it 'Old Flames'."}
                 bad = await session.call_tool("ask_user", {"question": 3})
                 assert bad.is_error and _payload(bad)["error"]["code"] == "invalid_arguments"
             results = []

@@ -126,8 +126,10 @@ def test_a_hidden_value_leaves_the_request_and_is_what_the_task_writes(ask_tasks
         assert "I'll give you" in task.query
         for fact in task.user_profile:  # the oracle's question reaches every fact
             assert fact in facts_asked(task.user_profile, question_for(task.user_profile))
-    music = originals["music-0082"]
-    assert ask_variant(music).query.startswith("Create a playlist with a name I'll give you with the 5 most played")
+    music = originals["music-0003"]
+    assert ask_variant(music).query.startswith("Make a playlist with a name I'll give you with every song I played between")
+    # a scenario's clarify turn lacks the value without announcing the gap
+    assert ask_variant(music, announce=False).query.startswith("Make a playlist with every song I played between")
     assert ask_variant(replace(music, generator={})) is None  # nothing stated: nothing to hide
 
 
@@ -155,7 +157,7 @@ def test_the_oracle_asks_first_and_passes_every_ask_task_and_noop_passes_none(tm
     assert said[1][0] == "user" and said[1][2] == "scripted" and "'" in said[1][1]
 
 
-CHOSEN = ["music-0082-ask", "moba-0019-ask", "meeting-0042-ask"]  # one hidden value, one, two
+CHOSEN = ["music-0003-ask", "moba-0001-ask", "meeting-0014-ask"]  # one hidden value, one, two
 
 
 def test_a_model_that_asks_passes_and_one_that_acts_first_fails_with_the_right_diff(tmp_path, ask_tasks):
@@ -185,8 +187,8 @@ def test_a_model_that_asks_passes_and_one_that_acts_first_fails_with_the_right_d
 
 
 def test_an_llm_user_answers_from_its_model_and_is_recorded(tmp_path, ask_tasks):
-    task = next(t for t in ask_tasks if t.id == "music-0082-ask")
-    user_model = Script([completion("Oh, call it 'Autumn Walks' please."), completion(STOP_WORD)])
+    task = next(t for t in ask_tasks if t.id == "music-0003-ask")
+    user_model = Script([completion("Oh, call it 'Old Flames' please."), completion(STOP_WORD)])
     with FakeOpenAI(ReferencePlayer([task])) as agent, FakeOpenAI(user_model) as user_server:
         solver = LLMSolver(LLMConfig(model="openai/fake", api_base=agent.base_url, retries=0))
         settings = UserSettings(kind="llm", model="openai/fake-user", api_base=user_server.base_url)
@@ -197,15 +199,15 @@ def test_an_llm_user_answers_from_its_model_and_is_recorded(tmp_path, ask_tasks)
     assert manifest["config"]["user"]["model"] == "openai/fake-user"
     session = read_session(tmp_path / results[0].session)
     reply = next(e for e in session.events if e.event == "message" and e.role == "user" and e.user)
-    assert (reply.user, reply.content, reply.revealed) == ("llm", "Oh, call it 'Autumn Walks' please.", ["name"])
+    assert (reply.user, reply.content, reply.revealed) == ("llm", "Oh, call it 'Old Flames' please.", ["name"])
     # The user's model was told the request and the profile, and asked the agent's question.
     first = seen[0]["messages"]
-    assert "Autumn Walks" in first[0]["content"] and task.query in first[0]["content"]
+    assert "Old Flames" in first[0]["content"] and task.query in first[0]["content"]
     assert first[-1] == {"role": "user", "content": question_for(task.user_profile)}
 
 
 def test_a_dead_user_model_is_an_infrastructure_error_not_the_agents(tmp_path, ask_tasks):
-    task = next(t for t in ask_tasks if t.id == "music-0082-ask")
+    task = next(t for t in ask_tasks if t.id == "music-0003-ask")
     with FakeOpenAI(ReferencePlayer([task])) as agent, FakeOpenAI(Script([Reply(503, {"error": {"message": "down"}})])) as user_server:
         solver = LLMSolver(LLMConfig(model="openai/fake", api_base=agent.base_url, retries=0))
         settings = UserSettings(kind="llm", model="openai/fake-user", api_base=user_server.base_url, retries=0)
@@ -214,7 +216,7 @@ def test_a_dead_user_model_is_an_infrastructure_error_not_the_agents(tmp_path, a
 
 
 def test_a_model_that_asks_forever_is_stopped(tmp_path, ask_tasks):
-    task = next(t for t in ask_tasks if t.id == "music-0082-ask")
+    task = next(t for t in ask_tasks if t.id == "music-0003-ask")
     with FakeOpenAI(Script([completion("What genre do you like?")])) as server:
         solver = LLMSolver(LLMConfig(model="openai/fake", api_base=server.base_url, retries=0))
         results = batch(tmp_path, [task], solver)
@@ -237,7 +239,7 @@ def test_the_command_line_takes_a_user_and_refuses_a_half_one(tmp_path):
             "--tasks-dir",
             str(SPLIT_DIR),
             "--task",
-            "music-0082-ask",
+            "music-0003-ask",
             "--out",
             str(tmp_path / "r"),
             "--json",

@@ -22,7 +22,7 @@ Habits (`Habits`), each a thing real assistants do that a fair grader must accep
   FILTERED plan, certify.run_public).
 
 Sloppy plans (`Sloppy`), each of which must fail: stopping one write short, reading only the first
-page of every listing (where the task needs more).
+page of every listing (where the task needs more, even with the tools' own filters).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..tasks.audit import without_last_write
 from ..tasks.careful import reordered_writes, with_reads_first, write_refused, write_tools
 from ..tasks.certify import first_page_plan, run_public
 from ..tasks.generation import template_named
@@ -60,10 +61,10 @@ class Habits:
 
 @dataclass(frozen=True)
 class Sloppy:
-    """A plan that must fail: the reference without its last `skip_last` steps, or the template's
-    public solver reading only the first page of every listing."""
+    """A plan that must fail: the reference without its last write (stopping a step short), or
+    the template's public solver reading only the first page of every listing."""
 
-    skip_last: int = 0
+    last_write_dropped: bool = False
     first_page: bool = False
 
 
@@ -74,7 +75,7 @@ CAREFUL = {
     "filtered": Habits(filtered=True, chatty=True, parallel=True),
 }
 SLOPPY = {
-    "stops-short": Sloppy(skip_last=1),
+    "stops-short": Sloppy(last_write_dropped=True),
     "first-page": Sloppy(first_page=True),
 }
 
@@ -110,7 +111,9 @@ def sloppy_plan(task: Task, sloppy: Sloppy) -> list[Step] | None:
         if "complete_data_acquisition" not in task.capabilities:
             return None
         return _public_plan(task, first_page=True)
-    return list(task.reference_solution[: len(task.reference_solution) - sloppy.skip_last])
+    if sloppy.last_write_dropped:
+        return without_last_write(task.domain, task.reference_solution)
+    return list(task.reference_solution)
 
 
 def _public_plan(task: Task, *, filtered: bool = False, first_page: bool = False) -> list[Step] | None:
@@ -147,9 +150,7 @@ class RealisticAgent:
     """A responder: `ReferencePlayer` over each task's plan, with the conversational habits added
     (text before calls, a broken first call, a polite close)."""
 
-    def __init__(
-        self, tasks: Iterable[Task], habits: Habits = Habits(), *, plans: dict[str, list[Step]] | None = None, skip_last: int = 0
-    ) -> None:
+    def __init__(self, tasks: Iterable[Task], habits: Habits = Habits(), *, plans: dict[str, list[Step]] | None = None) -> None:
         self.habits = habits
         played = []
         for task in tasks:
@@ -157,7 +158,7 @@ class RealisticAgent:
                 played.append(_scenario_with(task, lambda t: careful_plan(t, habits)))
             else:
                 played.append(_with_plan(task, plans[task.id] if plans and task.id in plans else careful_plan(task, habits)))
-        self.player = ReferencePlayer(played, optimal=habits.parallel, skip_last=skip_last)
+        self.player = ReferencePlayer(played, optimal=habits.parallel)
         self._lock = threading.Lock()
 
     def __call__(self, body: dict[str, Any]) -> Reply:
