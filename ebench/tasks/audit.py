@@ -177,10 +177,10 @@ class AuditReport:
             families[family] = {"title": title, "tasks": len(tried), "passed": len(passed), "passed_ids": passed}
         careful: dict[str, Any] = {}
         for family, title in CAREFUL_FAMILIES.items():
-            tried = sum(a.careful_tried.get(family, 0) for a in self.tasks)
+            runs = sum(a.careful_tried.get(family, 0) for a in self.tasks)
             failed = sorted(a.task_id for a in self.tasks if a.careful_failed.get(family))
             failures = sum(len(a.careful_failed.get(family, [])) for a in self.tasks)
-            careful[family] = {"title": title, "tried": tried, "passed": tried - failures, "failed_ids": failed}
+            careful[family] = {"title": title, "tried": runs, "passed": runs - failures, "failed_ids": failed}
         per_template: dict[str, dict[str, int]] = {}
         for a in self.tasks:
             entry = per_template.setdefault(a.template or "(none)", {"tasks": 0, "tried": 0, "passed": 0})
@@ -191,20 +191,20 @@ class AuditReport:
         undeclared = sorted({a.template for a in self.tasks if a.certified and a.clauses is None})
         terms = {a.task_id: a.open_terms for a in self.tasks if a.open_terms}
         uncertified = sorted(a.task_id for a in self.tasks if not a.certified)
-        tried = sum(f["tried"] for f in careful.values())
-        passed = sum(f["passed"] for f in careful.values())
+        careful_runs = sum(f["tried"] for f in careful.values())
+        careful_passed = sum(f["passed"] for f in careful.values())
         return {
             "tasks": len(self.tasks),
             "uncertified": uncertified,
             "shortcuts": families,
             "careful": careful,
-            "careful_rate": round(passed / tried, 4) if tried else None,
+            "careful_rate": round(careful_passed / careful_runs, 4) if careful_runs else None,
             "careful_by_template": dict(sorted(per_template.items())),
             "clauses_without_bite": clauses,
             "clauses_undeclared": undeclared,
             "open_terms": terms,
             "clean": not uncertified and all(f["passed"] == 0 for f in families.values()),
-            "careful_clean": passed == tried and not clauses and not undeclared and not terms,
+            "careful_clean": careful_passed == careful_runs and not clauses and not undeclared and not terms,
         }
 
 

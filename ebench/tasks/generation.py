@@ -181,7 +181,7 @@ def computed_from_answer(query: str, diff: Diff, reference: list[Step]) -> list[
             if change.op == "update":
                 computed.add(float(new))
                 old = (change.old or {}).get(column)
-                if _is_number(old):
+                if isinstance(old, (int, float)) and not isinstance(old, bool):
                     computed.add(abs(float(old) - float(new)))
             elif change.op == "insert":
                 sums[(change.table, column)] += new
