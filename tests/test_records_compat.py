@@ -31,7 +31,7 @@ from ebench.sessions.events import (
 from ebench.sessions.record import SessionWriter, new_session_file, read_session, trial_session_file
 from ebench.sessions.timeline import BLOCK, CHILD, Timeline
 from ebench.sessions.trial import Trial, open_trial
-from ebench.tasks.suite import SUITE_DIR, load_suite
+from ebench.tasks.suite import load_suite
 
 FORMATS = Path(__file__).resolve().parent / "fixtures" / "formats"
 SESSIONS = sorted(p for p in FORMATS.rglob("*.jsonl") if p.name != "results.jsonl")
@@ -46,8 +46,12 @@ def raw_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+# The suite-version-2 tasks the fixture runs were recorded on (suite version 3 replaced them).
+RECORDED_ON = FORMATS / "suite-v2"
+
+
 def suite_task(task_id: str):
-    [task] = load_suite(SUITE_DIR, ids=[task_id]).tasks
+    [task] = load_suite(RECORDED_ON, ids=[task_id]).tasks
     return task
 
 

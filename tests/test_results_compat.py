@@ -90,9 +90,14 @@ def test_report_of_the_fixture_runs_gives_todays_numbers():
 def test_regrade_of_a_fixture_run_keeps_every_line_and_key(tmp_path, monkeypatch):
     from ebench.sessions.regrade import regrade_run
 
-    monkeypatch.delenv("EBENCH_TASKS", raising=False)  # the runs were made on the shipped suite
+    monkeypatch.delenv("EBENCH_TASKS", raising=False)
     run = tmp_path / "run"
     shutil.copytree(FORMATS / "run-oracle", run)
+    # The run was made on the shipped suite of version 2, which version 3 replaced: regrading it
+    # against today's suite is refused (tests/test_task_worlds.py), so it names the folder of its own tasks.
+    raw = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    raw["config"]["tasks"]["dir"] = str(FORMATS / "suite-v2")
+    (run / "manifest.json").write_text(json.dumps(raw, indent=2), encoding="utf-8")
     report = regrade_run(run)
     assert (report["regraded"], report["changed"], report["problems"]) == (2, 0, [])
     before = [json.loads(line) for line in _lines(FORMATS / "run-oracle" / "results.jsonl")]
@@ -100,7 +105,6 @@ def test_regrade_of_a_fixture_run_keeps_every_line_and_key(tmp_path, monkeypatch
     assert [dict(a, regraded=None) for a in after] == [dict(b, regraded=None) for b in before]
     assert all(list(a)[-1] == "regraded" for a in after)
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    raw = json.loads((FORMATS / "run-oracle" / "manifest.json").read_text(encoding="utf-8"))
     assert {k: v for k, v in manifest.items() if k != "regraded"} == raw and set(manifest["regraded"]) == {"at", "ebench_version"}
     assert load_run(run).results[0].regraded == manifest["regraded"]["ebench_version"]
 

@@ -91,15 +91,15 @@ def test_a_run_made_on_the_first_suite_still_reports_and_replays_on_the_new_one(
     made = CliRunner().invoke(app, ["run", "--batch", "--solver", "oracle", "--task", "music-0020", "--out", str(out), "--json"])
     assert made.exit_code == 0, made.output
     assert json.loads((out / "manifest.json").read_text())["suite"]["version"] == "1"  # the fixture tasks are the first suite
-    monkeypatch.setenv("EBENCH_TASKS", str(SUITE_DIR))  # the shipped suite (version 2) is the default from now on
+    monkeypatch.setenv("EBENCH_TASKS", str(SUITE_DIR))  # the shipped suite (version 3) is the default from now on
     report = CliRunner().invoke(app, ["report", str(out), "--json"])
     assert report.exit_code == 0, report.output
     assert json.loads(report.stdout)["runs"][0]["suite_version"] == "1"
     timeline = Timeline.open(out / "sessions" / "music-0020" / "1.jsonl")
     try:
-        assert timeline.task is None  # version 2's music-0020 is another task: its expected diff is not shown
+        assert timeline.task is None  # version 3's music-0020 is another task: its expected diff is not shown
         assert len(timeline.diff_at(timeline.last)) == 14  # the recorded calls still rebuild the state
     finally:
         timeline.close()
     regrade = CliRunner().invoke(app, ["regrade", str(out)])
-    assert regrade.exit_code == 2 and "suite version 1" in regrade.stderr and "now version 2" in regrade.stderr
+    assert regrade.exit_code == 2 and "suite version 1" in regrade.stderr and "now version 3" in regrade.stderr

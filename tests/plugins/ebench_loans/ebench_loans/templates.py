@@ -42,30 +42,41 @@ def _cut(days: list[str], at_least: int) -> str:
 
 class RenewDueBefore(LibraryTemplate):
     name = "renew_due_before"
-    conditions = (Condition("due_before", "boundary"),)
+    # Two conditions: a task needs two that bite (or a step that uses an id an earlier one created).
+    conditions = (Condition("due_before", "boundary"), Condition("not_genre", "filter"))
+    clauses = {"day": "due_before", "genre": "not_genre"}  # every stated value bites
     phrasings = (
-        "Please renew every book I have out that is due before {day}.",
-        "I'm travelling soon: renew all my loans with a due date earlier than {day}.",
-        "Everything I borrowed that falls due before {day} needs renewing. Can you do that?",
+        "Please renew every book I have out that is due before {day}, except the {genre} ones.",
+        "I'm travelling soon: renew all my loans with a due date earlier than {day}, but leave the {genre} books alone.",
+        "Everything I borrowed that falls due before {day} needs renewing, apart from {genre}. Can you do that?",
     )
 
     def make(self, ctx: GenContext, member: int) -> Draft:
-        loans = ctx.rows("SELECT id, due_on FROM loans WHERE member_id = ? AND returned_on IS NULL ORDER BY due_on, id", member)
+        loans = ctx.rows(
+            "SELECT l.id, l.due_on, b.genre FROM loans l JOIN books b ON b.id = l.book_id "
+            "WHERE l.member_id = ? AND l.returned_on IS NULL ORDER BY l.due_on, l.id",
+            member,
+        )
         day = _cut([loan["due_on"] for loan in loans], ctx.rng.randint(3, 5))
-        chosen = [loan["id"] for loan in loans if loan["due_on"] < day]
+        due = [loan for loan in loans if loan["due_on"] < day]
+        genre = ctx.choice(sorted({loan["genre"] for loan in due}), "genre")
+        chosen = [loan["id"] for loan in due if loan["genre"] != genre]
+        if not chosen:
+            raise NoTarget("nothing left to renew")
         steps = [Step("renew_loan", {"loan_id": loan}) for loan in chosen]
-        query = self.phrase(ctx, day=pretty_day(day))
-        return Draft(member, query, steps, stated={"day": day}, hidden=[len(chosen)], targets=(("member", member),))
+        query = self.phrase(ctx, day=pretty_day(day), genre=genre)
+        return Draft(member, query, steps, stated={"day": day, "genre": genre}, hidden=[len(chosen)], targets=(("member", member),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         for loan in api.all_pages("list_my_loans", status="open"):
-            if api.compare("due_before", loan["due_on"], "<", stated["day"]):
+            if api.compare("due_before", loan["due_on"], "<", stated["day"]) and api.keep("not_genre", loan["genre"] != stated["genre"]):
                 api.call("renew_loan", loan_id=loan["loan_id"])
 
 
 class CancelGenreHoldsBefore(LibraryTemplate):
     name = "cancel_genre_holds_before"
     conditions = (Condition("genre", "filter"), Condition("placed_before", "boundary"))
+    clauses = {"genre": "genre", "day": "placed_before"}
     phrasings = (
         "Cancel my holds on {genre} books that I placed before {day}.",
         "I've lost interest in the {genre} titles I reserved before {day}; drop those holds, please.",
