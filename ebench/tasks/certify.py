@@ -254,11 +254,10 @@ def capabilities_from(
         mine = {mode for mode in condition.modes if f"{condition.name}:{mode}" in bit}
         if not mine:
             continue
-        if condition.kind == "boundary":
-            if "off_by_one" in mine:
-                caps.add("precise_boundary_judgement")
-        elif condition.exercises[:1] and condition.exercises[0] == KIND_CAPABILITY[condition.kind]:
-            caps.add(condition.exercises[0])
+        own = KIND_CAPABILITY[condition.kind]
+        # a boundary exercises precision only where its inclusivity bites (a candidate on it)
+        if own and (condition.kind != "boundary" or "off_by_one" in mine):
+            caps.add(own)
         if condition.capability:
             caps.add(condition.capability)
         filtering += condition.kind in ("filter", "boundary")
