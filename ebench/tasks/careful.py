@@ -23,7 +23,7 @@ in the task's expected state; the generator rejects a draft where one does not
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from ..domains import get_domain
 from ..domains.engine.tools import WRITE
 from .diff import Diff
 from .reference import run_steps
-from .spec import Step, references
+from .spec import Step, references, remap_references
 
 # Careful families, in the order the audit lists them.
 FAMILIES = {
@@ -51,24 +51,13 @@ class CarefulRun:
     diff: Diff | None  # None: not applicable (the product refused the plan's order)
 
 
-def _remap(args: Any, new_index: Callable[[int], int]) -> Any:
-    """`args` with every `$from` step index mapped to its new place."""
-    if isinstance(args, dict):
-        if "$from" in args:
-            return {**args, "$from": new_index(int(args["$from"]))}
-        return {k: _remap(v, new_index) for k, v in args.items()}
-    if isinstance(args, list):
-        return [_remap(v, new_index) for v in args]
-    return args
-
-
 def arranged(steps: Sequence[Step], order: Sequence[int]) -> list[Step]:
     """`steps` in `order` (old indices, each once), with `$from` references following their steps.
     `order` may repeat an index (a read made twice): references go to its first occurrence."""
     first: dict[int, int] = {}
     for position, old in enumerate(order):
         first.setdefault(old, position)
-    return [Step(steps[old].tool, _remap(steps[old].args, first.__getitem__)) for old in order]
+    return [Step(steps[old].tool, remap_references(steps[old].args, first.__getitem__)) for old in order]
 
 
 def write_tools(domain_name: str) -> frozenset[str]:
@@ -122,7 +111,7 @@ def no_argument_reads(domain_name: str) -> list[Step]:
 
 def with_reads_first(domain_name: str, steps: Sequence[Step]) -> list[Step]:
     prefix = no_argument_reads(domain_name)
-    shifted = [Step(s.tool, _remap(s.args, lambda old: old + len(prefix))) for s in steps]
+    shifted = [Step(s.tool, remap_references(s.args, lambda old: old + len(prefix))) for s in steps]
     return prefix + shifted
 
 

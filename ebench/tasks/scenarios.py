@@ -28,7 +28,7 @@ from typing import Any
 
 from .diff import Diff
 from .grading import Grade, grade
-from .spec import Step, Task, TaskFileError, UserFact, parse_task
+from .spec import Step, Task, TaskFileError, UserFact, parse_task, remap_references
 
 SCENARIO_FORMAT = "ebench-scenario/1"
 SCENARIOS_VERSION = "scenarios-2"
@@ -58,7 +58,11 @@ class Turn:
         steps: list[Step] = []
         for task in self.tasks:
             shift = offset + len(steps)
-            steps.extend(Step(step.tool, shifted(step.args, shift)) for step in task.reference_solution)
+
+            def moved(index: int, by: int = shift) -> int:
+                return index + by
+
+            steps.extend(Step(step.tool, remap_references(step.args, moved)) for step in task.reference_solution)
         return steps
 
     def to_dict(self) -> dict[str, Any]:
@@ -125,17 +129,6 @@ class Scenario:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
-
-
-def shifted(args: Any, by: int) -> Any:
-    """`args` with every `$from` step index moved up by `by`."""
-    if isinstance(args, dict):
-        if "$from" in args:
-            return {**args, "$from": int(args["$from"]) + by}
-        return {k: shifted(v, by) for k, v in args.items()}
-    if isinstance(args, list):
-        return [shifted(v, by) for v in args]
-    return args
 
 
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:

@@ -234,6 +234,18 @@ def resolve_args(args: dict[str, Any], results: list[Any]) -> dict[str, Any]:
     return {k: resolve(v) for k, v in args.items()}
 
 
+def remap_references(args: Any, new_index: Callable[[int], int]) -> Any:
+    """`args` with every `{"$from": step, ...}` step index mapped to `new_index(step)` (the steps
+    were reordered, repeated, or moved into a longer list)."""
+    if isinstance(args, dict):
+        if "$from" in args:
+            return {**args, "$from": new_index(int(args["$from"]))}
+        return {k: remap_references(v, new_index) for k, v in args.items()}
+    if isinstance(args, list):
+        return [remap_references(v, new_index) for v in args]
+    return args
+
+
 def references(args: Any) -> Iterator[Any]:
     """The steps the `{"$from": step, ...}` references in `args` name, wherever they sit."""
     if isinstance(args, dict):
