@@ -118,3 +118,35 @@ def test_audit_names_the_tasks_a_shortcut_passes(generated, tmp_path):
 def test_generate_refuses_a_prefix_that_gives_shipped_ids(tmp_path):
     result = runner.invoke(app, ["tasks", "generate", "-d", "music", "-n", "1", "-o", str(tmp_path), "--prefix", "music"])
     assert result.exit_code == 2 and "shipped suite" in result.stderr
+
+
+# -- shipped files are never a default output ---------------------------------------------------
+
+
+def _shipped_bytes() -> dict[str, bytes]:
+    from ebench.tasks.asking import SPLIT_DIR
+    from ebench.tasks.scenarios import SCENARIOS_DIR
+    from ebench.tasks.suite import SUITE_DIR
+
+    return {str(p): p.read_bytes() for root in (SUITE_DIR, SPLIT_DIR, SCENARIOS_DIR) for p in sorted(root.rglob("*.json"))}
+
+
+def test_commands_that_write_task_data_never_rewrite_the_shipped_files_by_default(ebench_home, monkeypatch, tmp_path):
+    from ebench.tasks.suite import SUITE_DIR
+
+    before = _shipped_bytes()
+    runner = CliRunner()
+    # the ask split and the scenarios go to the data directory unless told otherwise
+    split = runner.invoke(app, ["tasks", "ask-split", "--dir", str(SUITE_DIR), "--json"])
+    assert split.exit_code == 0, split.output
+    assert json.loads(split.stdout)["out"] == str(ebench_home / "ask-split") and (ebench_home / "ask-split" / "suite.json").is_file()
+    made = runner.invoke(app, ["tasks", "scenarios", "-d", "music", "-n", "1", "--json"])
+    assert made.exit_code == 0, made.output
+    assert json.loads(made.stdout)["out"] == str(ebench_home / "scenarios") and list((ebench_home / "scenarios" / "music").glob("*.json"))
+    # paraphrases rewrite task files in place: the shipped suite only when asked by name
+    monkeypatch.setenv("EBENCH_TASKS", str(SUITE_DIR))
+    refused = runner.invoke(app, ["tasks", "paraphrases", "-d", "music"])
+    assert refused.exit_code == 2 and "--as-suite" in refused.stderr and "Traceback" not in refused.output
+    both = runner.invoke(app, ["tasks", "scenarios", "--out", str(tmp_path), "--as-suite"])
+    assert both.exit_code == 2 and "--out and --as-suite" in both.stderr
+    assert _shipped_bytes() == before

@@ -14,6 +14,20 @@ from . import common
 tasks_app = typer.Typer(help="Browse, generate and validate tasks (the shipped suite by default).", no_args_is_help=True)
 
 DIR_OPTION = typer.Option(None, "--dir", help="A folder of task files (<domain>/<id>.json) instead of the shipped suite.")
+# Shipped files are never a command's default output: rewriting them is asked for by name.
+AS_SUITE_OPTION = typer.Option(False, "--as-suite", help="Rewrite the shipped files themselves (a new suite version).")
+
+
+def _output_folder(out: Path | None, as_suite: bool, shipped: Path, default_name: str) -> Path:
+    """Where a command that writes task data writes: `--out`, the shipped folder with
+    `--as-suite`, else a folder of that name in the data directory."""
+    from ..paths import data_dir
+
+    if out is not None and as_suite:
+        common.fail("--out and --as-suite name two places: give one", 2)
+    if as_suite:
+        return shipped
+    return out if out is not None else data_dir() / default_name
 
 
 def _load(root: Path | None, domain: str | None = None, capability: str | None = None, ids: list[str] | None = None):
@@ -606,16 +620,17 @@ def tasks_paraphrase(
 @tasks_app.command("ask-split")
 def tasks_ask_split(
     root: Path | None = DIR_OPTION,
-    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write it (default: the shipped split)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write it (default: ask-split/ in the data directory)."),
+    as_suite: bool = AS_SUITE_OPTION,
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Write the [bold]ask[/] split: tasks whose user holds a value the request leaves out (a name, a message)."""
     from ..tasks.asking import SPLIT_DIR, write_split
     from ..tasks.suite import suite_version
 
+    target = _output_folder(out, as_suite, SPLIT_DIR, "ask-split")
     report = _load(root)
     _warn_errors(report.errors)
-    target = out or SPLIT_DIR
     try:
         variants = write_split(report.tasks, target, suite_version(root))
     except OSError as exc:
@@ -633,16 +648,25 @@ def tasks_ask_split(
 def tasks_paraphrases(
     domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain."),
     root: Path | None = DIR_OPTION,
+    as_suite: bool = AS_SUITE_OPTION,
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Store each task's [bold]paraphrases[/] (its template's other phrasing skeletons, filled with
     the same values; what [bold]run --perturb intent:paraphrase[/] draws from) in its file. A
-    task whose template does not reproduce its request gets none; only changed files are written."""
+    task whose template does not reproduce its request gets none; only changed files are written.
+    The shipped suite's files are rewritten only with [bold]--as-suite[/]."""
     import json as jsonlib
 
     from ..tasks.skeletons import fill_paraphrases
     from ..tasks.spec import parse_task
+    from ..tasks.suite import SUITE_DIR, tasks_root
 
+    if as_suite and root is not None:
+        common.fail("--dir and --as-suite name two folders: give one", 2)
+    if as_suite:
+        root = SUITE_DIR
+    elif tasks_root(root).resolve() == SUITE_DIR.resolve():
+        common.fail("this would rewrite the shipped suite's files: name a task folder with --dir, or pass --as-suite", 2)
     report = _load(root, domain)
     _warn_errors(report.errors)
     found = fill_paraphrases(report.tasks)
@@ -673,7 +697,8 @@ def tasks_scenarios(
     domain: list[str] = typer.Option([], "--domain", "-d", help="Only this domain (repeatable; default: all three)."),
     count: int = typer.Option(40, "--count", "-n", min=1, help="Scenarios per domain."),
     seed: int = typer.Option(2026, "--seed", "-s", help="The seed: the same seed gives the same scenarios, byte for byte."),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write them (default: the shipped scenarios)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Where to write them (default: scenarios/ in the data directory)."),
+    as_suite: bool = AS_SUITE_OPTION,
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Build [bold]scenarios[/]: conversations of 4 turns (task, follow-up, compound, clarify, chat), certified turn by turn."""
@@ -681,7 +706,7 @@ def tasks_scenarios(
     from ..tasks.scenarios import SCENARIOS_DIR, write_scenario_record
 
     domains = [common.domain(d).name for d in domain] or ["music", "meeting", "moba"]
-    target = out or SCENARIOS_DIR
+    target = _output_folder(out, as_suite, SCENARIOS_DIR, "scenarios")
     made = {}
     for name in domains:
         common.world(common.domain(name))

@@ -154,7 +154,7 @@ def write_split(tasks: Iterable[Task], out: Path, suite_version: str | None) -> 
         counts[task.domain] = counts.get(task.domain, 0) + 1
     record = {
         "about": "The ask split: tasks of the shipped suite whose freely chosen values (names, messages, notes, titles) "
-        "the user holds and gives only when asked (ebench/tasks/asking.py). Made with `ebench tasks ask-split`; "
+        "the user holds and gives only when asked (ebench/tasks/asking.py). Made with `ebench tasks ask-split --as-suite`; "
         "a test regenerates it and compares the files byte for byte.",
         "version": f"{suite_version or '?'}-{VARIANT}",
         "derived_from": suite_version,

@@ -257,7 +257,7 @@ def write_scenario_record(root: Path, seed: int) -> dict[str, Any]:
             kinds[kind] += 1
     record = {
         "about": "The shipped scenarios: conversations of 4 turns over one world copy, certified turn by turn "
-        "(ebench/tasks/scenario_generation.py). Made with `ebench tasks scenarios -n 40 -s SEED`; a test rebuilds the "
+        "(ebench/tasks/scenario_generation.py). Made with `ebench tasks scenarios -n 40 -s SEED --as-suite`; a test rebuilds the "
         "first ones and compares them byte for byte.",
         "version": SCENARIOS_VERSION,
         "seed": seed,
