@@ -31,7 +31,7 @@ from .careful import reference_variants
 from .certify import clause_problems, first_page_plan, lazy_variants, optional_bite, run_public, template_variants
 from .diff import Diff
 from .grading import grade
-from .public import CORRECT, FIRST_PAGE, Lazy
+from .public import FIRST_PAGE, Lazy
 from .reference import run_steps
 from .spec import Step, Task
 from .vocabulary import open_terms
@@ -126,14 +126,16 @@ def audit_task(task: Task, world: Path, template: Template | None = None) -> Tas
             # candidate on the boundary); elsewhere both inclusivities are right.
             if not optional_bite(template, lazy) or lazy.label in task.generator.get("bites", [lazy.label]):
                 tally(f"{kinds[lazy.condition]}:{lazy.mode}", lazy.label, run.diff)
+        variants = template_variants(template, task.domain, world, task.actor, stated, task.query)
+        for variant in variants:
+            careful(variant.family, variant.label, variant.diff)
         # Reading only the first page is a shortcut only where the task needs more: where it
         # claims complete data acquisition (elsewhere the first page holds all there is to read).
-        correct = run_public(template, task.domain, world, task.actor, stated, CORRECT)
+        # It pages the filtered plan where the solver has one (its filtered variant ran above).
         if "complete_data_acquisition" in task.capabilities:
-            run = run_public(template, task.domain, world, task.actor, stated, Lazy(FIRST_PAGE), plan=first_page_plan(correct.narrowed))
+            narrowed = any(v.family == "server_filters" for v in variants)
+            run = run_public(template, task.domain, world, task.actor, stated, Lazy(FIRST_PAGE), plan=first_page_plan(narrowed))
             tally(FIRST_PAGE, FIRST_PAGE, run.diff)
-        for variant in template_variants(template, task.domain, world, task.actor, stated, task.query):
-            careful(variant.family, variant.label, variant.diff)
         if template.clauses is not None:
             result.clauses = clause_problems(template, stated, bites, task.expected_diff)
     for variant in reference_variants(task.domain, world, task.actor, task.reference_solution):

@@ -31,6 +31,7 @@ from typing import Any
 from ..domains import get_domain
 from ..domains.engine.tools import WRITE
 from .diff import Diff
+from .paths import write_tools
 from .reference import run_steps
 from .spec import Step, references, remap_references
 
@@ -58,10 +59,6 @@ def arranged(steps: Sequence[Step], order: Sequence[int]) -> list[Step]:
     for position, old in enumerate(order):
         first.setdefault(old, position)
     return [Step(steps[old].tool, remap_references(steps[old].args, first.__getitem__)) for old in order]
-
-
-def write_tools(domain_name: str) -> frozenset[str]:
-    return frozenset(t.name for t in get_domain(domain_name).tools if t.kind == WRITE)
 
 
 def reordered_writes(steps: Sequence[Step], writes: Iterable[str]) -> list[Step] | None:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 from ..domains import get_domain
 from ..domains.engine.world import ensure_world, scratch_copy, world_id
@@ -173,7 +173,7 @@ def computed_from_answer(query: str, diff: Diff, reference: list[Step]) -> list[
     stated = {float(n) for n in _NUMBER.findall(_DATES_AND_TIMES.sub(" ", query))}
     written = {float(v) for step in reference for v in _numbers_in(step.args)}
     computed: set[float] = set()
-    sums: Counter[tuple[str, str]] = Counter()
+    sums: dict[tuple[str, str], float] = {}
     for change in diff:
         for column, new in (change.new or {}).items():
             if not _is_number(new):
@@ -181,15 +181,15 @@ def computed_from_answer(query: str, diff: Diff, reference: list[Step]) -> list[
             if change.op == "update":
                 computed.add(float(new))
                 old = (change.old or {}).get(column)
-                if isinstance(old, (int, float)) and not isinstance(old, bool):
+                if _is_number(old):
                     computed.add(abs(float(old) - float(new)))
             elif change.op == "insert":
-                sums[(change.table, column)] += new
+                sums[(change.table, column)] = sums.get((change.table, column), 0) + new
     computed.update(float(v) for v in sums.values())
     return sorted(n for n in stated & computed if abs(n) >= 20 and n not in written)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
