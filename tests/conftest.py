@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +28,43 @@ def ebench_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ.pop("EBENCH_HOME", None)
     else:
         os.environ["EBENCH_HOME"] = old
+
+
+# ctrl+c stops the test session after the test it lands in, even when the code under test catches
+# it: an in-process batch (`CliRunner`) ends as "interrupted", exit 130, and the session would
+# otherwise go on to the next test (and the next Ray batch) as if nothing had happened.
+class _CtrlC:
+    heard = False
+    expected = 0  # signals a test sends itself on purpose (`send_ctrl_c`)
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    if _CtrlC.expected:
+        _CtrlC.expected -= 1
+    else:
+        _CtrlC.heard = True
+    signal.default_int_handler(signum, frame)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if _CtrlC.heard:
+        item.session.shouldstop = "interrupted by ctrl+c"
+
+
+@pytest.fixture
+def send_ctrl_c():
+    """Send this process a ctrl+c that the test expects (and the session does not stop for)."""
+
+    def send() -> None:
+        _CtrlC.expected += 1
+        os.kill(os.getpid(), signal.SIGINT)
+
+    return send
 
 
 # The harness tests run on fixed tasks (tests/fixtures/tasks), so regenerating the shipped suite

@@ -177,7 +177,7 @@ async def test_blind_mode_hides_the_expected_side_until_submit(task, monkeypatch
         assert pane.elapsed == stopped  # the timer stopped at submit
         path = screen.trial.writer.path
     session = read_session(path)
-    assert session.start.solver == {"name": "human", "label": "human", "blind": True}
+    assert session.start.solver == {"name": "human", "label": "human", "blind": True, "via": "terminal"}
     assert session.end.grade["passed"] is False
 
 

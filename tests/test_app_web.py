@@ -173,9 +173,11 @@ async def test_a_browser_shows_the_task_browser_and_ctrl_c_stops_the_server(tmp_
         try:
             assert server.stdout is not None
             announced = (await server.stdout.readline()).decode()
-            assert f"http://127.0.0.1:{port}" in announced
+            # The URL with its token, as printed: the browser swaps it for the cookie the websocket then carries.
+            url = re.search(rf"http://127\.0\.0\.1:{port}/\?token=[\w-]+", announced)
+            assert url, announced
             async with headless_chromium(tmp_path / "profile") as devtools:
-                text = await terminal_text(devtools, f"http://127.0.0.1:{port}/", task_ids)
+                text = await terminal_text(devtools, url[0], task_ids)
                 interrupt(server.pid)  # with the tab still open
                 out, err = await server.communicate()
         finally:
@@ -192,7 +194,7 @@ def test_the_help_documents_web() -> None:
         ebench("play", "--help"), capture_output=True, text=True, timeout=SAFETY_SECONDS, env=os.environ | {"COLUMNS": "200"}
     )
     assert done.returncode == 0
-    for option in ("--web", "--host", "--port"):
+    for option in ("--web", "--host", "--port", "--max-tabs"):
         assert option in done.stdout
     assert "web page" in done.stdout
 
@@ -232,5 +234,8 @@ async def test_each_tab_runs_ebench_play_with_the_same_options_but_web(request: 
         await server.communicate()
     tasks_dir = Path(__file__).parent / "fixtures" / "tasks"
     served = f"ebench play --task {task.id} --tasks-dir {tasks_dir} --theme ebench-light --code"
-    assert announced.strip() == f"ebench in the browser: http://127.0.0.1:{port}, each tab running {served} (Ctrl+C stops)"
+    assert re.fullmatch(
+        rf"ebench in the browser: http://127\.0\.0\.1:{port}/\?token=[\w-]+, each tab running {re.escape(served)} \(Ctrl\+C stops\)",
+        announced.strip(),
+    ), announced
     assert server.returncode == 0

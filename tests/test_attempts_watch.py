@@ -43,7 +43,7 @@ def test_a_submitted_attempt_is_a_human_session_that_report_and_browser_read(tmp
     summary = trial.finish(AGENT_STOPPED)
     assert not summary.passed and summary.solver == "human"
     session = read_session(trial.writer.path)
-    assert session.start.solver == {"name": "human", "label": "human", "blind": True}
+    assert session.start.solver == {"name": "human", "label": "human", "blind": True, "via": "terminal"}
     [run] = load_sessions(tmp_path)
     assert run.label == "human" and [r.task for r in run.results] == [TASK]
     latest = latest_attempts(tmp_path)

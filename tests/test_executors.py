@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from ebench.sessions.executors import ExecutorError
 from ebench.sessions.runs import load_run
 from ebench.tasks.suite import SUITE_DIR, load_suite
 from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer
-from ebench.testing.solvers import CrashOnceSolver
+from ebench.testing.solvers import CrashOnceSolver, StallingSolver
 
 runner = CliRunner()
 MOBA = ["run", "--batch", "--solver", "oracle", "--domain", "moba", "--trials", "2", "--tasks-dir", str(SUITE_DIR)]
@@ -150,6 +151,7 @@ def test_ctrl_c_stops_every_worker_and_the_run_resumes(tmp_path, ebench_home, sl
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr and "run the same command again" in stdout
+    assert "never awaited" not in stderr  # requests in flight were cancelled: the one line, not a warning per trial
     _wait_gone(workers)  # the workers, and multiprocessing's resource tracker, which ends when it reads its parent's exit
     kept = load_run(out)
     assert 3 <= len(kept.results) < 24 and kept.manifest.status == "interrupted"
@@ -250,6 +252,23 @@ def test_a_lost_ray_worker_is_retried(tmp_path, local_ray, moba_tasks):
     assert marker.exists()  # the worker running that chunk died once
     results = load_run(out).results
     assert len(results) == 12 and len({r.task for r in results}) == 12 and all(r.passed for r in results)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_ray_batch_at_once(tmp_path, local_ray, moba_tasks, send_ctrl_c):
+    stall = 600.0  # each trial waits this long: only a stop that is heard ends the batch before it
+    batch = Batch(tmp_path / "run", moba_tasks[:8], StallingSolver(stall), 1)
+    batch.prepare()
+    ctrl_c = threading.Timer(2.0, send_ctrl_c)
+    started = time.monotonic()
+    ctrl_c.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            batch.execute(4, executor="ray")
+    finally:
+        ctrl_c.cancel()
+    assert time.monotonic() - started < stall  # heard while Ray was waiting, not after the trials
+    assert load_run(tmp_path / "run").results == []
 
 
 def test_the_executor_options_are_checked(tmp_path, worlds, monkeypatch):

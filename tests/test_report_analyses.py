@@ -207,6 +207,62 @@ def test_per_domain_effort_and_pearson_r(runs):
         assert c.points == 8 and c.r == pytest.approx(hand_pearson(avgs, [v[i] for v in EFFORTS.values()]))
 
 
+# Top-level calls per task as the model issued them (an exec_code block one call): only m1-code differs.
+ISSUED = {key: values[1] for key, values in EFFORTS.items()} | {("m1-code", "music"): (2 + 2 + 2 + 9) / 4}
+MODES = {"m1-tools": "tools", "m1-code": "code", "m2": "tools", "m3": "tools"}
+
+
+def test_pearson_r_per_mode_and_per_domain_and_calls_as_issued(runs):
+    result = found(runs)
+    assert {(e.run, e.domain): e.calls_issued for e in result.efforts} == pytest.approx(ISSUED)
+    assert {e.run: e.mode for e in result.efforts} == MODES
+    (pair,) = result.pairs
+    assert pair.calls_issued == (20, pytest.approx((2 + 2 + 2 + 9 + 15 + 15) / 6))  # beside pair.calls (executed)
+
+    def hand(keys, effort: int | None):
+        ys = [ISSUED[k] if effort is None else EFFORTS[k][effort] for k in keys]
+        return hand_pearson([EFFORTS[k][0] for k in keys], ys)
+
+    def r(correlations, name):
+        (c,) = [c for c in correlations if c.effort == name]
+        return c
+
+    tools = [k for k in EFFORTS if MODES[k[0]] == "tools"]
+    code = [k for k in EFFORTS if MODES[k[0]] == "code"]
+    assert set(result.by_mode) == {"tools", "code"}
+    assert r(result.by_mode["tools"], "calls").points == 6
+    assert r(result.by_mode["tools"], "calls").r == pytest.approx(hand(tools, 1))
+    assert r(result.by_mode["tools"], "calls_issued").r == pytest.approx(hand(tools, None))
+    # within the code run: more calls went with less success (meeting 15 calls .5, music 6.5 calls 1.0)
+    assert r(result.by_mode["code"], "calls").r == pytest.approx(-1.0) == pytest.approx(hand(code, 1))
+    for domain in ("music", "meeting"):
+        keys = [k for k in EFFORTS if k[1] == domain]
+        assert r(result.by_domain[domain], "turns").points == 4
+        assert r(result.by_domain[domain], "turns").r == pytest.approx(hand(keys, 2))
+        assert r(result.by_domain[domain], "calls_issued").r == pytest.approx(hand(keys, None))
+    # the pooled figure is still there, now with calls as issued too
+    assert r(result.correlations, "calls_issued").r == pytest.approx(hand(list(EFFORTS), None))
+
+
+def test_the_report_shows_correlations_per_mode_and_domain(runs, tmp_path):
+    doc = report_json(runs)["analyses"]
+    assert doc["correlations_by_mode"]["code"]["calls"] == {"points": 2, "r": pytest.approx(-1.0)}
+    assert set(doc["correlations_by_domain"]) == {"meeting", "music"}
+    assert doc["code_vs_tools"][0]["calls_issued"]["tools"] == 20
+    target = tmp_path / "out.csv"
+    report_json(runs, "--csv", target)
+    with target.open(encoding="utf-8") as handle:
+        values = {(r["run"], r["scope"], r["metric"]): r["value"] for r in csv.DictReader(handle)}
+    assert float(values["", "correlation:mode:code", "avg_vs_calls"]) == pytest.approx(-1.0)
+    assert values["", "correlation:domain:music", "points_turns"] == "4"
+    assert float(values["m1-code", "domain_efficiency:music", "calls_issued"]) == pytest.approx(3.75)
+    text = wide.invoke(app, [*map(str, runs)]).output
+    assert "Correlation of Avg^k with effort" in text
+    code_row = next(line for line in text.splitlines() if line.strip("│ ").startswith("code mode"))
+    assert "-1.00" in code_row
+    assert "calls issued / task" in text
+
+
 def test_pearson_needs_two_points_and_spread():
     assert pearson([1.0, 2.0, 3.0], [2.0, 4.0, 6.0]) == pytest.approx(1.0)
     assert pearson([1.0, 2.0, 3.0], [3.0, 2.0, 1.0]) == pytest.approx(-1.0)

@@ -211,6 +211,7 @@ def test_a_full_disk_mid_batch_is_one_line_and_the_run_resumes_to_the_same_resul
         mount -t tmpfs -o size=200k tmpfs {disk}
         "$PYTHON" -m ebench {args} --out {disk}/run > {tmp_path}/full.out 2> {tmp_path}/full.err
         echo $? > {tmp_path}/full.code
+        find {disk}/run -name '*.tmp' > {tmp_path}/full.tmp
         mount -o remount,size=64m {disk}
         "$PYTHON" -m ebench {args} --out {disk}/run --json > {tmp_path}/resumed.out 2> {tmp_path}/resumed.err
         echo $? > {tmp_path}/resumed.code
@@ -221,6 +222,7 @@ def test_a_full_disk_mid_batch_is_one_line_and_the_run_resumes_to_the_same_resul
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "full.code").read_text().strip() == "74"
     assert "the disk is full" in one_line((tmp_path / "full.err").read_text())
+    assert (tmp_path / "full.tmp").read_text() == ""  # no half-written manifest.json.tmp left behind
     assert (tmp_path / "resumed.code").read_text().strip() == "0", (tmp_path / "resumed.err").read_text()
     kept = json.loads((tmp_path / "resumed.out").read_text())["trials_kept"]
     assert 0 < kept < len(load_run(whole).results)  # some trials were kept from before the disk filled
@@ -247,6 +249,27 @@ def test_a_read_only_data_directory_or_out_folder_is_one_line(tmp_path, worlds):
     for name in ("build", "run"):
         assert (tmp_path / f"{name}.code").read_text().strip() == "74", name
         assert "read-only" in one_line((tmp_path / f"{name}.err").read_text())
+
+
+def test_an_atomic_write_that_fails_leaves_the_old_file_and_no_temporary_one(tmp_path, monkeypatch):
+    import errno
+
+    from ebench.sessions.runs import write_json_atomic
+
+    path = tmp_path / "manifest.json"
+    write_json_atomic(path, {"old": True})
+    real_write = Path.write_text
+
+    def full_disk(self, text, *args, **kwargs):
+        real_write(self, text[:5], *args, **kwargs)  # part of it reached the disk
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        write_json_atomic(path, {"new": True})
+    monkeypatch.undo()
+    assert json.loads(path.read_text()) == {"old": True}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"]
 
 
 def test_a_damaged_session_file_is_read_line_by_line(tmp_path, whole):

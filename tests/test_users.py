@@ -215,6 +215,19 @@ def test_a_dead_user_model_is_an_infrastructure_error_not_the_agents(tmp_path, a
     assert results[0].infra_error and "simulated user" in (results[0].error or "")
 
 
+def test_a_user_model_with_an_empty_response_is_named_as_the_cause(tmp_path, ask_tasks):
+    task = next(t for t in ask_tasks if t.id == "music-0003-ask")
+    empty = Reply(200, {"id": "x", "object": "chat.completion", "created": 0, "model": "fake", "choices": []})
+    with FakeOpenAI(ReferencePlayer([task])) as agent, FakeOpenAI(Script([empty])) as user_server:
+        solver = LLMSolver(LLMConfig(model="openai/fake", api_base=agent.base_url, retries=0))
+        settings = UserSettings(kind="llm", model="openai/fake-user", api_base=user_server.base_url, retries=1)
+        results = batch(tmp_path, [task], solver, settings)
+        asked = len(user_server.requests)
+    error = results[0].error or ""
+    assert results[0].infra_error and "empty response" in error and "IndexError" not in error
+    assert asked == 2  # asked again once (retries=1) before giving up
+
+
 def test_a_model_that_asks_forever_is_stopped(tmp_path, ask_tasks):
     task = next(t for t in ask_tasks if t.id == "music-0003-ask")
     with FakeOpenAI(Script([completion("What genre do you like?")])) as server:

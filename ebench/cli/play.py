@@ -18,6 +18,8 @@ THEME_OPTION = typer.Option(
 
 # `ebench play --web` listens on this machine only unless told otherwise: the app can write files in the data directory.
 DEFAULT_WEB_HOST, DEFAULT_WEB_PORT = "127.0.0.1", 8000
+# Each browser tab is one `ebench play` process: a few are enough for a person, and a page cannot start hundreds.
+DEFAULT_MAX_TABS = 3
 
 
 def launch(start, theme: str | None) -> None:
@@ -28,12 +30,12 @@ def launch(start, theme: str | None) -> None:
     EBenchApp(start, theme=theme, home=data_dir()).run()
 
 
-def serve_web(play_args: list[str], host: str, port: int) -> None:
+def serve_web(play_args: list[str], host: str, port: int, max_tabs: int = DEFAULT_MAX_TABS) -> None:
     """`ebench play --web`: serve `ebench play <play_args>` until Ctrl+C; an address that cannot be used is a usage error."""
     from ..app.web import WebServeError, serve
 
     try:
-        serve(play_args, host, port)
+        serve(play_args, host, port, max_tabs)
     except WebServeError as exc:
         common.fail(str(exc), 2)
 
@@ -78,11 +80,15 @@ def play_command(
     web: bool = typer.Option(False, "--web", help="Serve the app as a web page instead: each browser tab runs its own app."),
     host: str = typer.Option(DEFAULT_WEB_HOST, "--host", help="With --web: the address to listen on."),
     port: int = typer.Option(DEFAULT_WEB_PORT, "--port", min=1, max=65535, help="With --web: the port to listen on."),
+    max_tabs: int = typer.Option(
+        DEFAULT_MAX_TABS, "--max-tabs", min=1, help="With --web: at most this many tabs (app processes) at once; more are refused."
+    ),
 ) -> None:
     """The app: browse the tasks, solve one yourself, or watch a model or the oracle solve it.
 
     Trials work on a private copy of the world, never the world itself. No API key is needed unless a model is watched.
-    With --web the same app is served at http://HOST:PORT for a browser; Ctrl+C stops the server."""
+    With --web the same app is served at http://HOST:PORT for a browser, to whoever opens the URL printed with its token
+    (?token=...); Ctrl+C stops the server."""
     check_theme(theme)
     if (model or oracle or blind or code) and not task_id:
         common.fail("--code, --blind, --model and --oracle apply to one task: add --task ID", 2)
@@ -98,6 +104,8 @@ def play_command(
         common.fail(f"--tasks-dir {tasks_dir}: not a folder", 2)
     if not web and (host, port) != (DEFAULT_WEB_HOST, DEFAULT_WEB_PORT):
         common.fail("--host and --port apply to --web", 2)
+    if not web and max_tabs != DEFAULT_MAX_TABS:
+        common.fail("--max-tabs applies to --web", 2)
     if task_id is not None:
         task = common.task(task_id, tasks_dir)
         common.world(common.domain(task.domain))  # built (with progress) before the app takes the screen
@@ -117,7 +125,7 @@ def play_command(
         play_args = [part for name, value in valued_options.items() if value is not None for part in (name, value)]
         play_args += [part for pair in model_arg for part in ("--model-arg", pair)]
         play_args += [flag for flag, on in {"--code": code, "--blind": blind, "--oracle": oracle, "--as-user": as_user}.items() if on]
-        serve_web(play_args, host, port)
+        serve_web(play_args, host, port, max_tabs)
         return
     if task_id is None:
         from ..app.screens.browser import BrowserScreen

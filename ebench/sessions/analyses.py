@@ -6,7 +6,11 @@ Conventions:
 
 - Avg^k is a scope's `avg` (the mean over tasks of passes / scored trials, metrics.py).
 - "Per task" figures are means over scored trials, one attempt at one task (`efficiency` in
-  metrics.py): cost, total calls, turns, tokens (in + out).
+  metrics.py): cost, total calls, turns, tokens (in + out). Calls are counted two ways: as the
+  model issued them (top-level calls, an exec_code block one call: E-Bench-Code's "calls per task",
+  which drop in code mode) and as executed (each block replaced by the calls made inside it).
+- Correlations are given pooled over every (run, domain) pair, per mode (the paper's tools-mode and
+  code-mode r have opposite signs: pooled, they cancel) and per domain (across runs).
 - A run's mode is its configuration's `code` (true: code mode, false: tools mode); a run without
   it (a sessions folder) has no mode and is never paired.
 - Two runs pair when they are of the same model (or solver, without one) and the same task ids,
@@ -28,7 +32,7 @@ if TYPE_CHECKING:
 # The frontier's x axes: what a run spends per task (less is better); Avg^k is the y axis.
 FRONTIER_AXES = {"cost": "cost / task ($)", "calls": "total calls / task", "tokens": "tokens / task"}
 USAGE_GROUPS = ("all", "some", "none")  # trials of a task that ran exec_code: all, some, none of them
-EFFORTS = ("calls", "turns", "tokens")  # what Avg^k is correlated with
+EFFORTS = ("calls_issued", "calls", "turns", "tokens")  # what Avg^k is correlated with
 
 
 def tokens(eff: Efficiency) -> float | None:
@@ -47,6 +51,12 @@ def spent(eff: Efficiency, axis: str) -> float | None:
 def code_mode(report: RunReport) -> bool | None:
     code = report.config("code")
     return code if isinstance(code, bool) else None
+
+
+def mode_name(report: RunReport) -> str | None:
+    """ "code", "tools", or None for a run without a mode (a sessions folder)."""
+    code = code_mode(report)
+    return None if code is None else ("code" if code else "tools")
 
 
 # --- the frontier -----------------------------------------------------------------------------------
@@ -121,8 +131,9 @@ class Pair:
     overall: Gain
     domains: dict[str, Gain]
     capabilities: dict[str, Gain]  # the capabilities either run has tasks of
-    calls: tuple[float | None, float | None]  # total calls per task: tools run, code run
+    calls: tuple[float | None, float | None]  # total calls (executed) per task: tools run, code run
     turns: tuple[float | None, float | None]
+    calls_issued: tuple[float | None, float | None] = (None, None)  # top-level calls per task, as the model issued them
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -133,6 +144,7 @@ class Pair:
             "domains": {name: asdict(g) for name, g in self.domains.items()},
             "capabilities": {name: asdict(g) for name, g in self.capabilities.items()},
             "calls": {"tools": self.calls[0], "code": self.calls[1]},
+            "calls_issued": {"tools": self.calls_issued[0], "code": self.calls_issued[1]},
             "turns": {"tools": self.turns[0], "code": self.turns[1]},
         }
 
@@ -171,6 +183,7 @@ def paired(tools: RunReport, code: RunReport) -> Pair:
         {c: Gain.of(a.capabilities.get(c), b.capabilities.get(c)) for c in capabilities},
         (a.efficiency.total_calls, b.efficiency.total_calls),
         (a.efficiency.turns, b.efficiency.turns),
+        (a.efficiency.tool_calls, b.efficiency.tool_calls),
     )
 
 
@@ -235,9 +248,11 @@ class DomainEffort:
     domain: str
     avg: float | None
     trials: int
-    calls: float | None  # total calls per task
+    calls: float | None  # total calls (executed, inner included) per task
     turns: float | None
     tokens: float | None
+    calls_issued: float | None = None  # top-level calls per task, as the model issued them
+    mode: str | None = None  # the run's: code, tools or None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -252,7 +267,9 @@ def domain_efforts(reports: list[RunReport]) -> list[DomainEffort]:
     for r in reports:
         for domain, score in r.metrics.domains.items():
             eff = efficiency([t for t in r.results if not t.infra_error and (t.domain or "unknown") == domain])
-            out.append(DomainEffort(r.label, domain, score.avg, eff.trials, eff.total_calls, eff.turns, tokens(eff)))
+            out.append(
+                DomainEffort(r.label, domain, score.avg, eff.trials, eff.total_calls, eff.turns, tokens(eff), eff.tool_calls, mode_name(r))
+            )
     return out
 
 
@@ -268,7 +285,7 @@ def pearson(xs: list[float], ys: list[float]) -> float | None:
 
 @dataclass
 class Correlation:
-    effort: str  # calls, turns or tokens
+    effort: str  # one of EFFORTS
     points: int  # (run, domain) pairs with both numbers
     r: float | None
 
@@ -282,6 +299,21 @@ def correlations(efforts: list[DomainEffort]) -> list[Correlation]:
     return out
 
 
+def correlations_by(efforts: list[DomainEffort], key: str) -> dict[str, list[Correlation]]:
+    """`correlations` within each value of `key` ("mode" or "domain"), in sorted order; runs without
+    a mode are in no mode's group."""
+    groups: dict[str, list[DomainEffort]] = {}
+    for e in efforts:
+        value = getattr(e, key)
+        if value is not None:
+            groups.setdefault(value, []).append(e)
+    return {value: correlations(groups[value]) for value in sorted(groups)}
+
+
+def correlations_dict(found: list[Correlation]) -> dict[str, Any]:
+    return {c.effort: {"points": c.points, "r": c.r} for c in found}
+
+
 # --- all of them ----------------------------------------------------------------------------------------
 
 
@@ -291,7 +323,9 @@ class Analyses:
     pairs: list[Pair]
     usage: dict[str, list[UsageGroup]]  # code run label -> its groups
     efforts: list[DomainEffort]
-    correlations: list[Correlation]
+    correlations: list[Correlation]  # pooled over every (run, domain) pair
+    by_mode: dict[str, list[Correlation]] = field(default_factory=dict)  # code / tools -> within that mode's runs
+    by_domain: dict[str, list[Correlation]] = field(default_factory=dict)  # domain -> across runs
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -299,7 +333,9 @@ class Analyses:
             "code_vs_tools": [p.to_dict() for p in self.pairs],
             "code_usage": {label: [g.to_dict() for g in groups] for label, groups in self.usage.items()},
             "domain_efficiency": [e.to_dict() for e in self.efforts],
-            "correlations": {c.effort: {"points": c.points, "r": c.r} for c in self.correlations},
+            "correlations": correlations_dict(self.correlations),
+            "correlations_by_mode": {mode: correlations_dict(found) for mode, found in self.by_mode.items()},
+            "correlations_by_domain": {domain: correlations_dict(found) for domain, found in self.by_domain.items()},
         }
 
 
@@ -313,4 +349,6 @@ def analyses(reports: list[RunReport]) -> Analyses:
         {r.label: usage_groups(r, partner.get(r.label)) for r in reports if code_mode(r) is True},
         efforts,
         correlations(efforts),
+        correlations_by(efforts, "mode"),
+        correlations_by(efforts, "domain"),
     )

@@ -5,6 +5,7 @@ and `ebench replay` read them; the task browser shows each task's latest human r
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,11 @@ from .trial import ResumeError, Trial, open_trial
 from .users import UserSettings
 
 HUMAN = "human"
+
+# Where a person's attempt was made: `ebench play --web` runs each browser tab's app with
+# EBENCH_VIA=web, so a human baseline says whether it came through the web view.
+VIA_VARIABLE = "EBENCH_VIA"
+WEB, TERMINAL = "web", "terminal"
 
 
 # What ended a person's attempt, in words: the termination codes are about a model's loop.
@@ -41,11 +47,18 @@ def human_outcome(termination: object) -> str:
     return HUMAN_OUTCOMES.get(str(termination), str(termination))
 
 
-def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: Path | None = None) -> Trial:
-    """A person's attempt, recorded exactly like a model's; blind attempts are human baselines."""
+def attempt_via(environ: dict[str, str] | None = None) -> str:
+    """Where this process's attempts are made: WEB in a tab of `ebench play --web`, else TERMINAL."""
+    return WEB if (os.environ if environ is None else environ).get(VIA_VARIABLE) == WEB else TERMINAL
+
+
+def human_trial(task: Task, *, code: bool = False, blind: bool = False, folder: Path | None = None, via: str | None = None) -> Trial:
+    """A person's attempt, recorded exactly like a model's; blind attempts are human baselines.
+    The solver records `via` (default: `attempt_via()`), "web" or "terminal"."""
     # Only blind attempts are baselines: with the expected diff in view, a person is being helped.
     label = HUMAN if blind else f"{HUMAN}-assisted"
-    return recorded_trial(task, HUMAN, {"name": HUMAN, "label": label, "blind": blind}, code=code, folder=folder)
+    solver = {"name": HUMAN, "label": label, "blind": blind, "via": via or attempt_via()}
+    return recorded_trial(task, HUMAN, solver, code=code, folder=folder)
 
 
 def recorded_trial(task: Task, kind: str, solver: dict[str, Any], *, code: bool = False, folder: Path | None = None) -> Trial:
@@ -132,6 +145,7 @@ class Attempt:
     session: Path
     started: str
     ended: bool = False  # an end event was written (submitted, or ended by a limit or an error)
+    via: str | None = None  # WEB or TERMINAL; None for an attempt recorded before ebench noted it (either)
 
 
 def _last_line(path: Path, chunk: int = 65536) -> str:
@@ -193,7 +207,14 @@ def latest_attempts(folder: Path | None = None, solver: str = HUMAN, queries: di
         task_id = start.task.id
         if queries is not None and queries.get(task_id) != start.task.query:
             continue
+        via = start.solver.get("via")
         latest[task_id] = Attempt(
-            task_id, end.passed if end else None, end.termination if end else None, path, start.started, end is not None
+            task_id,
+            end.passed if end else None,
+            end.termination if end else None,
+            path,
+            start.started,
+            end is not None,
+            via if isinstance(via, str) else None,
         )
     return latest

@@ -37,6 +37,7 @@ import tempfile
 import threading
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -161,6 +162,10 @@ class TrialRunner:
 async def _watch(stop: Callable[[], bool], jobs: list[asyncio.Task[None]]) -> None:
     while not stop():
         await asyncio.sleep(STOP_POLL)
+    # A trial cancelled between litellm making its request coroutine and awaiting it leaves that
+    # coroutine unawaited: nothing was sent, so nothing is lost, and the warning (one per trial in
+    # flight, from each worker) is not the one line a stopped batch prints.
+    warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
     for job in jobs:
         job.cancel()
 
@@ -411,7 +416,10 @@ def run_on_ray(
     pending = [task.remote(runner, chunk, size, worlds) for chunk in chunks]
     try:
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
+            # A bounded wait: ctrl+c is heard between two waits, never held up by one in Ray's C++.
+            done, pending = ray.wait(pending, num_returns=1, timeout=STOP_POLL)
+            if not done:
+                continue
             try:
                 results = ray.get(done[0])
             except ray.exceptions.RayTaskError as exc:

@@ -8,7 +8,6 @@ append-only records of what happened and are not changed.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from ..tasks.spec import Task
 from ..tasks.suite import FIRST_SUITE_VERSION, load_suite, suite_version
 from .record import SessionFileError, read_session
 from .results import TrialSummary, grade_counts
-from .runs import MANIFEST, RESULTS, RunData, RunError, RunLock, RunManifest, load_run, write_json_atomic
+from .runs import MANIFEST, RESULTS, RunData, RunError, RunLock, RunManifest, load_run, write_json_atomic, write_text_atomic
 from .users import asked_first_of, with_asked_first
 
 
@@ -111,10 +110,7 @@ def _regrade(run: RunData) -> dict[str, Any]:
         if verdict.passed != result.passed:
             changes.append({"task": result.task, "trial": result.trial, "was": result.passed, "now": verdict.passed})
         result.passed, result.grade, result.regraded = verdict.passed, grade_counts(verdict), __version__
-    results_path = run.path / RESULTS
-    tmp = results_path.with_name(RESULTS + ".tmp")
-    tmp.write_text("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in updated), encoding="utf-8")
-    os.replace(tmp, results_path)
+    write_text_atomic(run.path / RESULTS, "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in updated))
     run.manifest.regraded = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ebench_version": __version__}
     write_json_atomic(run.path / MANIFEST, run.manifest.to_dict())
     return {

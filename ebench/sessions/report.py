@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
-from .analyses import FRONTIER_AXES, Analyses, Gain, Pair, UsageGroup, analyses
+from .analyses import EFFORTS, FRONTIER_AXES, Analyses, Correlation, Gain, Pair, UsageGroup, analyses
 from .attempts import HUMAN
 from .metrics import FAILURE_STAGES, RunMetrics, ScopeScore, failure_stages, run_metrics, total_calls
 from .perturb import Perturbation
@@ -645,12 +645,18 @@ def pair_table(pair: Pair) -> TableData:
     rows += [line(name, gain) for name, gain in pair.domains.items()]
     rows.append(None)
     rows += [line(CAPABILITY_TITLES[name], gain) for name, gain in pair.capabilities.items()]
-    rows += [None, ["total calls / task", *_change(*pair.calls)], ["turns / task", *_change(*pair.turns)]]
+    rows += [
+        None,
+        ["calls issued / task", *_change(*pair.calls_issued)],
+        ["total calls / task", *_change(*pair.calls)],
+        ["turns / task", *_change(*pair.turns)],
+    ]
     return TableData(
         f"Code vs tools: {pair.model}",
         ["", f"tools: {pair.tools}", f"code: {pair.code}", "gain", "relative"],
         rows,
-        caption="Avg^k; gain: code minus tools (points), relative: of the tools run's figure",
+        caption="Avg^k; gain: code minus tools (points), relative: of the tools run's figure; calls issued: top-level, "
+        "an exec_code block one call; total calls: each block counted as the calls made inside it",
     )
 
 
@@ -681,16 +687,40 @@ def usage_table(label: str, groups: list[UsageGroup], paired_with: str | None) -
 
 def domain_efficiency_table(found: Analyses) -> TableData:
     rows: list[list[str] | None] = [
-        [e.domain, e.run, pct(e.avg), num(e.calls), num(e.turns), num(e.tokens, 0)] for e in sorted(found.efforts, key=lambda e: e.domain)
+        [e.domain, e.run, e.mode or DASH, pct(e.avg), num(e.calls_issued), num(e.calls), num(e.turns), num(e.tokens, 0)]
+        for e in sorted(found.efforts, key=lambda e: e.domain)
     ]
-    correlation = "; ".join(f"{c.effort} {DASH if c.r is None else f'{c.r:+.2f}'}" for c in found.correlations)
-    points = max((c.points for c in found.correlations), default=0)
     return TableData(
         "Per-domain efficiency",
-        ["domain", "run", "Avg^k", "calls / task", "turns / task", "tokens / task"],
+        ["domain", "run", "mode", "Avg^k", "calls issued / task", "total calls / task", "turns / task", "tokens / task"],
         rows,
-        labels=2,
-        caption=f"Pearson r of Avg^k with {correlation} (over {points} run-domain pairs)",
+        labels=3,
+        caption="calls issued: top-level, an exec_code block one call; total calls: each block counted as the calls made inside it",
+    )
+
+
+EFFORT_TITLES = {"calls_issued": "calls issued", "calls": "total calls", "turns": "turns", "tokens": "tokens"}
+
+
+def correlation_table(found: Analyses) -> TableData:
+    """Pearson r of Avg^k with each effort: pooled, within each mode, within each domain."""
+
+    def line(scope: str, found: list[Correlation]) -> list[str]:
+        by_effort = {c.effort: c for c in found}
+        cells = [DASH if by_effort[e].r is None else f"{by_effort[e].r:+.2f}" for e in EFFORTS]
+        return [scope, str(max((c.points for c in found), default=0)), *cells]
+
+    rows: list[list[str] | None] = [line("all runs", found.correlations)]
+    if found.by_mode:
+        rows += [None, *[line(f"{mode} mode", c) for mode, c in found.by_mode.items()]]
+    if found.by_domain:
+        rows += [None, *[line(domain, c) for domain, c in found.by_domain.items()]]
+    return TableData(
+        "Correlation of Avg^k with effort",
+        ["runs", "points", *[EFFORT_TITLES[e] for e in EFFORTS]],
+        rows,
+        caption="Pearson r over (run, domain) pairs; within a mode, its runs only; within a domain, across runs; "
+        f"{DASH}: fewer than two points or no spread",
     )
 
 
@@ -702,6 +732,7 @@ def analyses_tables(found: Analyses) -> list[TableData]:
         *[pair_table(p) for p in found.pairs],
         *[usage_table(label, groups, partner.get(label)) for label, groups in found.usage.items()],
         domain_efficiency_table(found),
+        correlation_table(found),
     ]
 
 
@@ -738,7 +769,7 @@ def _scope_rows(scope: str, s: ScopeScore) -> list[tuple[str, str, Any]]:
 def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list[dict[str, Any]]:
     """Long format: one row per (run, scope, metric). Scopes: overall, domain:NAME, capability:NAME,
     efficiency, paths, path:TASK, conversations, turns:KIND, failures, infra; the analyses' frontier:AXIS, code_vs_tools[:domain:NAME|:capability:NAME]
-    (the code run's rows), code_usage:GROUP, domain_efficiency:NAME and correlation (run empty);
+    (the code run's rows), code_usage:GROUP, domain_efficiency:NAME and correlation[:mode:MODE|:domain:NAME] (run empty);
     with a baseline, baseline and baseline:TASK (the people's figures as the run "human baseline").
     Rates are fractions (0..1); a missing value is empty."""
     out = []
@@ -791,13 +822,20 @@ def _analyses_rows(reports: list[RunReport]) -> list[dict[str, Any]]:
         rows += [(pair.code, "code_vs_tools", "tools_run", pair.tools)]
         rows += [(pair.code, "code_vs_tools", "calls_tools", pair.calls[0]), (pair.code, "code_vs_tools", "calls_code", pair.calls[1])]
         rows += [(pair.code, "code_vs_tools", "turns_tools", pair.turns[0]), (pair.code, "code_vs_tools", "turns_code", pair.turns[1])]
+        rows += [(pair.code, "code_vs_tools", "calls_issued_tools", pair.calls_issued[0])]
+        rows += [(pair.code, "code_vs_tools", "calls_issued_code", pair.calls_issued[1])]
     for label, groups in found.usage.items():
         for g in groups:
             rows += [(label, f"code_usage:{g.group}", metric, value) for metric, value in g.to_dict().items() if metric != "task_ids"]
     for e in found.efforts:
-        rows += [(e.run, f"domain_efficiency:{e.domain}", m, getattr(e, m)) for m in ("avg", "trials", "calls", "turns", "tokens")]
-    for c in found.correlations:
-        rows += [("", "correlation", f"avg_vs_{c.effort}", c.r), ("", "correlation", f"points_{c.effort}", c.points)]
+        metrics = ("avg", "trials", "calls_issued", "calls", "turns", "tokens", "mode")
+        rows += [(e.run, f"domain_efficiency:{e.domain}", m, getattr(e, m)) for m in metrics]
+    scoped = [("correlation", found.correlations)]
+    scoped += [(f"correlation:mode:{mode}", c) for mode, c in found.by_mode.items()]
+    scoped += [(f"correlation:domain:{domain}", c) for domain, c in found.by_domain.items()]
+    for scope, correlations in scoped:
+        for c in correlations:
+            rows += [("", scope, f"avg_vs_{c.effort}", c.r), ("", scope, f"points_{c.effort}", c.points)]
     paths = {r.label: r.path for r in reports}
     return [
         {"run": run, "path": paths.get(run, ""), "scope": scope, "metric": metric, "value": "" if value is None else value}

@@ -263,8 +263,17 @@ class RunLock:
             self._fd = None
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write a JSON file so that a crash leaves the old one or the new one, never half of one."""
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write a file so that a crash leaves the old one or the new one, never half of one; a write
+    that fails (a full disk) leaves the old one and no temporary file beside it."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

@@ -152,12 +152,17 @@ class LLMUser:
         for attempt in range(self.settings.retries + 1):
             try:
                 response = await litellm.acompletion(**kwargs)
-                text = response.choices[0].message.content
-                break
             except Exception as exc:
                 if classify(exc) != "transient" or attempt >= self.settings.retries:
                     raise UserUnavailable(f"the simulated user's model failed: {_describe(exc)}") from None
                 await asyncio.sleep(min(30.0, 0.5 * 2**attempt))
+                continue
+            if response.choices:
+                break
+            # An answer with no choices at all (some providers do this under load) is asked again.
+            if attempt >= self.settings.retries:
+                raise UserUnavailable("the simulated user's model returned an empty response (no choices)")
+        text = response.choices[0].message.content
         text = text if isinstance(text, str) else ""
         self.messages.append({"role": "assistant", "content": text})
         usage = getattr(response, "usage", None)

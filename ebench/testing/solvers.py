@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -29,4 +30,17 @@ class CrashOnceSolver(OracleSolver):
                 pass
             else:
                 os._exit(3)
+        return await super().solve(trial, limits, step=step)
+
+
+class StallingSolver(OracleSolver):
+    """The oracle after `seconds` of waiting per trial: a batch that is still running when it is stopped."""
+
+    name = "stalling"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    async def solve(self, trial: Trial, limits: TrialLimits, *, step: StepHook | None = None) -> Outcome:
+        await asyncio.sleep(self.seconds)
         return await super().solve(trial, limits, step=step)
