@@ -2,12 +2,12 @@
 draft must pass before verifiers see it.
 
 The generator works on a private copy of the world with what a solver never gets: read-only SQL
-over the whole database (`query_sql`), beside the public tools. It inspects, decides a target,
-makes the changes through the public tools, then states the request. The copy's diff is the
-expected diff; its successful write calls, with ids created along the way turned into `$from`
-references, are the reference solution. `vet_draft` applies the rejection rules, cheapest first,
-each with a counted reason, and returns the task. The model loop and the verifiers' votes build on
-this (issue 17); everything here is deterministic and needs no model.
+over the whole database (`query_sql`, confined by tasks/readonly_sql.py), beside the public tools.
+It inspects, decides a target, makes the changes through the public tools, then states the
+request. The copy's diff is the expected diff; its successful write calls, with ids created along
+the way turned into `$from` references, are the reference solution. `vet_draft` applies the
+rejection rules, cheapest first, each with a counted reason, and returns the task. The model loop
+and the verifiers' votes build on this (issue 17); everything here is deterministic and needs no model.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from .audit import reference_shortcuts
 from .diff import ChangeTracker, Diff
 from .generation import MIN_CHANGED_ROWS, SeenTasks, budget_for, leaked, query_key, solution_signature
 from .grading import grade, signature
+from .readonly_sql import ROW_LIMIT, SqlBudget, run_readonly
 from .reference import ReferenceFailed, leaks, run_steps
 from .spec import Step, Task, diff_stats
 
-SQL_ROW_LIMIT = 200  # rows a query_sql answer holds; the rest is counted, not sent
 MAX_REFERENCE_CALLS = 80  # a draft that needs more calls than this is not a task a person would ask
 
 
@@ -67,21 +67,10 @@ class SynthesisDraft:
     notes: dict[str, Any] = field(default_factory=dict)  # the generator's own record (model, cost, votes)
 
 
-def query_sql(conn: sqlite3.Connection, sql: Any, limit: int = SQL_ROW_LIMIT) -> dict[str, Any]:
-    """One read-only statement on `conn`; an error (a write, or not a string, included) is answered, not raised."""
-    if not isinstance(sql, str):
-        return {"error": {"code": "invalid_arguments", "message": "query_sql takes one argument, 'sql' (a string)."}}
-    conn.execute("PRAGMA query_only=ON")
-    try:
-        cursor = conn.execute(sql)
-        columns = [c[0] for c in cursor.description or []]
-        rows = cursor.fetchmany(limit + 1)
-        more = len(rows) > limit
-        return {"columns": columns, "rows": [list(r) for r in rows[:limit]], "truncated": more}
-    except (sqlite3.Error, sqlite3.Warning, ValueError) as exc:  # Warning: more than one statement
-        return {"error": {"code": "sql_error", "message": str(exc)}}
-    finally:
-        conn.execute("PRAGMA query_only=OFF")
+def query_sql(conn: sqlite3.Connection, sql: Any, limit: int = ROW_LIMIT) -> dict[str, Any]:
+    """One read-only statement on `conn`, confined as tasks/readonly_sql.py says; an error (a refusal,
+    a budget, a write, not a string) is answered, not raised. `conn` ends as it began."""
+    return run_readonly(conn, sql, SqlBudget(rows=limit))
 
 
 class GeneratorWorkspace:
@@ -92,12 +81,15 @@ class GeneratorWorkspace:
         self.seed = self.domain.default_seed if seed is None else seed
         self.actor = actor
         self.conn = scratch_copy(ensure_world(self.domain, self.seed))
+        # Before the tracker's temporary tables: query_sql keeps temporary storage in memory, a
+        # setting SQLite cannot change once a connection has some (tasks/readonly_sql.py).
+        self.conn.execute("PRAGMA temp_store=MEMORY")
         self.tracker = ChangeTracker(self.conn, self.domain.schema)
         self.env = self.domain.env(self.conn, actor)
         self.steps: list[Step] = []
         self.results: list[Any] = []
 
-    def query_sql(self, sql: str, limit: int = SQL_ROW_LIMIT) -> dict[str, Any]:
+    def query_sql(self, sql: str, limit: int = ROW_LIMIT) -> dict[str, Any]:
         return query_sql(self.conn, sql, limit)
 
     def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
