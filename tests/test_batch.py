@@ -233,7 +233,7 @@ def test_ebench_run_of_one_task_prints_the_trace_and_records_a_session(ebench_ho
         (["run", "--batch", "--solver", "llm", "--model", "m", "--model-arg", "temperature"], "expected key=value"),
         (
             ["run", "--batch", "--model", "nonsense-model", "--task", "music-0005"],
-            "model 'nonsense-model': BadRequestError: LLM Provider NOT provided",
+            "model 'nonsense-model': litellm cannot tell which provider serves it; write provider/model",
         ),
         (["report", "/nonexistent/run"], "no such file or folder"),
         (["regrade", "/nonexistent/run"], "no such file or folder"),

@@ -41,6 +41,14 @@ def one_line(result: subprocess.CompletedProcess) -> str:
         (["tools", "describe", "-d", "music", "search_song"], ["search_songs"]),
         (["tasks", "list", "--capability", "magic"], ["unknown capability 'magic'", "aggregation (aggregation_computation)"]),
         (["run", "--batch", "--solver", "oracle", "--max-turns", "zero"], ["Invalid value for '--max-turns'", "ebench run --help"]),
+        # Malformed arguments are a usage mistake (exit 2, one line), not a tool's error (exit 1, JSON).
+        (["tools", "call", "-d", "music", "-a", "1", "get_song", "{oops"], ["Arguments are not valid JSON", "position 1"]),
+        (["tools", "call", "-d", "music", "-a", "1", "get_song", "[1]"], ["must be a JSON object, got array"]),
+        # A model string litellm cannot route is refused before any trial: short, naming the fix.
+        (["run", "--batch", "--model", "notaprovider/xyz"], ["'notaprovider/xyz'", "provider/model", "openai/gpt-4o-mini"]),
+        (["tasks", "generate", "--seed", "-3", "--out", "/tmp/never"], ["--seed", "greater than or equal to 0"]),
+        (["tasks", "scenarios", "--seed", "-1", "--out", "/tmp/never"], ["--seed", "greater than or equal to 0"]),
+        (["domains", "build", "--seed", "-1"], ["--seed", "greater than or equal to 0"]),
     ],
 )
 def test_usage_and_input_errors_are_one_line_naming_the_cause(args, words, music_world):

@@ -9,16 +9,19 @@ loading the solve screen's editor, and litellm is loaded only when a model is wa
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import LineFilter
 from textual.screen import Screen
 
+from ..terminal import printable
 from ..themes import DEFAULT_THEME, DIFF_VARIABLES, all_themes
+from .render import UnprintableFilter
 from .settings import Value, load_settings, save_settings, settings_path
 
 ScreenFactory = Callable[[], Screen]
@@ -40,6 +43,7 @@ class EBenchApp(App[None]):
         super().__init__()
         self._start = start
         self._home = home  # the data directory (user themes, keymap, settings); None: none of these
+        self._unprintable_filter = UnprintableFilter()
         self.theme_errors: list[str] = []
         # `<data dir>/settings.toml`: the theme last chosen in the app. An explicit `theme` wins
         # for this run and is not saved; a theme chosen in the app is.
@@ -60,6 +64,10 @@ class EBenchApp(App[None]):
         self.theme = self._wanted_theme
         self._applied_theme = self.theme  # changes from this one are the user's, and are saved
         self._load_keymap()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        # Terminals are not a channel: nothing shown reaches the terminal as a control sequence.
+        return [*super().get_line_filters(), self._unprintable_filter]
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Textual's own themes know nothing of the diff colours; ours override these.
@@ -84,7 +92,7 @@ class EBenchApp(App[None]):
 
     def on_mount(self) -> None:
         for error in self.theme_errors:
-            self.notify(error, title="Settings", severity="warning", timeout=8)
+            self.notify(printable(error), title="Settings", severity="warning", timeout=8, markup=False)  # quotes a file
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.push_screen(self._start() if self._start else _browser())
 
@@ -99,7 +107,7 @@ class EBenchApp(App[None]):
         try:
             save_settings(settings_path(self._home), self.settings)
         except OSError as exc:
-            self.notify(f"settings not saved: {exc}", title="Settings", severity="warning", timeout=8)
+            self.notify(printable(f"settings not saved: {exc}"), title="Settings", severity="warning", timeout=8, markup=False)
 
     # -- actions ---------------------------------------------------------------------------
     def screenshots_folder(self) -> Path:

@@ -11,9 +11,14 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Token, _TokenType
 from rich.color import ColorParseError
+from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import PygmentsSyntaxTheme
 from rich.text import Text
+from textual.color import Color
+from textual.filter import LineFilter
+
+from ..terminal import is_printable, printable
 
 # Pygments styles for each kind of theme (Textual themes say whether they are dark).
 DARK_CODE_THEME = "monokai"
@@ -70,7 +75,7 @@ def highlight(code: str, lexer: str, *, dark: bool = True) -> Text:
     """`code` highlighted by pygments (lexer name: "json", "python"...). Token colours only: the
     text sits on the widget's background and plain text keeps the widget's colour."""
     text = Text()
-    for token, value in _lexer(lexer).get_tokens(code):
+    for token, value in _lexer(lexer).get_tokens(printable(code)):
         text.append(value, _token_style(token, dark))
     text.rstrip()
     return text
@@ -111,7 +116,7 @@ def duration(seconds: float | None) -> str:
 
 def short_json(value: Any, width: int) -> str:
     """A one-line preview of `value`, cut to `width` characters with "…"."""
-    text = to_json(value, indent=None)
+    text = printable(to_json(value, indent=None))
     text = " ".join(text.split())  # strings with newlines stay on one line
     if width <= 0:
         return ""
@@ -133,3 +138,21 @@ def theme_style(variables: dict[str, str], name: str, **attributes: Any) -> Styl
 def muted_style() -> Style:
     """Secondary text (labels, durations): dimmed, so it follows any theme."""
     return Style(dim=True)
+
+
+class UnprintableFilter(LineFilter):
+    """The last guard of the screen: a character a terminal would obey (ESC, C1, a bidirectional
+    override) that reached a line unescaped is written as blanks of its width, never raw. The panes
+    show such characters as escapes (`ebench.terminal`); this catches a place that forgot."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        return [_blanked(segment) for segment in segments]
+
+
+def _blanked(segment: Segment) -> Segment:
+    if segment.control or is_printable(segment.text):
+        return segment
+    from rich.cells import cell_len
+
+    blanked = "".join(char if is_printable(char) else " " * cell_len(char) for char in segment.text)
+    return Segment(blanked, segment.style)

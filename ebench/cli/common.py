@@ -25,20 +25,25 @@ EXIT_INTERRUPTED = 130
 
 def fail(message: str, code: int = 1) -> NoReturn:
     from rich.console import Console
-    from rich.markup import escape
 
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}")  # one line, however long
+    from ..terminal import markup_escaped
+
+    # One line, however long; a message may quote a file or a model, so it is made printable.
+    Console(stderr=True, highlight=False, emoji=False, soft_wrap=True).print(f"[bold red]error:[/] {markup_escaped(message)}")
     raise typer.Exit(code)
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    from ..terminal import printable_json
+
+    sys.stdout.write(printable_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n")
 
 
 def console():
     from rich.console import Console
 
-    return Console(highlight=False)
+    # No emoji codes either: ":x:" in a model's text is shown as written, not as a picture.
+    return Console(highlight=False, emoji=False)
 
 
 def domain(name: str):
@@ -197,7 +202,9 @@ def environment_message(exc: OSError) -> str:
 
 
 def _one_line(message: str) -> None:
-    sys.stderr.write(f"error: {' '.join(message.split())}\n")
+    from ..terminal import printable
+
+    sys.stderr.write(f"error: {printable(' '.join(message.split()))}\n")
 
 
 def capability(name: str | None) -> str | None:
@@ -217,11 +224,12 @@ def warn(lines: list[str], label: str = "warning:") -> None:
     """Warnings on stderr, one line each however long (stdout may hold --json)."""
     if lines:
         from rich.console import Console
-        from rich.markup import escape
 
-        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        from ..terminal import markup_escaped
+
+        err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
         for line in lines:
-            err.print(f"[yellow]{label}[/] {escape(line)}")
+            err.print(f"[yellow]{label}[/] {markup_escaped(line)}")
 
 
 def runs(paths: list[Path]) -> list:

@@ -56,7 +56,7 @@ def domains_list(as_json: bool = common.JSON_OPTION) -> None:
 @domains_app.command("build")
 def domains_build(
     domain: str | None = typer.Option(None, "--domain", "-d", help="Build only this domain (default: all)."),
-    seed: int | None = typer.Option(None, "--seed", help="Seed for the generators (default: the domain's own)."),
+    seed: int | None = typer.Option(None, "--seed", min=0, help="Seed for the generators (default: the domain's own)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even when the world is up to date."),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
@@ -79,8 +79,9 @@ def domains_build(
 
 
 def _print_build_report(console, report) -> None:
-    from rich.markup import escape
     from rich.table import Table
+
+    from ..terminal import markup_escaped as escape  # a path (EBENCH_HOME) may hold anything
 
     console.print(
         f"[bold green]{report.domain}[/]: {report.rows:,} rows in {report.seconds:.2f}s "
@@ -100,7 +101,7 @@ def _print_build_report(console, report) -> None:
 @domains_app.command("stats")
 def domains_stats(
     domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain (default: all)."),
-    seed: int | None = typer.Option(None, "--seed", help="The world of this seed (default: the domain's own)."),
+    seed: int | None = typer.Option(None, "--seed", min=0, help="The world of this seed (default: the domain's own)."),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Size of each world: tables, columns, foreign keys, rows, cells, users, orphans, tools."""

@@ -46,10 +46,14 @@ def export_trajectories(
     counted by reason. The summary goes to stderr when the lines go to stdout, else to stdout."""
     from ..sessions.export import ExportSummary, export_lines
     from ..sessions.record import secret_values
+    from ..terminal import printable_json
 
     loaded = common.runs(runs)
     summary = ExportSummary()
-    lines = export_lines(loaded, fmt.value, summary, passed_only=passed_only, secrets=secret_values())
+    exported = export_lines(loaded, fmt.value, summary, passed_only=passed_only, secrets=secret_values())
+    # The same values, written so that a terminal showing them (stdout, or `cat FILE`) obeys none
+    # of their characters: the same lines whichever the destination.
+    lines = (printable_json(line) for line in exported)
     if out is None:
         for line in lines:
             sys.stdout.write(line + "\n")

@@ -49,13 +49,15 @@ def mcp_serve(
 
     from ..domains.engine.tools import ToolError
     from ..sessions.mcp_server import serve
+    from ..terminal import printable
 
     def finished(trial, summary) -> None:
         if summary is None:  # no tool call: recorded as abandoned, not a trial of any solver
-            print(f"ebench mcp: task {trial.task.id}: abandoned (no tool call; not scored); session: {trial.session_name}", file=sys.stderr)
-            return
-        verdict = trial.final_grade.summary() if trial.final_grade else summary.termination
-        print(f"ebench mcp: task {summary.task}: {verdict} ({summary.tool_calls} tool calls); session: {summary.session}", file=sys.stderr)
+            line = f"task {trial.task.id}: abandoned (no tool call; not scored); session: {trial.session_name}"
+        else:
+            verdict = trial.final_grade.summary() if trial.final_grade else summary.termination
+            line = f"task {summary.task}: {verdict} ({summary.tool_calls} tool calls); session: {summary.session}"
+        print(f"ebench mcp: {printable(line)}", file=sys.stderr)  # the task file's and the grade's words
 
     try:
         serve(d.name, actor, task, code=code, on_finish=finished)

@@ -117,13 +117,14 @@ def report_command(
         common.print_json(report_document(reports, baseline))
         return
     from rich.console import Console
-    from rich.markup import escape
     from rich.measure import Measurement
     from rich.table import Table
 
+    from ..terminal import markup_escaped as escape  # run labels and task ids come from the runs' files
+
     console = common.console()
     for data in tables(reports, baseline):
-        table = Table(title=data.title, caption=data.caption, title_justify="left")
+        table = Table(title=escape(data.title), caption=data.caption and escape(data.caption), title_justify="left")
         for i, column in enumerate(data.columns):
             table.add_column(escape(column), justify="left" if i < data.labels else "right", no_wrap=i >= data.labels)
         for row in data.rows:
@@ -133,7 +134,7 @@ def report_command(
                 table.add_row(*[escape(cell) for cell in row])
         # Never squeeze numbers into ellipses: a table wider than the terminal is printed at its natural width.
         natural = Measurement.get(console, console.options.update(max_width=10_000), table).maximum
-        Console(highlight=False, width=natural).print(table) if natural > console.width else console.print(table)
+        Console(highlight=False, emoji=False, width=natural).print(table) if natural > console.width else console.print(table)
     console.print(f"[bold]Frontier chart[/]: Avg^k over {FRONTIER_AXES[frontier_axis]}")
     console.print(escape("\n".join(frontier_text(chart))), highlight=False, soft_wrap=True)
     if csv_path is not None:

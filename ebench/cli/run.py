@@ -166,7 +166,7 @@ def run_command(
         help="Perturb what the solver meets: FAMILY or FAMILY:SUBTYPE, repeatable (interface, intent, output, runtime; "
         "see the README's Perturbations).",
     ),
-    perturb_seed: int = typer.Option(0, "--perturb-seed", help="The seed of --perturb: the same seed, the same perturbation."),
+    perturb_seed: int = typer.Option(0, "--perturb-seed", min=0, help="The seed of --perturb: the same seed, the same perturbation."),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Score a solver on tasks ([bold]--batch[/]), or run one task and watch its trace."""
@@ -280,7 +280,7 @@ def _batch(
     err = console() if not as_json else None
     progress = Progress(total=len(batch.todo))
     if err and batch.kept:
-        err.print(f"Resuming {out}: {batch.kept} trial(s) already finished, {len(batch.todo)} to run.")
+        err.print(f"Resuming {out}: {batch.kept} trial(s) already finished, {len(batch.todo)} to run.", markup=False)
     workers = where["workers"] or default_workers(len(batch.todo))
     if where["executor"] == "ray":  # connected and its workers readied before the clock starts: a local Ray takes seconds
         from ..sessions.executors import connect_ray, warm_ray
@@ -367,7 +367,7 @@ def _print_summary(summary: dict[str, Any], out: Path) -> None:
         f"{summary['scored']} passed ({rate}), {summary['infra_errors']} infrastructure error(s) "
         f"left out of the scores; {summary['tokens']:,} tokens, cost {cost}."
     )
-    out_console.print(f"Run directory: {out}\nReport: ebench report {out}")
+    out_console.print(f"Run directory: {out}\nReport: ebench report {out}", markup=False)  # a path is not markup
 
 
 class _progress_bar:
@@ -452,9 +452,12 @@ def _watch(solver, task, code: bool, limits, as_json: bool, user, perturb=None) 
     if as_json:
         print_json({**summary.to_dict(), "session": str(path)})
     else:
+        from ..terminal import markup_escaped
+
         verdict = "[green]PASS[/]" if summary.passed else "[red]FAIL[/]"
         console().print(
-            f"{verdict} {task.id}: {summary.termination}; {summary.tool_calls} call(s), {summary.turns} turn(s). Session: {path}"
+            f"{verdict} {task.id}: {summary.termination}; {summary.tool_calls} call(s), {summary.turns} turn(s). "
+            f"Session: {markup_escaped(str(path))}"
         )
 
 
@@ -473,13 +476,12 @@ def _echo_writer(path: Path, secrets: list[str], quiet: bool) -> SessionWriter:
 
 
 def _echo(event: SessionEvent) -> None:
-    from rich.markup import escape
-
     from ..sessions.describe import shown_args
     from ..sessions.events import ApiErrorEvent, MessageEvent, ToolCallEvent
+    from ..terminal import markup_escaped as escape  # the model's and the tools' text, shown, never obeyed
 
     if isinstance(event, ToolCallEvent):
-        mark = "[green]ok[/]" if event.ok else f"[red]{event.error_code}[/]"
+        mark = "[green]ok[/]" if event.ok else f"[red]{escape(str(event.error_code))}[/]"
         indent = "    " if event.parent else ""
         args = json.dumps(shown_args(event.args), ensure_ascii=False)[:160]
         console().print(f"{indent}[cyan]{escape(str(event.tool))}[/] {escape(args)} {mark}")
@@ -505,11 +507,13 @@ def regrade_command(
     if as_json:
         print_json(report)
         return
+    from ..terminal import markup_escaped  # task ids and problems quote the run's files
+
     out = console()
     out.print(f"Regraded {report['regraded']} session(s) of {run}: {report['changed']} verdict(s) changed, {report['skipped']} skipped.")
     for change in report["changes"]:
         out.print(
-            f"  {change['task']} trial {change['trial']}: {'pass' if change['was'] else 'fail'} -> {'pass' if change['now'] else 'fail'}"
+            f"  {markup_escaped(str(change['task']))} trial {change['trial']}: {'pass' if change['was'] else 'fail'} -> {'pass' if change['now'] else 'fail'}"
         )
     for problem in report["problems"]:
-        out.print(f"  [yellow]skipped[/] {problem}")
+        out.print(f"  [yellow]skipped[/] {markup_escaped(problem)}")

@@ -121,12 +121,13 @@ def tasks_list(
     from rich.table import Table
 
     from ..tasks.spec import CAPABILITY_SHORT
+    from ..terminal import markup_escaped
 
     table = Table(title=f"{len(report.tasks)} tasks", show_lines=False)
     for col in ("id", "capabilities", "rows", "request"):
         table.add_column(col, overflow="fold", justify="right" if col == "rows" else "left")
     for t in report.tasks:
-        table.add_row(t.id, ", ".join(CAPABILITY_SHORT[c] for c in t.capabilities), str(len(t.expected_diff)), t.query)
+        table.add_row(t.id, ", ".join(CAPABILITY_SHORT[c] for c in t.capabilities), str(len(t.expected_diff)), markup_escaped(t.query))
     common.console().print(table)
 
 
@@ -143,7 +144,7 @@ def tasks_show(
     if as_json:
         common.print_json(task.to_dict())
         return
-    from rich.markup import escape
+    from ..terminal import markup_escaped as escape  # the task file's text (and the world's) shown, never obeyed
 
     console = common.console()
     d = common.domain(task.domain)
@@ -152,7 +153,7 @@ def tasks_show(
     console.print(f"\n[bold]Request[/]\n{escape(task.query)}\n")
     console.print(f"[bold]Reference solution[/] ({len(task.reference_solution)} calls)")
     for i, step in enumerate(task.reference_solution):
-        console.print(f"  {i:>3}  {step.tool} {escape(compact_json(step.args))}")
+        console.print(f"  {i:>3}  {escape(step.tool)} {escape(compact_json(step.args))}")
     stats = task.expected_diff.counts()
     console.print(
         f"\n[bold]Expected changes[/]: {len(task.expected_diff)} rows "
@@ -160,7 +161,9 @@ def tasks_show(
     )
     for change in task.expected_diff:
         detail = change.new if change.op == "update" else ""
-        console.print(f"  {change.op:7} {change.table} {escape(compact_json(change.key))} {escape(compact_json(detail)) if detail else ''}")
+        console.print(
+            f"  {change.op:7} {escape(change.table)} {escape(compact_json(change.key))} {escape(compact_json(detail)) if detail else ''}"
+        )
 
 
 def _actor_label(domain, actor: int) -> str:
@@ -274,11 +277,11 @@ def _world_for(task):
 def tasks_generate(
     domain: str = typer.Option(..., "--domain", "-d", help="The domain."),
     count: int = typer.Option(..., "--count", "-n", min=1, help="How many tasks to make."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Same seed, same tasks."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Same seed, same tasks."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder to write into (as <out>/<domain>/<id>.json)."),
     prefix: str | None = typer.Option(None, "--prefix", help="Task id prefix (default: <domain>-s<seed>, which no shipped id uses)."),
     world_seed: int | None = typer.Option(
-        None, "--world-seed", help="Make the tasks on the world of this seed (default: the domain's own)."
+        None, "--world-seed", min=0, help="Make the tasks on the world of this seed (default: the domain's own)."
     ),
     as_suite: bool = typer.Option(
         False, "--as-suite", help="Make the shipped suite itself: ids <domain>-NNNN, not checked against the shipped tasks it replaces."
@@ -347,8 +350,10 @@ def tasks_synthesize(
     ),
     count: int = typer.Option(..., "--count", "-n", min=1, help="How many tasks to accept."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder to write into: <out>/<domain>/<id>.json, synthesis.jsonl, sessions/."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seeds the users sampled for the drafts."),
-    world_seed: int | None = typer.Option(None, "--world-seed", help="Make the drafts on the world of this seed (default: the domain's)."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seeds the users sampled for the drafts."),
+    world_seed: int | None = typer.Option(
+        None, "--world-seed", min=0, help="Make the drafts on the world of this seed (default: the domain's)."
+    ),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Drafts in progress at once."),
     min_votes: int | None = typer.Option(
         None, "--min-votes", min=1, help="Verifiers that must pass a draft (default 2, or all when fewer)."
@@ -386,6 +391,7 @@ def tasks_synthesize(
     Exit code 1 when fewer than --count were accepted (the budget or --max-drafts ran out)."""
     from ..sessions.solvers.llm import LLMConfig
     from ..sessions.synthesize import Synthesis, SynthesisConfig, SynthesisError
+    from ..terminal import markup_escaped
     from .run import parse_model_args
 
     common.domain(domain)
@@ -434,7 +440,9 @@ def tasks_synthesize(
             if not as_json:
                 cost = f"${summary.cost:.4f}" + ("+?" if summary.cost_unknown else "")
                 verdict = record.task if record.outcome == "accepted" else f"{record.outcome}: {record.reason}"
-                common.console().print(f"draft {record.draft} ({record.capability}, actor {record.actor}): {verdict}; cost so far {cost}")
+                common.console().print(
+                    f"draft {record.draft} ({record.capability}, actor {record.actor}): {markup_escaped(str(verdict))}; cost so far {cost}"
+                )
 
         try:
             synthesis = Synthesis(config, on_draft)
@@ -459,9 +467,9 @@ def tasks_synthesize(
     else:
         rejected = ", ".join(f"{n} {reason}" for reason, n in summary.rejected.most_common()) or "none"
         cost = f"${summary.cost:.4f}" + (f" (+{summary.cost_unknown} trial(s) unpriced)" if summary.cost_unknown else "")
-        common.console().print(
+        common.console().print(  # a rejection's reason may quote the model
             f"accepted {summary.accepted} of {summary.drafts} drafts into {out / domain} "
-            f"({summary.unverified} unverified; rejected: {rejected}); cost {cost}"
+            f"({summary.unverified} unverified; rejected: {markup_escaped(rejected)}); cost {cost}"
         )
     if interrupted:
         raise typer.Exit(common.EXIT_INTERRUPTED)
@@ -556,6 +564,7 @@ def tasks_paraphrase(
     or the budget stopped the run."""
     from ..sessions.paraphrase import ParaphraseConfig, ParaphraseError, Paraphrasing
     from ..sessions.solvers.llm import LLMConfig
+    from ..terminal import markup_escaped
     from .run import check_worlds
 
     report = _load(tasks_dir, domain, None, task or None)
@@ -588,8 +597,10 @@ def tasks_paraphrase(
         def on_attempt(record, summary) -> None:
             advance()
             if not as_json:
-                verdict = record.paraphrase if record.outcome == "kept" else f"{record.outcome}: {record.reason}"
-                common.console().print(f"{record.task} variant {record.variant}: {verdict}; cost so far ${summary.cost:.4f}")
+                verdict = record.paraphrase if record.outcome == "kept" else f"{record.outcome}: {record.reason}"  # a model's words
+                common.console().print(
+                    f"{markup_escaped(str(record.task))} variant {record.variant}: {markup_escaped(str(verdict))}; cost so far ${summary.cost:.4f}"
+                )
 
         try:
             paraphrasing = Paraphrasing(config, on_attempt)
@@ -605,9 +616,9 @@ def tasks_paraphrase(
         common.print_json(summary.to_dict())
     else:
         rejected = ", ".join(f"{n} {reason}" for reason, n in summary.rejected.most_common()) or "none"
-        common.console().print(
+        common.console().print(  # a rejection's reason may quote the model
             f"kept {summary.kept} of {summary.attempts} paraphrases in {out} "
-            f"({summary.unverified} unverified; rejected: {rejected}); cost ${summary.cost:.4f}"
+            f"({summary.unverified} unverified; rejected: {markup_escaped(rejected)}); cost ${summary.cost:.4f}"
         )
     if interrupted:
         raise typer.Exit(common.EXIT_INTERRUPTED)
@@ -696,7 +707,7 @@ def tasks_paraphrases(
 def tasks_scenarios(
     domain: list[str] = typer.Option([], "--domain", "-d", help="Only this domain (repeatable; default: all three)."),
     count: int = typer.Option(40, "--count", "-n", min=1, help="Scenarios per domain."),
-    seed: int = typer.Option(2026, "--seed", "-s", help="The seed: the same seed gives the same scenarios, byte for byte."),
+    seed: int = typer.Option(2026, "--seed", "-s", min=0, help="The seed: the same seed gives the same scenarios, byte for byte."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Where to write them (default: scenarios/ in the data directory)."),
     as_suite: bool = AS_SUITE_OPTION,
     as_json: bool = common.JSON_OPTION,
@@ -752,7 +763,7 @@ def tasks_validate(
     if as_json:
         common.print_json({"checked": total, "passed": total - len(problems), "public_solutions": certified, "problems": problems})
     else:
-        from rich.markup import escape
+        from ..terminal import markup_escaped as escape  # a problem may quote the task file
 
         console = common.console()
         for name, items in problems.items():
@@ -817,6 +828,8 @@ def _record_audit(root: Path | None, domain: str | None, summary) -> None:
 def _print_audit(summary) -> None:
     from rich.table import Table
 
+    from ..terminal import markup_escaped
+
     table = Table(title=f"Shortcut solvers over {summary['tasks']} tasks")
     for col in ("shortcut", "tried on", "passes", "tasks passed"):
         table.add_column(col, justify="right" if col in ("tried on", "passes") else "left", overflow="fold")
@@ -850,8 +863,8 @@ def _print_audit(summary) -> None:
     console.print(by_template)
     rate = summary["careful_rate"]
     console.print(f"careful variants passed: {'n/a' if rate is None else f'{rate:.1%}'}")
-    for task_id, problems in summary["clauses_without_bite"].items():
-        console.print(f"[red]clause bites nothing[/] {task_id}: {'; '.join(problems)}")
+    for task_id, problems in summary["clauses_without_bite"].items():  # a clause quotes the task file
+        console.print(f"[red]clause bites nothing[/] {task_id}: {markup_escaped('; '.join(problems))}")
     if summary["clauses_undeclared"]:
         console.print(f"[yellow]templates that declare no clauses[/]: {', '.join(summary['clauses_undeclared'])}")
     for task_id, terms in summary["open_terms"].items():

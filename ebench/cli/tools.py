@@ -85,11 +85,18 @@ def tools_call(
     """Call one tool on a scratch copy of the world and print its result as JSON (always; --json
     is accepted like everywhere).
 
-    The world itself is never modified. Exit code 1 when the tool returns an error.
+    The world itself is never modified. Exit code 1 when the tool returns an error; 2 when the
+    arguments are not a JSON object (a usage mistake, said in one line on stderr).
     """
+    from ..domains.engine.tools import ToolError, parse_arguments
+
     d = common.domain(domain)
+    try:
+        arguments = parse_arguments(args)
+    except ToolError as exc:
+        common.fail(exc.message, 2)
     env = common.actor_env(d, actor)
-    result = d.tools.call(env, name, args)
+    result = d.tools.call(env, name, arguments)
     common.print_json(result.payload())
     if not result.ok:
         raise typer.Exit(1)
@@ -129,23 +136,27 @@ def tools_exec(
     if as_json:
         common.print_json(result.to_dict())
     else:
-        from rich.markup import escape
+        from ..terminal import markup_escaped, printable
 
+        # Everything below is the block's: made printable, so it cannot drive the terminal.
         console = common.console()
         if result.stdout:
-            sys.stdout.write(result.stdout if result.stdout.endswith("\n") else result.stdout + "\n")
+            shown = printable(result.stdout)
+            sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
             sys.stdout.flush()
         if result.value is not None:
-            console.print(f"[bold]value:[/] {escape(result.value)}")
+            console.print(f"[bold]value:[/] {markup_escaped(result.value)}")
         if result.calls:
             console.print(f"[bold]tool calls ({len(result.calls)}):[/]")
             for call in result.calls:
-                status = "[green]ok[/]" if call.ok else f"[red]error {escape(call.error_code or '')}[/]"
-                console.print(f"  {call.index}. {escape(call.tool)}({escape(json.dumps(call.args, ensure_ascii=False))}) {status}")
+                status = "[green]ok[/]" if call.ok else f"[red]error {markup_escaped(call.error_code or '')}[/]"
+                console.print(
+                    f"  {call.index}. {markup_escaped(call.tool)}({markup_escaped(json.dumps(call.args, ensure_ascii=False))}) {status}"
+                )
         if result.error:
             Console = type(console)
-            Console(stderr=True, highlight=False).print(
-                f"[bold red]error{' (' + result.limit + ')' if result.limit else ''}:[/]\n{escape(result.error)}"
+            Console(stderr=True, highlight=False, emoji=False).print(
+                f"[bold red]error{' (' + result.limit + ')' if result.limit else ''}:[/]\n{markup_escaped(result.error)}"
             )
         console.print(f"[dim]{result.seconds:.2f} s[/]")
     if not result.ok:

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from ...tasks.spec import CAPABILITIES, CAPABILITY_SHORT, CAPABILITY_TITLES  # a light module: no task is loaded
+from ...terminal import printable
 from ..widgets.record_table import Column, RecordTable
 from .base import FILTER_KEYS, SORT_KEYS, EBenchScreen
 
@@ -236,7 +237,7 @@ class BrowserScreen(EBenchScreen):
         self._search = TaskSearch(self.tasks)
         self.loaded = True
         domains = sorted({task.domain for task in self.tasks})
-        self.query_one("#browser-domain", Select).set_options([(d, d) for d in domains])
+        self.query_one("#browser-domain", Select).set_options([(Text(printable(d)), d) for d in domains])  # a Text: never markup
         table = self.query_one(TaskTable)
         table.loading = False
         self._apply_filters()
@@ -244,11 +245,12 @@ class BrowserScreen(EBenchScreen):
         if self.focused is None or (self.focused is search and not search.value):
             table.focus()  # the table could not take focus while it was loading
         if message.errors:
-            self.notify(
-                f"{len(message.errors)} task file(s) could not be read; first: {message.errors[0]}",
+            self.notify(  # the error quotes the file: shown as text, never read as markup
+                printable(f"{len(message.errors)} task file(s) could not be read; first: {message.errors[0]}"),
                 title="Tasks",
                 severity="warning",
                 timeout=10,
+                markup=False,
             )
 
     def on_browser_screen_attempts_loaded(self, message: AttemptsLoaded) -> None:
@@ -346,14 +348,14 @@ class BrowserScreen(EBenchScreen):
     def preview_text(self, task: Task) -> Content:
         """The request first, then what the task is about; `$text-muted` follows the theme."""
         muted = "$text-muted"
-        parts: list[str | tuple[str, str]] = [(task.id, "bold"), (f"  {task.domain}\n\n", muted), task.query + "\n\n"]
+        parts: list[str | tuple[str, str]] = [(task.id, "bold"), (f"  {printable(task.domain)}\n\n", muted), printable(task.query) + "\n\n"]
         indent = "\n" + " " * 14
 
         def field(name: str, value: str) -> None:
             parts.extend([(f"{name:<14}", muted), value + "\n"])
 
         field("actor", f"user {task.actor}")
-        field("domain", task.domain)
+        field("domain", printable(task.domain))
         field("capabilities", indent.join(CAPABILITY_TITLES.get(c, c) for c in task.capabilities) or "-")
         if self.blind_mode:  # the reference's length, the changed rows and their tables tell the answer
             field("expected", "hidden in blind mode (b)")
@@ -362,11 +364,11 @@ class BrowserScreen(EBenchScreen):
             stats = task.stats or {}
             kinds = ", ".join(f"{stats[k]} {k}" for k in ("inserts", "updates", "deletes") if stats.get(k))
             field("changed rows", f"{changed_rows(task)}" + (f" ({kinds})" if kinds else ""))
-            field("tables", indent.join(sorted({change.table for change in task.expected_diff})) or "-")
+            field("tables", printable(indent.join(sorted({change.table for change in task.expected_diff}))) or "-")
         attempt = self.attempts.get(task.id)
         field("your result", RESULT_LABELS[attempt_status(attempt)] or "untried")
         if attempt is not None:
-            field("session", attempt.session.name)
+            field("session", printable(attempt.session.name))
         return Content.assemble(*parts)
 
     # -- status line -------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ...terminal import printable
+
 DIALOG_CSS = """
 {name} {{
     align: center middle;
@@ -57,7 +59,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.question, classes="dialog-text", markup=False)
+            yield Static(printable(self.question), classes="dialog-text", markup=False)  # it may quote an error
             with Horizontal():
                 yield Button(f"{self.yes} (y)", id="dialog-yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="dialog-no", variant="primary")
@@ -95,7 +97,7 @@ class ResumeDialog(ModalScreen[ResumeChoice]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.what, classes="dialog-text", markup=False)
+            yield Static(printable(self.what), classes="dialog-text", markup=False)
             with Horizontal():
                 yield Button("Resume (r)", id="resume", variant="primary")
                 yield Button("Start over: discard it (d)", id="restart", variant="warning")

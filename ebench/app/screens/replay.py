@@ -39,6 +39,7 @@ from ...sessions.timeline import (
     trial_rows,
 )
 from ...tasks.spec import CAPABILITY_SHORT
+from ...terminal import printable, printable_text
 from ..render import duration, json_text
 from ..widgets.diff_view import DiffView, diff_lines
 from ..widgets.record_table import Column, RecordTable
@@ -69,27 +70,29 @@ def step_detail(step: Step, *, dark: bool = True) -> Text:
     text = Text()
     text.append(f"Step {step.index} · {step.kind}", style="bold underline")
     text.append(f"  (t = {step.event.t} s)\n\n", style="dim")
+    # The session's text (a model's, a tool's, the task file's) is made printable before Rich sees
+    # it: a Text drops a carriage return or a bell silently, and a reader should see them.
     for part in describe(step.event).parts:
         if part.kind == FIELD:
             text.append(f"{part.name}: ", style="bold")
-            text.append(f"{part.value}\n")
+            text.append(printable(f"{part.value}") + "\n")
         elif part.kind == PROSE:
             text.append(f"\n{part.name}\n", style="bold italic" if part.italic else "bold")
-            text.append(f"{part.value}\n", style="italic" if part.italic else "")
+            text.append(printable(f"{part.value}") + "\n", style="italic" if part.italic else "")
         elif part.kind == DATA:
             text.append(f"{part.name}\n", style="bold")
             text.append_text(json_text(part.value, max_lines=RESULT_LINES if part.folded else None, dark=dark))
             text.append("\n")
         elif part.kind == STATUS:
-            text.append("✓ ok" if part.ok else f"✗ error {part.value}", style="bold" if part.ok else "bold red")
+            text.append("✓ ok" if part.ok else printable(f"✗ error {part.value}"), style="bold" if part.ok else "bold red")
             text.append(f"  {duration(part.seconds)}\n\n", style="dim")
         elif part.kind == CODE:
             text.append(f"{part.name}\n", style="bold")
-            text.append(f"{part.value}\n\n")
+            text.append(printable(f"{part.value}") + "\n\n")
         elif part.kind == GAP:
             text.append("\n")
     text.rstrip()
-    return text
+    return printable_text(text)  # and anything else that reached it
 
 
 def path_line(summary: dict[str, Any] | None) -> str | None:
@@ -127,7 +130,7 @@ def explanation(
         text.append(f"{end.termination if end else 'none (the session has no end)'}\n")
     if end and end.error:
         text.append("error: ", style="bold")
-        text.append(f"{end.error}\n")
+        text.append(printable(end.error) + "\n")  # a solver's error: its words
     path = path_line(end.summary if end else None)
     if path:
         text.append("path: ", style="bold")
@@ -152,7 +155,7 @@ def explanation(
         for kind, line in lines:
             text.append(line + "\n", style=Style(color=variables.get(f"diff-{kind}")))
     text.rstrip()
-    return text
+    return printable_text(text)
 
 
 # -- the trial view -----------------------------------------------------------------------------
@@ -326,7 +329,7 @@ class TrialView(Vertical):
     def on_trial_view_loaded(self, message: Loaded) -> None:
         if message.timeline is None:
             self.error = message.error
-            self.query_one("#replay-title", Static).update(Text(f"✗ {message.error}", style="bold"))
+            self.query_one("#replay-title", Static).update(Text(printable(f"✗ {message.error}"), style="bold"))
             return
         timeline = self.timeline = message.timeline
         start = timeline.session.start
@@ -335,10 +338,10 @@ class TrialView(Vertical):
         title += f" · {timeline.mode} mode · {len(timeline.leaves)} domain calls"
         if start.perturbation:  # a perturbed run (perturb.py)
             title += f" · perturbed: {Perturbation.from_dict(start.perturbation).label} (seed {start.perturbation.get('seed', 0)})"
-        self.query_one("#replay-title", Static).update(title)
+        self.query_one("#replay-title", Static).update(printable(title))
         steps = self.query_one("#replay-steps", OptionList)
         steps.clear_options()
-        steps.add_options([Option(Text(step.label), id=str(step.index)) for step in timeline.steps])
+        steps.add_options([Option(Text(printable(step.label)), id=str(step.index)) for step in timeline.steps])
         self.goto(0)
         self._analyse()
 
@@ -370,7 +373,7 @@ class TrialView(Vertical):
             options.add_option(Option("no reference solution (the task is unknown)", disabled=True))
             return
         total = len(message.steps)
-        options.add_options([Option(Text(self._reference_label(s, total)), id=str(s.index)) for s in message.steps])
+        options.add_options([Option(Text(printable(self._reference_label(s, total))), id=str(s.index)) for s in message.steps])
         self._align_reference()
 
     @on(OptionList.OptionHighlighted, "#replay-steps")
@@ -466,7 +469,7 @@ class TrialView(Vertical):
                 f"\nafter it: ✓ {len(g.matched)} matched  − {len(g.missing)} missing  "
                 f"+ {len(g.unexpected)} unexpected  ≠ {len(g.wrong)} wrong"
             )
-        self.query_one("#replay-reference-detail", Static).update(text)
+        self.query_one("#replay-reference-detail", Static).update(printable_text(text))
 
     # -- actions ---------------------------------------------------------------------------
     def action_next(self) -> None:
@@ -534,7 +537,7 @@ class ReplayTrialScreen(EBenchScreen):
     def __init__(self, path: Path, title: str = "", trial: int | None = None) -> None:
         super().__init__()
         self.path = Path(path)
-        self.sub_title = title
+        self.sub_title = printable(title)
         self.trial = trial
 
     def compose(self) -> ComposeResult:
@@ -557,7 +560,7 @@ def row_detail(row: TrialRow) -> str:
         f"{row.task} · trial {row.trial} · {row.solver} · {RESULT_LABELS['passed' if row.passed else 'failed']}"
         f" · ended: {row.termination or '-'} · {row.calls} calls · {row.domain} · {capability_names(row) or '-'} · run {row.run}"
     )
-    return text + (f"\nerror: {row.error}" if row.error else "")
+    return printable(text + (f"\nerror: {row.error}" if row.error else ""))
 
 
 class TrialTable(RecordTable[TrialRow]):
@@ -639,7 +642,7 @@ class ReplayScreen(EBenchScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = self.source.name
+        self.sub_title = printable(self.source.name)
         if self.single:
             return
         table = self.query_one(TrialTable)
@@ -668,7 +671,7 @@ class ReplayScreen(EBenchScreen):
         table = self.query_one(TrialTable)
         table.loading = False
         if message.runs is None:
-            self.query_one("#replay-count", Static).update(f"✗ {message.error}")
+            self.query_one("#replay-count", Static).update(printable(f"✗ {message.error}"))
             return
         self.runs = message.runs
         self._set_runs(message.runs)
@@ -680,7 +683,8 @@ class ReplayScreen(EBenchScreen):
             ("#replay-capability", {c for r in self.rows for c in r.capabilities}),
             ("#replay-solver", {r.solver for r in self.rows}),
         ):
-            self.query_one(select_id, Select).set_options([(v, v) for v in sorted(values)])
+            # A solver's name comes from the runs' files: shown as text, never read as markup.
+            self.query_one(select_id, Select).set_options([(Text(printable(v)), v) for v in sorted(values)])
         self.apply_filters()
 
     # -- filtering -------------------------------------------------------------------------
@@ -756,7 +760,7 @@ class ReplayScreen(EBenchScreen):
 
     def open_trial(self, row: TrialRow) -> None:
         if not row.session.is_file():
-            self.notify(f"{row.session}: the session file is missing", severity="error", timeout=6)
+            self.notify(printable(f"{row.session}: the session file is missing"), severity="error", timeout=6, markup=False)
             return
         self.app.push_screen(ReplayTrialScreen(row.session, f"{row.task} · trial {row.trial} · {row.solver}", row.trial))
 

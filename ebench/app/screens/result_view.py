@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Static
 
 from ...sessions.events import ToolCallEvent
+from ...terminal import printable, printable_json, printable_text
 from ..render import json_text, muted_style, short_json, to_json
 from ..widgets.result_table import MISSING, Cell, ResultTable, compact_text, full_text, page_context, table_of
 from ..widgets.trace import call_number
@@ -49,8 +50,9 @@ def pager_command(environ: Mapping[str, str]) -> list[str] | str:
 
 
 def pager_text(payload: Any) -> str:
-    """What the pager shows: a text result as it is, anything else as indented JSON."""
-    text = payload if isinstance(payload, str) else to_json(payload)
+    """What the pager shows: a text result as it is, anything else as indented JSON; either with
+    what a terminal would obey escaped (the pager may pass it through, as `less -R` does)."""
+    text = printable(payload) if isinstance(payload, str) else printable_json(to_json(payload))
     return text if text.endswith("\n") else text + "\n"
 
 
@@ -105,7 +107,7 @@ class ResultScreen(Screen[Any]):
         self._json: Text | None = None  # built on first use: a large result's JSON is only highlighted if read
         self._json_lines: list[int] = []  # the lines of the JSON view's matches
         self._json_match = -1
-        self._cells: list[tuple[str | Text, ...]] = []
+        self._cells: list[tuple[Text, ...]] = []
 
     # -- building ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -140,7 +142,7 @@ class ResultScreen(Screen[Any]):
         title.append("✓ " if call.ok else "✗ ")
         title.append(str(call.tool), "bold")
         title.append("  " + short_json(call.args, ARGS_WIDTH), muted_style())
-        return title
+        return printable_text(title)
 
     def _fill_table(self) -> None:
         """Show the rows in `self.shown` (built texts, matches highlighted); the cursor stays on its record."""
@@ -150,7 +152,7 @@ class ResultScreen(Screen[Any]):
         table.clear(columns=True)
         for index, name in enumerate(self.table.columns):
             arrow = (" ▼" if self.sort_reverse else " ▲") if index == self.sort_column else ""
-            table.add_column(name + arrow, key=str(index))
+            table.add_column(Text(printable(name + arrow)), key=str(index))  # a Text: a str would be read as markup
         query = self.query_text
         for row in self.shown:
             cells = self._cells[row]
@@ -198,7 +200,7 @@ class ResultScreen(Screen[Any]):
                 parts.append(f"sorted by {table.columns[self.sort_column]}" + (" (reversed)" if self.sort_reverse else ""))
             if self.query_text:
                 parts.append(f"{len(self.shown)} of {len(table)} match '{self.query_text}'")
-        self.query_one("#result-status", Static).update(" · ".join(parts))
+        self.query_one("#result-status", Static).update(printable(" · ".join(parts)))
 
     # -- the cursor --------------------------------------------------------------------------
     def cursor_cell(self) -> Cell | None:
@@ -257,7 +259,7 @@ class ResultScreen(Screen[Any]):
             text = compact_text(value)
             what = short_json(text, 40)
         self.app.copy_to_clipboard(text)
-        self.notify(f"Copied {what} (if the terminal lets the app set the clipboard).", title="Copy")
+        self.notify(printable(f"Copied {what} (if the terminal lets the app set the clipboard)."), title="Copy", markup=False)
 
     def action_value(self) -> None:
         pane = self.query_one("#result-value")
@@ -280,7 +282,7 @@ class ResultScreen(Screen[Any]):
             name, value = self.table.columns[cell.column], self.table.value(cell)
         label = Text(f"{name}: ", muted_style())
         shown = Text(full_text(value)) if isinstance(value, str) or value is MISSING else json_text(value, dark=self.app.current_theme.dark)
-        body.update(label + shown)
+        body.update(printable_text(label + shown))
 
     def action_search(self) -> None:
         search = self.query_one("#result-search", Input)
@@ -405,11 +407,12 @@ class ResultScreen(Screen[Any]):
         self.query_one("#result-json" if self.json_mode else "#result-table").focus()
 
 
-def _cell(text: str, value: Any) -> str | Text:
-    """A cell as the table shows it: numbers right-aligned, the rest as text."""
+def _cell(text: str, value: Any) -> Text:
+    """A cell as the table shows it: numbers right-aligned, the rest as text. Always a Text: the
+    table reads a str as markup, and a value is anyone's text ("[@click=app.quit]")."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return Text(text, justify="right")
-    return text
+    return Text(printable(text))
 
 
 def _highlighted(cell: str | Text, query: str) -> Text:

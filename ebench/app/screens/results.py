@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 
 from ...sessions.report import DASH, num, pct
+from ...terminal import printable
 from ..widgets.chart import ChartSeries, PassKChart
 from ..widgets.record_table import Column, RecordTable
 from .base import EBenchScreen
@@ -128,7 +129,7 @@ class ResultsScreen(EBenchScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("", id="results-errors")
+        yield Static("", id="results-errors", markup=False)  # errors quote the runs' files
         with TabbedContent(id="results-tabs"):
             with TabPane("Leaderboard", id="tab-leaderboard"):
                 yield Leaderboard(leaderboard_columns(1), key=lambda report: report.label, id="leaderboard")
@@ -196,7 +197,7 @@ class ResultsScreen(EBenchScreen):
         lines = list(self.errors)
         if not self.runs:
             lines.append("No run to show.")
-        errors.update("\n".join(f"✗ {line}" for line in lines))
+        errors.update(printable("\n".join(f"✗ {line}" for line in lines)))
         errors.set_class(bool(lines), "shown")
         table = self.query_one(Leaderboard)
         table.set_columns(leaderboard_columns(max((r.metrics.max_trials for r in self.reports), default=0) or 1))
@@ -241,7 +242,9 @@ class ResultsScreen(EBenchScreen):
                     pct(by_k.pass_hat if by_k else None),
                     str(score.infra_errors),
                 ]
-                table.add_row(*[Text(c, justify="left" if i < 2 else "right") for i, c in enumerate(cells)], key=f"{name}|{number}")
+                table.add_row(
+                    *[Text(printable(c), justify="left" if i < 2 else "right") for i, c in enumerate(cells)], key=f"{name}|{number}"
+                )
 
     def _fill_core_tables(self) -> None:
         """Efficiency, paths and failures as `ebench report` prints them (runs as columns)."""
@@ -253,7 +256,7 @@ class ResultsScreen(EBenchScreen):
             return
         for table_id, table in (("efficiency", efficiency_table(self.reports)), ("paths", paths_table(self.reports))):
             show_table(self.query_one(f"#{table_id}", DataTable), table)
-            self.query_one(f"#{table_id}-caption", Static).update(table.caption or "")
+            self.query_one(f"#{table_id}-caption", Static).update(Text(printable(table.caption or "")))
         show_table(self.query_one("#failures", DataTable), failures_table(self.reports))
 
     def _fill_analyses(self) -> None:
@@ -265,10 +268,10 @@ class ResultsScreen(EBenchScreen):
         found = analyses(self.reports)
         chart = frontier(self.reports, self.frontier_axis)
         title = f"Avg^k over {FRONTIER_AXES[self.frontier_axis]} (x: next axis)"
-        self.query_one("#frontier-chart", Static).update(Text("\n".join([title, *frontier_text(chart)]), no_wrap=True))
+        self.query_one("#frontier-chart", Static).update(Text(printable("\n".join([title, *frontier_text(chart)])), no_wrap=True))
         table = frontier_table(found)
         show_table(self.query_one("#frontier", DataTable), table)
-        self.query_one("#frontier-caption", Static).update(table.caption or "")
+        self.query_one("#frontier-caption", Static).update(Text(printable(table.caption or "")))
         pairs = self.query_one("#code-vs-tools", DataTable)
         pairs.clear(columns=True)
         for label in ("", "tools Avg^k", "code Avg^k", "gain", "relative"):
@@ -277,15 +280,16 @@ class ResultsScreen(EBenchScreen):
             data = pair_table(pair)
             if number:
                 pairs.add_row(*[""] * 5)
-            pairs.add_row(Text(f"{pair.model}: {pair.tools} → {pair.code}", style="bold"), "", "", "", "")
+            pairs.add_row(Text(printable(f"{pair.model}: {pair.tools} → {pair.code}"), style="bold"), "", "", "", "")
             for row in data.rows:
                 cells = row if row is not None else [""] * 5
-                pairs.add_row(*[Text(cell, justify="left" if i == 0 else "right") for i, cell in enumerate(cells)])
-        self.query_one("#code-caption", Static).update(
+                pairs.add_row(*[Text(printable(cell), justify="left" if i == 0 else "right") for i, cell in enumerate(cells)])
+        caption = (
             (pair_table(found.pairs[0]).caption or "")
             if found.pairs
             else "No pair: a tools-mode run and a code-mode run (--code) of the same model on the same tasks."
         )
+        self.query_one("#code-caption", Static).update(Text(printable(caption)))
 
     def action_frontier_axis(self) -> None:
         from ...sessions.analyses import FRONTIER_AXES
@@ -336,7 +340,7 @@ class ResultsScreen(EBenchScreen):
             return
         run, report = self.runs[index], self.reports[index]
         if not report.metrics.failures.failed and not report.metrics.infra.count:
-            self.notify(f"{report.label}: every scored trial passed", title="Failed trials")
+            self.notify(printable(f"{report.label}: every scored trial passed"), title="Failed trials", markup=False)
             return
         from .replay import ReplayScreen
 
@@ -344,12 +348,13 @@ class ResultsScreen(EBenchScreen):
 
 
 def show_table(table: DataTable[Any], data: TableData) -> None:
-    """A core report table (first column names the rows, one column per run); a section break is a blank row."""
+    """A core report table (first column names the rows, one column per run); a section break is a blank row.
+    Every label and cell is a Text (a str would be read as markup): a run's label comes from its files."""
     table.clear(columns=True)
     for i, label in enumerate(data.columns):
-        table.add_column(label or " ", key=f"c{i}")
+        table.add_column(Text(printable(label or " ")), key=f"c{i}")
     for row in data.rows:
         if row is None:
             table.add_row(*[""] * len(data.columns))
         else:
-            table.add_row(*[Text(cell, justify="left" if i < data.labels else "right") for i, cell in enumerate(row)])
+            table.add_row(*[Text(printable(cell), justify="left" if i < data.labels else "right") for i, cell in enumerate(row)])

@@ -49,6 +49,7 @@ from ...sessions.watch import DEFAULT_SPEED, SPEEDS, StepGate, watch
 from ...tasks.diff import Diff
 from ...tasks.grading import Grade, explain
 from ...tasks.spec import Task
+from ...terminal import printable, printable_text
 from ..widgets.catalog import ToolCatalog
 from ..widgets.code_editor import CodeEditor
 from ..widgets.composer import CallComposer
@@ -587,7 +588,7 @@ class SolveScreen(EBenchScreen):
             return
         self.query_one(TabbedContent).active = "tab-call"
         self._show_pane("work")
-        self.notify(f"{preview(value, 40)} → {field}", title="Value taken")
+        self.notify(printable(f"{preview(value, 40)} → {field}"), title="Value taken", markup=False)  # a value is anyone's text
 
     @work(thread=True, group="calls", exit_on_error=False)
     def _run_call(self, tool: str, args: dict[str, Any]) -> None:
@@ -636,7 +637,9 @@ class SolveScreen(EBenchScreen):
             self._log_event(event)
         elif isinstance(event, MessageEvent) and event.role in ("assistant", "user") and self.talks:
             who = "you" if event.role == "assistant" else f"user ({event.user})" if event.user else "user"
-            self.query_one("#user-log", RichLog).write(Text(f"{who}: ", style="bold") + Text(str(event.content or "")))
+            self.query_one("#user-log", RichLog).write(
+                Text(printable(f"{who}: "), style="bold") + Text(printable(str(event.content or "")))
+            )
 
     # -- a scenario's turns ----------------------------------------------------------------
     def _show_turn(self, event: SessionEvent) -> None:
@@ -737,7 +740,7 @@ class SolveScreen(EBenchScreen):
         if self.watcher is not None and self.watcher.name == "oracle":
             total = len(self.task_spec.reference_solution)
             text = Text(f"step {self.trial.tool_calls if self.trial else '?'}/{total} ", style="dim") + text
-        self.query_one("#conversation", RichLog).write(text)
+        self.query_one("#conversation", RichLog).write(printable_text(text))
 
     def _log_event(self, event: SessionEvent) -> None:
         log = self.query_one("#conversation", RichLog)
@@ -747,15 +750,16 @@ class SolveScreen(EBenchScreen):
             text = Text(f"{event.role}", style="bold")
             if event.turn:
                 text.append(f" · turn {event.turn}", style="dim")
+            # The model's words: made printable before Rich sees them (a Text drops a bare \r silently).
             if event.reasoning:
-                text.append("\n" + str(event.reasoning), style="italic dim")
+                text.append("\n" + printable(str(event.reasoning)), style="italic dim")
             if event.content:
-                text.append("\n" + str(event.content))
+                text.append("\n" + printable(str(event.content)))
             if event.tool_calls:
                 text.append(f"\n→ {', '.join(event.called_tools())}", style="dim")
-            log.write(text)
+            log.write(printable_text(text))  # and the names of the tools it called
         elif isinstance(event, ApiErrorEvent):
-            log.write(Text(f"{event.event}: {event.kind or ''} {event.error or ''}".strip(), style="bold red"))
+            log.write(Text(printable(f"{event.event}: {event.kind or ''} {event.error or ''}".strip()), style="bold red"))
         else:
             log.write(Text(event.event, style="bold red"))
 
@@ -846,7 +850,14 @@ class SolveScreen(EBenchScreen):
             self.query_one(DiffView).border_title = "Diff: expected vs actual"
         if message.summary is not None:
             self._set_status()
-            self.notify(self._verdict(), title="Graded", timeout=8, severity="information" if message.summary.passed else "warning")
+            # The verdict may quote an error (an API's message): text, never markup.
+            self.notify(
+                printable(self._verdict()),
+                title="Graded",
+                timeout=8,
+                severity="information" if message.summary.passed else "warning",
+                markup=False,
+            )
         self.refresh_bindings()
 
     def action_reset(self) -> None:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widget import Widget
 
+from ...terminal import printable
+
 # Theme variables the series take their colours from, in order (then round again).
 PALETTE = ("primary", "accent", "success", "error", "secondary", "warning", "diff-wrong")
 AXIS_WIDTH = 6  # "100% ┤"
@@ -178,7 +180,7 @@ class PassKChart(Widget):
         text.append("Pass^k  ")
         text.append(f"{AT_MARK}┄┄ ", style=colour)
         text.append("Pass@k  ")
-        text.append(series.label, style="bold")
+        text.append(printable(series.label), style="bold")  # a run's label comes from its files
         last = [(f"Pass^{len(series.pass_hat)}", series.pass_hat), (f"Pass@{len(series.pass_at)}", series.pass_at)]
         values = [f"{name} {values[-1] * 100:.1f}%" for name, values in last if values and values[-1] is not None]
         if values:

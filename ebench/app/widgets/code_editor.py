@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Button, LoadingIndicator, Static, TextArea
 
+from ...terminal import printable_text
 from ..render import code_text, json_text, muted_style, theme_style
 
 
@@ -178,7 +179,8 @@ class CodeEditor(Vertical):
     def _render_output(self) -> Text:
         if self._output is None:
             return Text("no output yet")
-        return output_text(*self._output, self.app.theme_variables, dark=self.app.current_theme.dark)
+        # The block's output is the code's to choose: what a terminal would obey is shown escaped.
+        return printable_text(output_text(*self._output, self.app.theme_variables, dark=self.app.current_theme.dark))
 
     def _paint_output(self) -> None:
         if self.is_mounted:

@@ -28,6 +28,7 @@ from textual.theme import Theme
 
 from ...tasks.diff import Diff, RowChange
 from ...tasks.grading import Grade, WrongValue
+from ...terminal import printable
 from ..render import muted_style, theme_style
 
 DiffLine = tuple[str, str]  # (kind, text)
@@ -41,8 +42,9 @@ WRAP_INDENT = "  "  # continues a wrapped line, so each change still starts at t
 
 
 def value_text(value: Any, width: int = VALUE_WIDTH) -> str:
-    """A column value as people read it: JSON literals (strings quoted, null), cut to `width`."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    """A column value as people read it: JSON literals (strings quoted, null), cut to `width`.
+    A value a trial wrote is anyone's text: what a terminal would obey is shown escaped."""
+    text = printable(json.dumps(value, ensure_ascii=False, default=str))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

@@ -20,6 +20,8 @@ from rich.text import Text
 from textual import events, on
 from textual.widgets import DataTable
 
+from ...terminal import printable, printable_text
+
 R = TypeVar("R")
 
 ASCENDING, DESCENDING = " ▲", " ▼"
@@ -68,9 +70,14 @@ def fit_widths(natural: list[int], minimum: list[int | None], available: int) ->
     return widths
 
 
+def shown(text: str | Text) -> str | Text:
+    """A cell's text as the table shows it: the records' text, what a terminal would obey escaped."""
+    return printable_text(text) if isinstance(text, Text) else printable(text)
+
+
 def cut(text: str | Text, width: int, justify: str) -> Text:
     """The cell as one line of at most `width` cells, ending in "…" when it was cut."""
-    cell = text.copy() if isinstance(text, Text) else Text(text)
+    cell = text.copy() if isinstance(text, Text) else Text(text)  # as `shown` made it: never read as markup
     cell.no_wrap = True
     cell.justify = justify  # type: ignore[assignment]
     if cell.cell_len > width:
@@ -130,7 +137,7 @@ class RecordTable(DataTable[Any], Generic[R]):
         columns = self.record_columns
         sort = columns[self.sort_column] if self.sort_column is not None else None
         self.shown = [self.records[i] for i in sorted_indices(self.records, sort, self.sort_reverse)]
-        cells = [[column.text(record) for column in columns] for record in self.shown]
+        cells = [[shown(column.text(record)) for column in columns] for record in self.shown]  # measured as shown
         labels = [column.label + self._marker(i) for i, column in enumerate(columns)]
         natural = [max([cell_len(label)] + [cell_len(str(row[i])) for row in cells]) for i, label in enumerate(labels)]
         minimum = [None if c.min_width is None else max(c.min_width, cell_len(labels[i])) for i, c in enumerate(columns)]

@@ -10,6 +10,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...tasks.spec import Task
+from ...terminal import printable, printable_text
 
 # The clock the blind-mode timer reads; tests freeze it for stable snapshots.
 monotonic = time.monotonic
@@ -75,7 +76,8 @@ class TaskPane(Static):
     def _show_status(self) -> None:
         """The status rides on the bottom border: always visible, however long the request."""
         elapsed = self.elapsed
-        self.border_subtitle = (f"⏱ {clock(elapsed)} · " if elapsed is not None else "") + self.status
+        # A Text, not a str: a border's string is read as markup, and the status may quote an error.
+        self.border_subtitle = Text(printable((f"⏱ {clock(elapsed)} · " if elapsed is not None else "") + self.status))
 
     def render(self) -> Text:
         task = self.task_spec
@@ -90,4 +92,4 @@ class TaskPane(Static):
             text.append(value)
         text.append("\ncapabilities ", style="dim")
         text.append(", ".join(task.capabilities))
-        return text
+        return printable_text(text)  # the task file's request and the world's names

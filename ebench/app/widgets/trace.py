@@ -26,6 +26,7 @@ from textual.widget import Widget
 
 from ...sessions.describe import shown_args
 from ...sessions.events import BLOCK, ToolCallEvent, as_tool_call
+from ...terminal import printable_text
 from ..render import code_text, duration, json_text, muted_style, short_json, theme_style
 
 # A call as the trace is handed it: its event, or that event's JSON (what a session line holds).
@@ -133,7 +134,8 @@ class CallView(Widget, can_focus=True):
         theme = self.app.current_theme
         state = (self.expanded, theme.name, self.entry is None)
         if self._cache is None or self._cache[0] != state:
-            self._cache = (state, self._build(theme.dark, self.app.theme_variables))
+            # A call's arguments, result and output are the solver's and the world's text: shown escaped.
+            self._cache = (state, printable_text(self._build(theme.dark, self.app.theme_variables)))
         return self._cache[1]
 
     def _build(self, dark: bool, variables: dict[str, str]) -> Text:
