@@ -14,6 +14,10 @@ trial has the fault-free run's result. What each kind of fault must give:
 - the model's (huge content, surrogates, unknown tool, wrong-typed arguments): recorded in the
   session and scored like any trial (the fake model carries on, so the scores stay the same).
 
+Then the trust boundaries are attacked (benchmarks/boundaries.py: query_sql, recorded payloads,
+terminal output, the web view, the command line's error contract, ctrl+c with workers, a full
+disk, a simulated user with an empty answer), each with whether it held.
+
     python benchmarks/faults.py [--tasks 4] [--trials 2] [--concurrency 4] [--json]
 """
 
@@ -31,6 +35,8 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("OPENAI_API_KEY", "sk-fake-benchmark")
+
+from boundaries import print_rows, run_attacks  # noqa: E402  (this folder is on sys.path when run as a script)
 
 from ebench.sessions.batch import Batch  # noqa: E402
 from ebench.sessions.events import ApiErrorEvent, MessageEvent, ToolCallEvent  # noqa: E402
@@ -73,7 +79,7 @@ def affected(path: Path) -> bool:
     for event in read_session(path).events:
         if isinstance(event, ApiErrorEvent):
             return True
-        if isinstance(event, MessageEvent) and (event.repaired or len(event.content or "") >= HUGE):
+        if isinstance(event, MessageEvent) and (event.repaired or event.capped or len(event.content or "") >= HUGE):
             return True
         if isinstance(event, ToolCallEvent) and not event.ok:
             return True
@@ -183,12 +189,15 @@ def main() -> None:
                     "ok": ok,
                 }
             )
+    boundaries = run_attacks()
+    broken = [f"{r['boundary']}: {r['attack']}" for r in boundaries if not r["held"]]
     figures = {
         "tasks": [t.id for t in tasks],
         "faulted_tasks": sorted(faulted),
         "trials_per_task": args.trials,
         "faults": rows,
-        "all_ok": all(r["ok"] for r in rows),
+        "boundaries": boundaries,
+        "all_ok": all(r["ok"] for r in rows) and not broken,
     }
     wrong = [r["fault"] for r in rows if not r["ok"]]
     figures["readme"] = [
@@ -198,7 +207,13 @@ def main() -> None:
             "value": f"{len(rows) - len(wrong)} of {len(rows)} handled as promised" + (f" (wrong: {', '.join(wrong)})" if wrong else ""),
             "goal": "all",
             "met": not wrong,
-        }
+        },
+        {
+            "figure": "trust boundaries attacked (query_sql, recorded payloads, terminal, web view, command line, interrupts)",
+            "value": f"{len(boundaries) - len(broken)} of {len(boundaries)} held" + (f" (broken: {'; '.join(broken)})" if broken else ""),
+            "goal": "all",
+            "met": not broken,
+        },
     ]
     if args.json:
         print(json.dumps(figures, indent=2))
@@ -214,7 +229,8 @@ def main() -> None:
             f"{r['fault']:<16} {r['caused_by']:<14} {r['affected']:>8} {r['infra_errors']:>6} {r['scored']:>7} "
             f"{r['passed']:>7}  {same:<20} {r['seconds']:>6.1f}  {'ok' if r['ok'] else 'WRONG'}{note}"
         )
-    print(f"\nevery fault handled as promised: {'yes' if figures['all_ok'] else 'NO'}")
+    print(f"\nevery fault handled as promised: {'yes' if not wrong else 'NO'}\n")
+    print_rows(boundaries)
 
 
 if __name__ == "__main__":

@@ -284,7 +284,8 @@ def test_a_fault_of_the_model_is_recorded_and_scored(tmp_path, tasks, fault):
         reply = [m for body in server.requests for m in body["messages"] if m.get("tool_call_id") == bad.id][0]
         assert json.loads(reply["content"])["error"]["code"] == code
     elif fault == "huge_content":
-        assert len(assistant[1].content) >= 2_000_000 and faulted.tool_errors == {}
+        # recorded within the caps (payload_caps.py): its length and hash, not its 2 MB
+        assert assistant[1].capped == ["content"] and assistant[1].content["bytes"] >= 2_000_000 and faulted.tool_errors == {}
     else:  # recorded as sent; sent back to the API as UTF-8 can carry it (else every later request fails)
         assert assistant[1].content.endswith("\ud800 lone \udfff surrogates \udc00")
         assert assistant[1].repaired == ["content"] and faulted.tool_errors == {}

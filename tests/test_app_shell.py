@@ -185,7 +185,7 @@ def test_replay_refuses_a_file_that_is_not_a_session(tmp_path: Path):
     bad = tmp_path / "x.jsonl"
     bad.write_text('{"event": "tool_call"}\n')
     result = runner.invoke(cli, ["replay", str(bad)])
-    assert result.exit_code == 2 and "not an ebench-session/1 session" in result.output
+    assert result.exit_code == 2 and "not an ebench-session/2 session" in result.output
 
 
 @pytest.mark.parametrize("given, rate", [([], 2.0), (["--speed", "5"], 5.0), (["--speed", "0"], None)])

@@ -86,6 +86,14 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         assert rows["500"]["infra_errors"] == rows["500"]["affected"] == 1 and rows["500"]["scores_equal"]
         assert rows["missing_key"]["stopped"] and rows["missing_key"]["requests"] == 0
         assert rows["unknown_tool"]["tool_errors"] == {"unknown_tool": 1} and rows["unknown_tool"]["infra_errors"] == 0
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("boundaries", BENCHMARKS / "boundaries.py")
+        assert spec is not None and spec.loader is not None
+        boundaries = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(boundaries)
+        assert [r["attack"] for r in data["boundaries"]] == [attack for _, attack, _ in boundaries.ATTACKS]  # every attack ran
+        assert all(r["held"] for r in data["boundaries"]), [r for r in data["boundaries"] if not r["held"]]
     elif script == "synthesis_overhead.py":
         assert data["accepted"] == data["drafts"] == 2 and data[key] > 0  # every scripted draft was verified and kept
         assert data["fresh_process_accepted"] == 2 and data["fresh_process_wall_s"] > 0  # and again from a fresh process

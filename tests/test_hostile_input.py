@@ -22,6 +22,7 @@ from fuzzing import HOSTILE_JSON, HOSTILE_TEXTS, HOSTILE_VALUES, KNOWN_ERRORS, L
 
 from ebench.domains import domain_names
 from ebench.domains.engine.tools import MAX_DEPTH, MAX_TEXT
+from ebench.sessions.payload_caps import RecordingCaps
 from ebench.sessions.record import SessionWriter, read_session
 from ebench.sessions.timeline import Timeline
 from ebench.sessions.trial import Trial
@@ -217,7 +218,8 @@ def music_task():
 
 def test_hostile_calls_and_messages_through_a_trial_are_recorded_errors(music_task, tmp_path):
     path = tmp_path / "session.jsonl"
-    trial = Trial(music_task, writer=SessionWriter(path))
+    # caps out of the way: what is written whole must read back exactly (tests/test_record_caps.py tests the caps)
+    trial = Trial(music_task, writer=SessionWriter(path), recording=RecordingCaps(value=2**30, block=2**30, trial=2**30))
     results = [trial.call(name, args) for name, args, _ in HOSTILE_CALLS]
     assert [r.error_code for r in results] == [code for _, _, code in HOSTILE_CALLS]
     for result in results[:-1]:

@@ -68,7 +68,7 @@ def test_old_sessions_read_as_typed_events_without_loss(path):
     assert session.warnings == [] and len(session.events) == len(lines)
     assert not any(isinstance(e, OtherEvent) for e in session.events)  # every kind written today has its model
     start = session.start
-    assert isinstance(start, StartEvent) and start.format == SESSION_FORMAT
+    assert isinstance(start, StartEvent) and start.format == "ebench-session/1"  # the fixtures are format 1 files
     assert isinstance(start.task, TaskHeader) and start.task.id == session.task_id and start.task.query
     assert start.mode in ("tools", "code") and start.domain == start.task.domain and isinstance(start.world_seed, int)
     end = session.end
@@ -162,7 +162,7 @@ def test_a_start_without_the_format_is_refused(tmp_path):
 
     path = tmp_path / "s.jsonl"
     path.write_text('{"event": "start", "t": 0}\n', encoding="utf-8")
-    with pytest.raises(SessionFileError, match="not an ebench-session/1 session"):
+    with pytest.raises(SessionFileError, match=f"not an {SESSION_FORMAT} session"):
         read_session(path)
 
 
@@ -173,7 +173,7 @@ def test_the_schema_command_prints_a_versioned_schema_every_line_fits():
     assert result.exit_code == 0, result.output
     schema = json.loads(result.stdout)
     assert schema == json.loads(json.dumps(session_json_schema()))
-    assert schema["$id"] == "urn:ebench-session:1" and SESSION_FORMAT in schema["title"]
+    assert schema["$id"] == "urn:ebench-session:2" and SESSION_FORMAT in schema["title"]
     assert CliRunner().invoke(app, ["sessions", "schema", "--json"]).stdout == result.stdout
     validator = jsonschema.Draft202012Validator(schema)
     for path in SESSIONS:

@@ -37,7 +37,7 @@ def sessions_schema(
     kind: RecordFormat = typer.Argument(RecordFormat.SESSION, help="session (an event), results (a results line) or manifest"),
     as_json: bool = common.JSON_OPTION,
 ) -> None:
-    """Print the JSON Schema of a session event (ebench-session/1), a results line (ebench-results/1)
+    """Print the JSON Schema of a session event (ebench-session/2), a results line (ebench-results/1)
     or a run manifest (ebench-run/1), for editors and other tools (always JSON; --json is accepted
     like everywhere)."""
     common.print_json(record_schema(kind))

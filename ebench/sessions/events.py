@@ -8,22 +8,33 @@ message's content, the calls it asked for) is typed `Any`: it is recorded as sen
 
 A kind no model knows (written by a newer ebench) reads as an `OtherEvent`, never as an error.
 `session_json_schema()` is the JSON Schema of the known kinds, versioned by `SESSION_FORMAT`.
+
+Format 2 (`ebench-session/2`) stores each payload once and bounds it (`payload_caps`): a call whose
+arguments are the very ones its model message asked for is written without `args` and with
+`args_in: "message"` (the reader puts them back, `record.read_session`), and a field recorded
+truncated holds a marker and is named in the event's `capped`. Format 1 files read as they were.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-SESSION_FORMAT = "ebench-session/1"
+SESSION_FORMAT = "ebench-session/2"
+SESSION_FORMATS = ("ebench-session/1", SESSION_FORMAT)  # what read_session reads: every format ebench wrote
 
 # The role of a tool-call event in the trial (and so in a replay).
 CALL = "call"  # a top-level domain call
 BLOCK = "block"  # an exec_code block: its children are the domain calls it made
 CHILD = "child"  # a domain call made inside an exec_code block
 EXEC_CODE = "exec_code"
+# A tool_call's `args_in`: its arguments are the `arguments` of the tool call of the same id in the
+# model message that asked for it (the last assistant message before it); for an exec_code block,
+# {"code": <that text's code>} (`block_args`).
+ARGS_IN_MESSAGE = "message"
 
 
 def _require_event(schema: dict[str, Any]) -> None:
@@ -125,6 +136,7 @@ class MessageEvent(SessionEvent):
     user: str | None = None  # a user's reply: who played the user (scripted, llm, person)
     revealed: list[str] | None = None  # a user's reply: the facts of the profile it gave
     scenario_turn: int | None = None  # a scenario's user message: the turn it opens (from 0)
+    capped: list[str] | None = None  # the fields recorded truncated (payload_caps), e.g. "tool_calls[0].arguments"
 
     def called_tools(self) -> list[str]:
         """The names of the tools the message asked for ("?" for a request without one)."""
@@ -156,6 +168,25 @@ class ToolCallEvent(SessionEvent):
     injected: str | None = None
     altered: list[str] | None = None
     latency: float | None = None
+    # format 2, each written only when set: `args_in` where the arguments are stored instead
+    # (ARGS_IN_MESSAGE), `capped` the fields recorded truncated (payload_caps; a block's
+    # "children": calls made inside it were), the solver then got its result with a note
+    args_in: str | None = None
+    capped: list[str] | None = None
+
+    # With `args_in`, `args` holds the arguments (in memory, and as read back) but the line does
+    # not: the JSON as written, and the line to write, leave them out.
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        if self.args_in is not None:
+            data.pop("args", None)
+        return data
+
+    def record(self) -> dict[str, Any]:
+        data = super().record()
+        if self.args_in is not None:
+            data.pop("args", None)
+        return data
 
     @property
     def role(self) -> str:
@@ -286,6 +317,22 @@ def event_from(data: Mapping[str, Any]) -> tuple[SessionEvent, bool]:
 def make_event(kind: str, **data: Any) -> SessionEvent:
     """An event of `kind` made of keyword fields (for writers that name their kind as a string)."""
     return event_from({"event": kind, **data})[0]
+
+
+def code_argument(arguments: Any) -> str | None:
+    """The `code` of an exec_code call's arguments (JSON text), or None when they are not {"code": str}."""
+    try:
+        parsed = json.loads(arguments)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if isinstance(parsed, dict) and set(parsed) == {"code"} and isinstance(parsed["code"], str):
+        return parsed["code"]
+    return None
+
+
+def block_args(arguments: Any) -> dict[str, Any]:
+    """What an exec_code block records as its `args`, from the arguments the model sent."""
+    return {"code": code_argument(arguments)}
 
 
 def as_tool_call(entry: ToolCallEvent | Mapping[str, Any]) -> ToolCallEvent:

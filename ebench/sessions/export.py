@@ -24,8 +24,11 @@ exec_code for a code-mode trial): sessions do not record the schemas a model was
 Trajectories are real model behaviour only: a session without a model conversation (a person's
 attempt, the oracle, a replay, an MCP client, whose messages ebench never sees) is skipped, and so
 are infrastructure errors, damaged sessions and a turn whose calls were not all answered (a limit
-hit in the middle of it); each skip is counted by its reason. Sessions are written with secrets
-redacted; the lines are written the same way (`record.session_line`).
+hit in the middle of it), and sessions with a payload recorded truncated (past the recording
+caps, `payload_caps`: arguments or results the model sent and saw are not all there); each skip is
+counted by its reason. The arguments of a call are read from the model message that asked for it,
+where a session stores them (a `tool_call` of format 2 refers to them). Sessions are written with
+secrets redacted; the lines are written the same way (`record.session_line`).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ DAMAGED = "damaged session"
 NO_MODEL = "no model conversation"
 UNANSWERED = "unanswered tool calls"
 UNKNOWN_DOMAIN = "unknown domain"
+TRUNCATED = "payloads recorded truncated"
 
 
 class Skip(Exception):
@@ -244,6 +248,8 @@ def trajectory(run: RunData, result: TrialSummary, tools: ToolSchemas, *, passed
         raise Skip(UNREADABLE) from None
     if session.warnings:  # a line was lost: the conversation would not be the one the model had
         raise Skip(DAMAGED)
+    if session.truncated:  # past the recording caps (payload_caps.py): not what the model sent and saw
+        raise Skip(TRUNCATED)
     messages = conversation(session)
     start = session.start
     metadata = {

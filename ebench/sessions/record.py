@@ -8,12 +8,15 @@ being written (a torn last line is skipped on reading). Events, in order:
   fingerprint, the wall-clock start.
 - `message`: a model message (role, content, reasoning, the tool calls it asked for, usage, cost).
 - `tool_call`: one call: its id, tool, arguments as sent, ok, result (what the solver received),
-  error code, duration; `parent` names the exec_code block a call was made from.
+  error code, duration; `parent` names the exec_code block a call was made from. Arguments the
+  model message before it holds already are not written again (`args_in`; `read_session` puts
+  them back).
 - `api_error`: a failed model request (retried or final).
 - `end`: termination reason, the final diff, the grade, totals.
 
 Every event carries `t`, seconds since the trial started. Secrets never reach the file: every line
-is scrubbed of the values of secret-looking configuration keys and environment variables. The
+is scrubbed of the values of secret-looking configuration keys and environment variables. What a
+solver and its tools produce is recorded within caps (`payload_caps`, applied by the trial). The
 events are the models of `events`; `read_session` gives them back as those models.
 """
 
@@ -31,7 +34,22 @@ from typing import Any
 
 import orjson
 
-from .events import BLOCK, CHILD, SESSION_FORMAT, EndEvent, SessionEvent, StartEvent, ToolCallEvent, event_from, make_event
+from .events import (
+    ARGS_IN_MESSAGE,
+    BLOCK,
+    CHILD,
+    EXEC_CODE,
+    SESSION_FORMAT,
+    SESSION_FORMATS,
+    EndEvent,
+    MessageEvent,
+    SessionEvent,
+    StartEvent,
+    ToolCallEvent,
+    block_args,
+    event_from,
+    make_event,
+)
 
 _SECRET_NAME = re.compile(r"key|token|secret|password|passwd|authorization|credential", re.IGNORECASE)
 REDACTED = "[redacted]"
@@ -178,6 +196,22 @@ def session_line(record: dict[str, Any], secrets: Iterable[str] = ()) -> str:
     return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
 
 
+def value_json(value: Any) -> str:
+    """One value's compact JSON text, as a session line would hold it (before secrets are
+    redacted); what json cannot write is replaced by a note, as in `session_line`."""
+    try:
+        return orjson.dumps(value, default=_jsonable, option=_ORJSON_OPTIONS).decode()
+    except (orjson.JSONEncodeError, RecursionError, TypeError):
+        pass
+    try:
+        return json.dumps(value, ensure_ascii=False, default=_jsonable, separators=(",", ":"))
+    except (RecursionError, ValueError, TypeError):
+        try:
+            return json.dumps(_recordable(value), ensure_ascii=False, default=_jsonable, separators=(",", ":"))
+        except (RecursionError, ValueError, TypeError) as exc:
+            return json.dumps(f"[a value that could not be written: {type(exc).__name__}]")
+
+
 def _stdlib_line(record: dict[str, Any]) -> str:
     try:
         return json.dumps(record, ensure_ascii=False, default=_jsonable)
@@ -254,6 +288,11 @@ class Session:
         return self.end is not None
 
     @property
+    def truncated(self) -> bool:
+        """Whether a payload was recorded truncated (payload_caps.py): an event names it in `capped`."""
+        return any(getattr(event, "capped", None) for event in self.events)
+
+    @property
     def task_id(self) -> str:
         task = self.start.task
         return task.id if task is not None else ""
@@ -311,6 +350,37 @@ def read_session(path: str | Path) -> Session:
         if not valid:
             warnings.append(f"{path}:{number}: a {record['event']} event with fields of unexpected types, kept as recorded")
         events.append(event)
-    if not events or not isinstance(events[0], StartEvent) or events[0].format != SESSION_FORMAT:
+    if not events or not isinstance(events[0], StartEvent) or events[0].format not in SESSION_FORMATS:
         raise SessionFileError(f"{path}: not an {SESSION_FORMAT} session (no start event)")
+    _restore_arguments(events)
     return Session(path, events, warnings)
+
+
+def _restore_arguments(events: list[SessionEvent]) -> None:
+    """Put back the arguments a tool_call stored in its model message (`args_in`): those of the
+    call of the same id in the last assistant message before it (ids that message repeats are
+    never referred to). A reference to nothing leaves `args` None."""
+    asked: dict[str, Any] = {}
+    for event in events:
+        if isinstance(event, MessageEvent) and event.role == "assistant":
+            asked = asked_arguments(event.tool_calls)
+        elif isinstance(event, ToolCallEvent) and event.args_in == ARGS_IN_MESSAGE and event.args is None:
+            call_id = event.id if isinstance(event.id, str) else None
+            if call_id in asked:
+                arguments = asked[call_id]
+                event.args = block_args(arguments) if event.tool == EXEC_CODE else arguments
+
+
+def asked_arguments(tool_calls: Any) -> dict[str, Any]:
+    """id -> arguments of a model message's tool calls whose id is a string it does not repeat."""
+    found: dict[str, Any] = {}
+    repeated: set[str] = set()
+    for call in tool_calls if isinstance(tool_calls, list) else []:
+        function = call.get("function") if isinstance(call, dict) else None
+        call_id = call.get("id") if isinstance(call, dict) else None
+        if not isinstance(call_id, str) or not isinstance(function, dict) or "arguments" not in function:
+            continue
+        if call_id in found:
+            repeated.add(call_id)
+        found[call_id] = function["arguments"]
+    return {k: v for k, v in found.items() if k not in repeated}

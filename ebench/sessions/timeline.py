@@ -6,6 +6,10 @@ domain calls, and the calls made inside exec_code blocks, in recorded order) rep
 the trial had. Each re-executed call's result is compared with the recorded one: the first
 difference means the session was recorded against another world or other code (`check`).
 
+A session recorded within its caps (payload_caps.py) replays too: a result recorded as a marker is
+compared by its length and hash, and a call whose arguments were recorded truncated is not run:
+one that failed changed nothing (the state is rebuilt exactly), one that succeeded is a mismatch.
+
 Going to a step restores the nearest checkpoint (a serialized image of the copy, taken every
 `checkpoint_every` calls the first time they are executed) and re-executes at most that many calls;
 stepping forward one call from the current position re-executes just that call.
@@ -34,12 +38,14 @@ from ..tasks.worlds import WorldMismatch, task_seed, world_fingerprint, world_ma
 from .describe import describe, shown_args
 from .describe import preview as _preview
 from .events import BLOCK, CALL, CHILD, MessageEvent, SessionEvent, ToolCallEvent, TurnEndEvent
+from .payload_caps import marker, rerunnable
 from .record import Session, read_session
 from .results import TrialSummary
 from .runs import RunData
-from .trial import as_read_back, trial_copy
+from .trial import as_read_back, replays_as_recorded, trial_copy
 
 CHECKPOINT_EVERY = 8
+_TRUNCATED = "its arguments were recorded truncated: the call cannot be run again"
 
 
 @dataclass(frozen=True)
@@ -290,20 +296,30 @@ class Timeline:
         event = step.event
         assert isinstance(event, ToolCallEvent) and self._env is not None
         name = event.tool
+        same: bool | None = None  # decided here, else by comparing `replayed` with the recorded result
         try:
             if event.injected:  # the perturbation layer answered instead of running it (perturb.py)
                 replayed = as_read_back(event.result)
+            elif not rerunnable(event):  # its arguments were recorded truncated (payload_caps.py)
+                # a call that failed changed nothing: skipping it rebuilds the same state
+                replayed = as_read_back(event.result) if not event.ok else {"error": {"code": "replay_error", "message": _TRUNCATED}}
             else:
                 result = self.domain.tools.call(self._env, name, event.args)  # as recorded: the registry names any name
                 replayed = as_read_back(result.payload())
                 if event.altered:  # the solver got the result perturbed: the canonical one is what replays
                     replayed = as_read_back(event.result) if result.ok else replayed
+                elif "result" in (event.capped or ()):  # recorded as a marker: compared by length and hash
+                    same = replays_as_recorded(event, result.payload())
+                    replayed = marker(result.payload(), head=False)
         except Exception as exc:  # a call that no longer runs is a mismatch, not a crash of the debugger
             replayed = {"error": {"code": "replay_error", "message": f"{type(exc).__name__}: {exc}"}}
+            same = False
         assert step.leaf is not None
         if step.leaf not in self._replayed:
             self._replayed[step.leaf] = replayed
-            if self._mismatch is None and replayed != as_read_back(event.result):
+            if same is None:
+                same = replayed == as_read_back(event.result)
+            if self._mismatch is None and not same:
                 self._mismatch = Mismatch(step.index, step.call_id, str(name), event.result, replayed)
 
     def _state(self, k: int) -> StepState:

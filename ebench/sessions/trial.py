@@ -4,6 +4,10 @@ The trial owns the copy, the change tracker and the tool environment (bound to t
 and the domain's frozen clock). Solvers act only through `call` and `exec_code`; both record the
 call in the session before returning. `finish` grades the diff, writes the last event and returns
 a `TrialSummary`, the line the run's results file keeps. The world file is never written.
+
+What the session keeps of each payload (arguments, results, messages) is bounded by the trial's
+`RecordingBudget` (payload_caps.py), and arguments the model message holds are not written again
+(`args_in`); the tools and the solver always get the values whole.
 """
 
 from __future__ import annotations
@@ -33,9 +37,24 @@ from ..tasks.reference import DEFAULT_LIMITS, ReferenceFailed, run_steps
 from ..tasks.scenarios import not_reached, scenario_grade, turn_grade
 from ..tasks.spec import Task
 from ..tasks.worlds import WorldMismatch, check_world, task_seed
-from .events import BLOCK, CHILD, SESSION_FORMAT, EndEvent, SessionEvent, StartEvent, TaskHeader, ToolCallEvent, TurnEndEvent, make_event
+from .events import (
+    ARGS_IN_MESSAGE,
+    BLOCK,
+    CHILD,
+    EXEC_CODE,
+    SESSION_FORMAT,
+    EndEvent,
+    SessionEvent,
+    StartEvent,
+    TaskHeader,
+    ToolCallEvent,
+    TurnEndEvent,
+    block_args,
+    make_event,
+)
+from .payload_caps import CHILDREN, RecordingBudget, RecordingCaps, matches_marker, recording_note, rerunnable, with_note
 from .perturb import Layer, Perturbation
-from .record import SessionWriter
+from .record import SessionWriter, asked_arguments
 from .results import TrialSummary, grade_counts
 from .terminations import Termination
 from .users import MAX_SMALL_TALK, MAX_USER_REPLIES, AskedFirst, User, with_asked_first
@@ -58,6 +77,14 @@ class ResumeError(ValueError):
 def as_read_back(value: Any) -> Any:
     """A result as it reads back from the session file (JSON), so replayed and recorded compare."""
     return json.loads(json.dumps(value, ensure_ascii=False, default=repr))
+
+
+def replays_as_recorded(event: ToolCallEvent, replayed: Any) -> bool:
+    """Whether a call run again gave the result it recorded (a result recorded truncated: the
+    one its marker stands for)."""
+    if "result" in (event.capped or ()):
+        return matches_marker(event.result, replayed)
+    return as_read_back(replayed) == as_read_back(event.result)
 
 
 @dataclass
@@ -294,13 +321,15 @@ class Trial:
         world_seed: int | None = None,
         user: User | None = None,
         perturb: Perturbation | None = None,
+        recording: RecordingCaps | None = None,
     ) -> None:
         """`resumed`: the events an unfinished attempt recorded after its start (the session file
         goes on); its calls are re-executed on the fresh copy so the world is as it was left.
         `world_seed`: without a task, the world to work on (default: the domain's).
         `user`: who answers the agent's questions (users.py); only a task with a user profile has one.
         `perturb`: the perturbations the solver meets (perturb.py; PerturbError for code mode
-        with a family it does not take)."""
+        with a family it does not take). `recording`: the caps on what the session keeps of
+        payloads (payload_caps.py; its defaults when None)."""
         self.task = task
         self.domain = domain or get_domain(task.domain if task else "")
         chosen = task.actor if task else actor
@@ -339,6 +368,10 @@ class Trial:
         # trial through these.
         self.listeners: list[Callable[[str, SessionEvent], None]] = []
         self._next_id = 0
+        self.recording = RecordingBudget(recording)
+        # id -> arguments, as recorded, of the tool calls the last model message asked for: a
+        # call made with those very arguments refers to them instead of writing them again
+        self._asked: dict[str, Any] = {}
         self._sandbox: Any = None
         self.final_grade: Grade | None = None
         self.final_diff: Diff | None = None  # kept: the copy is closed once the trial is finished
@@ -414,7 +447,8 @@ class Trial:
             self.history.append(event)
             if event.role == BLOCK:
                 self.tool_calls += 1
-                self.exec_blocks += isinstance(event.args, dict) and isinstance(event.args.get("code"), str)
+                # a block's args recorded truncated were a long code string (a block without one is small)
+                self.exec_blocks += not rerunnable(event) or (isinstance(event.args, dict) and isinstance(event.args.get("code"), str))
                 continue
             if event.role == CHILD:
                 self.inner_calls += 1
@@ -422,8 +456,12 @@ class Trial:
                 self.tool_calls += 1
             if event.injected:  # the layer answered instead of running it (perturb.py)
                 continue
+            if not rerunnable(event):
+                if event.ok:
+                    raise ResumeError(f"call {event.id} was recorded with its arguments truncated; the attempt cannot be resumed")
+                continue  # a refused call changed nothing: there is nothing to redo
             replayed = self._execute(tool_name_text(event.tool), event.args).for_solver()
-            if as_read_back(replayed) != as_read_back(event.result):
+            if not replays_as_recorded(event, replayed):
                 raise ResumeError(f"call {event.id} ({event.tool}) gives another result now; the attempt cannot be resumed")
         self.started -= elapsed
 
@@ -447,11 +485,48 @@ class Trial:
         return f"call-{self._next_id}"
 
     def message(self, role: str, content: Any = None, **data: Any) -> None:
-        """A message of the conversation (the model's, or the user's request)."""
+        """A message of the conversation (the model's, or the user's request), its content,
+        reasoning and tool calls recorded within the caps."""
+        capped: list[str] = []
+        content = self._keep(content, "content", capped)
+        if "reasoning" in data:
+            data["reasoning"] = self._keep(data["reasoning"], "reasoning", capped)
+        if isinstance(data.get("tool_calls"), list):
+            data["tool_calls"] = [self._kept_call(call, i, capped) for i, call in enumerate(data["tool_calls"])]
+        if role == "assistant":
+            self._asked = asked_arguments(data.get("tool_calls"))
+        if capped:
+            data["capped"] = capped
         self.record(make_event("message", role=role, content=content, **data))
 
+    def _kept_call(self, call: Any, index: int, capped: list[str]) -> Any:
+        """A requested tool call as recorded: a new dict (the solver executes the one it holds),
+        its id, name and arguments each within the caps."""
+        if not isinstance(call, dict):
+            return self._keep(call, f"tool_calls[{index}]", capped)
+        kept = dict(call)
+        if "id" in kept:
+            kept["id"] = self._keep(kept["id"], f"tool_calls[{index}].id", capped)
+        function = kept.get("function")
+        if isinstance(function, dict):
+            kept["function"] = {k: self._keep(v, f"tool_calls[{index}].{k}", capped) for k, v in function.items()}
+        return kept
+
+    def _keep(self, value: Any, name: str, capped: list[str], in_block: bool = False) -> Any:
+        kept, truncated = self.recording.keep(value, in_block)
+        if truncated:
+            capped.append(name)
+        return kept
+
     def note(self, event: str, **data: Any) -> None:
-        """Any other event, by its kind and fields (`record` takes its model)."""
+        """Any other event, by its kind and fields (`record` takes its model); its `args` and
+        `result`, when it has them, are recorded within the caps."""
+        capped: list[str] = []
+        for name in ("args", "result"):
+            if name in data:
+                data[name] = self._keep(data[name], name, capped)
+        if capped:
+            data["capped"] = capped
         self.record(make_event(event, **data))
 
     async def ask_user(self, message: str) -> str | None:
@@ -504,14 +579,14 @@ class Trial:
                 "altered": made.altered or None,
                 "latency": made.result.latency or None,
             }
-            self._after(made.result, call_id, made.tool, made.args, turn, None, {k: v for k, v in perturbed.items() if v is not None})
-            return made.result
+            return self._after(
+                made.result, call_id, made.tool, made.args, turn, None, {k: v for k, v in perturbed.items() if v is not None}
+            )
         # Whatever the name and arguments hold (a list as the name, lone surrogates, JSON nested
         # thousands deep), the registry answers with an error result and the writer records it.
         result = self._execute(tool_name_text(name), args)
         self.tool_calls += 1
-        self._after(result, call_id, name, args, turn, None)
-        return result
+        return self._after(result, call_id, name, args, turn, None)
 
     # -- perturbations (perturb.py) ---------------------------------------------------------
     @property
@@ -542,10 +617,12 @@ class Trial:
             await asyncio.sleep(owed)
 
     def exec_code(self, code: Any, *, call_id: str | None = None, turn: int | None = None) -> ToolResult:
-        """Run one exec_code block (code mode); its tool calls are recorded as the block's children."""
+        """Run one exec_code block (code mode); its tool calls are recorded as the block's children,
+        within the block's recording cap."""
         call_id = call_id or self.new_call_id()
         started = time.perf_counter()
         self.tool_calls += 1
+        truncated_children = 0
         if not self.code:
             result = ToolResult("exec_code", False, None, ErrorCode.UNKNOWN_TOOL, "exec_code is only available in code mode.", 0.0)
         elif not isinstance(code, str):
@@ -559,7 +636,7 @@ class Trial:
                 self.inner_calls += 1
                 if not record.ok:
                     self.tool_errors[record.error_code or "error"] += 1
-                self._record_call(
+                event = self._record_call(
                     f"{call_id}.{record.index}",
                     record.tool,
                     record.args,
@@ -570,8 +647,15 @@ class Trial:
                     call_id,
                     turn,
                 )
+                # The block's own list of its calls keeps what the session keeps: a block of
+                # 1,000 calls of 4 MB each must not hold 4 GB until it ends.
+                record.args, record.result = event.args, event.result
 
-            outcome = self.sandbox().run(code, on_call=on_call)
+            self.recording.begin_block()
+            try:
+                outcome = self.sandbox().run(code, on_call=on_call)
+            finally:
+                truncated_children = self.recording.end_block()
             # The value is the whole payload, also on error: see ToolResult.for_solver.
             result = ToolResult(
                 "exec_code",
@@ -581,8 +665,7 @@ class Trial:
                 outcome.error,
                 time.perf_counter() - started,
             )
-        self._after(result, call_id, "exec_code", {"code": code}, turn, None)
-        return result
+        return self._after(result, call_id, "exec_code", {"code": code}, turn, None, truncated_children=truncated_children)
 
     def sandbox(self) -> Any:
         if self._sandbox is None:
@@ -600,10 +683,19 @@ class Trial:
         turn: int | None,
         parent: str | None,
         extra: dict[str, Any] | None = None,
-    ) -> None:
+        *,
+        truncated_children: int = 0,
+    ) -> ToolResult:
+        """Record a top-level call, and give back what the solver is to be handed: the result,
+        with a note when its record (or a block's children's) was truncated."""
         if not result.ok and result.error_code:
             self.tool_errors[result.error_code] += 1
-        self._record_call(call_id, name, args, result.ok, result.for_solver(), result.error_code, result.seconds, parent, turn, extra)
+        event = self._record_call(
+            call_id, name, args, result.ok, result.for_solver(), result.error_code, result.seconds, parent, turn, extra, truncated_children
+        )
+        if event.capped:
+            return with_note(result, recording_note(event.capped, self.recording.caps))
+        return result
 
     def _record_call(
         self,
@@ -617,9 +709,26 @@ class Trial:
         parent: str | None,
         turn: int | None,
         extra: dict[str, Any] | None = None,
-    ) -> None:
+        truncated_children: int = 0,
+    ) -> ToolCallEvent:
         """The one place a call entry is made: recorded with what the solver received (`extra`:
-        the perturbation layer's fields, perturb.py)."""
+        the perturbation layer's fields, perturb.py), each payload within the caps; arguments the
+        model message asked for with are referred to, not written again."""
+        extra = dict(extra or {})
+        capped: list[str] = []
+        in_block = parent is not None
+        tool = self._keep(tool, "tool", capped, in_block)
+        if parent is None and self._refers_to_message(call_id, tool, args):
+            extra["args_in"] = ARGS_IN_MESSAGE
+        else:
+            args = self._keep(args, "args", capped, in_block)
+        result = self._keep(result, "result", capped, in_block)
+        if "sent" in extra:
+            extra["sent"] = self._keep(extra["sent"], "sent", capped, in_block)
+        if truncated_children:
+            capped.append(CHILDREN)
+        if capped:
+            extra["capped"] = capped
         event = make_event(
             "tool_call",
             id=call_id,
@@ -631,11 +740,22 @@ class Trial:
             seconds=round(seconds, 6),
             parent=parent,
             turn=turn,
-            **(extra or {}),
+            **extra,
         )
         assert isinstance(event, ToolCallEvent)
         self.history.append(event)
         self.record(event)
+        return event
+
+    def _refers_to_message(self, call_id: str, tool: Any, args: Any) -> bool:
+        """Whether the call's arguments are those the last model message recorded for its id (as
+        `record.read_session` gives them back), once: the message then holds them for both."""
+        if call_id not in self._asked:
+            return False
+        asked = self._asked.pop(call_id)
+        if tool == EXEC_CODE:
+            return isinstance(args, dict) and args == block_args(asked)
+        return args is asked or (isinstance(args, str) and isinstance(asked, str) and args == asked)
 
     # -- ending ----------------------------------------------------------------------------
     def diff(self) -> Diff:

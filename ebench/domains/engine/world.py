@@ -151,15 +151,16 @@ def build_world(
         conn.execute("COMMIT")
         conn.execute("VACUUM")  # compact and canonical: the same seed gives the same bytes
         conn.execute("ANALYZE")
-    except BaseException:
+        conn.close()
+        digest_tmp = digest_path(tmp)
+        digest_tmp.write_text(file_digest(tmp) + "\n", encoding="ascii")
+        os.replace(tmp, path)
+        os.replace(digest_tmp, digest_path(path))
+    except BaseException:  # ctrl+c at any point before the world is in place leaves no temporary file
         conn.close()
         tmp.unlink(missing_ok=True)
+        digest_path(tmp).unlink(missing_ok=True)
         raise
-    conn.close()
-    digest_tmp = digest_path(tmp)
-    digest_tmp.write_text(file_digest(tmp) + "\n", encoding="ascii")
-    os.replace(tmp, path)
-    os.replace(digest_tmp, digest_path(path))
     return BuildReport(domain.name, seed, str(path), fp, time.perf_counter() - started, tables, checks)
 
 

@@ -19,9 +19,11 @@ What is the model's doing and what is not (a failure the model did not cause is 
   a rejected key (401/403), an unknown model or provider, and missing credentials (no API key:
   litellm reports the client's refusal as a 500 "Missing credentials", never sent anywhere).
 - What the model sends is its own: an unknown tool, wrong-typed arguments, megabytes of text are
-  recorded as sent and answered like any tool error. Text UTF-8 cannot encode (lone surrogates)
-  is recorded and executed as sent, and made encodable only in the conversation sent back to the
-  API (which would otherwise refuse every later request: an infrastructure error the model caused).
+  executed as sent and answered like any tool error, and recorded as sent within the recording
+  caps (payload_caps.py; beyond them, truncated, and the tool's answer says so). Text UTF-8
+  cannot encode (lone surrogates) is recorded and executed as sent, and made encodable only in the
+  conversation sent back to the API (which would otherwise refuse every later request: an
+  infrastructure error the model caused).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..events import ApiErrorEvent, BadResponseEvent
+from ..events import ApiErrorEvent, BadResponseEvent, code_argument
 from ..prompts import system_prompt
 from ..record import redact_config
 from ..trial import (
@@ -278,8 +280,11 @@ class LLMSolver:
         trial would fail the same way."""
         try:
             load_litellm().get_llm_provider(model=self.settings.model, api_base=self.settings.api_base)
-        except Exception as exc:
-            raise FatalSolverError(f"model {self.settings.model!r}: {_describe(exc)}") from None
+        except Exception:  # litellm's own message is a paragraph of advice: the one line names the fix
+            raise FatalSolverError(
+                f"model {self.settings.model!r}: litellm cannot tell which provider serves it; "
+                "write provider/model, e.g. openai/gpt-4o-mini (providers: https://docs.litellm.ai/docs/providers)"
+            ) from None
 
     # -- one request, with retries ---------------------------------------------------------
     async def _complete(self, trial: Trial, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Any:
@@ -415,7 +420,7 @@ class LLMSolver:
                 if function["name"] in local:
                     payload = self.local_call(trial, function["name"], function["arguments"])
                 elif function["name"] == "exec_code" and trial.code:
-                    code = _code_argument(function["arguments"])
+                    code = code_argument(function["arguments"])  # as events.block_args reads it back
                     payload = (await asyncio.to_thread(trial.exec_code, code, call_id=call["id"], turn=trial.turns)).for_solver()
                 else:
                     payload = trial.call(function["name"], function["arguments"], call_id=call["id"], turn=trial.turns).for_solver()
@@ -509,14 +514,3 @@ def _text(content: Any) -> str:
     if isinstance(content, list):
         return " ".join(str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content)
     return "" if content is None else str(content)
-
-
-def _code_argument(arguments: str) -> Any:
-    """The `code` of an exec_code call, or None when the arguments are not {"code": str}."""
-    try:
-        parsed = json.loads(arguments)
-    except (TypeError, json.JSONDecodeError):
-        return None
-    if isinstance(parsed, dict) and set(parsed) == {"code"} and isinstance(parsed["code"], str):
-        return parsed["code"]
-    return None

@@ -76,6 +76,10 @@ class RecordedResponses:
             raise RecordedApiError(error.kind or "other", error.error or "recorded API error", error.status)
         if recorded.bad:
             return SimpleNamespace(choices=[])
+        if recorded.message is not None and recorded.message.capped:  # payload_caps.py: not the answer the model gave
+            raise ReplayDiverged(
+                f"{session}: model turn {turn} was recorded truncated ({', '.join(recorded.message.capped)}); it cannot be replayed"
+            )
         return _response(recorded.message)
 
 

@@ -10,6 +10,7 @@ from typing import Any, Self
 from ...domains.engine.tools import ToolResult
 from ...tasks.spec import resolve_args
 from ..events import MessageEvent, ToolCallEvent, TurnEndEvent
+from ..payload_caps import rerunnable
 from ..perturb import Perturbation, PerturbedResult, retry_after
 from ..record import Session, SessionFileError, read_session
 from ..trial import AGENT_ERROR, AGENT_STOPPED, MAX_TOOL_CALLS, Trial, TrialLimits
@@ -187,6 +188,8 @@ class ReplaySolver:
                 assert isinstance(event, ToolCallEvent)
                 if event.injected and not same:
                     continue
+                if not rerunnable(event) and event.ok:  # a failed one is sent as recorded: it fails again, changing nothing
+                    return Outcome(AGENT_ERROR, f"call {event.id} was recorded with its arguments truncated; it cannot be replayed")
                 tool, args = event.tool, event.args
                 if same and isinstance(event.sent, dict):
                     tool, args = event.sent.get("tool"), event.sent.get("args")
