@@ -12,8 +12,14 @@ from pathlib import Path
 CONFTEST = Path(__file__).resolve().parent / "conftest.py"
 
 
+def pytest_session(folder: Path) -> subprocess.CompletedProcess:
+    """A test session over `folder` (its tests and a copy of this suite's conftest), in a process of its own."""
+    shutil.copy(CONFTEST, folder / "conftest.py")
+    command = [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q", str(folder)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=folder, timeout=120)
+
+
 def test_ctrl_c_caught_by_the_code_under_test_still_stops_the_session(tmp_path):
-    shutil.copy(CONFTEST, tmp_path / "conftest.py")
     ran_on = tmp_path / "second-test-ran"
     (tmp_path / "test_two.py").write_text(
         textwrap.dedent(f"""
@@ -30,20 +36,13 @@ def test_ctrl_c_caught_by_the_code_under_test_still_stops_the_session(tmp_path):
             open({str(ran_on)!r}, "w").close()
         """)
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    result = pytest_session(tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr  # pytest's "interrupted"
     assert "interrupted by ctrl+c" in result.stdout
     assert not ran_on.exists()
 
 
 def test_a_ctrl_c_a_test_sends_itself_on_purpose_does_not_stop_the_session(tmp_path):
-    shutil.copy(CONFTEST, tmp_path / "conftest.py")
     (tmp_path / "test_two.py").write_text(
         textwrap.dedent("""
         import time
@@ -58,11 +57,5 @@ def test_a_ctrl_c_a_test_sends_itself_on_purpose_does_not_stop_the_session(tmp_p
             pass
         """)
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    result = pytest_session(tmp_path)
     assert result.returncode == 0 and "2 passed" in result.stdout, result.stdout + result.stderr
