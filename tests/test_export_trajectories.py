@@ -145,8 +145,9 @@ def runs(tasks, tmp_path_factory, moba_world) -> dict[str, Path]:
     return {"passed": root / "passed", "short": root / "short", "oracle": root / "oracle", "root": root}
 
 
-def export(*args: str) -> tuple[list[dict[str, Any]], str]:
-    outcome = runner.invoke(app, ["export", "trajectories", *args])
+def export(*args: str, metadata: bool = True) -> tuple[list[dict[str, Any]], str]:
+    """The exported lines (with `metadata`, which these tests read, unless told otherwise) and stderr."""
+    outcome = runner.invoke(app, ["export", "trajectories", *args, *(["--metadata"] if metadata else [])])
     assert outcome.exit_code == 0, outcome.output
     return [json.loads(line) for line in outcome.stdout.splitlines()], outcome.stderr
 
@@ -190,6 +191,44 @@ def test_passed_only_leaves_out_the_failed_trials_and_counts_them(runs):
     passed, err = export(str(runs["passed"]), str(runs["short"]), "--passed-only", "--json")
     assert len(passed) == 4 and all(line["metadata"]["passed"] for line in passed)
     assert json.loads(err) == {"written": 4, "skipped": {"not passed (--passed-only)": 2}}
+
+
+def test_by_default_a_line_holds_only_what_the_fine_tuning_formats_define(runs):
+    lines, _ = export(str(runs["passed"]), metadata=False)
+    assert len(lines) == 4
+    for line in lines:
+        assert set(line) == {"messages", "tools", "parallel_tool_calls"}  # OpenAI's keys: no metadata
+        check_openai_chat(line)
+        assert line["parallel_tool_calls"] == any(len(m.get("tool_calls", [])) > 1 for m in line["messages"])
+    assert any(line["parallel_tool_calls"] for line in lines)
+    shared, _ = export(str(runs["passed"]), "--format", "sharegpt", metadata=False)
+    assert all(set(line) == {"conversations", "tools"} for line in shared)
+
+
+def test_an_interface_perturbed_run_exports_the_tools_the_model_was_offered(tasks, tmp_path):
+    from ebench.sessions.perturb import parse_perturb
+    from ebench.testing.fake_openai import PerturbedPlayer
+
+    (task,) = [tasks[TASK]]
+    perturbation = parse_perturb(["interface"], seed=3)
+    with pytest.MonkeyPatch.context() as patch, FakeOpenAI(PerturbedPlayer([task], perturbation, trials=2)) as server:
+        patch.setenv("OPENAI_API_KEY", KEY)
+        args = ["run", "--batch", "--model", "openai/fake", "--api-base", server.base_url, "--task", TASK, "--trials", "2"]
+        outcome = runner.invoke(app, [*args, "--perturb", "interface", "--perturb-seed", "3", "--out", str(tmp_path / "run"), "--json"])
+        assert outcome.exit_code == 0, outcome.output
+        offered = {}  # every distinct list of tools the model was sent
+        for body in server.requests:
+            offered.setdefault(json.dumps(body["tools"], sort_keys=True), body["tools"])
+    lines, _ = export(str(tmp_path / "run"))
+    assert len(lines) == 2
+    canonical = {"create_room", "get_my_profile"}
+    for line in lines:
+        names = {t["function"]["name"] for t in line["tools"]}
+        assert json.dumps(line["tools"], sort_keys=True) in offered  # exactly a list the model was sent
+        assert not canonical <= names  # renamed: not the domain's own schemas
+        called = {c["function"]["name"] for m in line["messages"] for c in m.get("tool_calls", [])}
+        assert called <= names  # every call the model made names a tool the line offers
+    assert lines[0]["tools"] != lines[1]["tools"]  # each trial its own draw
 
 
 def test_sharegpt_follows_the_llama_factory_tool_calling_convention(runs):

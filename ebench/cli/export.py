@@ -35,12 +35,19 @@ def export_trajectories(
         "or sharegpt (LLaMA-Factory's ShareGPT tool-calling convention).",
     ),
     passed_only: bool = typer.Option(False, "--passed-only", help="Only the trials that passed."),
+    metadata: bool = typer.Option(
+        False,
+        "--metadata",
+        help="Add a `metadata` key to each line (task, trial, grade, model, session). Off by default: "
+        "OpenAI's fine-tuning format has no such key.",
+    ),
     out: Path | None = typer.Option(None, "--out", metavar="FILE", help="Write the JSON lines to FILE instead of stdout."),
     as_json: bool = typer.Option(False, "--json", help="Give the summary ({written, skipped: {reason: count}}) as JSON."),
 ) -> None:
     """Write the recorded conversations of chosen trials as JSON lines, one trial a line: the
     system prompt, the user's request, the model's turns with their tool calls, each call's
-    result, the tools offered, and the task, trial, grade, model and session in `metadata`.
+    result and the tools the model was offered (as perturbed, in a --perturb interface run);
+    with --metadata also the task, trial, grade, model and session in `metadata`.
     Trials without a model conversation (people's attempts, the oracle, MCP clients),
     infrastructure errors, damaged sessions and turns cut short by a limit are skipped and
     counted by reason. The summary goes to stderr when the lines go to stdout, else to stdout."""
@@ -50,7 +57,7 @@ def export_trajectories(
 
     loaded = common.runs(runs)
     summary = ExportSummary()
-    exported = export_lines(loaded, fmt.value, summary, passed_only=passed_only, secrets=secret_values())
+    exported = export_lines(loaded, fmt.value, summary, passed_only=passed_only, metadata=metadata, secrets=secret_values())
     # The same values, written so that a terminal showing them (stdout, or `cat FILE`) obeys none
     # of their characters: the same lines whichever the destination.
     lines = (printable_json(line) for line in exported)

@@ -3,23 +3,26 @@
 A trajectory is what the model saw and did in one trial: the system prompt, the user's request,
 each assistant turn (its text and the tool calls it asked for) and each call's result as the
 model received it, with the tool schemas it was offered and, alongside, the task, the grade and
-where the trial was recorded (`metadata`). Two formats, one trajectory per line:
+where the trial was recorded (`metadata`, only when asked for: OpenAI's fine-tuning format has no
+such key, so the default lines are accepted as they are). Two formats, one trajectory per line:
 
-- `openai-chat`: OpenAI's chat fine-tuning format, `{"messages", "tools", "metadata"}`; an
+- `openai-chat`: OpenAI's chat fine-tuning format, `{"messages", "tools", "parallel_tool_calls"}`
+  (`parallel_tool_calls`: whether the model issued more than one call in a turn); an
   assistant turn carries `tool_calls` (`{"id", "type": "function", "function": {"name",
   "arguments": JSON text}}`), and each call's result follows as a `tool` message whose
   `tool_call_id` names the call and whose `content` is the result as JSON text.
 - `sharegpt`: LLaMA-Factory's ShareGPT tool-calling convention, `{"conversations": [{"from":
-  "system" | "human" | "gpt" | "function_call" | "observation", "value"}], "tools": JSON text,
-  "metadata"}`. A `function_call` value is `{"name", "arguments"}` (a list of them for parallel
+  "system" | "human" | "gpt" | "function_call" | "observation", "value"}], "tools": JSON text}`. A `function_call` value is `{"name", "arguments"}` (a list of them for parallel
   calls), an `observation` the result (a list of results, in call order, for parallel calls).
   The convention alternates human/observation with gpt/function_call and ends on the model's turn,
   so text the model wrote beside its tool calls is left out, and so are the results of its last
   calls when the trial ended on them.
 
 Only top-level calls are turns: the calls an exec_code block made are inside the block's result,
-as the model received them. The tools are the domain's schemas as this ebench describes them (plus
-exec_code for a code-mode trial): sessions do not record the schemas a model was given.
+as the model received them. The tools are the ones the model was offered: the domain's schemas as
+this ebench describes them (plus exec_code for a code-mode trial), and in a run perturbed with
+`--perturb interface` the renamed, shuffled, shortened schemas and their decoys, rebuilt from the
+perturbation's seed, the task id and the trial number (`perturb.offered_schemas`).
 
 Trajectories are real model behaviour only: a session without a model conversation (a person's
 attempt, the oracle, a replay, an MCP client, whose messages ebench never sees) is skipped, and so
@@ -74,7 +77,8 @@ class Trajectory:
     metadata: dict[str, Any]
 
     def openai_chat(self) -> dict[str, Any]:
-        return {"messages": self.messages, "tools": self.tools, "metadata": self.metadata}
+        parallel = any(len(m.get("tool_calls") or ()) > 1 for m in self.messages)
+        return {"messages": self.messages, "tools": self.tools, "parallel_tool_calls": parallel}
 
     def sharegpt(self) -> dict[str, Any]:
         conversations: list[dict[str, Any]] = []
@@ -99,10 +103,12 @@ class Trajectory:
                 conversations.append({"from": "gpt", "value": message["content"] or ""})
         # a trailing observation is left out: the convention ends on the model's turn
         tools = [tool.get("function", tool) for tool in self.tools]  # the bare function objects, as LLaMA-Factory's examples
-        return {"conversations": conversations, "tools": json.dumps(tools, ensure_ascii=False), "metadata": self.metadata}
+        return {"conversations": conversations, "tools": json.dumps(tools, ensure_ascii=False)}
 
-    def document(self, fmt: str) -> dict[str, Any]:
-        return self.sharegpt() if fmt == SHAREGPT else self.openai_chat()
+    def document(self, fmt: str, *, metadata: bool = False) -> dict[str, Any]:
+        """The line's object; with `metadata`, the task, grade and session under `metadata` too."""
+        document = self.openai_chat() if fmt == OPENAI_CHAT else self.sharegpt()
+        return {**document, "metadata": self.metadata} if metadata else document
 
 
 def _function_call(function: dict[str, Any]) -> dict[str, Any]:
@@ -265,7 +271,17 @@ def trajectory(run: RunData, result: TrialSummary, tools: ToolSchemas, *, passed
         "run": str(run.path),  # as given: the session is named relative to it
         "session": _relative(path, run.path),
     }
-    return Trajectory(messages, tools(start.domain or result.domain, start.mode == "code"), metadata)
+    offered = tools(start.domain or result.domain, start.mode == "code")
+    if start.perturbation:  # what a perturbed model was offered (interface:*), not the domain's own
+        from .perturb import Perturbation, offered_schemas
+
+        perturbation = Perturbation.from_dict(start.perturbation)
+        if "interface" in perturbation.families:
+            from ..domains import get_domain
+
+            registry = get_domain(start.domain or result.domain or "").tools
+            offered = offered_schemas(perturbation, start.task.id if start.task else result.task, start.trial, registry)
+    return Trajectory(messages, offered, metadata)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -276,7 +292,13 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def export_lines(
-    runs: Iterable[RunData], fmt: str, summary: ExportSummary, *, passed_only: bool = False, secrets: Sequence[str] = ()
+    runs: Iterable[RunData],
+    fmt: str,
+    summary: ExportSummary,
+    *,
+    passed_only: bool = False,
+    metadata: bool = False,
+    secrets: Sequence[str] = (),
 ) -> Iterator[str]:
     """The JSON lines (without their newline) of every exported trial of `runs`, by task and trial;
     `summary` counts what was written and skipped."""
@@ -291,4 +313,4 @@ def export_lines(
                 summary.skipped[str(skip)] += 1
                 continue
             summary.written += 1
-            yield session_line(found.document(fmt), secrets)
+            yield session_line(found.document(fmt, metadata=metadata), secrets)

@@ -284,11 +284,13 @@ class Layer:
     """The perturbation of one trial: the offered schemas and request, and each call mapped,
     checked, run (or answered instead) and its result changed. See the module for the rules."""
 
-    def __init__(self, perturbation: Perturbation, task: Task | None, registry: ToolRegistry, trial: int = 1) -> None:
+    def __init__(
+        self, perturbation: Perturbation, task: Task | None, registry: ToolRegistry, trial: int = 1, *, task_id: str | None = None
+    ) -> None:
         self.perturbation = perturbation
         self.task = task
         self.registry = registry
-        self.task_id = task.id if task else ""
+        self.task_id = task.id if task else (task_id or "")  # task_id: the schemas of a task known only by id
         self.trial = trial
         self.notes: list[str] = []
         self.calls = 0
@@ -569,6 +571,13 @@ class Layer:
         if self.notes:
             data["notes"] = list(self.notes)
         return data
+
+
+def offered_schemas(perturbation: Perturbation, task_id: str, trial: int, registry: ToolRegistry) -> list[dict[str, Any]]:
+    """The tool schemas a trial of `task_id` was offered under `perturbation` (renamed, shuffled, with
+    distractors, terse): drawn from the seed, the task id and the trial number alone, so a recorded
+    trial's are rebuilt exactly (trajectories export what the model saw)."""
+    return list(Layer(perturbation, None, registry, trial, task_id=task_id).schemas)
 
 
 def _error(tool: str, code: str, message: str, latency: float, **extra: Any) -> PerturbedResult:
