@@ -47,7 +47,8 @@ class TimedResponder:
     def __call__(self, body: dict):
         started = time.perf_counter()
         try:
-            return self.responders[body["model"].split("/")[-1]](body)
+            name = body["model"].split("/")[-1]  # verify-1, verify-2, ...: one scripted verifier under distinct names
+            return self.responders["verify" if name.startswith("verify-") else name](body)
         finally:
             with self.lock:
                 self.seconds += time.perf_counter() - started
@@ -89,7 +90,8 @@ def main() -> None:
 
         def command(out: Path) -> list[str]:
             words = ["tasks", "synthesize", "--domain", "moba", "--generator-model", "openai/gen"]
-            words += ["--verifier-model", "openai/verify"] * args.verifiers
+            # distinct model names: the same model listed twice is one vote (its listings must be distinct configurations)
+            words += [word for k in range(1, args.verifiers + 1) for word in ("--verifier-model", f"openai/verify-{k}")]
             words += ["--count", str(args.count), "--out", str(out), "--actor", str(ACTOR), "--capability", "dependency"]
             return words + ["--concurrency", str(args.concurrency), "--api-base", server.base_url, "--retries", "0", "--json"]
 

@@ -125,11 +125,17 @@ async def run_call(pilot: Pilot[Any], screen: Any, tool: str, args: dict[str, An
     from ebench.app.widgets.catalog import ToolCatalog
     from ebench.app.widgets.composer import CallComposer
 
-    calls = screen.trial.tool_calls
+    calls, diff_before = screen.trial.tool_calls, screen.last_diff
     screen.query_one(ToolCatalog).select(tool, notify=True)
     await pilot.pause()
     screen.query_one(CallComposer).set_args(args)
     await pilot.pause()
     await pilot.press("f5")
-    await until_settled(pilot)  # the call's worker, then the diff's
-    assert screen.trial.tool_calls == calls + 1 and not screen.busy and screen.last_diff is not None
+
+    def called_and_shown() -> bool:
+        # The call's worker may not have started when the key is handled (a loaded machine):
+        # "no worker running" alone is not the end. The call counted, then the diff shown anew.
+        idle = not any(not worker.is_finished for worker in pilot.app.workers)
+        return idle and screen.trial.tool_calls == calls + 1 and not screen.busy and screen.last_diff is not diff_before
+
+    await until_settled(pilot, called_and_shown, what=f"the call of {tool}")

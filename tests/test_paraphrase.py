@@ -70,7 +70,7 @@ def log_lines(out: Path) -> list[dict]:
 
 def test_a_paraphrase_the_verifiers_solve_is_kept_with_the_same_end_state(server, original, tmp_path):
     out = tmp_path / "para"
-    result, summary = paraphrase(server, out, ["agree", "agree"])
+    result, summary = paraphrase(server, out, ["agree", "agree-2"])
     assert result.exit_code == 0, result.output
     assert summary["kept"] == 1 and summary["tasks"] == [f"{TASK}-p1"] and summary["rejected"] == {}
     [line] = log_lines(out)
@@ -82,7 +82,7 @@ def test_a_paraphrase_the_verifiers_solve_is_kept_with_the_same_end_state(server
     assert task.reference_solution == original.reference_solution
     note = task.generator
     assert note["paraphrase_of"] == TASK and note["model"] == "openai/para" and note["votes"] == "2/2"
-    assert [(v["model"], v["passed"]) for v in note["verifiers"]] == [("openai/agree", True), ("openai/agree", True)]
+    assert [(v["model"], v["passed"]) for v in note["verifiers"]] == [("openai/agree", True), ("openai/agree-2", True)]
     assert note["template"] == original.generator["template"]  # the template's stated values still certify it
     check = check_task(task)
     assert check.ok, check.problems
@@ -111,7 +111,7 @@ def test_a_paraphrase_the_verifiers_solve_is_kept_with_the_same_end_state(server
 )
 def test_a_bad_paraphrase_is_rejected_before_any_verifier_runs(server, tmp_path, model, reason, detail):
     out = tmp_path / "para"
-    result, summary = paraphrase(server, out, ["agree", "agree"], model=model)
+    result, summary = paraphrase(server, out, ["agree", "agree-2"], model=model)
     assert result.exit_code == 1 and "no paraphrase was kept" in result.stderr
     assert summary["kept"] == 0 and summary["rejected"] == {reason: 1}
     [line] = log_lines(out)
@@ -128,6 +128,14 @@ def test_verifiers_that_disagree_reject_it_and_api_failures_leave_it_unverified(
     assert log_lines(tmp_path / "b")[0]["outcome"] == "unverified"
     result, summary = paraphrase(server, tmp_path / "c", ["agree", "disagree"], "--min-votes", "1")
     assert result.exit_code == 0 and summary["kept"] == 1
+
+
+def test_one_verifier_model_listed_twice_is_one_vote_and_cannot_reach_two(server, tmp_path):
+    result, _ = paraphrase(server, tmp_path / "same", ["agree", "agree"])
+    assert result.exit_code == 2 and "2 --verifier-model listings are 1 distinct configuration" in result.stderr
+    assert not (tmp_path / "same" / "paraphrase.jsonl").exists()  # refused before any model was asked
+    result, summary = paraphrase(server, tmp_path / "seeded", ["agree seed=1", "agree seed=2"])
+    assert result.exit_code == 0 and summary["kept"] == 1  # a stated seed per listing: two configurations, two votes
 
 
 def test_a_later_variant_must_differ_from_the_earlier_ones(server, tmp_path):

@@ -51,8 +51,15 @@ def test_a_good_draft_becomes_a_task_that_validates():
         draft = workspace.draft(QUERY, "cross_step_dependency", model="scripted")
     assert [s.tool for s in draft.steps] == ["create_room", *["invite_to_room"] * 3]
     task = vet_draft(draft, SeenTasks(), task_id="moba-s0001")
-    assert task.reference_solution[1].args["room_id"] == {"$from": 0, "path": "room_id"}  # the created id, linked
-    assert task.generator == {"kind": "model", "model": "scripted"}
+    # the created id, linked to the call that created it (not to an invitation that repeats it: they stay independent)
+    assert [s.args["room_id"] for s in task.reference_solution[1:]] == [{"$from": 0, "path": "room_id"}] * 3
+    # its labels are derived, as a template's: the invitations use the room's created id, and two tables gain rows
+    assert task.generator == {
+        "kind": "model",
+        "model": "scripted",
+        "derived_capabilities": ["cross_step_dependency", "cross_entity_cascade"],
+    }
+    assert task.capabilities == ["cross_step_dependency", "cross_entity_cascade"]
     check = check_task(task)
     assert check.ok, check.problems
 

@@ -39,11 +39,13 @@ def expected() -> Task:
 
 @pytest.fixture
 def server(expected):
+    agree = ReferencePlayer([expected])
     players = {
         "gen": generator(QUERY),
         "gen-leaky": generator(QUERY.replace("each clanmate", "the 3 clanmates")),
         "gen-empty": generator(None),
-        **verifier_players(ReferencePlayer([expected])),
+        **verifier_players(agree),
+        "agree-2": agree,  # another model that solves it: a second opinion (the same model listed twice is one)
     }
     with FakeOpenAI(by_model(players)) as fake:
         yield fake
@@ -71,7 +73,7 @@ def log_lines(out: Path) -> list[dict]:
 
 def test_two_of_three_verifiers_accept_a_draft_that_validates_and_replays(server, tmp_path):
     out = tmp_path / "synth"
-    result, summary = synthesize(server, out, ["agree", "agree", "disagree"])
+    result, summary = synthesize(server, out, ["agree", "agree-2", "disagree"])
     assert result.exit_code == 0, result.output
     assert summary["accepted"] == 1 and summary["tasks"] == ["moba-s0001"] and summary["rejected"] == {}
     [line] = log_lines(out)
@@ -86,11 +88,12 @@ def test_two_of_three_verifiers_accept_a_draft_that_validates_and_replays(server
     record = task.generator
     assert record["kind"] == "model" and record["votes"] == "2/3" and record["capability"] == "cross_step_dependency"
     assert record["generator"]["model"] == "openai/gen"
-    assert [(v["model"], v["passed"]) for v in record["verifiers"]] == [
-        ("openai/agree", True),
-        ("openai/agree", True),
-        ("openai/disagree", False),
+    assert [(v["model"], v["passed"], v["configuration"]) for v in record["verifiers"]] == [
+        ("openai/agree", True, 1),
+        ("openai/agree-2", True, 2),
+        ("openai/disagree", False, 3),
     ]
+    assert record["distinct_verifiers"] == 3 and summary["distinct_verifiers"] == 3 and summary["votes_needed"] == 2
     assert check_task(task).ok
     validated = CliRunner().invoke(app, ["tasks", "validate", "--dir", str(out), "--json"])
     assert validated.exit_code == 0, validated.output
@@ -114,12 +117,14 @@ def test_one_of_three_is_rejected_as_disagreement(server, tmp_path):
     out = tmp_path / "synth"
     result, summary = synthesize(server, out, ["agree", "disagree", "disagree"], "--max-drafts", "1")
     assert result.exit_code == 1 and "only 0 of 1 tasks were accepted" in result.stderr
-    assert summary["rejected"] == {"verifiers disagree (1/3)": 1} and summary["status"] == "drafts"
+    # the model that declines, listed twice, is one opinion: one vote of two distinct verifiers
+    assert summary["rejected"] == {"verifiers disagree (1/2)": 1} and summary["status"] == "drafts"
+    assert summary["verifiers"] == 3 and summary["distinct_verifiers"] == 2
     assert not list((out / "moba").glob("*.json"))
 
 
 def test_min_votes_raises_the_bar(server, tmp_path):
-    result, summary = synthesize(server, tmp_path / "synth", ["agree", "agree", "disagree"], "--min-votes", "3", "--max-drafts", "1")
+    result, summary = synthesize(server, tmp_path / "synth", ["agree", "agree-2", "disagree"], "--min-votes", "3", "--max-drafts", "1")
     assert result.exit_code == 1 and summary["rejected"] == {"verifiers disagree (2/3)": 1}
 
 
@@ -129,7 +134,7 @@ def test_min_votes_raises_the_bar(server, tmp_path):
 )
 def test_a_bad_draft_is_rejected_before_any_verifier_runs(server, tmp_path, model, reason):
     out = tmp_path / "synth"
-    result, summary = synthesize(server, out, ["agree", "agree"], "--max-drafts", "1", generator_model=model)
+    result, summary = synthesize(server, out, ["agree", "agree-2"], "--max-drafts", "1", generator_model=model)
     assert result.exit_code == 1
     assert summary["rejected"] == {str(reason): 1}
     [line] = log_lines(out)
@@ -145,15 +150,15 @@ def test_a_verifier_whose_api_fails_is_no_vote_against(server, tmp_path):
     [line] = log_lines(out)
     assert line["outcome"] == "unverified" and line["votes"] == "1/3"
     # two passes are enough, whatever the third verifier's API does
-    result, summary = synthesize(server, tmp_path / "again", ["agree", "broken", "agree"])
+    result, summary = synthesize(server, tmp_path / "again", ["agree", "broken", "agree-2"])
     assert result.exit_code == 0 and summary["accepted"] == 1
 
 
 def test_the_budget_stops_between_drafts(server, tmp_path):
     prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({m: {"input": 1000.0, "output": 1000.0} for m in ("openai/gen", "openai/agree")}))
+    prices.write_text(json.dumps({m: {"input": 1000.0, "output": 1000.0} for m in ("openai/gen", "openai/agree", "openai/agree-2")}))
     out = tmp_path / "synth"
-    result, summary = synthesize(server, out, ["agree", "agree"], "--prices", str(prices), "--budget", "0.5", count=3)
+    result, summary = synthesize(server, out, ["agree", "agree-2"], "--prices", str(prices), "--budget", "0.5", count=3)
     assert result.exit_code == 1 and "the budget was spent" in result.stderr
     assert summary["status"] == "budget" and summary["drafts"] == 1 and summary["accepted"] == 1
     assert summary["cost"] >= 0.5 and summary["cost_unknown"] == 0
@@ -162,7 +167,7 @@ def test_the_budget_stops_between_drafts(server, tmp_path):
 
 def test_drafts_running_at_once_never_accept_the_same_task_twice(server, tmp_path):
     out = tmp_path / "synth"
-    result, summary = synthesize(server, out, ["agree", "agree"], "--concurrency", "2", "--max-drafts", "2", count=2)
+    result, summary = synthesize(server, out, ["agree", "agree-2"], "--concurrency", "2", "--max-drafts", "2", count=2)
     assert result.exit_code == 1
     assert summary["drafts"] == 2 and summary["accepted"] == 1 and summary["rejected"] == {str(Rejection.DUPLICATE): 1}
     assert sorted(line["draft"] for line in log_lines(out)) == [1, 2]
@@ -200,10 +205,12 @@ def test_privileged_verifiers_may_query_the_database(expected, tmp_path):
         messages = body["messages"]
         return player({**body, "messages": messages[:2] + messages[4:]})
 
-    players = {"gen": generator(QUERY), "sql": sql_first}
+    players = {"gen": generator(QUERY), "sql": sql_first, "sql-2": sql_first}
     out = tmp_path / "synth"
     with FakeOpenAI(by_model(players)) as server:
-        result, summary = synthesize(server, out, ["sql", "sql"], "--verifier-tools", "privileged")
+        result, summary = synthesize(server, out, ["sql", "sql-2"], "--verifier-tools", "privileged")
+        verifier_tools = {t["function"]["name"] for t in server.requests[-1]["tools"]}
+    assert {"query_sql", "exec_code"} <= verifier_tools  # the generator's tool set
     assert result.exit_code == 0 and summary["accepted"] == 1, result.output
     task = json.loads((out / "moba" / "moba-s0001.json").read_text())
     assert task["generator"]["verifier_tools"] == "privileged" and task["generator"]["votes"] == "2/2"
@@ -226,10 +233,11 @@ def test_a_draft_verified_after_enough_were_accepted_is_surplus(tmp_path):
     def by_capability(body):
         return (cascade if "cascade" in body["messages"][0]["content"] else night)(body)
 
-    players = {"gen": by_capability, "agree": ReferencePlayer([task_of(), task_of(day_query, day)])}
+    agree = ReferencePlayer([task_of(), task_of(day_query, day)])
+    players = {"gen": by_capability, "agree": agree, "agree-2": agree}
     out = tmp_path / "synth"
     with FakeOpenAI(by_model(players)) as server:
-        result, summary = synthesize(server, out, ["agree", "agree"], "--capability", "cascade", "--concurrency", "2")
+        result, summary = synthesize(server, out, ["agree", "agree-2"], "--capability", "cascade", "--concurrency", "2")
     assert result.exit_code == 0, result.output
     assert summary["drafts"] == 2 and summary["accepted"] == 1 and summary["surplus"] == 1 and summary["status"] == "finished"
     assert sorted(line["outcome"] for line in log_lines(out)) == ["accepted", "surplus"]
@@ -238,12 +246,12 @@ def test_a_draft_verified_after_enough_were_accepted_is_surplus(tmp_path):
 
 def test_a_draft_a_weak_model_solves_is_rejected_before_the_verifiers(server, tmp_path):
     out = tmp_path / "synth"
-    result, summary = synthesize(server, out, ["agree", "agree"], "--weak-model", "openai/agree", "--max-drafts", "1")
+    result, summary = synthesize(server, out, ["agree", "agree-2"], "--weak-model", "openai/agree", "--max-drafts", "1")
     assert result.exit_code == 1 and summary["rejected"] == {str(Rejection.WEAK_MODEL): 1}
     [line] = log_lines(out)
     assert line["detail"] == "openai/agree"
     assert [Path(s).name for s in line["sessions"]] == ["generator-0001.jsonl", "weak-0001.jsonl"]  # no verifier ran
-    passed = synthesize(server, tmp_path / "synth2", ["agree", "agree"], "--weak-model", "openai/disagree")[1]
+    passed = synthesize(server, tmp_path / "synth2", ["agree", "agree-2"], "--weak-model", "openai/disagree")[1]
     assert passed["accepted"] == 1  # a weak model that fails lets the draft through to the vote
     [task] = (tmp_path / "synth2" / "moba").glob("*.json")
     record = json.loads(task.read_text())["generator"]

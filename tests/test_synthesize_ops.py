@@ -25,13 +25,14 @@ def fake_key(monkeypatch):
 
 def scripted() -> FakeOpenAI:
     """A new server: its generator names rooms A, B, ... from its first conversation on."""
-    players = {"gen": fresh_room_generator(), "agree": room_solver()}
+    solver = room_solver()
+    players = {"gen": fresh_room_generator(), "agree": solver, "agree-2": solver}  # two verifier models, two votes
     return FakeOpenAI(by_model(players))
 
 
 def synthesize(server: FakeOpenAI, out: Path, count: int, *extra: str) -> tuple:
     args = ["tasks", "synthesize", "--domain", "moba", "--generator-model", "openai/gen"]
-    args += ["--verifier-model", "openai/agree", "--verifier-model", "openai/agree", "--count", str(count), "--out", str(out)]
+    args += ["--verifier-model", "openai/agree", "--verifier-model", "openai/agree-2", "--count", str(count), "--out", str(out)]
     args += ["--actor", str(ACTOR), "--api-base", server.base_url, "--retries", "0", "--backoff", "0", "--json", *extra]
     result = CliRunner().invoke(app, args)
     return result, json.loads(result.stdout) if result.stdout.strip() else None
@@ -98,6 +99,21 @@ def test_a_folder_made_with_other_settings_is_refused(tmp_path):
         assert result.stderr.count("\n") == 1 and "other settings (seed 0, now 1)" in result.stderr
         result, _ = synthesize(server, out, 2, "--min-votes", "1")
         assert result.exit_code == 2 and "min_votes 2, now 1" in result.stderr
+        # a folder from before the votes counted configurations and verifiers had exec_code: it resumes
+        # only as it was made (every listing its own vote, no exec_code for the verifiers)
+        settings = json.loads((out / "synthesis.json").read_text())
+        older = {k: v for k, v in settings.items() if k not in ("verifier_configurations", "verifier_code")}
+        (out / "synthesis.json").write_text(json.dumps(older))
+        result, _ = synthesize(server, out, 2)
+        assert result.exit_code == 2 and "(verifier_code False, now True); use another folder" in result.stderr
+        public = tmp_path / "public"  # one whose verifiers had the public tools: the rules it was made with still hold
+        synthesize(server, public, 1, "--verifier-tools", "public")
+        settings = json.loads((public / "synthesis.json").read_text())
+        (public / "synthesis.json").write_text(
+            json.dumps({k: v for k, v in settings.items() if k not in ("verifier_configurations", "verifier_code")})
+        )
+        result, summary = synthesize(server, public, 2, "--verifier-tools", "public")
+        assert result.exit_code == 0 and summary["resumed"] == 1 and summary["accepted"] == 2, result.output
         (out / "synthesis.json").unlink()  # a folder from before settings were kept
         result, _ = synthesize(server, out, 2)
         assert result.exit_code == 2 and "no synthesis.json to resume from" in result.stderr
@@ -105,7 +121,7 @@ def test_a_folder_made_with_other_settings_is_refused(tmp_path):
 
 def test_the_budget_counts_the_earlier_runs(tmp_path):
     prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({m: {"input": 1000.0, "output": 1000.0} for m in ("openai/gen", "openai/agree")}))
+    prices.write_text(json.dumps({m: {"input": 1000.0, "output": 1000.0} for m in ("openai/gen", "openai/agree", "openai/agree-2")}))
     out = tmp_path / "synth"
     with scripted() as server:
         result, spent = synthesize(server, out, 1, "--prices", str(prices))
@@ -148,4 +164,4 @@ def test_a_dry_run_prices_the_plan_without_asking_a_model(tmp_path):
 
 def _text_args(server: FakeOpenAI, out: Path) -> list[str]:
     args = ["tasks", "synthesize", "--domain", "moba", "--generator-model", "openai/gen", "--verifier-model", "openai/agree"]
-    return [*args, "--verifier-model", "openai/agree", "--count", "2", "--out", str(out), "--actor", str(ACTOR)]
+    return [*args, "--verifier-model", "openai/agree-2", "--count", "2", "--out", str(out), "--actor", str(ACTOR)]

@@ -32,15 +32,16 @@ def recorded(tmp_path_factory) -> Path:
     two drafts at a time."""
     out = tmp_path_factory.mktemp("recorded") / "synth"
     prices = out.parent / "prices.json"  # the replay has no price table: the recorded costs come back
-    prices.write_text(json.dumps({f"openai/{m}": {"input": 1.0, "output": 2.0} for m in ("gen", "agree", "weak", "broken")}))
+    prices.write_text(json.dumps({f"openai/{m}": {"input": 1.0, "output": 2.0} for m in ("gen", "agree", "agree-2", "weak", "broken")}))
     players = {
         "gen": generator(),
         "agree": room_solver(),
+        "agree-2": room_solver(),
         "weak": lambda body: completion("I would rather not."),
         "broken": lambda body: error(500, "the verifier's API is down"),
     }
     args = ["tasks", "synthesize", "--domain", "moba", "--generator-model", "openai/gen", "--count", "2", "--max-drafts", "4"]
-    for model in ("agree", "agree", "broken"):
+    for model in ("agree", "agree-2", "broken"):
         args += ["--verifier-model", f"openai/{model}"]
     args += ["--out", str(out), "--actor", str(ACTOR), "--retries", "0", "--backoff", "0", "--concurrency", "2"]
     args += ["--capability", "dependency", "--capability", "cascade", "--weak-model", "openai/weak", "--json"]

@@ -45,6 +45,15 @@ def _warn_errors(errors) -> None:
     common.warn([str(e) for e in errors], "skipped")
 
 
+def verifier_listing(listing: str) -> tuple[str, list[str]]:
+    """'MODEL [key=value ...]' (a --verifier-model): the model and its own sampling arguments (a
+    model string has no spaces). Listings that differ only in a stated seed are distinct verifiers."""
+    model, *own = listing.split() or [""]
+    if not model or any("=" not in item for item in own):
+        common.fail(f"--verifier-model {listing!r}: expected a model, then key=value arguments (e.g. 'openai/gpt-4o-mini seed=2')", 2)
+    return model, own
+
+
 @contextmanager
 def _task_bar(label: str, total: int, *, quiet: bool) -> Iterator[Callable[[], None]]:
     """A transient progress bar over `total` tasks on the console (none when `quiet`); yields the step function."""
@@ -346,7 +355,10 @@ def tasks_synthesize(
     domain: str = typer.Option(..., "--domain", "-d", help="The domain."),
     generator_model: str = typer.Option(..., "--generator-model", help="The litellm model string that writes the drafts."),
     verifier_model: list[str] = typer.Option(
-        ..., "--verifier-model", help="A litellm model that solves each draft (repeatable: one vote each)."
+        ...,
+        "--verifier-model",
+        help="A litellm model that solves each draft, optionally with its own sampling arguments ('openai/gpt-4o-mini seed=2'); "
+        "repeatable: one vote per distinct configuration.",
     ),
     count: int = typer.Option(..., "--count", "-n", min=1, help="How many tasks to accept."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder to write into: <out>/<domain>/<id>.json, synthesis.jsonl, sessions/."),
@@ -371,7 +383,12 @@ def tasks_synthesize(
     verifier_tools: str = typer.Option(
         "privileged",
         "--verifier-tools",
-        help="privileged (as in the paper: the verifiers also get query_sql) or public (the stricter test).",
+        help="privileged (as in the paper: the verifiers get the generator's query_sql and exec_code) or public (the stricter test).",
+    ),
+    allow_same_verifier: bool = typer.Option(
+        False,
+        "--allow-same-verifier",
+        help="Run even when the distinct verifier configurations are fewer than --min-votes (the quorum is lowered to them).",
     ),
     weak_model: str | None = typer.Option(
         None, "--weak-model", help="A weak litellm model: a draft it solves (public tools) is rejected as too easy."
@@ -404,10 +421,14 @@ def tasks_synthesize(
             model=model, api_base=base or api_base, model_args={**shared, **parse_model_args(args)}, retries=retries, backoff=backoff
         )
 
+    def verifier(listing: str) -> LLMConfig:
+        model, own = verifier_listing(listing)
+        return role(model, verifier_api_base, [*verifier_model_arg, *own])
+
     config = SynthesisConfig(
         domain=domain,
         generator=role(generator_model, generator_api_base, generator_model_arg),
-        verifiers=[role(m, verifier_api_base, verifier_model_arg) for m in verifier_model],
+        verifiers=[verifier(m) for m in verifier_model],
         count=count,
         out=out,
         seed=seed,
@@ -420,6 +441,7 @@ def tasks_synthesize(
         verifier_tools=verifier_tools,
         world_seed=world_seed,
         weak=role(weak_model, verifier_api_base, verifier_model_arg) if weak_model else None,
+        allow_same_verifier=allow_same_verifier,
     )
     if capabilities:
         config.capabilities = [c for c in capabilities if c]
@@ -430,7 +452,13 @@ def tasks_synthesize(
             planner.load()
         except SynthesisError as exc:
             common.fail(str(exc), 2)
-        _print_synthesis_plan(planner.estimate(estimate_turns, estimate_tokens, estimate_output_tokens), as_json)
+        common.warn(planner.warnings)
+        plan = planner.estimate(estimate_turns, estimate_tokens, estimate_output_tokens)
+        _print_synthesis_plan(plan, as_json)
+        if not as_json:
+            common.console().print(
+                f"verifiers: {plan['verifiers']} listed, {plan['distinct_verifiers']} distinct (one vote each), {plan['votes_needed']} needed"
+            )
         return
     with _task_bar("synthesizing", count, quiet=as_json) as advance:
 
@@ -449,6 +477,7 @@ def tasks_synthesize(
             synthesis.prepare()
         except SynthesisError as exc:
             common.fail(str(exc), 2)
+        common.warn(synthesis.warnings)
         earlier = synthesis.summary
         for _ in range(min(earlier.accepted, count)):
             advance()
@@ -469,12 +498,21 @@ def tasks_synthesize(
         cost = f"${summary.cost:.4f}" + (f" (+{summary.cost_unknown} trial(s) unpriced)" if summary.cost_unknown else "")
         common.console().print(  # a rejection's reason may quote the model
             f"accepted {summary.accepted} of {summary.drafts} drafts into {out / domain} "
-            f"({summary.unverified} unverified; rejected: {markup_escaped(rejected)}); cost {cost}"
+            f"({summary.unverified} unverified, {summary.infra_errors} lost to the generator's API; "
+            f"rejected: {markup_escaped(rejected)}); cost {cost}"
+        )
+        common.console().print(
+            f"verifiers: {summary.verifiers} listed, {summary.distinct_verifiers} distinct (one vote each), "
+            f"{summary.votes_needed} needed; their tools: {', '.join(summary.verifier_tools)}"
         )
     if interrupted:
         raise typer.Exit(common.EXIT_INTERRUPTED)
     if summary.accepted < count:
-        how = {"budget": "the budget was spent", "drafts": "--max-drafts ran out"}.get(summary.status, "the run stopped")
+        how = {
+            "budget": "the budget was spent",
+            "drafts": "--max-drafts ran out",
+            "api": "the generator's API failed for several drafts in a row (see synthesis.jsonl); run again to continue",
+        }.get(summary.status, "the run stopped")
         common.fail(f"only {summary.accepted} of {count} tasks were accepted: {how}")
 
 
@@ -565,7 +603,7 @@ def tasks_paraphrase(
     from ..sessions.paraphrase import ParaphraseConfig, ParaphraseError, Paraphrasing
     from ..sessions.solvers.llm import LLMConfig
     from ..terminal import markup_escaped
-    from .run import check_worlds
+    from .run import check_worlds, parse_model_args
 
     report = _load(tasks_dir, domain, None, task or None)
     _warn_errors(report.errors)
@@ -577,12 +615,12 @@ def tasks_paraphrase(
     check_worlds(report.tasks)  # the verifiers' trials need the world each task was made on
     price_table = _price_table(prices)
 
-    def role(name: str) -> LLMConfig:
-        return LLMConfig(model=name, api_base=api_base, retries=retries, backoff=backoff)
+    def role(name: str, own: list[str] | None = None) -> LLMConfig:
+        return LLMConfig(model=name, api_base=api_base, model_args=parse_model_args(own or []), retries=retries, backoff=backoff)
 
     config = ParaphraseConfig(
         model=role(model),
-        verifiers=[role(m) for m in verifier_model],
+        verifiers=[role(*verifier_listing(m)) for m in verifier_model],
         out=out,
         variants=variants,
         concurrency=concurrency,

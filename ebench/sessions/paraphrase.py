@@ -32,7 +32,17 @@ from .events import InternalErrorEvent
 from .record import SessionWriter, secret_values
 from .solvers.base import FatalSolverError, Outcome
 from .solvers.llm import LLMConfig, LLMSolver, failed_request
-from .synthesize import SESSIONS, LogLine, Spending, Tally, run_verifier, unroutable_model, verifier_notes, vote_problem
+from .synthesize import (
+    SESSIONS,
+    LogLine,
+    Spending,
+    Tally,
+    run_verifier,
+    unroutable_model,
+    verifier_configurations,
+    verifier_notes,
+    vote_problem,
+)
 from .terminations import Termination
 from .trial import Trial, TrialLimits
 
@@ -163,6 +173,16 @@ class Paraphrasing:
     def __init__(self, config: ParaphraseConfig, on_attempt: Callable[[AttemptRecord, ParaphraseSummary], None] | None = None) -> None:
         if problem := vote_problem(len(config.verifiers), config.votes_needed):
             raise ParaphraseError(problem)
+        # As in a synthesis: one verifier configuration (model, API base, sampling arguments) is one
+        # vote, however often it is listed; a model agreeing with itself is not a second opinion.
+        self.configurations = verifier_configurations(config.verifiers)
+        distinct = len(set(self.configurations))
+        if distinct < config.votes_needed:
+            raise ParaphraseError(
+                f"--min-votes {config.votes_needed}: the {len(config.verifiers)} --verifier-model listings are {distinct} distinct "
+                "configuration(s), one vote each; list other models or state a sampling argument per listing "
+                "(--verifier-model 'openai/gpt-4o-mini seed=2')"
+            )
         if config.variants < 1:
             raise ParaphraseError(f"--variants {config.variants}: must be at least 1")
         self.config = config
@@ -276,10 +296,10 @@ class Paraphrasing:
         )
         for summary in votes:
             self.summary.spend(record, summary.cost)
-        tally = Tally.of(list(votes), self.config.votes_needed)
+        tally = Tally.of(list(votes), self.config.votes_needed, self.configurations)
         record.votes = tally.votes
         task.generator["votes"] = tally.votes
-        task.generator["verifiers"] = verifier_notes(self.verifiers, list(votes))
+        task.generator["verifiers"] = verifier_notes(self.verifiers, list(votes), self.configurations)
         if tally.verdict == "unverified":
             record.outcome, record.reason = "unverified", tally.reason
             self.summary.unverified += 1

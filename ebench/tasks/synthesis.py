@@ -8,6 +8,15 @@ request. The copy's diff is the expected diff; its successful write calls, with 
 the way turned into `$from` references, are the reference solution. `vet_draft` applies the
 rejection rules, cheapest first, each with a counted reason, and returns the task. The model loop
 and the verifiers' votes build on this (issue 17); everything here is deterministic and needs no model.
+
+A draft has no template, so it gets the checks that need none, the ones `ebench tasks audit` runs
+on any task (audit.py): the lazy shortcuts built from its reference (without its last write, as
+another actor) must fail, and the careful variants (careful.py: writes reordered, reads repeated,
+harmless reads first) must pass. Its capability labels are derived as certify.capabilities_from
+derives a template's, from what needs no stated condition: a created id a later call uses
+(dependency), rows added or removed in two tables (cascade). The checks that need a template's
+public solver (its conditions biting, the first page of a filtered listing, the other reading of an
+open point, its clauses) do not apply; a capability only they could show is kept as asked, unchecked.
 """
 
 from __future__ import annotations
@@ -21,14 +30,19 @@ from ..domains import get_domain
 from ..domains.engine.tools import ToolKind, ToolResult
 from ..domains.engine.world import ensure_world, scratch_copy, world_id
 from .audit import reference_shortcuts
+from .careful import reference_variants
+from .certify import capabilities_from
 from .diff import ChangeTracker, Diff
-from .generation import MIN_CHANGED_ROWS, SeenTasks, budget_for, leaked, query_key, solution_signature
+from .generation import MIN_CHANGED_ROWS, SeenTasks, Template, budget_for, leaked, query_key, solution_signature
 from .grading import grade, signature
 from .readonly_sql import ROW_LIMIT, SqlBudget, run_readonly
 from .reference import ReferenceFailed, leaks, run_steps
-from .spec import Step, Task, diff_stats
+from .spec import CAPABILITIES, Step, Task, diff_stats
 
 MAX_REFERENCE_CALLS = 80  # a draft that needs more calls than this is not a task a person would ask
+# What capabilities_from can show without a template's conditions: the others (filtering, boundary,
+# aggregation, complete acquisition) need a public solver's lazy runs, which a draft has none of.
+DERIVABLE_CAPABILITIES = ("cross_step_dependency", "cross_entity_cascade")
 
 
 class Rejection(StrEnum):
@@ -42,6 +56,8 @@ class Rejection(StrEnum):
     DUPLICATE = "a duplicate of an existing task"
     NOT_REPRODUCIBLE = "the calls do not reproduce the diff on a fresh copy"
     SHORTCUT = "a lazy solver passes"
+    CAREFUL_FAILS = "a careful solver fails"
+    MISSES_CAPABILITY = "the task does not show the capability asked for"
     WEAK_MODEL = "a weak model passes"  # `--weak-model`: checked by the model loop (sessions/synthesize.py)
 
 
@@ -139,8 +155,10 @@ def _linked(value: Any, earlier: list[Any]) -> Any:
         return [_linked(v, earlier) for v in value]
     if not isinstance(value, int) or isinstance(value, bool):
         return value
-    for index in range(len(earlier) - 1, -1, -1):
-        result = earlier[index]
+    # The first result that names the id is the one that introduced it: a later result that repeats
+    # it (an invitation's room_id) did not create it, and linking there would chain calls that are
+    # independent (the careful variants could not reorder them, the fewest-turns path would grow).
+    for index, result in enumerate(earlier):
         if isinstance(result, dict):
             for key, found in result.items():
                 if (key == "id" or key.endswith("_id")) and found == value and not isinstance(found, bool):
@@ -170,6 +188,19 @@ def is_seen(task: Task, seen: SeenTasks, schema: Any) -> bool:
     )
 
 
+def derived_capabilities(reference: list[Step], diff: Diff) -> list[str]:
+    """The capability labels a template-free task shows (certify.capabilities_from with no stated
+    condition: only the reference's created-id dependencies and the diff's tables count)."""
+    return capabilities_from(Template(), False, reference, diff, bites=[])
+
+
+def capability_labels(asked: str, derived: list[str]) -> list[str]:
+    """A synthesized task's labels: what it was shown to exercise, and the capability it was asked
+    for when no template-free check can show it (kept unchecked)."""
+    labels = set(derived) | ({asked} if asked not in DERIVABLE_CAPABILITIES else set())
+    return [c for c in CAPABILITIES if c in labels]
+
+
 def vet_draft(draft: SynthesisDraft, seen: SeenTasks, *, task_id: str) -> Task:
     """The draft as a task, or DraftRejected with its reason (cheapest checks first)."""
     domain = get_domain(draft.domain)
@@ -183,15 +214,16 @@ def vet_draft(draft: SynthesisDraft, seen: SeenTasks, *, task_id: str) -> Task:
         raise DraftRejected(Rejection.TOO_MANY_CALLS, f"{len(draft.steps)} calls")
     reference = link_created_ids(draft.steps, draft.results)
     world = ensure_world(domain, draft.world_seed)
+    derived = derived_capabilities(reference, diff)
     task = Task(
         id=task_id,
         domain=draft.domain,
         actor=draft.actor,
         query=draft.query,
-        capabilities=[draft.capability],
+        capabilities=capability_labels(draft.capability, derived),
         expected_diff=diff,
         reference_solution=reference,
-        generator={"kind": "model", **draft.notes},
+        generator={"kind": "model", **draft.notes, "derived_capabilities": derived},
         stats=diff_stats(diff),
         world={"seed": draft.world_seed, "fingerprint": world_id(domain, draft.world_seed)},
         budget=budget_for(reference),
@@ -202,6 +234,8 @@ def vet_draft(draft: SynthesisDraft, seen: SeenTasks, *, task_id: str) -> Task:
         raise DraftRejected(Rejection.LEAKS_COUNT, f"states {found_counts[0]}")
     if is_seen(task, seen, schema):
         raise DraftRejected(Rejection.DUPLICATE)
+    if draft.capability in DERIVABLE_CAPABILITIES and draft.capability not in derived:
+        raise DraftRejected(Rejection.MISSES_CAPABILITY, f"asked {draft.capability}; shows {', '.join(derived) or 'none'}")
     try:
         again = run_steps(draft.domain, draft.actor, reference, world=world)
     except ReferenceFailed as exc:
@@ -211,4 +245,7 @@ def vet_draft(draft: SynthesisDraft, seen: SeenTasks, *, task_id: str) -> Task:
     for family, _, shortcut in reference_shortcuts(draft.domain, world, draft.actor, reference):
         if grade(diff, shortcut, schema).passed:
             raise DraftRejected(Rejection.SHORTCUT, family)
+    for variant in reference_variants(draft.domain, world, draft.actor, reference):
+        if variant.diff is not None and not grade(diff, variant.diff, schema).passed:
+            raise DraftRejected(Rejection.CAREFUL_FAILS, variant.label)
     return task

@@ -101,9 +101,11 @@ def _letters(number: int) -> str:
 
 
 def verifier_players(agree: Responder) -> dict[str, Responder]:
-    """The verifiers a test names by model: `agree` solves, `disagree` declines, `broken`'s API is down."""
+    """The verifiers a test names by model: `agree` and `agree-2` (another model, so another vote)
+    solve, `disagree` declines, `broken`'s API is down."""
     return {
         "agree": agree,
+        "agree-2": agree,
         "disagree": lambda body: completion("I would rather not."),
         "broken": lambda body: error(500, "the verifier's API is down"),
     }
