@@ -101,7 +101,7 @@ async def test_a_person_plays_the_user_for_a_watched_model(task, monkeypatch):
 
 
 async def test_a_person_solves_a_scenario_turn_by_turn():
-    scenario = find_scenario("meeting-s022")  # clarify, task, follow-up, chat
+    scenario = find_scenario("meeting-s011")  # clarify, switch, reference, chat
     task = scenario.as_task()
     forget_unfinished(task)
     app = EBenchApp(lambda: SolveScreen(task))

@@ -1,5 +1,6 @@
-"""Scenarios: conversations of 4 turns on one world copy (task, follow-up, compound, clarify, chat),
-graded turn by turn; session accuracy counts scenarios whose every turn passed.
+"""Scenarios: conversations of 4 turns on one world copy (task, follow-up, compound, chained,
+reference, long-range, switch, clarify, chat), graded turn by turn; session accuracy counts
+scenarios whose every turn passed (the new kinds one by one: test_scenario_kinds.py).
 
 The shipped scenarios are checked whole (the oracle passes every one, no-op and a lazy model pass
 none); the turn kinds are checked one by one on real scenarios with the real litellm client
@@ -68,9 +69,9 @@ def test_at_least_40_scenarios_of_4_turns_per_domain_with_every_kind(shipped):
     kinds = Counter(kind for s in shipped for kind in s.kinds)
     assert set(kinds) == set(KINDS) and min(kinds.values()) >= 10, kinds
     for scenario in shipped:
-        for before, turn in zip(scenario.turns, scenario.turns[1:]):
-            if turn.kind == "follow_up":  # it refers to the turn before, which is a task of the same template
-                assert before.kind == "task"
+        for index, (before, turn) in enumerate(zip(scenario.turns, scenario.turns[1:]), 1):
+            if turn.kind == "follow_up":  # it refers to the turn before, a request of the same template
+                assert before.kind in ("task", "switch", "follow_up", "reference", "long_range") and turn.refers_to == index - 1
                 assert before.tasks[0].generator["template"] == turn.tasks[0].generator["template"]
                 assert " instead of " in turn.message
         for turn in scenario.turns:

@@ -750,7 +750,7 @@ def tasks_scenarios(
     as_suite: bool = AS_SUITE_OPTION,
     as_json: bool = common.JSON_OPTION,
 ) -> None:
-    """Build [bold]scenarios[/]: conversations of 4 turns (task, follow-up, compound, clarify, chat), certified turn by turn."""
+    """Build [bold]scenarios[/]: conversations of 4 turns (task, follow-up, compound, chained, reference, long-range, switch, clarify, chat), certified turn by turn."""
     from ..tasks.scenario_generation import generate_scenarios, write_scenarios
     from ..tasks.scenarios import SCENARIOS_DIR, write_scenario_record
 

@@ -191,11 +191,24 @@ def paths(trials: list[TrialSummary]) -> Paths:
     return out
 
 
+# WildToolBench's instruction categories: a session's transitions are the changes between them
+# from one turn to the next (a clarify turn after a task, a chat after a clarify...).
+_CATEGORY = {"clarify": "clarify", "chat": "chat"}  # every other kind is a task to act on
+
+
+def instruction_transitions(kinds: Iterable[str]) -> int:
+    """How often a session's turns change category (task, clarify, chat) from one to the next."""
+    categories = [_CATEGORY.get(kind, "task") for kind in kinds]
+    return sum(a != b for a, b in zip(categories, categories[1:]))
+
+
 @dataclass
 class Conversations:
     """Scenarios (several turns on one world copy) and tasks whose user holds facts: session
-    accuracy (scenarios whose every turn passed), turn accuracy and its share per kind of turn,
-    and how often the agent asked before it acted."""
+    accuracy (scenarios whose every turn passed), turn accuracy and its share per kind of turn and
+    per position in the session (turn 1, 2, ...), session accuracy by the number of instruction
+    switches (turns whose user changes a value mid-request) and of instruction transitions (task,
+    clarify and chat turns following one another), and how often the agent asked before it acted."""
 
     scenarios: int = 0  # scored scenario trials
     session_passed: int = 0
@@ -204,6 +217,9 @@ class Conversations:
     turns_passed: int = 0
     turn_accuracy: float | None = None
     by_kind: dict[str, dict[str, int]] = field(default_factory=dict)  # kind -> {turns, passed}
+    by_position: dict[str, dict[str, int]] = field(default_factory=dict)  # "1".. -> {turns, passed}
+    by_switches: dict[str, dict[str, int]] = field(default_factory=dict)  # switch turns -> {scenarios, passed}
+    by_transitions: dict[str, dict[str, int]] = field(default_factory=dict)  # transitions -> {scenarios, passed}
     asking: int = 0  # scored trials of tasks with a user profile
     asked_first: int = 0  # of them, those that asked before their first write (or never wrote)
 
@@ -218,6 +234,9 @@ class Conversations:
 def conversations(trials: list[TrialSummary]) -> Conversations:
     out = Conversations()
     kinds: dict[str, dict[str, int]] = defaultdict(lambda: {"turns": 0, "passed": 0})
+    positions: dict[int, dict[str, int]] = defaultdict(lambda: {"turns": 0, "passed": 0})
+    switches: dict[int, dict[str, int]] = defaultdict(lambda: {"scenarios": 0, "passed": 0})
+    transitions: dict[int, dict[str, int]] = defaultdict(lambda: {"scenarios": 0, "passed": 0})
     for r in trials:
         if r.asked_first is not None:
             out.asking += 1
@@ -226,17 +245,25 @@ def conversations(trials: list[TrialSummary]) -> Conversations:
             continue
         out.scenarios += 1
         out.session_passed += r.passed
-        for turn in r.scenario_turns:
+        for position, turn in enumerate(r.scenario_turns, 1):
             passed = bool(turn.get("passed"))
             out.turns += 1
             out.turns_passed += passed
-            kinds[str(turn.get("kind"))]["turns"] += 1
-            kinds[str(turn.get("kind"))]["passed"] += passed
+            for group in (kinds[str(turn.get("kind"))], positions[position]):
+                group["turns"] += 1
+                group["passed"] += passed
+        session_kinds = [str(turn.get("kind")) for turn in r.scenario_turns]
+        for groups, count in ((switches, session_kinds.count("switch")), (transitions, instruction_transitions(session_kinds))):
+            groups[count]["scenarios"] += 1
+            groups[count]["passed"] += r.passed
     if out.scenarios:
         out.session_accuracy = out.session_passed / out.scenarios
     if out.turns:
         out.turn_accuracy = out.turns_passed / out.turns
     out.by_kind = {kind: kinds[kind] for kind in sorted(kinds)}
+    out.by_position = {str(n): positions[n] for n in sorted(positions)}
+    out.by_switches = {str(n): switches[n] for n in sorted(switches)}
+    out.by_transitions = {str(n): transitions[n] for n in sorted(transitions)}
     return out
 
 

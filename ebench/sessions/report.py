@@ -493,15 +493,32 @@ def conversations_table(reports: list[RunReport]) -> TableData | None:
     ]
     for kind in dict.fromkeys(k for c in found for k in c.by_kind):
         shares = [c.by_kind.get(kind) for c in found]
-        rows.append([f"  {kind.replace('_', '-')} turns", *[f"{s['passed']} of {s['turns']}" if s else DASH for s in shares]])
+        rows.append([f"  {kind.replace('_', '-')} turns", *[_share(s, "turns") for s in shares]])
+    if any(c.by_position for c in found):
+        rows.append(None)
+        for position in dict.fromkeys(k for c in found for k in c.by_position):
+            rows.append([f"turn {position}", *[_share(c.by_position.get(position), "turns") for c in found]])
+    for title, attr, noun in (("switch", "by_switches", "switches"), ("transition", "by_transitions", "transitions")):
+        groups = [getattr(c, attr) for c in found]
+        if any(groups):
+            rows.append(None)
+            for count in sorted(dict.fromkeys(k for g in groups for k in g), key=int):
+                label = f"sessions, {count} {title if count == '1' else noun}"
+                rows.append([label, *[_share(g.get(count), "scenarios") for g in groups]])
     rows += [None, ["asked before acting", *[f"{c.asked_first} of {c.asking}" if c.asking else DASH for c in found]]]
     return TableData(
         "Conversations",
         ["", *[r.label for r in reports]],
         rows,
-        caption="session: a scenario whose every turn passed; asked before acting: tasks whose user holds facts"
-        " (acting first fails the task)",
+        caption="session: a scenario whose every turn passed; turn N: turns passed at that position; switches: turns whose user"
+        " changes a value mid-request; transitions: changes between task, clarify and chat turns from one turn to the next"
+        " (sessions passed of sessions); asked before acting: tasks whose user holds facts (acting first fails the task)",
     )
+
+
+def _share(group: dict[str, int] | None, total: str) -> str:
+    """ "3 of 4": passed of the group's turns or scenarios."""
+    return f"{group['passed']} of {group[total]}" if group else DASH
 
 
 def failures_table(reports: list[RunReport]) -> TableData:
@@ -766,9 +783,18 @@ def _scope_rows(scope: str, s: ScopeScore) -> list[tuple[str, str, Any]]:
     return rows
 
 
+# The conversations' groups in the long format: scope prefix, Conversations field.
+_CONVERSATION_GROUPS = (
+    ("turns", "by_kind"),
+    ("turn_position", "by_position"),
+    ("switches", "by_switches"),
+    ("transitions", "by_transitions"),
+)
+
+
 def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list[dict[str, Any]]:
     """Long format: one row per (run, scope, metric). Scopes: overall, domain:NAME, capability:NAME,
-    efficiency, paths, path:TASK, conversations, turns:KIND, failures, infra; the analyses' frontier:AXIS, code_vs_tools[:domain:NAME|:capability:NAME]
+    efficiency, paths, path:TASK, conversations, turns:KIND, turn_position:N, switches:N, transitions:N, failures, infra; the analyses' frontier:AXIS, code_vs_tools[:domain:NAME|:capability:NAME]
     (the code run's rows), code_usage:GROUP, domain_efficiency:NAME and correlation[:mode:MODE|:domain:NAME] (run empty);
     with a baseline, baseline and baseline:TASK (the people's figures as the run "human baseline").
     Rates are fractions (0..1); a missing value is empty."""
@@ -789,9 +815,10 @@ def csv_rows(reports: list[RunReport], baseline: Baseline | None = None) -> list
         rows += [("paths", key, value) for key, value in found.items()]
         rows += [(f"path:{task}", key, value) for task, figures in per_task.items() for key, value in figures.items()]
         talk = m.conversations.to_dict()
-        by_kind = talk.pop("by_kind")
+        groups = {scope: talk.pop(attr) for scope, attr in _CONVERSATION_GROUPS}
         rows += [("conversations", key, value) for key, value in talk.items()]
-        rows += [(f"turns:{kind}", key, value) for kind, figures in by_kind.items() for key, value in figures.items()]
+        for scope, by in groups.items():
+            rows += [(f"{scope}:{name}", key, value) for name, figures in by.items() for key, value in figures.items()]
         fails = m.failures.to_dict()
         ends = fails.pop("terminations")
         rows += [("failures", key, value) for key, value in fails.items()]

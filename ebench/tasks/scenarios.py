@@ -3,11 +3,19 @@
 A scenario is one actor's conversation: an ordered list of turns, each one of
 
 - `task`: a request, graded like any task (its expected diff);
-- `follow_up`: a request whose meaning depends on an earlier turn ("now the same for Rock
+- `follow_up`: a request whose meaning depends on the turn before ("now the same for Rock
   instead of Jazz"); its task holds the full request it stands for;
-- `compound`: one message holding two requests; the turn's expected diff is both tasks' (which
-  touch different rows, so it is their union);
-- `clarify`: a request that leaves a value out on purpose (asking.py): the user holds it in the
+- `compound`: one message holding two independent requests; the turn's expected diff is both
+  tasks' (which touch different rows, so it is their union);
+- `chained`: one message holding two requests, the second using the first's result (an entity
+  it creates, named by description, or changes that move the second's answer); one task whose
+  expected diff is the net change of both;
+- `reference` / `long_range`: a request that names an earlier turn's result or value by
+  description ("the playlist you just made", "the same note as in my first request"): the turn
+  before's (`reference`) or one two or more turns back (`long_range`); `refers_to` says which;
+- `switch`: a request whose user changes a value mid-request ("... actually, make that Blues");
+  graded on the new value;
+- `clarify`: a request that leaves a value out (asking.py), silently: the user holds it in the
   turn's user profile and gives it when asked; acting before asking fails the turn;
 - `chat`: a message that needs no change to the world; the turn passes when nothing changed
   (reads are allowed: an agent may look up the account it answers about).
@@ -31,9 +39,10 @@ from .grading import Grade, grade
 from .spec import Step, Task, TaskFileError, UserFact, parse_task, remap_references
 
 SCENARIO_FORMAT = "ebench-scenario/1"
-SCENARIOS_VERSION = "scenarios-2"
-KINDS = ("task", "follow_up", "compound", "clarify", "chat")
-TASK_COUNT = {"task": 1, "follow_up": 1, "compound": 2, "clarify": 1, "chat": 0}
+SCENARIOS_VERSION = "scenarios-3"
+KINDS = ("task", "follow_up", "compound", "chained", "reference", "long_range", "switch", "clarify", "chat")
+TASK_COUNT = {"task": 1, "follow_up": 1, "compound": 2, "chained": 1, "reference": 1, "long_range": 1, "switch": 1, "clarify": 1, "chat": 0}
+REFERRING = ("follow_up", "reference", "long_range")  # kinds whose turn names the earlier turn it depends on
 SCENARIOS_DIR = Path(__file__).resolve().parent / "splits" / "scenarios"
 _ID = re.compile(r"^[a-z][a-z0-9_-]{2,80}$")
 
@@ -43,6 +52,7 @@ class Turn:
     kind: str
     message: str  # what the user says
     tasks: list[Task] = field(default_factory=list)
+    refers_to: int | None = None  # the earlier turn (0-based) a follow-up or reference depends on
 
     @property
     def expected_diff(self) -> Diff:
@@ -67,6 +77,8 @@ class Turn:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "message": self.message}
+        if self.refers_to is not None:
+            data["refers_to"] = self.refers_to
         if self.tasks:
             data["tasks"] = [task.to_dict() for task in self.tasks]
         return data
@@ -157,8 +169,8 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     turns = []
     for i, item in enumerate(turns_data):
         where = f"turns[{i}]"
-        if not isinstance(item, dict) or set(item) - {"kind", "message", "tasks"}:
-            fail(where, 'each turn is {"kind": ..., "message": ..., "tasks": [...]}')
+        if not isinstance(item, dict) or set(item) - {"kind", "message", "tasks", "refers_to"}:
+            fail(where, 'each turn is {"kind": ..., "message": ..., "tasks": [...], "refers_to": ...}')
         kind, message = item.get("kind"), item.get("message")
         if kind not in KINDS:
             fail(f"{where}.kind", f"one of {', '.join(KINDS)}")
@@ -173,7 +185,12 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
                 fail(f"{where}.tasks", "every task of a scenario is the scenario's domain and actor")
         if kind == "clarify" and not tasks[0].user_profile:
             fail(f"{where}.tasks", "a clarify turn's task holds the user profile it needs")
-        turns.append(Turn(kind, message, tasks))
+        refers_to = item.get("refers_to")
+        if refers_to is not None and (not isinstance(refers_to, int) or isinstance(refers_to, bool) or not 0 <= refers_to < i):
+            fail(f"{where}.refers_to", "the index of an earlier turn")
+        if refers_to is not None and kind not in REFERRING:
+            fail(f"{where}.refers_to", f"only a {', '.join(REFERRING)} turn refers to an earlier one")
+        turns.append(Turn(kind, message, tasks, refers_to))
     world, generator = data.get("world") or {}, data.get("generator") or {}
     if not isinstance(world, dict) or not isinstance(generator, dict):
         fail("world", "an object")
@@ -246,23 +263,35 @@ def scenario_grade(turns: list[Grade]) -> Grade:
     )
 
 
+def scenario_counts(scenarios: list[Scenario]) -> dict[str, Any]:
+    """What a set of scenarios holds: scenarios per domain, turns per kind, and per domain the
+    distinct patterns (kinds in order) and the largest share of scenarios one pattern has."""
+    counts: dict[str, int] = {}
+    kinds: dict[str, int] = dict.fromkeys(KINDS, 0)
+    patterns: dict[str, dict[tuple[str, ...], int]] = {}
+    for scenario in scenarios:
+        counts[scenario.domain] = counts.get(scenario.domain, 0) + 1
+        mine = patterns.setdefault(scenario.domain, {})
+        mine[tuple(scenario.kinds)] = mine.get(tuple(scenario.kinds), 0) + 1
+        for kind in scenario.kinds:
+            kinds[kind] = kinds.get(kind, 0) + 1
+    shares = {
+        name: {"distinct": len(found), "max_share": round(max(found.values()) / counts[name], 4)}
+        for name, found in sorted(patterns.items())
+    }
+    return {"counts": dict(sorted(counts.items())), "kinds": kinds, "patterns": shares}
+
+
 def write_scenario_record(root: Path, seed: int) -> dict[str, Any]:
     """The folder's suite.json: its version (what a run records), how it was made, what it holds."""
     found, _ = load_scenarios(root)
-    counts: dict[str, int] = {}
-    kinds: dict[str, int] = dict.fromkeys(KINDS, 0)
-    for scenario in found:
-        counts[scenario.domain] = counts.get(scenario.domain, 0) + 1
-        for kind in scenario.kinds:
-            kinds[kind] += 1
     record = {
         "about": "The shipped scenarios: conversations of 4 turns over one world copy, certified turn by turn "
         "(ebench/tasks/scenario_generation.py). Made with `ebench tasks scenarios -n 40 -s SEED --as-suite`; a test rebuilds the "
         "first ones and compares them byte for byte.",
         "version": SCENARIOS_VERSION,
         "seed": seed,
-        "counts": dict(sorted(counts.items())),
-        "kinds": kinds,
+        **scenario_counts(found),
     }
     (root / "suite.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return record

@@ -779,13 +779,18 @@ class SolveScreen(EBenchScreen):
         try:
             actual = trial.diff()
             result = explain(trial.expected_now, actual, self.domain.schema)
-        except Exception:  # the trial was closed under us (a new attempt): nothing to show
+        except Exception:  # the trial was closed under us (a new attempt), or a call raced it
             self.app.call_from_thread(self._diff_failed)
             return
         self.post_message(self.DiffReady(generation, result, actual))
 
     def _diff_failed(self) -> None:
+        # A pass asked for meanwhile still runs: dropping it would leave the diff of an earlier
+        # call on screen (and a test waiting on the new one). A closed trial is not diffed again.
         self._diff_running = False
+        if self._diff_again:
+            self._diff_again = False
+            self.refresh_diff()
 
     def on_solve_screen_diff_ready(self, message: DiffReady) -> None:
         self._diff_running = False

@@ -2569,3 +2569,38 @@ TEMPLATES = [
     ManagerPeersMeeting,
     OrganiserTeamMeeting,
 ]
+
+# Scenario turns (ebench/tasks/scenario_generation.py). The entities a later turn may refer to by
+# description ("the chat you just created"): table -> (name column, noun, what making one is called).
+SCENARIO_ENTITIES = {"chats": ("name", "chat", "created"), "meetings": ("title", "meeting", "set up")}
+# Chat turns that need no change, filled with the employee's own data (`:actor`) or the company's.
+SCENARIO_CHATS = (
+    (
+        "SELECT e.name AS colleague FROM employees e WHERE e.department_id = (SELECT department_id FROM employees WHERE id = :actor) "
+        "AND e.id != :actor ORDER BY e.id LIMIT 30",
+        (
+            "Is {colleague} in the office today, do you know? No need to invite anyone.",
+            "{colleague} just asked me about lunch. Anyway, thanks for the help so far.",
+            "What's {colleague}'s job title again?",
+        ),
+    ),
+    (
+        "SELECT DISTINCT m.title AS meeting FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id "
+        "WHERE p.employee_id = :actor AND m.status = 'scheduled' ORDER BY m.start_at LIMIT 20",
+        ("When does '{meeting}' start again? Don't change anything.", "Who organises '{meeting}'? Just curious."),
+    ),
+    (
+        "SELECT b.name AS building, l.city AS city FROM buildings b JOIN locations l ON l.id = b.location_id ORDER BY b.id",
+        (
+            "Is {building} the one with the big cafeteria in {city}?",
+            "How many floors does {building} have? I'm still finding my way around {city}.",
+        ),
+    ),
+    (
+        "SELECT c.name AS chat FROM chats c JOIN chat_members m ON m.chat_id = c.id WHERE m.employee_id = :actor ORDER BY c.id LIMIT 20",
+        (
+            "The '{chat}' chat has been busy today. Anything I should know? Don't post anything.",
+            "How many people are in '{chat}' now? Just wondering.",
+        ),
+    ),
+)

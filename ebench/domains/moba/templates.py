@@ -2435,3 +2435,32 @@ TEMPLATES = [
     FavouriteBoughtHeroWins,
     FavouriteGamesAgainstLeaders,
 ]
+
+# Scenario turns (ebench/tasks/scenario_generation.py). The entities a later turn may refer to by
+# description ("the room you just opened"): table -> (name column, noun, what making one is called).
+SCENARIO_ENTITIES = {"rooms": ("name", "room", "opened")}
+# Chat turns that need no change, filled with the player's own data (`:actor`) or the game's.
+SCENARIO_CHATS = (
+    (
+        "SELECT h.name AS hero, h.role AS role FROM player_heroes ph JOIN heroes h ON h.id = ph.hero_id WHERE ph.player_id = :actor "
+        "ORDER BY ph.proficiency DESC, h.id LIMIT 15",
+        (
+            "{hero} feels so strong this season, right?",
+            "Is {hero} really a {role}? I keep playing them differently.",
+            "What's my win rate with {hero}? Just curious, don't buy anything.",
+        ),
+    ),
+    (
+        "SELECT p.nickname AS friend FROM relations r JOIN players p ON p.id = r.other_id WHERE r.player_id = :actor "
+        "AND r.kind = 'friend' ORDER BY r.intimacy DESC, p.id LIMIT 15",
+        ("{friend} carried me last night, haha. Anyway, thanks!", "Is {friend} online right now? No need to invite them."),
+    ),
+    (
+        "SELECT name AS season FROM seasons ORDER BY number",
+        ("What was the theme of {season} again?", "When did {season} end? I lose track."),
+    ),
+    (
+        "SELECT DISTINCT mode FROM matches ORDER BY mode",
+        ("Do you think {mode} games are good for practising a new hero?", "How long does a {mode} match usually take?"),
+    ),
+)

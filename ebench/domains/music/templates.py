@@ -1988,3 +1988,48 @@ TEMPLATES = [
     CommentRecentFavourites,
     UnsaveUnplayedAlbums,
 ]
+
+# Scenario turns (ebench/tasks/scenario_generation.py). The entities a later turn may refer to by
+# description ("the playlist you just made"): table -> (name column, noun, what making one is called).
+SCENARIO_ENTITIES = {"playlists": ("name", "playlist", "made")}
+# Chat turns that need no change, filled with the listener's own data (`:actor`) or the catalogue's.
+SCENARIO_CHATS = (
+    (
+        "SELECT DISTINCT s.title AS song, a.name AS artist FROM listening_history h JOIN songs s ON s.id = h.song_id "
+        "JOIN artists a ON a.id = s.artist_id WHERE h.user_id = :actor ORDER BY h.played_at DESC LIMIT 25",
+        (
+            "I can't stop playing '{song}' by {artist}. Do you know it?",
+            "'{song}' came on again this morning. {artist} never gets old.",
+            "Is '{song}' by {artist} on a full album or was it a single? Just curious, don't change anything.",
+        ),
+    ),
+    (
+        "SELECT g.name AS genre, p.name AS parent FROM genres g JOIN genres p ON p.id = g.parent_id ORDER BY g.id",
+        (
+            "Quick question, nothing to change: how is {genre} different from the rest of {parent}?",
+            "I never know whether {genre} counts as {parent}. What do you think?",
+        ),
+    ),
+    (
+        "SELECT name AS playlist FROM playlists WHERE owner_id = :actor ORDER BY id",
+        (
+            "How many songs are in my playlist '{playlist}' right now? Leave it as it is.",
+            "Is '{playlist}' public or private at the moment? No need to change it.",
+        ),
+    ),
+    (
+        "SELECT a.name AS artist FROM followed_artists f JOIN artists a ON a.id = f.artist_id WHERE f.user_id = :actor "
+        "ORDER BY f.followed_at DESC LIMIT 20",
+        (
+            "Remind me, why did I follow {artist}? What kind of music do they make?",
+            "Is {artist} a band or a solo artist? Just wondering.",
+        ),
+    ),
+    (
+        "SELECT name AS tag FROM tags WHERE category IN ('activity', 'mood') ORDER BY id",
+        (
+            "What would you put on for a {tag} evening? Just chatting, no playlist needed.",
+            "Do you think {tag} music helps people concentrate?",
+        ),
+    ),
+)
