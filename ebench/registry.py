@@ -9,18 +9,25 @@ ebench; a package outside ebench adds its own by declaring an entry point in the
 
 Entry points are read once, the first time a registry is asked for its names; `refresh()` reads
 them again (after installing a package into the running process, as the tests do).
+
+Plug-ins fail soft: an entry point that takes a built-in's name (or another plug-in's) is refused
+with a `PluginWarning`, and `loaded()` skips a plug-in that cannot be loaded with one, so that
+listing what is installed goes on; asking for a broken plug-in by name is a `PluginError`.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Callable
 from typing import Generic, TypeVar
+
+from .errors import InputError
 
 T = TypeVar("T")
 
 
-class UnknownName(LookupError):
+class UnknownName(InputError, LookupError):
     """A name no registry entry answers to; the message is one line naming the known ones."""
 
     def __init__(self, kind: str, name: str, known: list[str]) -> None:
@@ -29,8 +36,13 @@ class UnknownName(LookupError):
         self.name = name
 
 
-class PluginError(RuntimeError):
+class PluginError(InputError, RuntimeError):
     """An entry point that cannot be loaded, or does not give what its group expects."""
+
+
+class PluginWarning(UserWarning):
+    """A plug-in left out: it takes a name already taken, or (when listing) it cannot be loaded.
+    The command line shows each as one line on stderr."""
 
 
 def load_dotted(path: str) -> object:
@@ -73,8 +85,16 @@ class Registry(Generic[T]):
         if self._plugins is None:
             from importlib.metadata import entry_points
 
-            # A plug-in never replaces a built-in: the shipped suite's meaning stays fixed.
-            self._plugins = {ep.name: ep.value for ep in entry_points(group=self.group) if ep.name not in self._builtin}
+            plugins: dict[str, str] = {}
+            for ep in entry_points(group=self.group):
+                if ep.name in self._builtin:  # never replaced: the shipped suite's meaning stays fixed
+                    _warn(f"the {self.kind} plug-in {ep.name!r} ({ep.value}) is ignored: {ep.name!r} is a built-in {self.kind}")
+                elif ep.name in plugins:  # the first found on the path wins, as for an import
+                    if ep.value != plugins[ep.name]:
+                        _warn(f"the {self.kind} plug-in {ep.name!r} ({ep.value}) is ignored: {plugins[ep.name]} has the name already")
+                else:
+                    plugins[ep.name] = ep.value
+            self._plugins = plugins
         return self._plugins
 
     def names(self) -> list[str]:
@@ -87,6 +107,22 @@ class Registry(Generic[T]):
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.names()
+
+    def is_plugin(self, name: str) -> bool:
+        return name not in self._builtin and name in self._entry_points()
+
+    def loaded(self, get: Callable[[str], T] | None = None) -> list[T]:
+        """Every entry, loaded (by `get`, default `self.get`), in `names()` order; a plug-in that
+        cannot be loaded is a PluginWarning and left out (a broken built-in still raises)."""
+        out = []
+        for name in self.names():
+            try:
+                out.append((get or self.get)(name))
+            except PluginError as exc:
+                if not self.is_plugin(name):
+                    raise
+                _warn(f"{exc}; left out")
+        return out
 
     def get(self, name: str) -> T:
         if name in self._loaded:
@@ -111,3 +147,7 @@ class Registry(Generic[T]):
             raise PluginError(f"the {self.kind} {name!r} ({target if isinstance(target, str) else 'built in'}): {exc}") from None
         self._loaded[name] = loaded  # type: ignore[assignment]
         return loaded  # type: ignore[return-value]
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, PluginWarning, stacklevel=3)

@@ -167,6 +167,24 @@ async def test_domain_capability_and_status_filters_narrow_the_table(suite):
         assert len(row_ids(screen)) == len(suite)
 
 
+async def test_the_split_picker_loads_a_shipped_split_and_goes_back_to_the_folder_it_started_on(suite):
+    from ebench.tasks.suite import SPLITS, shipped_splits
+
+    ask = load_suite(SPLITS["ask"]).tasks
+    app = app_with_browser()  # started on the tests' folder ($EBENCH_TASKS): "this folder"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        picker = screen.query_one("#browser-split", Select)
+        assert picker.value == "folder"
+        assert [value for _, value in screen.split_choices()] == [*shipped_splits(), "folder"]
+        picker.value = "ask"
+        await until_settled(pilot, lambda: screen.loaded and screen.tasks_dir == SPLITS["ask"])
+        assert row_ids(screen) == [t.id for t in ask] and all(t.user_profile for t in ask)
+        picker.value = "folder"
+        await until_settled(pilot, lambda: screen.loaded and screen.tasks_dir != SPLITS["ask"])
+        assert row_ids(screen) == [t.id for t in suite]
+
+
 async def test_slash_focuses_the_search_and_a_word_of_the_request_finds_its_task(suite):
     [wanted] = [t for t in suite if SEARCH_WORD in t.query.lower()]
     app = app_with_browser()

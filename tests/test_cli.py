@@ -138,6 +138,9 @@ def test_tools_call_errors_are_results_with_exit_code_1():
         (("domains", "stats", "--domain", "nowhere"), "unknown domain 'nowhere'"),
         (("domains", "schema", "nowhere"), "unknown domain 'nowhere'"),
         (("domains", "schema", "[red]x[/]"), "unknown domain '[red]x[/]'"),
+        (("run", "--batch", "--solver", "noop", "--split", "nope"), "--split 'nope': one of suite, ask, composed"),
+        (("run", "--batch", "--solver", "noop", "--split", "ask", "--tasks-dir", "."), "--split and --tasks-dir both name the tasks"),
+        (("play", "--split", "ask", "--tasks-dir", "."), "--split and --tasks-dir both name the tasks"),
     ],
 )
 def test_expected_errors_are_one_line_without_traceback(args, message):
@@ -216,3 +219,14 @@ def test_ctrl_c_during_a_build_keeps_the_old_world(music, music_world, tmp_path)
     assert "Traceback" not in err
     assert hashlib.sha256((home / "worlds" / "music.sqlite").read_bytes()).hexdigest() == before
     assert not list((home / "worlds").glob(".*.tmp"))
+
+
+def test_split_names_a_shipped_task_set(tmp_path):
+    from ebench.tasks.suite import SPLITS, load_suite
+
+    out = tmp_path / "run"
+    result = run("run", "--batch", "--solver", "oracle", "--split", "ask", "--domain", "music", "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    asked = {t.id for t in load_suite(SPLITS["ask"], domain="music").tasks}
+    ran = {json.loads(line)["task"] for line in (out / "results.jsonl").read_text().splitlines()}
+    assert ran == asked and all(json.loads(line)["passed"] for line in (out / "results.jsonl").read_text().splitlines())

@@ -2,13 +2,14 @@
 import downwards only.
 
 A domain package (built in under ebench/domains/<name>/, or a plug-in) may import the engine and,
-in its `templates` module only, ebench.tasks. The engine, the domain registry and ebench.tasks never
+in its `templates` and `parts` modules only, ebench.tasks. The engine, the domain registry and ebench.tasks never
 import a concrete domain package: they reach one through the registry (`get_domain`).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,12 +76,12 @@ def test_the_engine_the_registry_and_the_tasks_never_import_a_concrete_domain():
     assert _offenders(files, concrete) == []
 
 
-def test_a_domain_package_imports_the_engine_and_only_its_templates_import_the_tasks():
+def test_a_domain_package_imports_the_engine_and_only_its_templates_and_parts_import_the_tasks():
     for name in DOMAIN_PACKAGES:
         others = tuple(f"ebench.domains.{other}" for other in DOMAIN_PACKAGES if other != name)
         files = sorted((DOMAINS_DIR / name).rglob("*.py"))
         assert _offenders(files, (*others, "ebench.sessions", "ebench.app", "ebench.cli")) == [], name
-        below_tasks = [p for p in files if p.name != "templates.py"]
+        below_tasks = [p for p in files if p.name not in ("templates.py", "parts.py")]
         assert _offenders(below_tasks, ("ebench.tasks",)) == [], name
 
 
@@ -128,3 +129,13 @@ def test_importing_the_engine_or_listing_the_domains_loads_no_domain_and_no_task
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_readmes_layout_names_every_module():
+    """The README's "Layout" names each module of ebench (its stem) and each package folder."""
+    readme = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", layout))
+    modules = [p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts]
+    missing = sorted(str(p.relative_to(ROOT)) for p in modules if (p.parent.name if p.name == "__init__.py" else p.stem) not in named)
+    assert missing == []

@@ -133,7 +133,7 @@ def test_a_broken_domain_plugin_is_one_line(site: Path, home: Path, tmp_path: Pa
     out = subprocess.run(
         [sys.executable, "-m", "ebench", "domains", "build", "--domain", "broken"], capture_output=True, text=True, env=env
     )
-    assert out.returncode == 1
+    assert out.returncode == 2  # a PluginError is bad input, like an unknown domain
     assert out.stderr.strip() == f"error: {message}"
 
 

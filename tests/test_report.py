@@ -301,4 +301,5 @@ def test_malformed_result_is_a_one_line_error(tmp_path):
 
 
 def test_unwritable_csv_is_a_one_line_error(tmp_path, run_a):
-    assert "cannot write" in _one_line_error(invoke(run_a, "--csv", tmp_path / "no" / "such" / "dir.csv", via=wide), exit_code=1)
+    # a folder that does not exist is bad input (2), not the environment (74: the disk, a folder's permissions)
+    assert "cannot write" in _one_line_error(invoke(run_a, "--csv", tmp_path / "no" / "such" / "dir.csv", via=wide), exit_code=2)

@@ -22,6 +22,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..errors import InputError
 from ..sessions.attempts import VIA_VARIABLE, WEB
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ WRONG_HOST = "403: this server is not reached at that name: open the URL that `e
 FOREIGN_ORIGIN = "403: a page from another site cannot use this server\n"
 
 
-class WebServeError(Exception):
+class WebServeError(InputError):
     """The server cannot start (an address in use, an unknown host); the message is the one line to print."""
 
 

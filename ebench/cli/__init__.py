@@ -1,10 +1,11 @@
 """The `ebench` command line.
 
-Only typer, the standard library and the solver registry (its names, for `ebench run --help`) are
-imported at module level: each command imports what it needs when it runs, so `ebench --help`
-stays fast (no litellm, no mcp, no textual, no Faker).
-Expected errors (an unknown domain, tool or actor, a malformed argument) are printed as one
-line on stderr with a non-zero exit code, never as a traceback.
+Only typer, the standard library, ebench.errors and the solver registry (its names, for `ebench
+run --help`) are imported at module level: each command imports what it needs when it runs, so
+`ebench --help` stays fast (no litellm, no mcp, no textual, no Faker).
+Expected errors (an unknown domain, tool or actor, a malformed argument: every EBenchError, and
+an OSError) are printed as one line on stderr with their exit code, never as a traceback, by the
+root command (`common.OneLineErrors`).
 """
 
 from __future__ import annotations

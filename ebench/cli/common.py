@@ -1,26 +1,48 @@
 """What every command shares: one-line errors, JSON output, the domain and world lookups.
 
-Only typer and the standard library are imported at module level (see ebench/cli/__init__.py).
+Only typer, the standard library and ebench.errors (which imports nothing) are imported at module
+level (see ebench/cli/__init__.py).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
 
+# The exit codes (README, "Commands") are defined with the errors that carry them.
+from ..errors import EXIT_ENVIRONMENT as EXIT_ENVIRONMENT  # re-exported: the commands name it common.EXIT_ENVIRONMENT
+from ..errors import EXIT_INTERRUPTED, EBenchError, os_error_exit_code, os_error_message
+
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables.")
 
-# Exit codes (README, "Commands"): 0 done; 1 done, and something failed (a task, a check);
-# 2 bad input (usage, an unknown id, a malformed file); 74 the environment failed (a full disk, a
-# read-only or unwritable folder); 130 interrupted.
-EXIT_ENVIRONMENT = 74
-EXIT_INTERRUPTED = 130
+
+SPLIT_OPTION = typer.Option(
+    None, "--split", help="A shipped task set: suite (the default, 323 tasks), ask (the user holds facts) or composed (new structure)."
+)
+
+
+def tasks_folder(tasks_dir: Path | None, split: str | None) -> Path | None:
+    """The task folder `--tasks-dir` or `--split` names (None: the default suite), or a one-line error."""
+    from ..tasks.suite import SPLITS, shipped_splits
+
+    if split is None:
+        if tasks_dir is not None and not tasks_dir.is_dir():
+            fail(f"--tasks-dir {tasks_dir}: not a folder", 2)
+        return tasks_dir
+    if tasks_dir is not None:
+        fail("--split and --tasks-dir both name the tasks: give one", 2)
+    if split not in SPLITS:
+        fail(f"--split {split!r}: one of {', '.join(SPLITS)}", 2)
+    found = shipped_splits().get(split)
+    if found is None:
+        fail(f"--split {split}: this install has no such split", 2)
+    return found
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -47,21 +69,18 @@ def console():
 
 
 def domain(name: str):
-    from ..domains import UnknownDomain, get_domain
-    from ..registry import PluginError
+    """The domain called `name`: UnknownDomain, or PluginError for an installed domain package
+    that cannot be loaded, are one line (exit 2) from the root command."""
+    from ..domains import get_domain
 
-    try:
-        return get_domain(name)
-    except UnknownDomain as exc:
-        fail(str(exc), 2)
-    except PluginError as exc:  # an installed domain package that cannot be loaded: said, not a traceback
-        fail(str(exc))
+    return get_domain(name)
 
 
 def domains(name: str | None) -> list:
-    from ..domains import domain_names
+    """The domain named, or every domain that loads: a broken plug-in is a warning, and skipped."""
+    from ..domains import loaded_domains
 
-    return [domain(n) for n in ([name] if name else domain_names())]
+    return [domain(name)] if name else loaded_domains()
 
 
 def world(domain, quiet: bool = False, seed: int | None = None):
@@ -120,9 +139,10 @@ def build_with_progress(domains: list, seed: int | None, quiet: bool = False) ->
 
 def task(task_id: str, root=None):
     """A task by id (from the shipped suite, or from `root`), or a scenario by id (the shipped
-    ones, or `root`'s) as the task a trial runs; or a one-line error."""
+    ones, or `root`'s) as the task a trial runs; or a one-line error (a damaged file: its
+    TaskFileError, exit 2, from the root command)."""
     from ..tasks.scenarios import find_scenario
-    from ..tasks.spec import TaskFileError, load_task
+    from ..tasks.spec import load_task
     from ..tasks.suite import find_task
 
     scenario = find_scenario(task_id, root)
@@ -131,10 +151,7 @@ def task(task_id: str, root=None):
     path = find_task(task_id, root)
     if path is None:
         fail(f"no task {task_id!r} (nor a scenario of that id); `ebench tasks list` shows the ids", 2)
-    try:
-        return load_task(path)
-    except TaskFileError as exc:
-        fail(str(exc))
+    return load_task(path)
 
 
 def actor_env(domain, actor: int):
@@ -167,8 +184,9 @@ class OneLineErrors(TyperGroup):
         extra["windows_expand_args"] = windows_expand_args
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        run = super().main
         try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = _plugin_warnings_as_lines(lambda: run(args, prog_name, complete_var, standalone_mode=False, **extra))
         except typer.TyperException as exc:  # click's exceptions (typer vendors click) derive from it
             ctx = getattr(exc, "ctx", None)
             if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:  # `ebench tools`: the help
@@ -180,25 +198,45 @@ class OneLineErrors(TyperGroup):
         except typer.Abort:
             _one_line("interrupted")
             sys.exit(EXIT_INTERRUPTED)
-        except OSError as exc:  # a full disk, a read-only data directory: said, not a traceback
-            _one_line(environment_message(exc))
-            sys.exit(EXIT_ENVIRONMENT)
+        except EBenchError as exc:  # the one place an error becomes its line and its exit code
+            _one_line(str(exc))
+            sys.exit(exc.exit_code)
+        except OSError as exc:  # a full disk, a read-only data directory (74); a missing file (2)
+            _one_line(os_error_message(exc))
+            sys.exit(os_error_exit_code(exc))
         sys.exit(code if isinstance(code, int) else 0)
 
 
-def environment_message(exc: OSError) -> str:
-    """One line for an environment failure: what failed, where, and that nothing recorded is lost."""
-    import errno
+def _plugin_warnings_as_lines(main: Callable[[], Any]) -> Any:
+    """Run `main` with each plug-in warning (ebench.registry.PluginWarning) shown as one line on
+    stderr, `warning: ...`, instead of Python's two-line form; other warnings as before."""
+    import warnings
 
-    what = {
-        errno.ENOSPC: "the disk is full",
-        errno.EROFS: "the file system is read-only",
-        errno.EACCES: "permission denied",
-        errno.EDQUOT: "the disk quota is exceeded",
-    }.get(exc.errno or 0)
-    where = f" ({exc.filename})" if exc.filename else ""
-    reason = what or (exc.strerror or str(exc))
-    return f"{reason}{where}: nothing already recorded was lost; free the space or fix the folder and run the same command again"
+    from ..registry import PluginWarning
+
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if issubclass(category, PluginWarning):
+            warn([str(message)])
+        else:
+            shown(message, category, *args, **kwargs)
+
+    warnings.showwarning = show
+    try:
+        return main()
+    finally:
+        warnings.showwarning = shown
+
+
+def environment_message(exc: OSError) -> str:
+    """One line for an OSError (kept for the commands that call it: `os_error_message`)."""
+    return os_error_message(exc)
+
+
+def fail_os(exc: OSError, context: str = "") -> NoReturn:
+    """An OSError as its one line and code: 74 for the disk or a folder's permissions, 2 otherwise."""
+    fail(f"{os_error_message(exc)}{context}", os_error_exit_code(exc))
 
 
 def _one_line(message: str) -> None:

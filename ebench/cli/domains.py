@@ -11,13 +11,12 @@ domains_app = typer.Typer(help="Build, inspect and measure the domain worlds.", 
 
 @domains_app.command("list")
 def domains_list(as_json: bool = common.JSON_OPTION) -> None:
-    """List the domains and whether their worlds are built."""
-    from ..domains import domain_names
+    """List the domains and whether their worlds are built (a plug-in that cannot be loaded: a warning)."""
     from ..domains.engine.world import built_seeds, world_path, world_state
 
     rows = []
-    for name in domain_names():
-        domain = common.domain(name)
+    for domain in common.domains(None):
+        name = domain.name
         # The default world always has a row; worlds of other seeds are listed when present.
         for seed in dict.fromkeys([domain.default_seed, *built_seeds(domain)]):
             path = world_path(domain, seed)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from ..errors import os_error_exit_code
 from . import common
 
 export_app = typer.Typer(help="Export what runs recorded, for use elsewhere.", no_args_is_help=True)
@@ -84,7 +85,7 @@ def _write(out: Path, lines: Iterable[str]) -> None:
         os.replace(partial, out)
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        common.fail(f"cannot write {out}: {exc.strerror or exc}", common.EXIT_ENVIRONMENT)
+        common.fail(f"cannot write {out}: {exc.strerror or exc}", os_error_exit_code(exc))  # 74: the disk; 2: the path
     except BaseException:  # Ctrl-C: no half-written file is left behind
         partial.unlink(missing_ok=True)
         raise

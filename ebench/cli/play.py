@@ -76,6 +76,7 @@ def play_command(
         help="With --model or --oracle: steps per second once running (0: full speed). Watching starts paused either way (p runs).",
     ),
     tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Tasks from this folder instead of the shipped suite."),
+    split: str | None = common.SPLIT_OPTION,
     theme: str | None = THEME_OPTION,
     web: bool = typer.Option(False, "--web", help="Serve the app as a web page instead: each browser tab runs its own app."),
     host: str = typer.Option(DEFAULT_WEB_HOST, "--host", help="With --web: the address to listen on."),
@@ -100,8 +101,7 @@ def play_command(
         common.fail("--as-user is for watching a model: add --model", 2)
     if speed is not None and not (model or oracle):
         common.fail("--speed applies to watching: add --model or --oracle", 2)
-    if tasks_dir is not None and not tasks_dir.is_dir():
-        common.fail(f"--tasks-dir {tasks_dir}: not a folder", 2)
+    tasks_dir = common.tasks_folder(tasks_dir, split)
     if not web and (host, port) != (DEFAULT_WEB_HOST, DEFAULT_WEB_PORT):
         common.fail("--host and --port apply to --web", 2)
     if not web and max_tabs != DEFAULT_MAX_TABS:

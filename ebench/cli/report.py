@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from ..errors import os_error_exit_code
 from . import common
 
 if TYPE_CHECKING:
@@ -106,13 +107,13 @@ def report_command(
         try:
             written = write_csv(reports, csv_path, baseline)
         except OSError as exc:
-            common.fail(f"cannot write {csv_path}: {exc.strerror or exc}")
+            common.fail(f"cannot write {csv_path}: {exc.strerror or exc}", os_error_exit_code(exc))
     chart = frontier(reports, frontier_axis)
     if frontier_svg is not None:
         try:
             frontier_svg.write_text(svg_of(chart), encoding="utf-8")
         except OSError as exc:
-            common.fail(f"cannot write {frontier_svg}: {exc.strerror or exc}")
+            common.fail(f"cannot write {frontier_svg}: {exc.strerror or exc}", os_error_exit_code(exc))
     if as_json:
         common.print_json(report_document(reports, baseline))
         return

@@ -34,15 +34,12 @@ def parse_model_args(items: list[str]) -> dict[str, Any]:
 
 
 def chosen_solver(name: str, options: SolverOptions) -> Solver:
-    """The registered solver `name` built from `options`; what stops it is a one-line usage error."""
-    from ..registry import PluginError
-    from ..sessions.solvers.base import SolverOptionsError
-    from ..sessions.solvers.registry import UnknownSolver, build_solver
+    """The registered solver `name` built from `options`. What stops it (an unknown name, options
+    it cannot use, a broken plug-in) is an EBenchError: one line and its exit code, 2, from the
+    root command (common.OneLineErrors)."""
+    from ..sessions.solvers.registry import build_solver
 
-    try:
-        return build_solver(name, options)
-    except (UnknownSolver, SolverOptionsError, PluginError) as exc:
-        fail(str(exc), 2)
+    return build_solver(name, options)
 
 
 def select_tasks(domain: str | None, task_ids: list[str], capability: str | None, tasks_dir: Path | None):
@@ -129,6 +126,7 @@ def run_command(
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     capability: str | None = typer.Option(None, "--capability", help="Only tasks with this capability."),
     tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Task files from this folder instead of the shipped suite."),
+    split: str | None = common.SPLIT_OPTION,
     scenarios: bool = typer.Option(
         False,
         "--scenarios",
@@ -190,6 +188,9 @@ def run_command(
     if scenarios and "intent" in perturbation.families:
         fail("--perturb intent rewords one request: it does not apply to --scenarios (their turns are messages of their own)", 2)
     user_settings = _user_settings(user, user_model, user_api_base)
+    if split is not None and scenarios:
+        fail("--split names a set of tasks; --scenarios runs the shipped scenarios (or --tasks-dir's)", 2)
+    tasks_dir = common.tasks_folder(tasks_dir, split)
     tasks = select_scenarios(domain, task, capability, tasks_dir) if scenarios else select_tasks(domain, task, capability, tasks_dir)
     if isinstance(the_solver, ReplaySolver):
         tasks = [t for t in tasks if t.id in set(the_solver.task_ids)]
@@ -318,7 +319,7 @@ def _batch(
             batch.finish("failed")
         except OSError:
             batch.lock.release()
-        fail(f"{common.environment_message(exc)} ({progress.done} trial(s) of this session were kept)", common.EXIT_ENVIRONMENT)
+        common.fail_os(exc, f" ({progress.done} trial(s) of this session were kept)")
     finally:
         if pool is not None:
             pool.close()

@@ -60,4 +60,10 @@ def get_domain(name: str) -> Domain:
     return domain
 
 
-__all__ = ["GROUP", "PluginError", "UnknownDomain", "builtin_domain_names", "domain_names", "get_domain"]
+def loaded_domains() -> list[Domain]:
+    """Every domain that loads, in `domain_names()` order: a plug-in that cannot be loaded is a
+    PluginWarning and left out, so that listing or building all domains goes on without it."""
+    return DOMAINS.loaded(get_domain)
+
+
+__all__ = ["GROUP", "PluginError", "UnknownDomain", "builtin_domain_names", "domain_names", "get_domain", "loaded_domains"]

@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import EBenchError
 from ..tasks.spec import Task
 from .events import InternalErrorEvent
 from .perturb import Perturbation
@@ -58,7 +59,7 @@ MIN_TRIALS_PER_WORKER = 32  # the default --workers keeps a smaller batch in one
 STOP_POLL = 0.1  # seconds between a worker's looks at the stop flag and its parent
 
 
-class ExecutorError(RuntimeError):
+class ExecutorError(EBenchError, RuntimeError):
     """The trials could not be run where asked (a worker died, Ray is missing or refused the job)."""
 
 

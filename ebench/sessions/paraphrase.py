@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domains import get_domain
+from ..errors import InputError
 from ..tasks.generation import query_key
 from ..tasks.reference import leaks
 from ..tasks.spec import Task
@@ -57,7 +58,7 @@ exception and step; drop nothing and add nothing. Never add an id or a count of 
 Answer with the reworded request only: no quotes, no preamble, no comment."""
 
 
-class ParaphraseError(ValueError):
+class ParaphraseError(InputError, ValueError):
     """A paraphrase run that cannot start (its output folder, its options); the message is one line."""
 
 

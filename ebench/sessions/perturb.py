@@ -59,6 +59,7 @@ from random import Random
 from typing import Any
 
 from ..domains.engine.tools import PAGE_SIZE, ErrorCode, ToolRegistry, ToolResult, tool_name_text
+from ..errors import InputError
 from ..tasks.spec import Task
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -80,7 +81,7 @@ STAGES = ("wrong_tool", "schema_error", "wrong_value", "mishandled_output")
 STREAM = "ebench-perturb/1"  # part of every seed string: a new way of drawing gets a new name
 
 
-class PerturbError(ValueError):
+class PerturbError(InputError, ValueError):
     """A --perturb value that names no family or subtype, or a combination a trial cannot take."""
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import orjson
 
+from ..errors import InputError
 from .events import (
     ARGS_IN_MESSAGE,
     BLOCK,
@@ -310,7 +311,7 @@ class Session:
             yield event
 
 
-class SessionFileError(ValueError):
+class SessionFileError(InputError, ValueError):
     pass
 
 

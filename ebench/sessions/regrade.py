@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import __version__
 from ..domains import get_domain
+from ..errors import InputError
 from ..tasks.diff import Diff
 from ..tasks.grading import grade
 from ..tasks.spec import Task
@@ -24,7 +25,7 @@ from .runs import MANIFEST, RESULTS, RunData, RunError, RunLock, RunManifest, lo
 from .users import asked_first_of, with_asked_first
 
 
-class RegradeError(ValueError):
+class RegradeError(InputError, ValueError):
     pass
 
 

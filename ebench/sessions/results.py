@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, model_serializer
 
+from ..errors import InputError
 from ..tasks.grading import Grade
 from ..tasks.spec import Task
 from .terminations import Termination
@@ -36,7 +37,7 @@ Seconds = Annotated[float, Strict(), BeforeValidator(_null_is_zero)]
 Rate = Annotated[float, Strict()]
 
 
-class ResultsLineError(ValueError):
+class ResultsLineError(InputError, ValueError):
     """A results line that cannot be read or scored (a field of the wrong type); the message says
     which trial and which field."""
 

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Strict, ValidationError
 
+from ..errors import InputError
 from .results import ResultsLineError, TrialSummary
 
 MANIFEST = "manifest.json"
@@ -30,7 +31,7 @@ RUN_FORMAT: Final = "ebench-run/1"
 LOCK = ".lock"
 
 
-class RunError(ValueError):
+class RunError(InputError, ValueError):
     """A run directory that cannot be used; the message says why."""
 
 

@@ -56,6 +56,7 @@ from typing import Any
 from ..domains import get_domain
 from ..domains.engine.tools import ErrorCode, ToolKind
 from ..domains.engine.world import open_world_readonly
+from ..errors import InputError
 from ..tasks.generation import SeenTasks
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES, Step, Task, TaskFileError, load_task
 from ..tasks.synthesis import DraftRejected, Rejection, SynthesisDraft, is_seen, query_sql, vet_draft
@@ -125,7 +126,7 @@ NUDGE = (
 AFTER_SUBMIT = "Not run: submit_task ended the draft before this call. Make every change before calling submit_task."
 
 
-class SynthesisError(ValueError):
+class SynthesisError(InputError, ValueError):
     """A synthesis that cannot start (its output folder, its options); the message is one line."""
 
 

@@ -30,6 +30,7 @@ from ..domains import get_domain
 from ..domains.engine.domain import Domain
 from ..domains.engine.tools import ErrorCode, ToolResult, tool_name_text
 from ..domains.engine.world import ensure_world, scratch_copy, world_id
+from ..errors import InputError
 from ..tasks.diff import ChangeTracker, Diff, tracker_script
 from ..tasks.grading import Grade, grade
 from ..tasks.paths import optimal_turns, write_tools
@@ -69,7 +70,7 @@ AGENT_ERROR = Termination.AGENT_ERROR
 INFRA_ERROR = Termination.INFRA_ERROR
 
 
-class ResumeError(ValueError):
+class ResumeError(InputError, ValueError):
     """An unfinished attempt that cannot be continued (another task, finished, or its calls no
     longer give what was recorded)."""
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from ..errors import InputError
 from .diff import Diff, RowChange
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class StepRecord(BaseModel):
     args: dict[str, Any]
 
 
-class TaskFileError(ValueError):
+class TaskFileError(InputError, ValueError):
     """A task file that cannot be used; the message names the file and the field."""
 
     def __init__(self, source: str, field_name: str, message: str) -> None:

@@ -14,6 +14,11 @@ from .public import biting_conditions
 from .spec import CAPABILITIES, LoadReport, Task, load_tasks
 
 SUITE_DIR = Path(__file__).resolve().parent / "data"
+SPLITS_DIR = Path(__file__).resolve().parent / "splits"
+# The shipped task sets a command can name (`--split NAME`): the paper-shaped suite, the tasks
+# whose user holds facts, and the composed tasks (new structure, not only new values). The
+# scenarios are conversations, not tasks: `--scenarios` runs them.
+SPLITS = {"suite": SUITE_DIR, "ask": SPLITS_DIR / "ask", "composed": SPLITS_DIR / "composed"}
 TASKS_ENV = "EBENCH_TASKS"
 FIRST_SUITE_VERSION = "1"  # the suite shipped before suite versions were recorded
 
@@ -25,6 +30,18 @@ def tasks_root(root: Path | None = None) -> Path:
         return root
     configured = os.environ.get(TASKS_ENV)
     return Path(configured) if configured else SUITE_DIR
+
+
+def shipped_splits() -> dict[str, Path]:
+    """The shipped splits present in this install, by name (the suite first)."""
+    return {name: path for name, path in SPLITS.items() if path.is_dir()}
+
+
+def split_name(root: Path | None) -> str | None:
+    """The name of the shipped split `root` is (None: the configured default's), or None when
+    it is a folder of the user's."""
+    folder = tasks_root(root).resolve()
+    return next((name for name, path in SPLITS.items() if path.resolve() == folder), None)
 
 
 def task_files(root: Path | None = None, domain: str | None = None) -> list[Path]:

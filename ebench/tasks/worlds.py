@@ -16,10 +16,11 @@ from pathlib import Path
 
 from ..domains import get_domain
 from ..domains.engine.world import ensure_world, fingerprint, world_id
+from ..errors import InputError
 from .spec import Task
 
 
-class WorldMismatch(ValueError):
+class WorldMismatch(InputError, ValueError):
     """The task was made on a world this ebench does not build; the message is one line."""
 
 

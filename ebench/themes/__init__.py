@@ -15,6 +15,8 @@ from typing import Any
 
 from textual.theme import Theme
 
+from ..errors import InputError
+
 DEFAULT_THEME = "ebench-dark"
 HERE = Path(__file__).parent
 
@@ -29,7 +31,7 @@ DIFF_VARIABLES = {
 _COLOURS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background", "surface", "panel", "boost")
 
 
-class ThemeFileError(ValueError):
+class ThemeFileError(InputError, ValueError):
     pass
 
 

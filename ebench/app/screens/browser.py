@@ -41,6 +41,8 @@ def attempt_status(attempt: Attempt | None) -> str:
     return "passed" if attempt.passed else "failed"
 
 
+OWN_FOLDER = "folder"  # the split picker's value for the folder the app was started on
+
 RESULT_LABELS = {"untried": "", "open": "… open", "passed": "✓ passed", "failed": "✗ failed"}
 RESULT_STYLES = {"open": "$text-muted", "passed": "$success", "failed": "$error"}
 RESULT_ORDER = {"passed": 0, "failed": 1, "open": 2}  # untried sorts last
@@ -128,6 +130,7 @@ class BrowserScreen(EBenchScreen):
     BrowserScreen #browser-domain { width: 20; }
     BrowserScreen #browser-capability { width: 30; }
     BrowserScreen #browser-status { width: 20; }
+    BrowserScreen #browser-split { width: 16; }
     BrowserScreen #browser-main { height: 1fr; }
     BrowserScreen #browser-table { width: 2fr; height: 1fr; }
     BrowserScreen #browser-preview { width: 1fr; height: 1fr; padding: 0 1; }
@@ -136,11 +139,12 @@ class BrowserScreen(EBenchScreen):
         grid-size: 2;
         grid-rows: 1;
         grid-gutter: 0 1;
-        height: 2;
+        height: 3;
     }
     BrowserScreen.-narrow #browser-filters > * { margin-right: 0; }
     BrowserScreen.-narrow #browser-search, BrowserScreen.-narrow #browser-domain,
-    BrowserScreen.-narrow #browser-capability, BrowserScreen.-narrow #browser-status { width: 1fr; }
+    BrowserScreen.-narrow #browser-capability, BrowserScreen.-narrow #browser-status,
+    BrowserScreen.-narrow #browser-split { width: 1fr; }
     BrowserScreen.-narrow #browser-main { layout: vertical; }
     BrowserScreen.-narrow #browser-table { width: 1fr; height: 3fr; }
     BrowserScreen.-narrow #browser-preview { width: 1fr; height: 2fr; }
@@ -167,6 +171,7 @@ class BrowserScreen(EBenchScreen):
     def __init__(self, tasks_dir: Path | None = None) -> None:
         super().__init__()
         self.tasks_dir = tasks_dir
+        self.own_folder = tasks_dir  # the folder the app was started on, if any: a choice of the split picker
         self.tasks: list[Task] = []
         self.by_id: dict[str, Task] = {}
         self.attempts: dict[str, Attempt] = {}
@@ -189,6 +194,7 @@ class BrowserScreen(EBenchScreen):
                 [(CAPABILITY_SHORT[c], c) for c in CAPABILITIES], prompt="any capability", id="browser-capability", compact=True
             )
             yield Select[str]([(s, s) for s in STATUSES], value="all", allow_blank=False, id="browser-status", compact=True)
+            yield Select[str]([], prompt="split", id="browser-split", compact=True)  # filled once the tasks are loaded
         with Horizontal(id="browser-main"):
             table = TaskTable(self.columns(), key=lambda task: task.id, id="browser-table")
             table.border_title = "Tasks"
@@ -238,6 +244,7 @@ class BrowserScreen(EBenchScreen):
         self.loaded = True
         domains = sorted({task.domain for task in self.tasks})
         self.query_one("#browser-domain", Select).set_options([(Text(printable(d)), d) for d in domains])  # a Text: never markup
+        self._show_splits()
         table = self.query_one(TaskTable)
         table.loading = False
         self._apply_filters()
@@ -324,10 +331,47 @@ class BrowserScreen(EBenchScreen):
             self.filters.capability = value
         elif event.select.id == "browser-status":
             self.filters.status = value or "all"
+        elif event.select.id == "browser-split":
+            self._switch_split(value)
+            return
         else:
             return
         if self.loaded:
             self._apply_filters()
+
+    # -- splits ------------------------------------------------------------------------------
+    def split_choices(self) -> list[tuple[str, str]]:
+        """The shipped splits (the suite, ask, composed) and, when the app was started on a folder
+        of the person's (--tasks-dir or $EBENCH_TASKS), that folder."""
+        from ...tasks.suite import shipped_splits, split_name, tasks_root
+
+        if self.own_folder is None and split_name(None) is None:
+            self.own_folder = tasks_root(None)
+        choices = [(f"{name} tasks", name) for name in shipped_splits()]
+        if self.own_folder is not None and split_name(self.own_folder) is None:
+            choices.append(("this folder", OWN_FOLDER))
+        return choices
+
+    def _show_splits(self) -> None:
+        """The split picker's choices and the split shown (after each load: the first fills it)."""
+        from ...tasks.suite import split_name
+
+        picker = self.query_one("#browser-split", Select)
+        with self.prevent(Select.Changed):
+            picker.set_options(self.split_choices())
+            picker.value = split_name(self.tasks_dir) or OWN_FOLDER
+
+    def _switch_split(self, value: str | None) -> None:
+        """Load another split's tasks (in the worker, as at start); the filters stay."""
+        from ...tasks.suite import SPLITS
+
+        folder = self.own_folder if value == OWN_FOLDER or value is None else SPLITS[value]
+        if self.loaded and folder == self.tasks_dir:
+            return
+        self.tasks_dir = folder
+        self.loaded = False
+        self.query_one(TaskTable).loading = True
+        self._load()
 
     # -- preview -----------------------------------------------------------------------------
     def highlighted_task(self) -> Task | None:

@@ -25,10 +25,13 @@ _PACKAGE_SOURCE_FILES = ("schema.py", "data.py", "checks.py", "vocabulary.py")
 
 
 def package_source_files(package_file: str) -> list[Path]:
-    """The files whose code shapes the world of the domain package whose `__init__.py` is `package_file`."""
+    """The files whose code shapes the world of the domain package whose `__init__.py` is
+    `package_file`: those of its conventional modules it has (a plug-in needs no vocabulary.py),
+    then the engine's."""
     package_dir = Path(package_file).parent
     engine_dir = Path(__file__).parent
-    return [package_dir / name for name in _PACKAGE_SOURCE_FILES] + [engine_dir / name for name in _ENGINE_SOURCE_FILES]
+    present = [package_dir / name for name in _PACKAGE_SOURCE_FILES if (package_dir / name).is_file()]
+    return present + [engine_dir / name for name in _ENGINE_SOURCE_FILES]
 
 
 def package_description(package_file: str) -> str:
@@ -57,9 +60,11 @@ class Domain:
     # Dotted module paths, imported on first use: the engine never imports ebench.tasks, which the
     # templates module does. `templates_module` exposes TEMPLATES (ebench.tasks.generation.Template
     # subclasses); `tool_cases_module` exposes cases(conn, actor), LOOKUPS and optionally ACTOR_SQL
-    # (benchmarks/tool_calls.py). None: the domain has none.
+    # (benchmarks/tool_calls.py). None: the domain has none. `parts_module` exposes GRAMMAR, the
+    # parts composed tasks are built from (ebench.tasks.composition).
     templates_module: str | None = None
     tool_cases_module: str | None = None
+    parts_module: str | None = None
 
     def template_classes(self) -> list[type]:
         """The domain's task template classes, in their declared order (none without a templates module)."""

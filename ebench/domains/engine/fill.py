@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...errors import EBenchError
 from .schema import Schema
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ Row = dict[str, Any]
 Generator = Callable[["FillContext"], Iterable[Row]]
 
 
-class FillError(RuntimeError):
+class FillError(EBenchError, RuntimeError):
     """A generator produced a row the database refused (a missing parent, a broken constraint)."""
 
 

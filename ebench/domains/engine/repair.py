@@ -12,8 +12,10 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Protocol
 
+from ...errors import EBenchError
 
-class RepairError(RuntimeError):
+
+class RepairError(EBenchError, RuntimeError):
     """The checks did not reach a consistent world (a repair rule undoes another)."""
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import InputError
+
 INTEGER = "INTEGER"
 TEXT = "TEXT"
 REAL = "REAL"
@@ -18,7 +20,7 @@ _TYPES = {INTEGER, TEXT, REAL}
 INTERNAL_PREFIX = "_ebench"
 
 
-class SchemaError(ValueError):
+class SchemaError(InputError, ValueError):
     """A schema that cannot be built: a cycle, an unknown table or column, a bad type."""
 
 

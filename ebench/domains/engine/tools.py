@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
+from ...errors import InputError
+
 
 class ToolKind(StrEnum):
     """Whether a tool only reads the world or may change it (a write runs inside a savepoint)."""
@@ -57,7 +59,7 @@ MAX_ITEMS = 1_000  # elements of one array, or members of one object
 MAX_DEPTH = 32  # levels of arrays and objects
 
 
-class ToolError(Exception):
+class ToolError(InputError):
     """An error the solver sees: a bad argument, an unknown id, an action the product forbids.
 
     `code` is an ErrorCode (a plain string equal to one is accepted as well).

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...errors import EBenchError
 from ...paths import worlds_dir
 from .domain import Domain
 from .fill import TableFill, fill
@@ -27,7 +28,7 @@ from .tools import ToolKind
 META_TABLE = f"{INTERNAL_PREFIX}_build"
 
 
-class WorldError(RuntimeError):
+class WorldError(EBenchError, RuntimeError):
     """A world that cannot be opened or built."""
 
 

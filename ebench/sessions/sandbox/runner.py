@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ...errors import EBenchError
 from .isolation import LAYERS
 from .limits import Limits, output_marker, time_message, tool_calls_message
 from .process import ProtocolError, Timeout, WorkerDied, WorkerProcess
@@ -24,7 +25,7 @@ CallTool = Callable[[str, dict[str, Any]], Any]  # -> ToolResult (ok, value, err
 OnCall = Callable[[CallRecord], None]
 
 
-class SandboxError(RuntimeError):
+class SandboxError(EBenchError, RuntimeError):
     """The sandbox cannot start a worker at all (not a block's failure)."""
 
 

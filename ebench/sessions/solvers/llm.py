@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...errors import InputError
 from ..events import ApiErrorEvent, BadResponseEvent, code_argument
 from ..prompts import system_prompt
 from ..record import redact_config
@@ -76,7 +77,7 @@ def load_litellm() -> Any:
     return _litellm
 
 
-class PricesError(ValueError):
+class PricesError(InputError, ValueError):
     pass
 
 

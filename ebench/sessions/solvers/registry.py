@@ -56,13 +56,15 @@ def builtin_solver_names() -> list[str]:
 
 def build_solver(name: str, options: SolverOptions) -> Solver:
     """The solver `name` built from `options`. UnknownSolver for a name nobody answers to,
-    SolverOptionsError for options it cannot be built from, PluginError for a broken plug-in."""
-    from .base import Solver, SolverOptionsError
+    SolverOptionsError for options it cannot be built from, PluginError for a broken plug-in;
+    any other EBenchError a factory raises is its own one-line word, passed on."""
+    from ...errors import EBenchError
+    from .base import Solver
 
     factory = SOLVERS.get(name)
     try:
         solver = factory(options)
-    except SolverOptionsError:
+    except EBenchError:  # SolverOptionsError among them
         raise
     except Exception as exc:  # a plug-in's bug is reported in one line, never a traceback at the user
         raise PluginError(f"the solver {name!r} cannot be built: {type(exc).__name__}: {exc}") from exc

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ebench.sessions.solvers.base import Outcome, SolverOptions, SolverOptionsError, StepHook
-from ebench.sessions.trial import AGENT_STOPPED, Trial, TrialLimits
+from ebench.api import Outcome, SolverOptions, SolverOptionsError, StepHook, Termination, Trial, TrialLimits
 
 
 class EchoSolver:
@@ -33,7 +32,7 @@ class EchoSolver:
         if step is not None:  # one call, one step: a watched echo pauses before it
             await step()
         trial.call(first.tool, first.args)
-        return Outcome(AGENT_STOPPED)
+        return Outcome(Termination.AGENT_STOPPED)
 
 
 # The broken entry points.

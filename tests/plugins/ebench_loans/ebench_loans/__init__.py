@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ebench.domains.engine.domain import Domain
+from ebench.api import Domain
 
 from .checks import CHECKS
 from .data import GENERATORS

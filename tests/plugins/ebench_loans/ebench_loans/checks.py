@@ -3,7 +3,7 @@ the library's clock, every return on or after its loan."""
 
 from __future__ import annotations
 
-from ebench.domains.engine.repair import Check, NotAfterNow, NotBefore, Rule
+from ebench.api import Check, NotAfterNow, NotBefore, Rule
 
 CHECKS: list[Check] = [
     NotBefore("loans", "borrowed_on", "member_id", "members", "joined_on", fmt="date"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
-from ebench.domains.engine.fill import FillContext, Row
+from ebench.api import FillContext, Row
 
 from .schema import GENRES
 

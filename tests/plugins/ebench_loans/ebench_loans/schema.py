@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ebench.domains.engine.schema import INTEGER, TEXT, Column, Schema, Table
+from ebench.api import INTEGER, TEXT, Column, Schema, Table
 
 GENRES = ("fiction", "mystery", "history", "science", "poetry")
 DAY_CHECK = "GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'"

@@ -1,15 +1,12 @@
 """Task templates of the library: each pairs a SQL generator (`draft`, privileged reads of the
 world) with a public solver (`solve`, the member's tools only). The only module of the domain
-that imports ebench.tasks."""
+that imports the template-writing part of ebench.api (Template, Draft, PublicAPI...)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ebench.tasks.generation import Draft, GenContext, NoTarget, Template
-from ebench.tasks.public import Condition, PublicAPI
-from ebench.tasks.spec import Step
-from ebench.tasks.template_helpers import pretty_day
+from ebench.api import Condition, Draft, GenContext, NoTarget, PublicAPI, Step, Template, pretty_day
 
 
 class LibraryTemplate(Template):

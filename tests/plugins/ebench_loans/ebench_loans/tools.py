@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from ebench.domains.engine.tools import ToolEnv, ToolError, ToolRegistry, not_found, paginate
+from ebench.api import ToolEnv, ToolError, ToolRegistry, not_found, paginate
 
 TOOLS = ToolRegistry("loans")
 RENEWAL_DAYS = 14

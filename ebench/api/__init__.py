@@ -1,0 +1,358 @@
+"""The public API of ebench: everything a plug-in domain, a solver, a task template, an adapter
+(Inspect AI, an RL environment) or a script needs, in one module.
+
+    from ebench.api import Column, Domain, Schema, Table, ToolEnv, ToolRegistry
+
+The contract
+------------
+Stable: the names in `__all__`, with the signatures and meanings their own docstrings give, and
+the record formats by their version (docs/records.md). Changing one of them is changing this
+contract: it is done on purpose, together with the README's "Adding a domain" and "Adding a
+solver", docs/extending.md and the plug-ins of tests/plugins/, which import from this module
+only (tests/test_api.py holds them to it, and this module to `mypy --strict`).
+
+Private, by convention: every other module of ebench (`ebench.domains.engine.*`,
+`ebench.tasks.*`, `ebench.sessions.*`, ...), whatever its names look like. Modules move; this
+module's table moves with them, so an import from here keeps working. Of a `Trial`, a solver
+relies on what `TrialView` declares; its other attributes are ebench's own.
+
+Cheap to import: each name is imported from its home the first time it is asked for (PEP 562),
+so `import ebench.api` loads nothing but this file, and `from ebench.api import Domain` loads the
+engine only. A plug-in domain's package therefore loads no task or session code until its
+templates are asked for, and nothing here loads textual, litellm or mcp.
+
+What is here
+------------
+- A domain: `Domain` (with `package_source_files`, `package_description`); its schema (`Schema`,
+  `Table`, `Column`, `INTEGER`, `TEXT`, `REAL`, `SearchIndex`); its generators (`FillContext`,
+  `Row`, `Generator`; dates with `DAY_FMT`, `TS_FMT`, `clock`, `ts`, `between`, `recent`); its
+  repair rules (`Check`, `NotBefore`, `NotAfterNow`, `Aggregate`, `Rule`); its tools
+  (`ToolRegistry`, `ToolEnv`, `ToolError`, `ToolResult`, `ErrorCode`, `ToolKind`, `not_found`,
+  `paginate`, `PAGE_SIZE`, `Where`, `NamedWhere`, `require`, `check_date`, `check_date_range`,
+  `check_text`, `bool_columns`); its world (`ensure_world`, `scratch_copy`).
+- A task template: `Template`, `Draft`, `GenContext`, `NoTarget`, `Step`, `Condition`,
+  `Reading`, `PublicAPI`, `WRITTEN`, `OpenTerm`, and the helpers `ref`, `pretty_day`,
+  `days_ago`, `bounded`, `no_tie_at`.
+- Tasks and their grading: `Task`, `CAPABILITIES`, `load_task`, `load_tasks`, `load_suite`,
+  `find_task`, `Diff`, `RowChange`, `Grade`, `WrongValue`, `grade`.
+- A trial and a solver: `open_trial`, `Trial`, `TrialView` (a solver's side of it: `request`,
+  `tool_schemas()`, `call()`, `exec_code()`, `message()`, `grade()`...), `TrialLimits`,
+  `Termination`, `Solver`, `SolverFactory`, `SolverOptions`, `Outcome`, `StepHook`.
+- Sessions and runs: `TrialSummary`, `SessionEvent`, `StartEvent`, `MessageEvent`,
+  `ToolCallEvent`, `TurnEndEvent`, `EndEvent`, `Session`, `read_session`, `new_session_file`,
+  `trial_session_file`, `RunManifest`, `RunData`, `load_run`, `load_runs`.
+- The registries: `DOMAINS`, `get_domain`, `domain_names`, `builtin_domain_names`; `SOLVERS`,
+  `build_solver`, `solver_names`.
+- Errors: `EBenchError` (every error a user may see; `exit_code`), `InputError`,
+  `EnvironmentFailure`, `PluginError`, `PluginWarning`, `UnknownName`, `UnknownDomain`,
+  `UnknownSolver`, `SchemaError`, `TaskFileError`, `WorldMismatch`, `FatalSolverError`,
+  `SolverOptionsError`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+
+if TYPE_CHECKING:
+    from ..domains import DOMAINS, UnknownDomain, builtin_domain_names, domain_names, get_domain
+    from ..domains.engine.domain import Domain, package_description, package_source_files
+    from ..domains.engine.fill import FillContext, Generator, Row
+    from ..domains.engine.moments import DAY_FMT, TS_FMT, between, clock, recent, ts
+    from ..domains.engine.query import NamedWhere, Where, bool_columns, check_date, check_date_range, check_text, require
+    from ..domains.engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
+    from ..domains.engine.schema import INTEGER, REAL, TEXT, Column, Schema, SchemaError, Table
+    from ..domains.engine.search import SearchIndex
+    from ..domains.engine.tools import PAGE_SIZE, ErrorCode, ToolEnv, ToolError, ToolKind, ToolRegistry, ToolResult, not_found, paginate
+    from ..domains.engine.world import ensure_world, scratch_copy
+    from ..errors import EBenchError, EnvironmentFailure, InputError
+    from ..registry import PluginError, PluginWarning, UnknownName
+    from ..sessions.events import EndEvent, MessageEvent, SessionEvent, StartEvent, ToolCallEvent, TurnEndEvent
+    from ..sessions.record import Session, new_session_file, read_session, trial_session_file
+    from ..sessions.results import TrialSummary
+    from ..sessions.runs import RunData, RunManifest, load_run, load_runs
+    from ..sessions.solvers.base import (
+        FatalSolverError,
+        Outcome,
+        Solver,
+        SolverFactory,
+        SolverOptions,
+        SolverOptionsError,
+        StepHook,
+        TrialView,
+    )
+    from ..sessions.solvers.registry import SOLVERS, UnknownSolver, build_solver, solver_names
+    from ..sessions.terminations import Termination
+    from ..sessions.trial import Trial, TrialLimits, open_trial
+    from ..tasks.diff import Diff, RowChange
+    from ..tasks.generation import Draft, GenContext, NoTarget, Template
+    from ..tasks.grading import Grade, WrongValue, grade
+    from ..tasks.public import WRITTEN, Condition, PublicAPI, Reading
+    from ..tasks.spec import CAPABILITIES, Step, Task, TaskFileError, load_task, load_tasks
+    from ..tasks.suite import find_task, load_suite
+    from ..tasks.template_helpers import bounded, days_ago, no_tie_at, pretty_day, ref
+    from ..tasks.vocabulary import OpenTerm
+    from ..tasks.worlds import WorldMismatch
+
+    def _a_trial_is_a_view(trial: Trial) -> TrialView:  # checked by mypy: Trial keeps TrialView's promises
+        return trial
+
+
+# Each public name and the module it lives in today: the one table to change when a module moves.
+# tests/test_api.py checks it against the imports above and `__all__`.
+_HOMES: dict[str, str] = {
+    # a domain
+    "Domain": "ebench.domains.engine.domain",
+    "package_description": "ebench.domains.engine.domain",
+    "package_source_files": "ebench.domains.engine.domain",
+    "FillContext": "ebench.domains.engine.fill",
+    "Generator": "ebench.domains.engine.fill",
+    "Row": "ebench.domains.engine.fill",
+    "DAY_FMT": "ebench.domains.engine.moments",
+    "TS_FMT": "ebench.domains.engine.moments",
+    "between": "ebench.domains.engine.moments",
+    "clock": "ebench.domains.engine.moments",
+    "recent": "ebench.domains.engine.moments",
+    "ts": "ebench.domains.engine.moments",
+    "NamedWhere": "ebench.domains.engine.query",
+    "Where": "ebench.domains.engine.query",
+    "bool_columns": "ebench.domains.engine.query",
+    "check_date": "ebench.domains.engine.query",
+    "check_date_range": "ebench.domains.engine.query",
+    "check_text": "ebench.domains.engine.query",
+    "require": "ebench.domains.engine.query",
+    "Aggregate": "ebench.domains.engine.repair",
+    "Check": "ebench.domains.engine.repair",
+    "NotAfterNow": "ebench.domains.engine.repair",
+    "NotBefore": "ebench.domains.engine.repair",
+    "Rule": "ebench.domains.engine.repair",
+    "INTEGER": "ebench.domains.engine.schema",
+    "REAL": "ebench.domains.engine.schema",
+    "TEXT": "ebench.domains.engine.schema",
+    "Column": "ebench.domains.engine.schema",
+    "Schema": "ebench.domains.engine.schema",
+    "SchemaError": "ebench.domains.engine.schema",
+    "Table": "ebench.domains.engine.schema",
+    "SearchIndex": "ebench.domains.engine.search",
+    "PAGE_SIZE": "ebench.domains.engine.tools",
+    "ErrorCode": "ebench.domains.engine.tools",
+    "ToolEnv": "ebench.domains.engine.tools",
+    "ToolError": "ebench.domains.engine.tools",
+    "ToolKind": "ebench.domains.engine.tools",
+    "ToolRegistry": "ebench.domains.engine.tools",
+    "ToolResult": "ebench.domains.engine.tools",
+    "not_found": "ebench.domains.engine.tools",
+    "paginate": "ebench.domains.engine.tools",
+    "ensure_world": "ebench.domains.engine.world",
+    "scratch_copy": "ebench.domains.engine.world",
+    # a task template
+    "Draft": "ebench.tasks.generation",
+    "GenContext": "ebench.tasks.generation",
+    "NoTarget": "ebench.tasks.generation",
+    "Template": "ebench.tasks.generation",
+    "WRITTEN": "ebench.tasks.public",
+    "Condition": "ebench.tasks.public",
+    "PublicAPI": "ebench.tasks.public",
+    "Reading": "ebench.tasks.public",
+    "bounded": "ebench.tasks.template_helpers",
+    "days_ago": "ebench.tasks.template_helpers",
+    "no_tie_at": "ebench.tasks.template_helpers",
+    "pretty_day": "ebench.tasks.template_helpers",
+    "ref": "ebench.tasks.template_helpers",
+    "OpenTerm": "ebench.tasks.vocabulary",
+    # tasks and their grading
+    "CAPABILITIES": "ebench.tasks.spec",
+    "Step": "ebench.tasks.spec",
+    "Task": "ebench.tasks.spec",
+    "TaskFileError": "ebench.tasks.spec",
+    "load_task": "ebench.tasks.spec",
+    "load_tasks": "ebench.tasks.spec",
+    "find_task": "ebench.tasks.suite",
+    "load_suite": "ebench.tasks.suite",
+    "Diff": "ebench.tasks.diff",
+    "RowChange": "ebench.tasks.diff",
+    "Grade": "ebench.tasks.grading",
+    "WrongValue": "ebench.tasks.grading",
+    "grade": "ebench.tasks.grading",
+    "WorldMismatch": "ebench.tasks.worlds",
+    # a trial and a solver
+    "Trial": "ebench.sessions.trial",
+    "TrialLimits": "ebench.sessions.trial",
+    "open_trial": "ebench.sessions.trial",
+    "Termination": "ebench.sessions.terminations",
+    "FatalSolverError": "ebench.sessions.solvers.base",
+    "Outcome": "ebench.sessions.solvers.base",
+    "Solver": "ebench.sessions.solvers.base",
+    "SolverFactory": "ebench.sessions.solvers.base",
+    "SolverOptions": "ebench.sessions.solvers.base",
+    "SolverOptionsError": "ebench.sessions.solvers.base",
+    "StepHook": "ebench.sessions.solvers.base",
+    "TrialView": "ebench.sessions.solvers.base",
+    # sessions and runs
+    "EndEvent": "ebench.sessions.events",
+    "MessageEvent": "ebench.sessions.events",
+    "SessionEvent": "ebench.sessions.events",
+    "StartEvent": "ebench.sessions.events",
+    "ToolCallEvent": "ebench.sessions.events",
+    "TurnEndEvent": "ebench.sessions.events",
+    "Session": "ebench.sessions.record",
+    "new_session_file": "ebench.sessions.record",
+    "read_session": "ebench.sessions.record",
+    "trial_session_file": "ebench.sessions.record",
+    "TrialSummary": "ebench.sessions.results",
+    "RunData": "ebench.sessions.runs",
+    "RunManifest": "ebench.sessions.runs",
+    "load_run": "ebench.sessions.runs",
+    "load_runs": "ebench.sessions.runs",
+    # the registries
+    "DOMAINS": "ebench.domains",
+    "UnknownDomain": "ebench.domains",
+    "builtin_domain_names": "ebench.domains",
+    "domain_names": "ebench.domains",
+    "get_domain": "ebench.domains",
+    "SOLVERS": "ebench.sessions.solvers.registry",
+    "UnknownSolver": "ebench.sessions.solvers.registry",
+    "build_solver": "ebench.sessions.solvers.registry",
+    "solver_names": "ebench.sessions.solvers.registry",
+    # errors
+    "EBenchError": "ebench.errors",
+    "EnvironmentFailure": "ebench.errors",
+    "InputError": "ebench.errors",
+    "PluginError": "ebench.registry",
+    "PluginWarning": "ebench.registry",
+    "UnknownName": "ebench.registry",
+}
+
+__all__ = [
+    "CAPABILITIES",
+    "DAY_FMT",
+    "DOMAINS",
+    "INTEGER",
+    "PAGE_SIZE",
+    "REAL",
+    "SOLVERS",
+    "TEXT",
+    "TS_FMT",
+    "WRITTEN",
+    "Aggregate",
+    "Check",
+    "Column",
+    "Condition",
+    "Diff",
+    "Domain",
+    "Draft",
+    "EBenchError",
+    "EndEvent",
+    "EnvironmentFailure",
+    "ErrorCode",
+    "FatalSolverError",
+    "FillContext",
+    "GenContext",
+    "Generator",
+    "Grade",
+    "InputError",
+    "MessageEvent",
+    "NamedWhere",
+    "NoTarget",
+    "NotAfterNow",
+    "NotBefore",
+    "OpenTerm",
+    "Outcome",
+    "PluginError",
+    "PluginWarning",
+    "PublicAPI",
+    "Reading",
+    "Row",
+    "RowChange",
+    "Rule",
+    "RunData",
+    "RunManifest",
+    "Schema",
+    "SchemaError",
+    "SearchIndex",
+    "Session",
+    "SessionEvent",
+    "Solver",
+    "SolverFactory",
+    "SolverOptions",
+    "SolverOptionsError",
+    "StartEvent",
+    "Step",
+    "StepHook",
+    "Table",
+    "Task",
+    "TaskFileError",
+    "Template",
+    "Termination",
+    "ToolCallEvent",
+    "ToolEnv",
+    "ToolError",
+    "ToolKind",
+    "ToolRegistry",
+    "ToolResult",
+    "Trial",
+    "TrialLimits",
+    "TrialSummary",
+    "TrialView",
+    "TurnEndEvent",
+    "UnknownDomain",
+    "UnknownName",
+    "UnknownSolver",
+    "Where",
+    "WorldMismatch",
+    "WrongValue",
+    "__version__",
+    "between",
+    "bool_columns",
+    "bounded",
+    "build_solver",
+    "builtin_domain_names",
+    "check_date",
+    "check_date_range",
+    "check_text",
+    "clock",
+    "days_ago",
+    "domain_names",
+    "ensure_world",
+    "find_task",
+    "get_domain",
+    "grade",
+    "load_run",
+    "load_runs",
+    "load_suite",
+    "load_task",
+    "load_tasks",
+    "new_session_file",
+    "no_tie_at",
+    "not_found",
+    "open_trial",
+    "package_description",
+    "package_source_files",
+    "paginate",
+    "pretty_day",
+    "read_session",
+    "recent",
+    "ref",
+    "require",
+    "scratch_copy",
+    "solver_names",
+    "trial_session_file",
+    "ts",
+]
+
+
+if not TYPE_CHECKING:  # hidden from type checkers: a misspelt name stays an error there, not an Any
+
+    def __getattr__(name: str) -> Any:
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        globals()[name] = value  # the next lookup is a plain attribute
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
