@@ -46,6 +46,7 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("live_diff.py", [], ["--repeat", "1"]),
     ("synthesis_overhead.py", [], ["--count", "2"]),
     ("faults.py", [], ["--tasks", "2", "--trials", "1"]),
+    ("compose.py", [], ["--count", "20", "--seeds", "1,2"]),
 ]
 TIMEOUT_S = {False: 1800, True: 600}  # per script, full and quick
 

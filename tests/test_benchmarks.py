@@ -31,6 +31,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("app_startup.py", ["--repeat", "1"], "results"),
         ("synthesis_overhead.py", ["--count", "2"], "harness_ms_per_accepted"),
         pytest.param("faults.py", ["--tasks", "2", "--trials", "1"], "faults", marks=pytest.mark.slow),
+        ("compose.py", ["--domain", "music", "--count", "6", "--seeds", "1,2"], "domains"),
     ],
 )
 def test_benchmark_prints_json_figures(script, args, key, music_world):
@@ -102,6 +103,10 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         for result in data[key]:  # the real app painted, then showed its data, in a pseudo-terminal
             assert result["missed"] == 0 and 0 < result["first_paint_median_s"] <= result["loaded_median_s"]
         assert data["heavy_modules_imported"] == []
+    elif script == "compose.py":  # both seeds composed every task asked for, each its own structure
+        [music] = data[key]
+        assert [r["written"] for r in music["runs"]] == [6, 6] and music["distinct_structures"] == 6
+        assert 0 <= music["seed_overlap"] <= 1 and music["suite_overlap"] == 0
     else:
         assert [d["domain"] for d in data[key]] == domain_names()
         assert all(d["rows"] > 18_000 for d in data[key])

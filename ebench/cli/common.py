@@ -229,11 +229,6 @@ def _plugin_warnings_as_lines(main: Callable[[], Any]) -> Any:
         warnings.showwarning = shown
 
 
-def environment_message(exc: OSError) -> str:
-    """One line for an OSError (kept for the commands that call it: `os_error_message`)."""
-    return os_error_message(exc)
-
-
 def fail_os(exc: OSError, context: str = "") -> NoReturn:
     """An OSError as its one line and code: 74 for the disk or a folder's permissions, 2 otherwise."""
     fail(f"{os_error_message(exc)}{context}", os_error_exit_code(exc))

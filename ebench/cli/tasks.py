@@ -99,7 +99,7 @@ def _run_model_job(job: Callable[[], Any], partial: Callable[[], Any], stopped: 
     except FatalSolverError as exc:
         common.fail(f"{exc}; {stopped}", 1)
     except OSError as exc:
-        common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+        common.fail_os(exc)
 
 
 @tasks_app.command("list")
@@ -219,6 +219,7 @@ def tasks_stats(
     else:
         stats["audit"] = None
     stats["suite_version"] = info.get("version")
+    _add_structure_stats(stats, report.tasks)
     if as_json:
         common.print_json(stats)
         return
@@ -270,6 +271,39 @@ def tasks_stats(
             tried = sum(f["tried"] for f in careful.values())
             passed = sum(f["passed"] for f in careful.values())
             console.print(f"careful variants ({how}): {passed} of {tried} passed")
+    _print_structure_stats(stats)
+
+
+def _add_structure_stats(stats: dict, tasks) -> None:
+    """Structure (distinct structures, the largest one's share) and difficulty (depth, biting
+    conditions, reference length), over all the tasks and per domain."""
+    from ..tasks.structures import structure_stats
+
+    stats["structure"] = structure_stats(tasks)
+    for name, entry in stats["domains"].items():
+        entry["structure"] = structure_stats([t for t in tasks if t.domain == name])
+
+
+def _spread_text(spread: dict) -> str:
+    counts = ", ".join(f"{k}: {n}" for k, n in spread["counts"].items())
+    return f"min {spread['min']}, mean {spread['mean']}, max {spread['max']} ({counts})" if spread["counts"] else "n/a"
+
+
+def _print_structure_stats(stats: dict) -> None:
+    console = common.console()
+    for name, entry in [("all domains", stats["structure"]), *((n, d["structure"]) for n, d in stats["domains"].items())]:
+        if not entry["tasks"]:
+            continue
+        console.print(
+            f"structure ({name}): {entry['distinct_structures']} distinct of {entry['tasks']} tasks, largest share "
+            f"{entry['largest_structure_share']:.1%}; {entry['distinct_skeletons']} phrasing skeletons; {entry['composed']} composed"
+        )
+    entry = stats["structure"]
+    if entry["depth"]["counts"]:
+        console.print(f"composition depth: {_spread_text(entry['depth'])}")
+    console.print(f"conditions that bite: {_spread_text(entry['biting_conditions'])}")
+    ref = entry["reference_length"]
+    console.print(f"reference length: min {ref['min']}, mean {ref['mean']}, max {ref['max']}")
 
 
 def _world_for(task):
@@ -683,7 +717,7 @@ def tasks_ask_split(
     try:
         variants = write_split(report.tasks, target, suite_version(root))
     except OSError as exc:
-        common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+        common.fail_os(exc)
     counts: dict[str, int] = {}
     for task in variants:
         counts[task.domain] = counts.get(task.domain, 0) + 1
@@ -729,7 +763,7 @@ def tasks_paraphrases(
             current.paraphrases = found[task.id]
             path.write_text(current.to_json(), encoding="utf-8")
         except OSError as exc:
-            common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+            common.fail_os(exc)
         written += 1
     with_some = sum(1 for texts in found.values() if texts)
     summary = {"tasks": len(found), "with_paraphrases": with_some, "paraphrases": sum(map(len, found.values())), "written": written}
@@ -764,7 +798,7 @@ def tasks_scenarios(
         try:
             write_scenarios(scenarios, target)
         except OSError as exc:
-            common.fail(common.environment_message(exc), common.EXIT_ENVIRONMENT)
+            common.fail_os(exc)
         made[name] = len(scenarios)
     record = write_scenario_record(target, seed)
     if as_json:
@@ -859,8 +893,10 @@ def _record_audit(root: Path | None, domain: str | None, summary) -> None:
         info = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         info["audit"] = audit_brief(summary)
         path.write_text(json.dumps(info, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    except (OSError, ValueError) as exc:
-        common.fail(f"cannot record the audit in {path}: {exc}")
+    except OSError as exc:
+        common.fail_os(exc, " (recording the audit)")
+    except ValueError as exc:  # a damaged suite.json: bad input
+        common.fail(f"cannot record the audit in {path}: {exc}", 2)
 
 
 def _print_audit(summary) -> None:
@@ -909,3 +945,155 @@ def _print_audit(summary) -> None:
         console.print(f"[red]term left open[/] {task_id}: {', '.join(terms)}")
     if summary["careful_clean"]:
         console.print("[green]every careful variant passes; every clause bites; no term is left open[/]")
+
+
+@tasks_app.command("compose")
+def tasks_compose(
+    domain: str = typer.Option(..., "--domain", "-d", help="The domain."),
+    count: int = typer.Option(..., "--count", "-n", min=1, help="How many tasks to make."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Same seed, same tasks (byte for byte)."),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Folder to write into (as <out>/<domain>/<id>.json); default: the data directory's composed/."
+    ),
+    split: str = typer.Option(
+        "public", "--split", help="public (default), or private: only the reserved part of the grammar, which public tasks never use."
+    ),
+    depth: str = typer.Option(
+        "3-5", "--depth", help="Parts composed beyond the source (terms, reduction, writes): a number or a range such as 2-5."
+    ),
+    prefix: str | None = typer.Option(None, "--prefix", help="Task id prefix (default: <domain>-c<seed>, private <domain>-p<seed>)."),
+    world_seed: int | None = typer.Option(
+        None, "--world-seed", min=0, help="Make the tasks on the world of this seed (default: the domain's own)."
+    ),
+    as_suite: bool = typer.Option(False, "--as-suite", help="Write the shipped composed split itself (ebench/tasks/splits/composed)."),
+    force: bool = typer.Option(False, "--force", help="Replace task files that already exist."),
+    workers: int | None = typer.Option(
+        None, "--workers", min=1, help="Processes that certify (default: the cores, at most 2); the tasks are the same however many."
+    ),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Compose new certified tasks from the domain's task grammar (its parts: sources, filters,
+    reductions, writes), with open structure: each task is a structure sampled from the grammar and
+    certified like a template's (see the README's "Composed tasks"). Seeded and reproducible."""
+    import os
+
+    from ..tasks.composition import COMPOSED_DIR, COMPOSED_VERSION, SHARDS, SPLITS, Depth, compose
+    from ..tasks.structures import structure_stats
+    from ..tasks.suite import SUITE_DIR, load_suite, record_split_domain
+
+    the_domain = common.domain(domain)
+    if split not in SPLITS:
+        common.fail(f"--split {split!r}: use one of {', '.join(SPLITS)}", 2)
+    try:
+        depth_range = Depth.parse(depth)
+    except ValueError as exc:
+        common.fail(str(exc), 2)
+    root = _output_folder(out, as_suite, COMPOSED_DIR, "composed")
+    common.world(the_domain, quiet=as_json, seed=world_seed)
+    if prefix is None:
+        prefix = f"{domain}-{'p' if split == 'private' else 'c'}{'' if as_suite else seed}"
+    shipped = load_suite(SUITE_DIR, domain=domain).tasks
+    if any(t.id.startswith(f"{prefix}-") for t in shipped):
+        common.fail(f"--prefix {prefix!r} would give ids of the shipped suite; choose another", 2)
+    folder = root / domain
+    if folder.exists() and not folder.is_dir():
+        common.fail(f"{folder} is not a folder", 2)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        common.fail_os(exc)
+    existing = sorted(p.name for p in folder.glob("*.json"))
+    if existing and not force:
+        common.fail(f"{folder} already holds {len(existing)} task files; use --force to replace them, or another --out", 2)
+    for name in existing:
+        (folder / name).unlink()
+    written: list[str] = []
+    made = []
+    with _task_bar("composing", count, quiet=as_json) as advance:
+
+        def save(task) -> None:
+            path = folder / f"{task.id}.json"
+            path.write_text(task.to_json(), encoding="utf-8")
+            written.append(str(path))
+            made.append(task)
+
+        try:
+            report = compose(
+                domain,
+                count,
+                seed,
+                split=split,
+                depth=depth_range,
+                id_prefix=prefix,
+                avoid=shipped,
+                world_seed=world_seed,
+                on_task=save,
+                on_progress=advance,
+                workers=workers or min(SHARDS, os.cpu_count() or 1),
+            )
+        except ValueError as exc:
+            common.fail(str(exc), 2)
+        except OSError as exc:
+            common.fail_os(exc)
+        except RuntimeError as exc:  # a composing process failed: said in one line
+            common.fail(str(exc), 1)
+    structure = structure_stats(made)
+    if as_suite:
+        record_split_domain(
+            root,
+            COMPOSED_VERSION,
+            "The shipped composed split: tasks whose structure is drawn from each domain's task grammar and certified like a "
+            "template's (ebench/tasks/composition.py). Made per domain with `ebench tasks compose --domain D --count N --seed S "
+            "--as-suite`.",
+            domain,
+            {"seed": seed, "count": len(made), "split": split, "depth": depth, "distinct_structures": structure["distinct_structures"]},
+        )
+    summary = {
+        "domain": domain,
+        "seed": seed,
+        "split": split,
+        "depth": depth,
+        "world_seed": world_seed if world_seed is not None else the_domain.default_seed,
+        "written": len(written),
+        "attempts": report.attempts,
+        "rejected": dict(report.rejected),
+        "distinct_structures": structure["distinct_structures"],
+        "largest_structure_share": structure["largest_structure_share"],
+        "out": str(folder),
+    }
+    if as_json:
+        common.print_json(summary)
+    else:
+        rejected = ", ".join(f"{n} {reason}" for reason, n in report.rejected.most_common()) or "none"
+        common.console().print(
+            f"wrote {len(written)} composed tasks ({structure['distinct_structures']} distinct structures) to {folder} "
+            f"({report.attempts} drafts; rejected: {rejected})"
+        )
+    if len(written) < count:
+        common.fail(f"only {len(written)} of {count} tasks could be composed: the grammar's structures found no more certifiable data")
+
+
+@tasks_app.command("overlap")
+def tasks_overlap(
+    first: Path = typer.Argument(..., help="Folder A of task files (<domain>/<id>.json)."),
+    second: Path = typer.Argument(..., help="Folder B: the share of its tasks whose structure occurs in A is measured."),
+    domain: str | None = typer.Option(None, "--domain", "-d", help="Only this domain."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """The share of B's tasks whose structure occurs in A (a template's name is a templated task's
+    structure; a composed task's is its tree of parts), and separately whose phrasing skeleton does."""
+    from ..tasks.structures import overlap
+
+    a = _load(first, domain)
+    b = _load(second, domain)
+    _warn_errors([*a.errors, *b.errors])
+    result = overlap(a.tasks, b.tasks)
+    result["a"], result["b"] = str(first), str(second)
+    if as_json:
+        common.print_json(result)
+        return
+    console = common.console()
+    n = result["b_tasks"]
+    console.print(f"{n} tasks in {second}, {result['a_tasks']} in {first}")
+    console.print(f"structure overlap: {result['structure_overlap']:.1%} ({len(result['same_structure'])} of {n} tasks of B)")
+    console.print(f"skeleton overlap: {result['skeleton_overlap']:.1%} ({len(result['same_skeleton'])} of {n} tasks of B)")

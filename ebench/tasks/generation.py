@@ -133,7 +133,14 @@ def templates_for(domain_name: str) -> list[Template]:
 
 
 def template_named(domain_name: str, name: str) -> Template | None:
-    return next((t for t in templates_for(domain_name) if t.name == name), None)
+    """The domain's template called `name`: a hand-written one, or a composed one rebuilt from its
+    structure's name (composition.py)."""
+    found = next((t for t in templates_for(domain_name) if t.name == name), None)
+    if found is None:
+        from .composition import composed_template  # here: composition.py imports this module
+
+        found = composed_template(domain_name, name)
+    return found
 
 
 @dataclass

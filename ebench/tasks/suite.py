@@ -78,6 +78,16 @@ def suite_info(root: Path | None = None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def record_split_domain(root: Path, version: str, about: str, domain: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """Update a shipped split's suite.json with how one domain's tasks were made (its version, what
+    it is, and per domain the command's seed and count), keeping the other domains' entries."""
+    record = suite_info(root) if (root / "suite.json").exists() else {}
+    record.update(about=about, version=version)
+    record["domains"] = dict(sorted({**record.get("domains", {}), domain: entry}.items()))
+    (root / "suite.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return record
+
+
 def suite_version(root: Path | None = None) -> str | None:
     version = suite_info(root).get("version")
     return None if version is None else str(version)

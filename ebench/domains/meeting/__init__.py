@@ -24,6 +24,7 @@ DOMAIN = Domain(
     actor_label_sql="SELECT name || ' (' || employee_no || ', ' || title || ')' FROM employees WHERE id = ?",
     faker_locales=["zh_CN", "en_US", "en_GB", "en_IN"],
     templates_module=f"{__name__}.templates",
+    parts_module=f"{__name__}.parts",
     tool_cases_module=f"{__name__}.tool_cases",
     source_files=package_source_files(__file__),
 )

@@ -24,6 +24,7 @@ DOMAIN = Domain(
     actor_label_sql="SELECT nickname || ' (' || region || ', ' || tier || ')' FROM players WHERE id = ?",
     faker_locales=["en_US", "en_GB", "zh_CN", "zh_TW", "ko_KR", "ja_JP", "id_ID", "vi_VN", "de_DE", "es_MX", "pt_BR", "tr_TR"],
     templates_module=f"{__name__}.templates",
+    parts_module=f"{__name__}.parts",
     tool_cases_module=f"{__name__}.tool_cases",
     source_files=package_source_files(__file__),
 )

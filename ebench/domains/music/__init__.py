@@ -25,6 +25,7 @@ DOMAIN = Domain(
     search_indexes=[SONG_SEARCH],
     faker_locales=["en_US", "en_GB", "ko_KR", "ja_JP", "zh_CN", "zh_TW", "es_ES", "es_MX", "pt_BR", "fr_FR", "de_DE", "sv_SE"],
     templates_module=f"{__name__}.templates",
+    parts_module=f"{__name__}.parts",
     tool_cases_module=f"{__name__}.tool_cases",
     source_files=package_source_files(__file__),
 )
