@@ -20,6 +20,7 @@ from ebench.tasks.audit import audit_task
 from ebench.tasks.certify import lazy_variants, run_public
 from ebench.tasks.composition import (
     PREFIX,
+    Bounds,
     Depth,
     compose,
     grammar_for,
@@ -31,6 +32,7 @@ from ebench.tasks.composition import (
 )
 from ebench.tasks.generation import template_named
 from ebench.tasks.grading import grade
+from ebench.tasks.public import biting_conditions
 from ebench.tasks.structures import overlap, structure_stats, task_skeleton, task_structure
 from ebench.tasks.suite import SUITE_DIR, load_suite
 
@@ -148,6 +150,15 @@ def test_depth_is_a_parameter():
     assert {s.depth for s in sample_structures(grammar, 2, 40, depth=Depth(4, 4))} == {4}
 
 
+def test_biting_conditions_and_reference_length_are_parameters(music_world):
+    bounds = Bounds(conditions=(3, 4), calls=(10, 40))
+    report = compose("music", 6, 3, bounds=bounds)
+    assert len(report.tasks) == 6
+    assert all(3 <= biting_conditions(t.generator["bites"]) <= 4 and 10 <= len(t.reference_solution) <= 40 for t in report.tasks)
+    assert report.rejected["biting conditions out of --conditions"] + report.rejected["reference length out of --calls"] > 0
+    assert Bounds.parse_range("--calls", "7") == (7, 7) and Bounds.parse_range("--calls", None) is None
+
+
 def test_compose_writes_json_and_files(composed_dir):
     out, summary = composed_dir
     assert summary["written"] == 5 and summary["split"] == "public" and summary["distinct_structures"] == 5
@@ -190,6 +201,8 @@ def test_validate_audit_stats_and_overlap_on_composed_output(composed_dir):
         (["-d", "nowhere"], "unknown domain"),
         (["-d", "music", "--split", "secret"], "--split"),
         (["-d", "music", "--depth", "9"], "--depth"),
+        (["-d", "music", "--conditions", "4-2"], "--conditions"),
+        (["-d", "music", "--calls", "many"], "--calls"),
     ],
 )
 def test_compose_usage_errors_are_one_line(args, message, tmp_path):

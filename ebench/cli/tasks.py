@@ -961,6 +961,12 @@ def tasks_compose(
     depth: str = typer.Option(
         "3-5", "--depth", help="Parts composed beyond the source (terms, reduction, writes): a number or a range such as 2-5."
     ),
+    conditions: str | None = typer.Option(
+        None, "--conditions", help="Keep tasks whose stated conditions that bite number this many: a number or a range such as 2-4."
+    ),
+    calls: str | None = typer.Option(
+        None, "--calls", help="Keep tasks whose reference solution makes this many calls: a number or a range such as 5-30."
+    ),
     prefix: str | None = typer.Option(None, "--prefix", help="Task id prefix (default: <domain>-c<seed>, private <domain>-p<seed>)."),
     world_seed: int | None = typer.Option(
         None, "--world-seed", min=0, help="Make the tasks on the world of this seed (default: the domain's own)."
@@ -977,7 +983,7 @@ def tasks_compose(
     certified like a template's (see the README's "Composed tasks"). Seeded and reproducible."""
     import os
 
-    from ..tasks.composition import COMPOSED_DIR, COMPOSED_VERSION, SHARDS, SPLITS, Depth, compose
+    from ..tasks.composition import COMPOSED_DIR, COMPOSED_VERSION, SHARDS, SPLITS, Bounds, Depth, compose
     from ..tasks.structures import structure_stats
     from ..tasks.suite import SUITE_DIR, load_suite, record_split_domain
 
@@ -986,6 +992,7 @@ def tasks_compose(
         common.fail(f"--split {split!r}: use one of {', '.join(SPLITS)}", 2)
     try:
         depth_range = Depth.parse(depth)
+        bounds = Bounds(Bounds.parse_range("--conditions", conditions), Bounds.parse_range("--calls", calls))
     except ValueError as exc:
         common.fail(str(exc), 2)
     root = _output_folder(out, as_suite, COMPOSED_DIR, "composed")
@@ -1030,6 +1037,7 @@ def tasks_compose(
                 on_task=save,
                 on_progress=advance,
                 workers=workers or min(SHARDS, os.cpu_count() or 1),
+                bounds=bounds,
             )
         except ValueError as exc:
             common.fail(str(exc), 2)
@@ -1053,6 +1061,8 @@ def tasks_compose(
         "seed": seed,
         "split": split,
         "depth": depth,
+        "conditions": conditions,
+        "calls": calls,
         "world_seed": world_seed if world_seed is not None else the_domain.default_seed,
         "written": len(written),
         "attempts": report.attempts,

@@ -53,7 +53,7 @@ from .generation import (
     solution_signature,
 )
 from .grading import signature
-from .public import CORRECT, WRITTEN, Condition, Lazy, PublicAPI, Reading
+from .public import CORRECT, WRITTEN, Condition, Lazy, PublicAPI, Reading, biting_conditions
 from .spec import Step, Task
 
 Row = dict[str, Any]
@@ -1052,6 +1052,35 @@ class Depth:
         return cls(low, high)
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """A certified task's difficulty beyond its depth: how many stated conditions bite, and how
+    many calls its reference solution makes. `None`: no bound."""
+
+    conditions: tuple[int, int] | None = None
+    calls: tuple[int, int] | None = None
+
+    @staticmethod
+    def parse_range(option: str, text: str | None) -> tuple[int, int] | None:
+        """'4' or '2-6' as (low, high); None for no text; ValueError otherwise."""
+        if text is None:
+            return None
+        match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+        if match is None or int(match[2] or match[1]) < int(match[1]):
+            raise ValueError(f"{option} {text!r}: give a number or a range such as 2-6, low to high")
+        return int(match[1]), int(match[2] or match[1])
+
+    def refusal(self, task: Task) -> str | None:
+        """Why the task is outside the bounds (a rejection reason), or None."""
+        bites = biting_conditions(task.generator.get("bites") or [])
+        if self.conditions and not self.conditions[0] <= bites <= self.conditions[1]:
+            return "biting conditions out of --conditions"
+        calls = len(task.reference_solution)
+        if self.calls and not self.calls[0] <= calls <= self.calls[1]:
+            return "reference length out of --calls"
+        return None
+
+
 def sample_structure(grammar: Grammar, rng: Random, depth: Depth) -> Structure | None:
     """One structure drawn from the grammar, or None when the draw does not fit together."""
     source = rng.choices(grammar.sources, weights=[s.weight for s in grammar.sources])[0]
@@ -1141,6 +1170,7 @@ class _ShardJob:
     avoid: tuple[Task, ...]
     world_seed: int | None
     max_per_structure: int
+    bounds: Bounds = Bounds()
 
 
 def _run_shard(job: _ShardJob, on_task: Callable[[], None] | None = None) -> GenerationReport:
@@ -1171,6 +1201,7 @@ def _run_shard(job: _ShardJob, on_task: Callable[[], None] | None = None) -> Gen
         avoid=job.avoid,
         world_seed=job.world_seed,
         on_task=annotate,
+        accept=job.bounds.refusal,
     )
 
 
@@ -1233,13 +1264,16 @@ def compose(
     on_progress: Callable[[], None] | None = None,
     max_per_structure: int = 1,
     workers: int = 1,
+    bounds: Bounds = Bounds(),
 ) -> GenerationReport:
     """`count` certified composed tasks: structures sampled from the domain's grammar (seeded, of
     the split), each compiled to a template and certified by `generation.generate` (the same
     rejection rules, budgets and world pinning), in SHARDS shards run by up to `workers` processes
     and merged in a fixed order (duplicates across shards dropped), then numbered
-    `<prefix>-NNNN`. Each task records its structure and phrasing skeleton. `on_progress` ticks as
-    shards certify tasks; `on_task` gets each final task, in order."""
+    `<prefix>-NNNN`. Each task records its structure and phrasing skeleton. `bounds` keeps only
+    tasks whose biting conditions and reference length are within them (besides `depth`, the
+    difficulty a caller sets). `on_progress` ticks as shards certify tasks; `on_task` gets each
+    final task, in order."""
     grammar = grammar_for(domain_name)
     if grammar is None:
         raise ValueError(f"the {domain_name} domain has no task grammar (no parts module)")
@@ -1260,6 +1294,7 @@ def compose(
             avoided,
             world_seed,
             max_per_structure,
+            bounds,
         )
         for i in range(shards)
     ]

@@ -254,9 +254,11 @@ def generate(
     avoid: Iterable[Task] = (),
     world_seed: int | None = None,
     on_task: Callable[[Task], None] | None = None,
+    accept: Callable[[Task], str | None] | None = None,
 ) -> GenerationReport:
     """Generate `count` certified tasks. Templates take turns, each up to `max_per_template` tasks.
-    `avoid`: tasks (the shipped suite) whose queries, diffs and solutions must not be repeated."""
+    `avoid`: tasks (the shipped suite) whose queries, diffs and solutions must not be repeated.
+    `accept`: a last check of a certified task (its difficulty, say): a reason refuses it, counted."""
     domain = get_domain(domain_name)
     templates = templates if templates is not None else templates_for(domain_name)
     if not templates:
@@ -299,6 +301,10 @@ def generate(
                 "targets": [_jsonable(t) for t in draft.targets],
             }
             task = certified_task(f"{prefix}-{len(report.tasks) + 1:04d}", domain_name, draft, cert, generator, world_record)
+            refused = accept(task) if accept is not None else None
+            if refused:
+                report.rejected[refused] += 1
+                continue
             from .skeletons import skeleton_paraphrases  # here: skeletons.py imports this module
 
             task.paraphrases = skeleton_paraphrases(task, inspect)  # stored for --perturb intent:paraphrase
