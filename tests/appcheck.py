@@ -113,10 +113,10 @@ async def until_loaded(pilot: Pilot[Any], screen_type: type) -> Any:
 def forget_unfinished(task: Any) -> None:
     """Delete the unsubmitted attempts an earlier test left at `task` (the data directory is shared
     by a worker's tests): the solve screen would offer to resume them."""
-    from ebench.sessions.attempts import unfinished_attempt
+    from ebench.sessions.attempts import discard_session, unfinished_attempt
 
     while (left := unfinished_attempt(task)) is not None:
-        left.session.unlink()
+        discard_session(left.session)  # and the draft kept beside it
 
 
 async def run_call(pilot: Pilot[Any], screen: Any, tool: str, args: dict[str, Any]) -> None:
@@ -126,10 +126,13 @@ async def run_call(pilot: Pilot[Any], screen: Any, tool: str, args: dict[str, An
     from ebench.app.widgets.composer import CallComposer
 
     calls, diff_before = screen.trial.tool_calls, screen.last_diff
+    composer = screen.query_one(CallComposer)
     screen.query_one(ToolCatalog).select(tool, notify=True)
-    await pilot.pause()
-    screen.query_one(CallComposer).set_args(args)
-    await pilot.pause()
+    await until_settled(pilot, lambda: composer.tool is not None and composer.tool.name == tool, what=f"{tool} chosen")
+    composer.set_args(args)
+    await composer.form_ready()
+    composer.focus_first()  # F5 is the composer's key: the person is in the form
+    await until_settled(pilot, lambda: screen.focused is not None and composer in screen.focused.ancestors, what="the form focused")
     await pilot.press("f5")
 
     def called_and_shown() -> bool:

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from ebench.app.app import EBenchApp
 from ebench.app.screens.browser import BrowserScreen, TaskTable
+from ebench.app.screens.dialogs import SortChooser
 from ebench.app.widgets.record_table import cut, fit_widths
 from ebench.sessions.attempts import human_trial
 from ebench.sessions.trial import AGENT_STOPPED
@@ -226,17 +227,21 @@ async def test_the_preview_follows_the_cursor(suite):
             assert table_name in text
 
 
-async def test_s_sorts_by_each_column_S_reverses_and_a_header_click_sorts_then_reverses(suite):
+async def test_s_sorts_by_the_column_under_the_cursor_S_chooses_one_and_a_header_click_sorts(suite):
     app = app_with_browser()
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
         table = screen.query_one(TaskTable)
         suite_order = [t.id for t in suite]
+        assert table.column_cursor == 0 and "reverse" in str(table.ordered_columns[0].label.style)  # the column under the cursor
         await pilot.press("s")  # the task column, ascending
         assert row_ids(screen) == sorted(suite_order) and headers(table)[0] == "Task ▲"
-        await pilot.press("S")
+        await pilot.press("s")  # again: reversed
         assert row_ids(screen) == sorted(suite_order, reverse=True) and headers(table)[0] == "Task ▼"
-        await pilot.press("s")  # the next column: domain, suite order kept within a domain (a stable sort)
+        await pilot.press("right")  # the cursor to the domain column; its header shows it
+        assert table.column_cursor == 1 and "reverse" in str(table.ordered_columns[1].label.style)
+        assert "reverse" not in str(table.ordered_columns[0].label.style)
+        await pilot.press("s")  # by domain, suite order kept within a domain (a stable sort)
         assert headers(table)[:2] == ["Task", "Domain ▲"]
         assert row_ids(screen) == [t.id for t in sorted(suite, key=lambda t: t.domain)]
         await click_header(pilot, table, "rows")
@@ -245,8 +250,16 @@ async def test_s_sorts_by_each_column_S_reverses_and_a_header_click_sorts_then_r
         await click_header(pilot, table, "rows")  # again: reversed
         assert row_ids(screen) == [t.id for t in sorted(suite, key=lambda t: -len(t.expected_diff))] and "Rows ▼" in headers(table)
         assert screen.highlighted_task() is not None and screen.highlighted_task().id in preview(screen)
-        for _ in range(len(table.record_columns) - table.sort_column):
-            await pilot.press("s")
+        # S: the columns in a list; the one chosen sorts (the cursor goes to it), "as given" undoes the sort
+        await pilot.press("S")
+        await until_settled(pilot, lambda: isinstance(app.screen, SortChooser))
+        await pilot.press("home", "down", "enter")  # Domain
+        await until_settled(pilot, lambda: app.screen is screen)
+        assert headers(table)[1] == "Domain ▲" and table.column_cursor == 1
+        await pilot.press("S")
+        await until_settled(pilot, lambda: isinstance(app.screen, SortChooser))
+        await pilot.press("end", "enter")  # as given
+        await until_settled(pilot, lambda: app.screen is screen)
         assert table.sort_column is None and row_ids(screen) == suite_order  # back to the suite's order
         assert not any(marker in "".join(headers(table)) for marker in "▲▼")
 
@@ -309,7 +322,9 @@ async def test_blind_mode_hides_the_expected_answer_from_the_columns_and_the_pre
         for change_table in {c.table for c in task.expected_diff} - set(task.query.lower().split()):
             assert f"tables        {change_table}" not in shown
 
-        await pilot.press("s", "s", "s", "s")  # a sort by the result column survives the columns coming back
+        while table.column_cursor < len(table.record_columns) - 1:
+            await pilot.press("right")  # to the result column
+        await pilot.press("s")  # a sort by the result column survives the columns coming back
         assert headers(table)[-1] == "Result ▲"
         await pilot.press("b")
         assert not screen.blind_mode and {"Rows", "Calls", "Result ▲"} <= set(headers(table))
@@ -393,10 +408,10 @@ async def test_the_bindings_have_ids_and_show_in_the_palette_commands():
             "browser.status",
             "browser.clear",
             "browser.sort",
-            "browser.reverse",
+            "browser.sort_by",
         } <= ids
         titles = {command.title for command in app.get_system_commands(screen)}
-        assert {"Open task", "Search", "Code mode", "Blind mode", "Run results", "Clear filters", "Sort", "Reverse sort"} <= titles
+        assert {"Open task", "Search", "Code mode", "Blind mode", "Run results", "Clear filters", "Sort", "Sort by…"} <= titles
 
 
 # -- attempts ----------------------------------------------------------------------------------------

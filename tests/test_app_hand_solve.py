@@ -42,9 +42,14 @@ async def choose_tool(pilot, screen: SolveScreen, name: str) -> None:
     search.value = ""
     search.post_message(events.Paste(name))  # the exact name, pasted
     await until_settled(pilot, lambda: search.value == name)
-    await pilot.press("enter")
     composer = screen.query_one(CallComposer)
-    await until_settled(pilot, lambda: composer.tool is not None and composer.tool.name == name)
+    form = composer.query_one("#composer-form")
+    fields_before = list(form.children)
+    await pilot.press("enter")
+    # the form is built anew (the same tool again too) and its first field has the focus: typing starts there
+    await until_settled(pilot, lambda: composer.tool is not None and composer.tool.name == name and list(form.children) != fields_before)
+    first = next(iter(composer.values))
+    await until_settled(pilot, lambda: screen.focused is composer.field(first))
 
 
 async def fill(pilot, screen: SolveScreen, name: str, text: str) -> None:
@@ -97,8 +102,9 @@ async def take_from_result(pilot, screen: SolveScreen, tool: str, search: str, v
     call = next(c for c in reversed(screen.trial.history) if c.tool == tool)
     view = trace.view(str(call.id))
     assert isinstance(view, CallView)
-    while screen.focused is not view:  # tab through the trace's calls, as a person would
-        await pilot.press("tab")
+    await until_settled(pilot, lambda: isinstance(screen.focused, CallView))  # F4 lands on the newest call
+    while screen.focused is not view:  # back through the trace's calls, as a person would
+        await pilot.press("shift+tab")
     await pilot.press("v")
     await until_settled(pilot, lambda: isinstance(pilot.app.screen, ResultScreen))
     viewer = pilot.app.screen

@@ -14,7 +14,7 @@ from appcheck import until_settled
 from textual.widgets import Checkbox, DataTable, OptionList, Select
 
 from ebench.app.app import EBenchApp
-from ebench.app.screens.replay import ReplayScreen, ReplayTrialScreen, TrialTable, TrialView, position_text, step_detail
+from ebench.app.screens.replay import ReplayScreen, ReplayTrialScreen, TrialTable, TrialView, path_line, position_text, step_detail
 from ebench.app.widgets.diff_view import DiffView
 from ebench.app.widgets.trace import CallTrace
 from ebench.sessions.attempts import human_trial
@@ -182,11 +182,11 @@ async def test_the_trial_list_sorts_by_key_and_header_click_and_x_clears_the_fil
         screen = app.screen
         table = screen.query_one(TrialTable)
         given = [(row.solver, row.task) for row in table.shown]
-        await pilot.press("s")  # by task
+        await pilot.press("s")  # by the column under the cursor: the task
         assert headers(table)[0] == "Task ▲" and [row.task for row in table.shown] == sorted(row.task for row in screen.shown)
-        await pilot.press("s", "s")  # by result: passed first
+        await pilot.press("right", "right", "s")  # by result: passed first
         assert headers(table)[2] == "Result ▲" and [row.passed for row in table.shown] == [True, True, False, False, False, False]
-        await pilot.press("S")
+        await pilot.press("s")  # again: reversed
         assert headers(table)[2] == "Result ▼" and [row.passed for row in table.shown][-2:] == [True, True]
         # a click on the Calls header: fewest first, again: most first
         calls = [c.key.value for c in table.ordered_columns].index("calls")
@@ -220,7 +220,7 @@ async def test_the_trial_list_sorts_by_key_and_header_click_and_x_clears_the_fil
         assert screen.query_one("#replay-solver", Select).is_blank() and screen.query_one("#replay-search").value == ""
         assert app.focused is table and sorted(given) == sorted((row.solver, row.task) for row in table.shown)
         ids = {binding.id for binding in ReplayScreen.BINDINGS}
-        assert {"replay.domain", "replay.capability", "replay.solver", "replay.clear", "replay.sort", "replay.reverse"} <= ids
+        assert {"replay.domain", "replay.capability", "replay.solver", "replay.clear", "replay.sort", "replay.sort_by"} <= ids
 
 
 async def test_at_80_columns_every_header_shows_the_result_is_whole_and_cut_cells_end_in_an_ellipsis(runs):
@@ -412,6 +412,38 @@ async def test_a_narrow_trial_view_keeps_every_pane_and_a_bar_that_fits(tmp_path
         assert view.query_one("#replay-reference").region.right <= 80 and view.query_one("#replay-diff").region.width >= 20
         await pilot.press("r")
         assert not view.reference_shown and view.query_one("#replay-middle").display
+
+
+async def test_the_diff_has_the_room_its_lines_need_and_the_steps_no_empty_rows(tmp_path, music_world):
+    """Issue 33: the steps take the rows they have (the grade goes under them), the diff its own
+    column with every line wrapped whole (enter: one row each, cut with "…")."""
+    session = deterministic_session(tmp_path / "1.jsonl")
+    app = EBenchApp(lambda: ReplayScreen(session), theme="ebench-dark")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(TrialView)
+        view.goto(5)
+        await settle(pilot, view)
+        steps, grade = view.query_one("#replay-steps"), view.query_one("#replay-grade")
+        assert steps.region.height == len(view.timeline.steps) + 2  # its rows and its border, no more
+        assert grade.region.y >= steps.region.bottom and grade.region.x == steps.region.x
+        diff = view.query_one(DiffView)
+        assert diff.wrap and diff.region.height >= 30
+        rows = [text for _, text in diff.rows]
+        assert not any(row.endswith("…") for row in rows)
+        whole = "".join(row.strip() for row in rows)
+        assert all("".join(line.split()) in "".join(whole.split()) for _, line in diff.lines)  # every line, whole
+        diff.focus()
+        await pilot.press("enter")
+        assert not diff.wrap
+
+
+def test_the_path_is_said_in_words():
+    assert path_line({"call_turns": 3, "optimal_turns": 3}) == "the model called tools in 3 turns, the fewest this task allows"
+    assert path_line({"call_turns": 5, "optimal_turns": 2}) == (
+        "the model called tools in 5 turns; 2 would do (calls that need no earlier result can share a turn)"
+    )
+    assert path_line({"call_turns": None, "optimal_turns": 0}) is None and path_line(None) is None
 
 
 def test_model_events_read_well_in_the_list_and_the_event_pane():

@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from ebench.app.render import to_json
+from ebench.app.screens.dialogs import SortChooser
 from ebench.app.screens.result_view import ResultScreen, pager_command, pager_text
 from ebench.app.widgets.result_table import MISSING, Cell, cell_text, columns_of, find_records, sort_key, table_of
 from ebench.app.widgets.trace import CallTrace
@@ -172,17 +173,27 @@ async def test_sort_by_a_column_with_keys_and_header_clicks(favourites):
         screen = await opened(pilot)
         assert screen.table is not None
         titles = screen.table.columns.index("title")
-        for _ in range(titles + 1):  # s cycles: the first column, then the next...
-            await pilot.press("s")
+        table = screen.query_one("#result-table", DataTable)
+        while table.cursor_column != titles:  # the cursor to the title column
+            await pilot.press("right" if table.cursor_column < titles else "left")
+        await pilot.press("s")  # sorts by the column under the cursor
         assert screen.sort_column == titles
         shown = column(screen, "title")
         assert shown == sorted(shown, key=str.casefold)
         assert shown_cell(screen, 0, titles) == cell_text(shown[0])
-        await pilot.press("S")
+        await pilot.press("s")  # again: reversed
         assert column(screen, "title") == sorted(shown, key=str.casefold, reverse=True)
         label = str(screen.query_one("#result-table", DataTable).ordered_columns[titles].label)
         assert label == "title ▼"
-        table = screen.query_one("#result-table", DataTable)
+        # S: the columns in a list; the one chosen sorts the table and the cursor goes to it
+        await pilot.press("S")
+        chooser = pilot.app.screen
+        assert isinstance(chooser, SortChooser)
+        await pilot.press("home", "enter")  # the first column
+        await until_settled(pilot, lambda: pilot.app.screen is screen)
+        assert screen.sort_column == 0 and table.cursor_column == 0
+        first = column(screen, screen.table.columns[0])
+        assert first == sorted(first, key=sort_key)
         table.post_message(DataTable.HeaderSelected(table, table.ordered_columns[1].key, 1, table.ordered_columns[1].label))
         await until_settled(pilot)
         plays = column(screen, screen.table.columns[1])
@@ -302,7 +313,7 @@ async def test_a_thousand_records_show_and_sort():
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
         assert screen.query_one("#result-table", DataTable).row_count == 1000
-        await pilot.press("s", "s")
+        await pilot.press("right", "s")  # from the id column (where the cursor starts) to the name, sorted by it
         names = column(screen, "name")
         assert names == sorted(names)
         assert shown_cell(screen, 0, 2) == '{"n": 0}'

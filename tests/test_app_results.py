@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from appcheck import StandIn, notified, stand_in, until_loaded
+from appcheck import StandIn, notified, stand_in, until_loaded, until_settled
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static, TabbedContent
 
 from ebench.app.app import EBenchApp
+from ebench.app.screens.dialogs import SortChooser
 from ebench.app.screens.results import Leaderboard, ResultsScreen, pct
 from ebench.app.widgets.chart import ChartSeries, PassKChart
 from ebench.sessions.batch import Batch
@@ -48,8 +49,11 @@ def replay_stand_in(monkeypatch: pytest.MonkeyPatch) -> list[StandIn]:
     return stand_in(monkeypatch, "ebench.app.screens.replay", "ReplayScreen")
 
 
-def results_app(paths: list[Path]) -> EBenchApp:
-    return EBenchApp(lambda: ResultsScreen(paths), theme="ebench-dark")
+def results_app(paths: list[Path], baseline: Path | None = None) -> EBenchApp:
+    """The results of `paths`, the human baseline read from `baseline` (default: none, so what other
+    tests left in the data directory's sessions never shows here)."""
+    folder = baseline if baseline is not None else paths[0] / "no-sessions-here"
+    return EBenchApp(lambda: ResultsScreen(paths, baseline=folder), theme="ebench-dark")
 
 
 async def loaded(pilot: Any) -> ResultsScreen:
@@ -95,15 +99,15 @@ async def test_leaderboard_rows_match_build_reports(run_paths):
         assert errors_text(screen) == ""
 
 
-async def test_s_cycles_the_sort_column_and_a_header_click_sorts(run_paths):
+async def test_s_sorts_by_the_column_under_the_cursor_and_a_header_click_sorts(run_paths):
     app = results_app(run_paths)
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
         table = screen.query_one(Leaderboard)
-        await pilot.press("s")  # Run, alphabetical
+        await pilot.press("s")  # the column under the cursor: Run, alphabetical
         assert table.sort_column == 0 and [r[0] for r in table_rows(table)] == ["noop", "oracle"]
         assert str(table.ordered_columns[0].label).startswith("Run ")
-        await pilot.press("S")
+        await pilot.press("s")  # again: reversed
         assert [r[0] for r in table_rows(table)] == ["oracle", "noop"]
         # a click on the Calls/trial header: fewest calls first
         calls = next(i for i, c in enumerate(table.ordered_columns) if c.key.value == "calls")
@@ -113,8 +117,11 @@ async def test_s_cycles_the_sort_column_and_a_header_click_sorts(run_paths):
         assert [r[0] for r in table_rows(table)] == ["noop", "oracle"]
         await pilot.click(Leaderboard, offset=(x, 0))  # again: reversed
         assert [r[0] for r in table_rows(table)] == ["oracle", "noop"]
-        for _ in range(len(table.record_columns) - calls):
-            await pilot.press("s")
+        assert table.column_cursor == calls  # a header click moves the column cursor there too
+        await pilot.press("S")
+        await until_settled(pilot, lambda: isinstance(app.screen, SortChooser))
+        await pilot.press("end", "enter")  # as given
+        await until_settled(pilot, lambda: app.screen is screen)
         assert table.sort_column is None  # back to the order given
 
 
@@ -127,8 +134,12 @@ async def test_a_narrow_leaderboard_has_short_headers_and_scrolls_sideways_to_th
         assert labels[7:] == ["Cost", "Calls", "Turns", "Failed", "Infra"]
         assert [row[0] for row in table_rows(table)] == ["oracle", "noop"]  # whole: the numbers take the width
         assert table.max_scroll_x > 0  # twelve columns do not fit in 80: the rest is reached with the arrow keys
-        await pilot.press("right", "right", "right")
-        assert table.scroll_x > 0
+        while table.column_cursor < len(table.record_columns) - 1:  # the column cursor to the last column
+            await pilot.press("right")
+        await pilot.pause()
+        assert table.scroll_x == table.max_scroll_x > 0  # scrolled to show it
+        await pilot.press("s")
+        assert str(table.ordered_columns[-1].label) == "Infra ▲"
 
 
 # -- tabs and chart ----------------------------------------------------------------------------------
@@ -279,3 +290,70 @@ def test_snapshot_results_chart(snap_compare, run_paths):
         await pilot.pause()
 
     assert snap_compare(results_app(run_paths), terminal_size=SIZE, run_before=run_before)
+
+
+# -- the human baseline --------------------------------------------------------------------------------
+
+
+async def test_the_human_baseline_shows_beside_the_runs_overall_and_per_task(run_paths, tmp_path):
+    from ebench.sessions.attempts import human_trial
+    from ebench.sessions.report import blind_attempts, human_baseline
+    from ebench.sessions.trial import AGENT_STOPPED
+
+    tasks = load_suite(domain="moba").tasks[:2]
+    for task in tasks:  # a person's blind attempt at each: the reference's calls, then submit
+        trial = human_trial(task, blind=True, folder=tmp_path)
+        for step in task.reference_solution:
+            trial.call(step.tool, step.args)
+        trial.finish(AGENT_STOPPED)
+    assisted = human_trial(tasks[0], blind=False, folder=tmp_path)  # not blind: not a baseline
+    assisted.finish(AGENT_STOPPED)
+    reports = build_reports([run for path in run_paths for run in load_runs(path)])
+    expected = human_baseline(reports, blind_attempts(tmp_path), str(tmp_path))
+    assert [t.task for t in expected.tasks] == [t.id for t in tasks]
+    app = results_app(run_paths, baseline=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        line = str(screen.query_one("#results-baseline", Static).render())
+        assert "human baseline: 100.0% of 2 blind attempts passed" in line and "on 2 tasks" in line
+        assert "oracle 100.0%" in line and "noop 0.0%" in line
+        overall = screen.query_one("#baseline", DataTable)
+        assert [str(c.label) for c in overall.ordered_columns] == [" ", "human baseline", "oracle", "noop"]
+        assert table_rows(overall)[0] == ["trials", "2", "6", "6"]
+        per_task = table_rows(screen.query_one("#baseline-tasks", DataTable))
+        assert [row[0] for row in per_task] == [t.id for t in tasks] and all(row[1] == "1/1" for row in per_task)
+        tabs = screen.query_one(TabbedContent)
+        tabs.active = "tab-baseline"
+        await pilot.pause()
+        assert tabs.active == "tab-baseline"
+
+
+async def test_no_baseline_no_tab(run_paths):
+    app = results_app(run_paths)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        assert screen.baseline is None and not screen.query_one("#results-baseline", Static).has_class("shown")
+        assert not screen.query_one(TabbedContent).get_tab("tab-baseline").display
+
+
+def test_snapshot_of_the_human_baseline_tab(snap_compare, run_paths, tmp_path):
+    from ebench.sessions.attempts import human_trial
+    from ebench.sessions.trial import AGENT_STOPPED
+
+    for number, task in enumerate(load_suite(domain="moba").tasks[:2]):
+        trial = human_trial(task, blind=True, folder=tmp_path)
+        for step in task.reference_solution[: None if number else 1]:  # the second passes, the first stops after one call
+            trial.call(step.tool, step.args)
+        trial.finish(AGENT_STOPPED)
+        # the times in the session are the machine's: fixed here, so the snapshot never moves
+        path = trial.writer.path
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        lines[-1]["summary"]["seconds"] = 95.0 + 60 * number
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+    async def run_before(pilot) -> None:
+        screen = await loaded(pilot)
+        screen.query_one(TabbedContent).active = "tab-baseline"
+        await pilot.pause()
+
+    assert snap_compare(results_app(run_paths, baseline=tmp_path), terminal_size=SIZE, run_before=run_before)

@@ -226,8 +226,8 @@ def test_snapshot_of_the_solve_screen_after_one_call(snap_compare, task, monkeyp
     async def run_before(pilot) -> None:
         screen = await ready(pilot)
         await run_call(pilot, screen, "create_room", ROOM)
-        await pilot.press("f4")  # the trace (in a narrow terminal, the one pane shown)
-        await until_settled(pilot, lambda: isinstance(screen.focused, CallTrace))
+        await pilot.press("f4")  # the trace (in a narrow terminal, the one pane shown), on its newest call
+        await until_settled(pilot, lambda: screen.focused is not None and screen.query_one(CallTrace) in screen.focused.ancestors_with_self)
         # The call's result is laid out a frame after it is scrolled to, and the trace follows
         # again: the screen is compared once it shows the newest call.
         trace = screen.query_one(CallTrace)
@@ -269,7 +269,7 @@ async def test_from_the_browser_to_a_graded_attempt_and_back(task):
         await run_call(pilot, screen, "create_room", ROOM)
         await pilot.press("ctrl+s")
         await until_settled(pilot, lambda: screen.summary is not None)
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # out of the composer's field, then back to the browser
         assert app.screen is browser
         await until_settled(
             pilot, lambda: browser.attempts.get(TASK) is not None and browser.attempts[TASK].session == screen.trial.writer.path

@@ -6,7 +6,7 @@ time, and watching a solver starts paused with speed keys."""
 from __future__ import annotations
 
 import pytest
-from appcheck import forget_unfinished, notified, until_settled
+from appcheck import forget_unfinished, notified, run_call, until_settled
 from textual.widgets import Input, RichLog, TabbedContent, TextArea
 
 from ebench.app.app import EBenchApp
@@ -17,7 +17,7 @@ from ebench.app.widgets.catalog import ToolCatalog
 from ebench.app.widgets.code_editor import CodeEditor
 from ebench.app.widgets.composer import CallComposer
 from ebench.app.widgets.diff_view import DiffView
-from ebench.app.widgets.trace import CallTrace
+from ebench.app.widgets.trace import CallTrace, CallView
 from ebench.sessions.attempts import unfinished_attempt
 from ebench.sessions.record import read_session
 from ebench.sessions.solvers import OracleSolver
@@ -48,16 +48,6 @@ async def ready(pilot) -> SolveScreen:
     screen = pilot.app.screen
     await until_settled(pilot, lambda: screen.last_diff is not None)
     return screen
-
-
-async def run_call(pilot, screen: SolveScreen, tool: str, args: dict) -> None:
-    calls = screen.trial.tool_calls
-    screen.query_one(ToolCatalog).select(tool, notify=True)
-    await pilot.pause()
-    screen.query_one(CallComposer).set_args(args)
-    await pilot.pause()
-    await pilot.press("f5")
-    await until_settled(pilot, lambda: screen.trial.tool_calls == calls + 1 and not screen.busy)
 
 
 async def test_an_attempt_left_by_quitting_is_resumed_with_its_world_and_passes(task):
@@ -182,7 +172,7 @@ async def test_every_pane_is_one_key_away_even_from_inside_a_field(task):
             return screen.focused
 
         assert screen.query_one(ToolCatalog) in (await from_field("f2")).ancestors_with_self
-        assert isinstance(await from_field("f4"), CallTrace)
+        assert isinstance(await from_field("f4"), CallView)  # the newest call, in the trace
         assert screen.query_one(DiffView) in (await from_field("f8")).ancestors_with_self
         assert screen.query_one(DiffView) in (await from_field("alt+4")).ancestors_with_self
         screen.query_one(CallTrace).focus()

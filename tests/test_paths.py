@@ -197,8 +197,10 @@ def test_trials_without_model_turns_have_no_path(tmp_path, chosen):
 
 
 def test_path_line_words():
-    assert path_line({"call_turns": 3, "optimal_turns": 3}) == "3 turns with calls (the fewest there are)"
-    assert path_line({"call_turns": 5, "optimal_turns": 2}) == "5 turns with calls (2.50x the fewest, 2)"
+    assert path_line({"call_turns": 3, "optimal_turns": 3}) == "the model called tools in 3 turns, the fewest this task allows"
+    assert path_line({"call_turns": 5, "optimal_turns": 2}) == (
+        "the model called tools in 5 turns; 2 would do (calls that need no earlier result can share a turn)"
+    )
     assert path_line({"call_turns": None, "optimal_turns": 0}) is None and path_line(None) is None
 
 
@@ -215,7 +217,7 @@ async def test_the_replay_debugger_shows_a_model_trials_path(tmp_path, chosen):
         await until_settled(pilot, lambda: view.analysed and view.state is not None, what="the trial view")
         grade_text = str(app.screen.query_one("#replay-grade-body").render())
     assert (result.call_turns, result.optimal_turns) == (4, 2)
-    assert "path: 4 turns with calls (2.00x the fewest, 2)" in grade_text
+    assert "turns: the model called tools in 4 turns; 2 would do" in grade_text
 
 
 def test_a_trial_finds_the_same_fewest_turns_on_a_pooled_copy(chosen, monkeypatch):

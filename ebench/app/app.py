@@ -14,10 +14,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
 from textual.screen import Screen
+from textual.signal import Signal
 
 from ..terminal import printable
 from ..themes import DEFAULT_THEME, DIFF_VARIABLES, all_themes
@@ -25,6 +27,8 @@ from .render import UnprintableFilter
 from .settings import Value, load_settings, save_settings, settings_path
 
 ScreenFactory = Callable[[], Screen]
+# What a person does at the keyboard or with the mouse (a mouse merely moving over the screen is not input).
+PERSON_INPUT = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp, events.Paste)
 
 
 class EBenchApp(App[None]):
@@ -64,6 +68,14 @@ class EBenchApp(App[None]):
         self.theme = self._wanted_theme
         self._applied_theme = self.theme  # changes from this one are the user's, and are saved
         self._load_keymap()
+        # Published at every key, click, scroll or paste the person makes (the solve screen counts
+        # idle time by it); subscribers are called at once, before the input is handled.
+        self.input_signal: Signal[events.Event] = Signal(self, "person-input")
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, PERSON_INPUT) and not event.is_forwarded:
+            self.input_signal.publish(event)
+        await super().on_event(event)
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         # Terminals are not a channel: nothing shown reaches the terminal as a control sequence.

@@ -170,7 +170,12 @@ def actor_env(domain, actor: int):
 
 class OneLineErrors(TyperGroup):
     """The root command: usage errors and environment failures are one line on stderr (click's and
-    typer's own rendering is a multi-line box), never a traceback."""
+    typer's own rendering is a multi-line box), never a traceback. Its help, and every command's
+    under it, reads as prose (`prose_help`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        prose_help(self)
 
     def main(
         self,
@@ -205,6 +210,100 @@ class OneLineErrors(TyperGroup):
             _one_line(os_error_message(exc))
             sys.exit(os_error_exit_code(exc))
         sys.exit(code if isinstance(code, int) else 0)
+
+
+# -- help as written prose -------------------------------------------------------------------------
+
+
+def unwrapped(text: str) -> str:
+    """A docstring or help text as prose: each paragraph's lines (wrapped in the source) joined
+    into one, so the terminal wraps it at its own width; a paragraph marked \\b, a list (lines
+    starting "- " or "* ") or an indented block keeps its lines."""
+    import inspect
+
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    kept = []
+    for paragraph in paragraphs:
+        lines = paragraph.split("\n")
+        if (
+            paragraph.startswith("\b")
+            or any(line.startswith(("- ", "* ", " ", "\t")) for line in lines[1:])
+            or lines[0].startswith(("- ", "* "))
+        ):
+            kept.append(paragraph)
+        else:
+            kept.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(kept)
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a help text's first paragraph (a command's line in its group's list)."""
+    import re
+
+    paragraph = unwrapped(text).split("\n\n", 1)[0].removeprefix("\b").strip()
+    found = re.match(r"(.+?[.!?])(?=\s+[A-Z(`-]|$)", paragraph, re.DOTALL)
+    return found.group(1) if found else paragraph
+
+
+def _no_type(ctx: Any) -> None:
+    return None
+
+
+def _no_range() -> None:
+    return None
+
+
+def range_words(limits: str) -> str:
+    """click's "x>=1", "x<=9", "1<=x<=9" (or with <, >) in words: "at least 1", "1 to 9"."""
+    import re
+
+    both = re.fullmatch(r"(\S+?)(<=?)x(<=?)(\S+)", limits)
+    if both:
+        low, high = both.group(1), both.group(4)
+        if both.group(2) == "<=" and both.group(3) == "<=":
+            return f"{low} to {high}"
+        lower = f"more than {low}" if both.group(2) == "<" else f"at least {low}"
+        upper = f"less than {high}" if both.group(3) == "<" else f"at most {high}"
+        return f"{lower}, {upper}"
+    one = re.fullmatch(r"x([<>]=?)(\S+)", limits)
+    if one:
+        words = {">=": "at least", ">": "more than", "<=": "at most", "<": "less than"}
+        return f"{words[one.group(1)]} {one.group(2)}"
+    return limits
+
+
+def _untyped_flags(params: list[Any]) -> list[Any]:
+    for param in params:
+        if getattr(param, "is_flag", False) and hasattr(param, "display_type_rich"):
+            param.display_type_rich = _no_type  # an instance's own: a flag has no value to type
+    return params
+
+
+def prose_help(command: Any) -> None:
+    """Make `command`'s help, and every command's under it, read as written prose at any width:
+    paragraphs unwrapped (typer keeps the source's line breaks), a command listed by its first
+    sentence, and no type after a flag (`<bool>` reads as if the flag took a value; --help and
+    the completion flags are made when the help is, hence `get_params`)."""
+    if command.help:
+        command.help = unwrapped(command.help)
+        if not command.short_help:
+            command.short_help = first_sentence(command.help)
+    for param in command.params:
+        if getattr(param, "help", None):
+            param.help = unwrapped(param.help)
+        limits = param._get_number_range_help_str() if hasattr(param, "_get_number_range_help_str") else None
+        if limits:  # said in the help, in words: the type column stays narrow, so option names are never cut
+            text, words = (param.help or "").rstrip(), range_words(limits)
+            sentence = words[0].upper() + words[1:] + "."
+            param.help = f"{text} {sentence}" if text.endswith((".", ")")) else f"{text}. {sentence}" if text else sentence
+            param._get_number_range_help_str = _no_range
+            number = getattr(getattr(param, "type_descriptor", None), "ranged_type_name", None)
+            if number:
+                param.display_type_rich = lambda ctx, number=number: f"<{number}>"
+    made = command.get_params
+    command.get_params = lambda ctx: _untyped_flags(made(ctx))
+    for sub in getattr(command, "commands", {}).values():
+        prose_help(sub)
 
 
 def _plugin_warnings_as_lines(main: Callable[[], Any]) -> Any:

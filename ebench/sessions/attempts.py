@@ -1,19 +1,29 @@
 """Trials made outside a batch from the app: a person solving (solver "human"), or a model
 watched live. They are recorded in `<data dir>/sessions/` like MCP trials, so `ebench report`
-and `ebench replay` read them; the task browser shows each task's latest human result."""
+and `ebench replay` read them; the task browser shows each task's latest human result.
+
+A person's unsubmitted attempt also keeps a draft beside its session (`<session>.draft.json`,
+rewritten atomically as it changes): what was typed but not sent (the code editor's text, the
+composer's fields) and the time spent so far, so a quit or a killed process loses neither. Time
+counts while the attempt is open; a gap with no input longer than IDLE_CAP counts as IDLE_CAP.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..paths import sessions_dir
 from ..tasks.spec import Task
 from .events import EndEvent, SessionEvent, StartEvent, ToolCallEvent, event_from
-from .record import SessionFileError, SessionWriter, new_session_file, read_session, secret_values, session_files
+from .record import REDACTED, SessionFileError, SessionWriter, new_session_file, read_session, secret_values, session_files
 from .trial import ResumeError, Trial, open_trial
 from .users import UserSettings
 
@@ -69,10 +79,177 @@ def recorded_trial(task: Task, kind: str, solver: dict[str, Any], *, code: bool 
 
 
 def discard(trial: Trial) -> None:
-    """Abandon an unfinished attempt: close it and delete its session (it was never graded)."""
+    """Abandon an unfinished attempt: close it and delete its session and draft (it was never graded)."""
     trial.close()
     if trial.writer is not None and not trial.finished:
         trial.writer.path.unlink(missing_ok=True)
+        drop_draft(trial.writer.path)
+
+
+# -- time: counted while the attempt is open, idle gaps capped ---------------------------------
+
+IDLE_CAP = 300.0  # seconds: a gap with no input longer than this counts as this much
+
+
+class IdleClock:
+    """A person's idle time: a gap with no input longer than `cap` seconds counts as `cap`.
+    `excess()` is the time of the current gap beyond the cap not yet taken out (then counted as
+    taken); `touch()` marks an input and returns the excess of the gap it ends. `clock` is
+    injectable (tests), monotonic by default."""
+
+    def __init__(self, cap: float = IDLE_CAP, clock: Callable[[], float] = time.monotonic) -> None:
+        self.cap = cap
+        self._clock = clock
+        self._last = clock()
+        self._taken = 0.0  # of the current gap, already taken out
+
+    def excess(self) -> float:
+        beyond = max(0.0, self._clock() - self._last - self.cap) - self._taken
+        self._taken += beyond
+        return beyond
+
+    def touch(self) -> float:
+        beyond = self.excess()
+        self._last, self._taken = self._clock(), 0.0
+        return beyond
+
+
+def leave_out(trial: Trial, seconds: float) -> float:
+    """Take `seconds` just passed (idle time beyond the cap) out of the attempt's time: its timer
+    and the times of the events recorded from now on. Never before the last recorded event (a
+    call running is work); returns the seconds taken."""
+    if seconds <= 0:
+        return 0.0
+    taken = trial.writer.leave_out(seconds) if trial.writer is not None else seconds
+    trial.started += taken
+    return taken
+
+
+# -- drafts: what was typed but not sent ---------------------------------------------------------
+
+DRAFT_FORMAT = "ebench-draft/1"
+DRAFT_SUFFIX = ".draft.json"
+
+
+def draft_path(session: Path) -> Path:
+    """Where an attempt's draft is kept: beside its session (not a `.jsonl`, so no reader of
+    sessions meets it)."""
+    return session.with_name(session.stem + DRAFT_SUFFIX)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An attempt's unsent work and its time when last saved. `composer` is the app's: the tool
+    chosen and each field's text, or the raw JSON text ({"tool", "fields"} or {"tool", "raw"}),
+    with "sent": true when it is the call just run (shown again, but nothing unsent)."""
+
+    seconds: float = 0.0
+    code: str = ""
+    composer: dict[str, Any] | None = field(default=None)
+
+    @property
+    def composer_text(self) -> bool:
+        """Whether the composer holds typed text not sent yet (a field, or raw JSON other than `{}`)."""
+        composer = self.composer or {}
+        if composer.get("sent"):
+            return False
+        fields = composer.get("fields")
+        raw = composer.get("raw")
+        return bool(isinstance(fields, dict) and any(str(v).strip() for v in fields.values())) or (
+            isinstance(raw, str) and raw.strip() not in ("", "{}")
+        )
+
+    @property
+    def empty(self) -> bool:
+        """Nothing typed: no code, no filled field."""
+        return not self.code.strip() and not self.composer_text
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"format": DRAFT_FORMAT, "seconds": round(self.seconds, 3), "code": self.code}
+        if self.composer is not None:
+            data["composer"] = self.composer
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Draft | None:
+        """The draft in `data`, or None when it is not one (another format, wrong types)."""
+        if not isinstance(data, dict) or data.get("format") != DRAFT_FORMAT:
+            return None
+        seconds, code, composer = data.get("seconds", 0.0), data.get("code", ""), data.get("composer")
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not isinstance(code, str):
+            return None
+        return cls(max(float(seconds), 0.0), code, composer if isinstance(composer, dict) else None)
+
+
+def save_draft(session: Path, draft: Draft) -> None:
+    """Write the draft beside `session` atomically (a temporary file, then `os.replace`): a kill
+    mid-write leaves the previous draft whole. Secrets are redacted as in the session. OSError
+    when it cannot be written."""
+    text = json.dumps(draft.to_dict(), ensure_ascii=False)
+    for secret in secret_values():
+        text = text.replace(json.dumps(secret, ensure_ascii=False)[1:-1], REDACTED)
+    path = draft_path(session)
+    fd, temp = tempfile.mkstemp(prefix=".draft-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def load_draft(session: Path) -> Draft | None:
+    """The draft kept beside `session`; None when there is none or it cannot be read (never raises)."""
+    try:
+        return Draft.from_dict(json.loads(draft_path(session).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def drop_draft(session: Path) -> None:
+    """Delete the draft kept beside `session` (the attempt was submitted or discarded)."""
+    draft_path(session).unlink(missing_ok=True)
+
+
+class DraftKeeper:
+    """Writes the drafts of one attempt (its session file's) from any thread: drafts offered while
+    one is being written fold into one, and the newest is always the one written last. After
+    `drop`, nothing more is written."""
+
+    def __init__(self, session: Path) -> None:
+        self.session = session
+        self._pending: Draft | None = None
+        self._lock = threading.Lock()  # guards `_pending`
+        self._writing = threading.Lock()  # one write at a time, so the newest is written last
+        self.dropped = False
+        self.saved: Draft | None = None  # the last draft written
+        self.error: str | None = None  # why the last write failed
+
+    def offer(self, draft: Draft) -> None:
+        """The draft to write next (replacing one offered and not yet written)."""
+        with self._lock:
+            self._pending = draft
+
+    def write(self) -> None:
+        """Write the newest draft offered, if any (from a worker thread, or at close)."""
+        with self._writing:
+            with self._lock:
+                draft, self._pending = self._pending, None
+            if draft is None or self.dropped:
+                return
+            try:
+                save_draft(self.session, draft)
+            except OSError as exc:
+                self.error = f"the draft could not be saved beside {self.session}: {exc.strerror or exc}"
+                return
+            self.saved, self.error = draft, None
+
+    def drop(self) -> None:
+        """The attempt is submitted or discarded: delete its draft; later offers are not written."""
+        with self._writing:
+            self.dropped = True
+            drop_draft(self.session)
 
 
 @dataclass(frozen=True)
@@ -83,7 +260,8 @@ class UnfinishedAttempt:
     calls: int  # top-level calls (an exec_code block is one)
     code: bool
     blind: bool
-    seconds: float  # time spent on it so far (the last recorded event's time)
+    seconds: float  # time spent on it so far (its draft's time, else the last recorded event's)
+    draft: Draft | None = None  # what was typed but not sent
 
 
 def unfinished_attempt(task: Task, folder: Path | None = None) -> UnfinishedAttempt | None:
@@ -98,12 +276,15 @@ def unfinished_attempt(task: Task, folder: Path | None = None) -> UnfinishedAtte
         return None
     start = session.start
     calls = [e for e in session.events if isinstance(e, ToolCallEvent) and not e.parent]
+    draft = load_draft(latest.session)
+    recorded = max((e.t or 0.0 for e in session.events), default=0.0)
     return UnfinishedAttempt(
         latest.session,
         len(calls),
         start.mode == "code",
         bool(start.solver.get("blind")),
-        max((e.t or 0.0 for e in session.events), default=0.0),
+        max(recorded, draft.seconds if draft else 0.0),
+        draft,
     )
 
 
@@ -123,18 +304,25 @@ def resume_trial(task: Task, path: Path) -> Trial:
     if any(isinstance(e, EndEvent) for e in session.events):
         raise ResumeError(f"{path}: already submitted")
     events = session.events[1:]
-    writer = SessionWriter(path, secret_values(start.solver), resume_at=max((e.t or 0.0 for e in events), default=0.0))
+    recorded = max((e.t or 0.0 for e in events), default=0.0)
+    draft = load_draft(path)
+    # The time spent after the last call (reading, typing) was saved with the draft.
+    spent = max(recorded, draft.seconds if draft else 0.0)
+    writer = SessionWriter(path, secret_values(start.solver), resume_at=spent)
     try:
         user = UserSettings().for_task(task)
-        return Trial(task, writer=writer, solver=dict(start.solver), code=start.mode == "code", resumed=events, user=user)
+        trial = Trial(task, writer=writer, solver=dict(start.solver), code=start.mode == "code", resumed=events, user=user)
     except BaseException:
         writer.close()  # the file stays as it was: the attempt is still there to resume or discard
         raise
+    trial.started -= spent - recorded  # the trial counts from its last event; the draft's time goes on
+    return trial
 
 
 def discard_session(path: Path) -> None:
-    """Delete an unfinished attempt's session (the person chose to start over)."""
+    """Delete an unfinished attempt's session and its draft (the person chose to start over)."""
     path.unlink(missing_ok=True)
+    drop_draft(path)
 
 
 @dataclass

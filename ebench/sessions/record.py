@@ -135,16 +135,27 @@ class SessionWriter:
         self._secrets = [s for s in secrets if s]
         self._lock = threading.Lock()
         self._started = time.perf_counter() - (resume_at or 0.0)
+        self._last_t = resume_at or 0.0  # the time of the last event written (leave_out never goes before it)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self._started
+
+    def leave_out(self, seconds: float) -> float:
+        """Take up to `seconds` just passed out of the session's clock (a person's idle time), never
+        so much that the next event would be stamped before the last one; returns what was taken."""
+        with self._lock:
+            taken = min(max(seconds, 0.0), max(self.elapsed() - self._last_t, 0.0))
+            self._started += taken
+        return taken
 
     def write(self, event: SessionEvent | str, **data: Any) -> SessionEvent:
         """Append one event (a model, or a kind and its fields), stamped with its time, and return
         it. Never fails for what the event holds (whatever a solver sent: lone surrogates, NULs,
         values nested too deeply for json, integers too long to print)."""
         model = event if isinstance(event, SessionEvent) else make_event(event, **data)
-        model.t = round(self.elapsed(), 4)
+        with self._lock:  # stamped where leave_out cannot move the clock between the stamp and its record
+            model.t = round(self.elapsed(), 4)
+            self._last_t = max(self._last_t, model.t)
         line = session_line(model.record(), self._secrets)
         with self._lock:
             if not self._handle.closed:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable
+
+if TYPE_CHECKING:
+    from ..widgets.record_table import RecordTable
 
 
 def cursor_row(table: DataTable[Any]) -> int | None:
@@ -19,6 +23,21 @@ def cursor_row(table: DataTable[Any]) -> int | None:
 # Keys shown as one entry in the footer ("d k t Filter"), so a table screen's keys fit at 80 columns.
 FILTER_KEYS = Binding.Group("Filter", compact=True)
 SORT_KEYS = Binding.Group("Sort", compact=True)
+SORT_HELP = "Sort by the column under the cursor (←/→ move it); again: reversed"
+CHOOSE_SORT_HELP = "Choose the column to sort by from a list"
+
+
+def choose_sort(screen: Screen[Any], table: RecordTable[Any], then: Callable[[], None] | None = None) -> None:
+    """`S` on a table: the columns in a list; the one chosen sorts the table (then `then`)."""
+    from .dialogs import SortChooser
+
+    def chosen(column: int | None) -> None:
+        table.sort_chosen(column)
+        if then is not None:
+            then()
+
+    labels = [column.label for column in table.record_columns]
+    screen.app.push_screen(SortChooser(labels, table.sort_column, table.sort_reverse, start=table.column_cursor), chosen)
 
 
 class EBenchScreen(Screen[None]):

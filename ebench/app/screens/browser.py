@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from ...tasks.spec import CAPABILITIES, CAPABILITY_SHORT, CAPABILITY_TITLES  # a light module: no task is loaded
 from ...terminal import printable
 from ..widgets.record_table import Column, RecordTable
-from .base import FILTER_KEYS, SORT_KEYS, EBenchScreen
+from .base import CHOOSE_SORT_HELP, FILTER_KEYS, SORT_HELP, SORT_KEYS, EBenchScreen, choose_sort
 
 if TYPE_CHECKING:
     from ...sessions.attempts import Attempt
@@ -113,8 +113,8 @@ class BrowserScreen(EBenchScreen):
         ),
         Binding("t", "filter('status')", "Status", id="browser.status", tooltip="Choose the result filter", group=FILTER_KEYS),
         Binding("x", "clear_filters", "Clear filters", id="browser.clear"),
-        Binding("s", "sort", "Sort", id="browser.sort", tooltip="Sort by the next column", group=SORT_KEYS),
-        Binding("S", "reverse_sort", "Reverse sort", id="browser.reverse", group=SORT_KEYS),
+        Binding("s", "sort", "Sort", id="browser.sort", tooltip=SORT_HELP, group=SORT_KEYS),
+        Binding("S", "choose_sort", "Sort by…", id="browser.sort_by", tooltip=CHOOSE_SORT_HELP, group=SORT_KEYS),
         Binding("c", "toggle_code", "Code mode", id="browser.code"),
         Binding("b", "toggle_blind", "Blind mode", id="browser.blind"),
         Binding("R", "results", "Run results", id="browser.results"),
@@ -333,11 +333,23 @@ class BrowserScreen(EBenchScreen):
             self.filters.status = value or "all"
         elif event.select.id == "browser-split":
             self._switch_split(value)
+            self._back_to_table(event.select)
             return
         else:
             return
         if self.loaded:
             self._apply_filters()
+        self._back_to_table(event.select)
+
+    def _back_to_table(self, select: Select[Any]) -> None:
+        """A choice made in a filter's list: the table takes the focus back (down-arrow moves in
+        it, not into the list again). After the list has given the focus back to its field."""
+
+        def focus_table() -> None:
+            if select.has_focus_within and not select.expanded:
+                self.query_one(TaskTable).focus()
+
+        self.call_after_refresh(focus_table)
 
     # -- splits ------------------------------------------------------------------------------
     def split_choices(self) -> list[tuple[str, str]]:
@@ -462,12 +474,11 @@ class BrowserScreen(EBenchScreen):
         self.query_one(TaskTable).focus()
 
     def action_sort(self) -> None:
-        self.query_one(TaskTable).sort_next()
+        self.query_one(TaskTable).sort_here()
         self._show_preview()
 
-    def action_reverse_sort(self) -> None:
-        self.query_one(TaskTable).reverse_sort()
-        self._show_preview()
+    def action_choose_sort(self) -> None:
+        choose_sort(self, self.query_one(TaskTable), self._show_preview)
 
     def action_toggle_blind(self) -> None:
         self.blind_mode = not self.blind_mode

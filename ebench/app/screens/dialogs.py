@@ -1,17 +1,19 @@
-"""Small modal questions: a yes/no confirmation, and the choice offered when a task has an attempt
-left unfinished. Each dismisses with the answer; `esc` closes a dialog with the answer that loses
-nothing."""
+"""Small modal questions: a yes/no confirmation, the choice offered when a task has an attempt
+left unfinished, and the column to sort a table by. Each dismisses with the answer; `esc` closes
+a dialog with the answer that loses nothing."""
 
 from __future__ import annotations
 
 from typing import Literal
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, OptionList, Static
+from textual.widgets.option_list import Option
 
 from ...terminal import printable
 
@@ -119,3 +121,46 @@ class ResumeDialog(ModalScreen[ResumeChoice]):
         choice = event.button.id
         if choice in ("resume", "restart", "back"):
             self.dismiss(choice)  # type: ignore[arg-type]
+
+
+class SortChooser(ModalScreen[int | None]):
+    """Choose the column to sort a table by (`S` on a table): enter on a column sorts by it (on
+    the column already sorted by, reverses it); "as given" undoes the sort; `esc` changes
+    nothing. Dismisses with the column's index, NO_SORT, or None."""
+
+    NO_SORT = -1
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="SortChooser")
+        + """
+    SortChooser OptionList { height: auto; max-height: 20; width: auto; min-width: 30; border: none; }
+    """
+    )
+    BINDINGS = [Binding("escape", "leave", "Back", id="dialog.back")]
+
+    def __init__(self, labels: list[str], current: int | None, reverse: bool = False, *, start: int | None = None) -> None:
+        """`labels`: the columns' names; `current`, `reverse`: the sort now; `start`: the column highlighted first."""
+        super().__init__()
+        self.labels, self.current, self.reverse = labels, current, reverse
+        self.start = start if start is not None else current
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for index, label in enumerate(self.labels):
+            mark = (" ▼" if self.reverse else " ▲") if index == self.current else ""
+            options.append(Option(Text(printable(label + mark)), id=str(index)))
+        options.append(Option(Text("as given (no sort)", style="italic"), id=str(self.NO_SORT)))
+        with Vertical():
+            yield Static("Sort by (enter; on the sorted column: reverse it)", classes="dialog-text")
+            yield OptionList(*options, id="sort-columns")
+
+    def on_mount(self) -> None:
+        columns = self.query_one("#sort-columns", OptionList)
+        columns.highlighted = self.start if self.start is not None and 0 <= self.start < len(self.labels) else 0
+        columns.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(int(event.option.id or self.NO_SORT))
+
+    def action_leave(self) -> None:
+        self.dismiss(None)

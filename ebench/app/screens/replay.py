@@ -44,7 +44,7 @@ from ..render import duration, json_text
 from ..widgets.diff_view import DiffView, diff_lines
 from ..widgets.record_table import Column, RecordTable
 from ..widgets.trace import CallTrace
-from .base import FILTER_KEYS, SORT_KEYS, EBenchScreen
+from .base import CHOOSE_SORT_HELP, FILTER_KEYS, SORT_HELP, SORT_KEYS, EBenchScreen, choose_sort
 from .browser import RESULT_LABELS
 
 RESULT_LINES = 40  # a call's result is folded to this many lines in the detail pane
@@ -96,14 +96,17 @@ def step_detail(step: Step, *, dark: bool = True) -> Text:
 
 
 def path_line(summary: dict[str, Any] | None) -> str | None:
-    """A model trial's path against the fewest turns (ebench.tasks.paths); None when not measured."""
+    """A model trial's path against the fewest turns (ebench.tasks.paths), in words; None when
+    not measured."""
     if not summary:
         return None
     turns, fewest = summary.get("call_turns"), summary.get("optimal_turns")
     if not isinstance(turns, int) or not isinstance(fewest, int) or fewest <= 0:
         return None
-    verdict = "the fewest there are" if turns <= fewest else f"{turns / fewest:.2f}x the fewest, {fewest}"
-    return f"{turns} turns with calls ({verdict})"
+    made = f"the model called tools in {turns} turn{'s' if turns != 1 else ''}"
+    if turns <= fewest:
+        return f"{made}, the fewest this task allows"
+    return f"{made}; {fewest} would do (calls that need no earlier result can share a turn)"
 
 
 def explanation(
@@ -133,7 +136,7 @@ def explanation(
         text.append(printable(end.error) + "\n")  # a solver's error: its words
     path = path_line(end.summary if end else None)
     if path:
-        text.append("path: ", style="bold")
+        text.append("turns: ", style="bold")
         text.append(path + "\n")
     if grade is not None and not grade.passed:
         text.append("point of no return: ", style="bold")
@@ -170,19 +173,23 @@ class TrialView(Vertical):
     TrialView #replay-title { height: 1; padding: 0 1; text-style: bold; }
     TrialView #replay-position { height: 1; padding: 0 1; color: $text-muted; }
     TrialView #replay-main { height: 1fr; }
-    TrialView #replay-steps { width: 44; height: 1fr; }
-    TrialView #replay-middle, TrialView #replay-right { width: 1fr; height: 1fr; }
+    /* the steps take the rows they need and the grade the rest below them; the diff has its
+       column to itself, its lines wrapped whole */
+    TrialView #replay-left { width: 44; height: 1fr; }
+    TrialView #replay-steps { height: auto; max-height: 60%; }
+    TrialView #replay-middle { width: 1fr; height: 1fr; }
+    TrialView #replay-right { width: 1fr; height: 1fr; }
     TrialView #replay-detail { height: 1fr; padding: 0 1; }
     TrialView #replay-trace { height: 1fr; }
-    TrialView #replay-diff { height: 3fr; }
-    TrialView #replay-grade { height: 2fr; padding: 0 1; }
+    TrialView #replay-diff { height: 1fr; }
+    TrialView #replay-grade { height: 1fr; min-height: 5; padding: 0 1; }
     TrialView #replay-reference { width: 44; height: 1fr; display: none; }
     TrialView #replay-reference.-shown { display: block; }
     TrialView #replay-reference-steps { height: 1fr; border: none; }
     TrialView #replay-reference-detail { height: auto; max-height: 50%; padding: 0 1; }
     /* a step is one line, cut with an ellipsis: the event pane shows it whole */
     TrialView #replay-steps, TrialView #replay-reference-steps { text-wrap: nowrap; text-overflow: ellipsis; }
-    TrialView.-narrow #replay-steps { width: 26; }
+    TrialView.-narrow #replay-left { width: 26; }
     TrialView.-narrow #replay-reference { width: 30; }
     /* narrow, the reference takes the event's and the trace's place (r gives them back) */
     TrialView.-narrow.-reference #replay-middle { display: none; }
@@ -256,9 +263,13 @@ class TrialView(Vertical):
         yield Static("opening the session…", id="replay-title", markup=False)
         yield Static("", id="replay-position", markup=False)
         with Horizontal(id="replay-main"):
-            steps = OptionList(id="replay-steps", classes="pane")
-            steps.border_title = "Steps"
-            yield steps
+            with Vertical(id="replay-left"):
+                steps = OptionList(id="replay-steps", classes="pane")
+                steps.border_title = "Steps"
+                yield steps
+                with VerticalScroll(id="replay-grade", classes="pane") as grade:
+                    grade.border_title = "Final grade"
+                    yield Static("", id="replay-grade-body", markup=False)
             with Vertical(id="replay-middle"):
                 with VerticalScroll(id="replay-detail", classes="pane") as detail:
                     detail.border_title = "Event"
@@ -267,12 +278,9 @@ class TrialView(Vertical):
                 trace.border_title = "Calls so far"
                 yield trace
             with Vertical(id="replay-right"):
-                diff = DiffView(id="replay-diff", classes="pane")
+                diff = DiffView(id="replay-diff", classes="pane", wrap=True)
                 diff.border_title = "Diff at this step"
                 yield diff
-                with VerticalScroll(id="replay-grade", classes="pane") as grade:
-                    grade.border_title = "Final grade"
-                    yield Static("", id="replay-grade-body", markup=False)
             with Vertical(id="replay-reference", classes="pane") as reference:
                 reference.border_title = "Reference solution"
                 yield OptionList(id="replay-reference-steps")
@@ -604,8 +612,8 @@ class ReplayScreen(EBenchScreen):
         ),
         Binding("m", "filter('solver')", "Solver", id="replay.solver", tooltip="Choose the solver (model) filter", group=FILTER_KEYS),
         Binding("x", "clear_filters", "Clear filters", id="replay.clear"),
-        Binding("s", "sort", "Sort", id="replay.sort", tooltip="Sort by the next column", group=SORT_KEYS),
-        Binding("S", "reverse_sort", "Reverse sort", id="replay.reverse", group=SORT_KEYS),
+        Binding("s", "sort", "Sort", id="replay.sort", tooltip=SORT_HELP, group=SORT_KEYS),
+        Binding("S", "choose_sort", "Sort by…", id="replay.sort_by", tooltip=CHOOSE_SORT_HELP, group=SORT_KEYS),
     ]
 
     class RunsLoaded(Message):
@@ -654,7 +662,7 @@ class ReplayScreen(EBenchScreen):
             self._set_runs(self.runs)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.single and action in ("open_trial", "toggle_failed", "search", "filter", "clear_filters", "sort", "reverse_sort"):
+        if self.single and action in ("open_trial", "toggle_failed", "search", "filter", "clear_filters", "sort", "choose_sort"):
             return False
         return super().check_action(action, parameters)
 
@@ -741,6 +749,18 @@ class ReplayScreen(EBenchScreen):
         if self.rows:
             self.apply_filters()
 
+    @on(Select.Changed)
+    def _choice_made(self, event: Select.Changed) -> None:
+        """A choice made in a filter's list: the table takes the focus back (once the list has
+        given it back to its field)."""
+        select = event.select
+
+        def focus_table() -> None:
+            if select.has_focus_within and not select.expanded:
+                self.query_one(TrialTable).focus()
+
+        self.call_after_refresh(focus_table)
+
     @on(Input.Submitted, "#replay-search")
     def _search_submitted(self) -> None:
         self.query_one("#replay-table", DataTable).focus()
@@ -789,12 +809,11 @@ class ReplayScreen(EBenchScreen):
         self.query_one(TrialTable).focus()
 
     def action_sort(self) -> None:
-        self.query_one(TrialTable).sort_next()
+        self.query_one(TrialTable).sort_here()
         self._show_row()
 
-    def action_reverse_sort(self) -> None:
-        self.query_one(TrialTable).reverse_sort()
-        self._show_row()
+    def action_choose_sort(self) -> None:
+        choose_sort(self, self.query_one(TrialTable), self._show_row)
 
     def action_search(self) -> None:
         self.query_one("#replay-search", Input).focus()

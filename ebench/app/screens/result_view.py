@@ -24,10 +24,10 @@ from textual.containers import ScrollableContainer, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Static
 
-from ...sessions.events import ToolCallEvent
+from ...sessions.events import BLOCK, ToolCallEvent
 from ...terminal import printable, printable_json, printable_text
 from ..render import json_text, muted_style, short_json, to_json
-from ..widgets.result_table import MISSING, Cell, ResultTable, compact_text, full_text, page_context, table_of
+from ..widgets.result_table import MISSING, Cell, ResultTable, block_value, compact_text, full_text, merge_pages, page_context, table_of
 from ..widgets.trace import call_number
 
 MATCH_STYLE = "reverse"  # search matches: readable on every theme
@@ -88,17 +88,31 @@ class ResultScreen(Screen[Any]):
         Binding("slash", "search", "Search", id="result.search"),
         Binding("n", "next_match", "Next", tooltip="The next match of the search", id="result.next"),
         Binding("N", "previous_match", "Previous match", id="result.previous", show=False),
-        Binding("s", "sort", "Sort", id="result.sort"),
-        Binding("S", "reverse_sort", "Reverse", id="result.reverse"),
+        Binding("s", "sort", "Sort", tooltip="Sort by the column under the cursor; again: reversed", id="result.sort"),
+        Binding("S", "choose_sort", "Sort by…", tooltip="Choose the column to sort by from a list", id="result.sort_by"),
         Binding("j", "toggle_json", "JSON", tooltip="Switch between the table and the JSON", id="result.json"),
         Binding("o", "pager", "Pager", tooltip="Open the whole result in $PAGER", id="result.pager"),
+        Binding("a", "toggle_pages", "Pages", tooltip="Every page fetched together, or this call's page only", id="result.pages"),
     ]
 
-    def __init__(self, call: ToolCallEvent, *, can_take: bool) -> None:
+    def __init__(self, call: ToolCallEvent, *, can_take: bool, pages: list[ToolCallEvent] | None = None) -> None:
+        """`pages`: the calls that fetched `call`'s listing page by page ("All pages"): their
+        records are shown as one table (`a` switches to `call`'s page alone)."""
         super().__init__()
         self.call = call
         self.can_take = can_take  # whether a value can go anywhere (a composer with a tool)
-        self.table: ResultTable | None = table_of(call.result)
+        self.pages = pages if pages is not None and len(pages) > 1 else None
+        self.all_pages = self.pages is not None
+        # An exec_code block's records (its last expression, a repr) are read back as data, to be a table.
+        self.block_data = block_value(call.result) if call.role == BLOCK else None
+        self.payload: Any = (
+            merge_pages([page.result for page in self.pages])
+            if self.pages
+            else self.block_data
+            if self.block_data is not None
+            else call.result
+        )
+        self.table: ResultTable | None = table_of(self.payload)
         self.shown: list[int] = list(range(len(self.table))) if self.table is not None else []  # record indices, in screen order
         self.query_text = ""
         self.sort_column: int | None = None
@@ -123,6 +137,12 @@ class ResultScreen(Screen[Any]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._show_payload()
+        self._focus_body()
+        self._update_status()
+
+    def _show_payload(self) -> None:
+        """Build the table (or the JSON) of `self.payload`."""
         if self.table is not None:
             self._cells = [
                 tuple(_cell(text, value) for text, value in zip(texts, row, strict=True))
@@ -132,17 +152,37 @@ class ResultScreen(Screen[Any]):
             self.query_one("#result-table", DataTable).move_cursor(column=self.table.start_column(), animate=False)
         if self.json_mode:
             self._show_json()
-        self._focus_body()
-        self._update_status()
 
     def _title(self) -> Text:
         call = self.call
         title = Text(no_wrap=True)
-        title.append(f"{call_number(call)} ", muted_style())
-        title.append("✓ " if call.ok else "✗ ")
+        if self.pages is not None and self.all_pages:
+            first, last = self.pages[0], self.pages[-1]
+            title.append(f"{call_number(first)}-{call_number(last)} ", muted_style())
+            title.append(f"{len(self.pages)} pages of ", "bold")
+        else:
+            title.append(f"{call_number(call)} ", muted_style())
+            title.append("✓ " if call.ok else "✗ ")
         title.append(str(call.tool), "bold")
         title.append("  " + short_json(call.args, ARGS_WIDTH), muted_style())
+        if self.pages is not None:
+            title.append("  (a: " + ("this page only)" if self.all_pages else "all pages)"), muted_style())
         return printable_text(title)
+
+    def action_toggle_pages(self) -> None:
+        """All the pages fetched together, or the page of the call the viewer was opened on."""
+        if self.pages is None:
+            return
+        self.all_pages = not self.all_pages
+        self.payload = merge_pages([page.result for page in self.pages]) if self.all_pages else self.call.result
+        self.table = table_of(self.payload)
+        self.shown = list(range(len(self.table))) if self.table is not None else []
+        self.sort_column, self.sort_reverse, self._json = None, False, None
+        self.query_text = ""
+        self.query_one("#result-search", Input).value = ""
+        self.query_one("#result-title", Static).update(self._title())
+        self._show_payload()
+        self._update_status()
 
     def _fill_table(self) -> None:
         """Show the rows in `self.shown` (built texts, matches highlighted); the cursor stays on its record."""
@@ -171,7 +211,7 @@ class ResultScreen(Screen[Any]):
 
     def _show_json(self) -> None:
         if self._json is None:
-            self._json = json_text(self.call.result, dark=self.app.current_theme.dark)
+            self._json = json_text(self.payload, dark=self.app.current_theme.dark)
             self._json.no_wrap = True
         text = self._json
         self._json_lines = []
@@ -194,8 +234,12 @@ class ResultScreen(Screen[Any]):
         else:
             table = self.table
             what = "records" if table.kind == "records" else "fields"
-            parts.append(f"{len(table)} {what}" + (f" in {table.where}" if table.where else ""))
-            parts += [f"{k} {compact_text(v)}" for k, v in page_context(self.call.result, table.where)]
+            place = f" in {table.where}" if table.where else ""
+            parts.append(
+                f"{len(table)} {what}"
+                + (" in the block's value" + (f" ({table.where})" if table.where else "") if self.block_data is not None else place)
+            )
+            parts += [f"{k} {compact_text(v)}" for k, v in page_context(self.payload, table.where)]
             if self.sort_column is not None:
                 parts.append(f"sorted by {table.columns[self.sort_column]}" + (" (reversed)" if self.sort_reverse else ""))
             if self.query_text:
@@ -224,10 +268,12 @@ class ResultScreen(Screen[Any]):
         on_table = self.table is not None and not self.json_mode
         if action == "use":
             return self.can_take and on_table
-        if action in ("value", "sort", "reverse_sort"):
+        if action in ("value", "sort", "choose_sort"):
             return on_table
         if action == "toggle_json":
             return self.table is not None
+        if action == "toggle_pages":
+            return self.pages is not None
         return True
 
     def action_back(self) -> None:
@@ -249,7 +295,7 @@ class ResultScreen(Screen[Any]):
 
     def action_copy(self) -> None:
         if self.json_mode or self.table is None:
-            text = pager_text(self.call.result).rstrip("\n")
+            text = pager_text(self.payload).rstrip("\n")
             what = "the whole result"
         else:
             value = self.chosen_value()
@@ -349,15 +395,32 @@ class ResultScreen(Screen[Any]):
         self._refresh_rows()
 
     def action_sort(self) -> None:
-        """Cycle the sort column: none, then each column in turn."""
+        """Sort by the column under the cursor; when already sorted by it, reverse the order."""
+        cell = self.cursor_cell()
+        if cell is None:
+            return
+        self.sort_by(cell.column, not self.sort_reverse if cell.column == self.sort_column else False)
+
+    def action_choose_sort(self) -> None:
+        """The columns in a list: the one chosen sorts the table, and the cursor goes to it."""
+        from .dialogs import SortChooser
+
         if self.table is None:
             return
-        following = 0 if self.sort_column is None else self.sort_column + 1
-        self.sort_by(following if following < len(self.table.columns) else None)
+        table = self.query_one("#result-table", DataTable)
 
-    def action_reverse_sort(self) -> None:
-        if self.sort_column is not None:
-            self.sort_by(self.sort_column, not self.sort_reverse)
+        def chosen(column: int | None) -> None:
+            if column is None:
+                return
+            if column < 0:
+                self.sort_by(None)
+                return
+            self.sort_by(column, not self.sort_reverse if column == self.sort_column else False)
+            table.move_cursor(column=column, animate=False)
+
+        self.app.push_screen(
+            SortChooser(list(self.table.columns), self.sort_column, self.sort_reverse, start=max(table.cursor_column, 0)), chosen
+        )
 
     @on(DataTable.HeaderSelected, "#result-table")
     def _header_selected(self, event: DataTable.HeaderSelected) -> None:
@@ -397,7 +460,7 @@ class ResultScreen(Screen[Any]):
             return
         try:
             with self.app.suspend():
-                subprocess.run(command, input=pager_text(self.call.result), text=True, encoding="utf-8", check=False)
+                subprocess.run(command, input=pager_text(self.payload), text=True, encoding="utf-8", check=False)
         except SuspendNotSupported:
             self.notify("This terminal cannot hand the screen to a pager: copy the result with y instead.", title="Pager", severity="error")
         except OSError as exc:

@@ -21,10 +21,10 @@ from ...sessions.report import DASH, num, pct
 from ...terminal import printable
 from ..widgets.chart import ChartSeries, PassKChart
 from ..widgets.record_table import Column, RecordTable
-from .base import EBenchScreen
+from .base import CHOOSE_SORT_HELP, SORT_HELP, EBenchScreen, choose_sort
 
 if TYPE_CHECKING:
-    from ...sessions.report import RunReport, TableData
+    from ...sessions.report import Baseline, RunReport, TableData
     from ...sessions.runs import RunData
 
 
@@ -86,8 +86,8 @@ class ResultsScreen(EBenchScreen):
     TITLE = "Run results"
     BINDINGS = [
         Binding("enter", "open", "Failed trials", id="results.open"),
-        Binding("s", "sort", "Sort by next column", id="results.sort"),
-        Binding("S", "reverse_sort", "Reverse sort", id="results.reverse"),
+        Binding("s", "sort", "Sort", id="results.sort", tooltip=SORT_HELP),
+        Binding("S", "choose_sort", "Sort by…", id="results.sort_by", tooltip=CHOOSE_SORT_HELP),
         Binding("r", "reload", "Reload", id="results.reload"),
         Binding("x", "frontier_axis", "Frontier axis", id="results.frontier_axis", show=False),  # named in the chart's title
     ]
@@ -104,6 +104,9 @@ class ResultsScreen(EBenchScreen):
     ResultsScreen DataTable { height: 1fr; }
     ResultsScreen #frontier-chart { height: auto; padding: 1 1 0 1; }
     ResultsScreen #tab-frontier DataTable { height: auto; max-height: 1fr; }
+    ResultsScreen #tab-baseline DataTable { height: auto; }
+    ResultsScreen #results-baseline { height: auto; padding: 0 1; display: none; }
+    ResultsScreen #results-baseline.shown { display: block; }
     ResultsScreen .results-caption {
         color: $text-muted;
         padding: 0 1;
@@ -112,30 +115,36 @@ class ResultsScreen(EBenchScreen):
     """
 
     class Loaded(Message):
-        def __init__(self, runs: list[RunData], reports: list[RunReport], errors: list[str]) -> None:
+        def __init__(self, runs: list[RunData], reports: list[RunReport], errors: list[str], baseline: Baseline | None = None) -> None:
             super().__init__()
             self.runs = runs
             self.reports = reports
             self.errors = errors
+            self.baseline = baseline
 
-    def __init__(self, paths: list[Path]) -> None:
+    def __init__(self, paths: list[Path], *, baseline: Path | None = None) -> None:
+        """`baseline`: the folder of sessions the human baseline is read from (default: the data
+        directory's `sessions`), as `ebench report` reads it."""
         super().__init__()
         self.paths = list(paths)
+        self.baseline_folder = baseline
         self.runs: list[RunData] = []
         self.reports: list[RunReport] = []
         self.errors: list[str] = []
+        self.baseline: Baseline | None = None  # people's blind attempts at these runs' tasks (None: none)
         self.loaded = False
         self.frontier_axis = "cost"
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="results-errors", markup=False)  # errors quote the runs' files
+        yield Static("", id="results-baseline", markup=False)  # the human baseline in one line, above every tab
         with TabbedContent(id="results-tabs"):
             with TabPane("Leaderboard", id="tab-leaderboard"):
                 yield Leaderboard(leaderboard_columns(1), key=lambda report: report.label, id="leaderboard")
                 yield Static(
                     "Avg = Pass@1 = Pass^1 · Calls, Turns: per trial · Infra: infrastructure errors · enter: the run's failed"
-                    " trials in the replay debugger · s / click a header: sort · ←/→ scroll when narrow",
+                    " trials in the replay debugger · ←/→ a column, s: sort by it (again: reversed), S: choose it, or click a header",
                     classes="results-caption",
                 )
             with TabPane("Per domain", id="tab-domains"):
@@ -159,6 +168,11 @@ class ResultsScreen(EBenchScreen):
             with TabPane("Code vs tools", id="tab-code"):
                 yield DataTable(id="code-vs-tools", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="code-caption", classes="results-caption")
+            with TabPane("Human baseline", id="tab-baseline"), VerticalScroll():
+                yield Static("", id="baseline-caption", classes="results-caption")
+                yield DataTable(id="baseline", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="baseline-tasks-caption", classes="results-caption")
+                yield DataTable(id="baseline-tasks", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -168,8 +182,9 @@ class ResultsScreen(EBenchScreen):
     # -- loading -----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="results-load")
     def _load(self) -> None:
+        from ...paths import sessions_dir
         from ...sessions.metrics import MetricsError, run_metrics
-        from ...sessions.report import build_reports
+        from ...sessions.report import blind_attempts, build_reports, human_baseline
         from ...sessions.runs import RunError, load_runs
 
         runs: list[RunData] = []
@@ -187,10 +202,15 @@ class ResultsScreen(EBenchScreen):
                     errors.append(f"{run.label} ({run.path}): {exc}")
                     continue
                 runs.append(run)
-        self.post_message(self.Loaded(runs, build_reports(runs), errors))
+        reports = build_reports(runs)
+        # The human baseline as `ebench report` has it: people's blind attempts at these tasks.
+        source = self.baseline_folder or sessions_dir()
+        baseline = human_baseline(reports, blind_attempts(source), str(source)) if source.is_dir() else None
+        self.post_message(self.Loaded(runs, reports, errors, baseline if baseline is not None and baseline.tasks else None))
 
     def on_results_screen_loaded(self, message: Loaded) -> None:
         self.runs, self.reports, self.errors = message.runs, message.reports, message.errors
+        self.baseline = message.baseline
         self.loaded = True
         self.query_one("#results-tabs").loading = False
         errors = self.query_one("#results-errors", Static)
@@ -207,7 +227,41 @@ class ResultsScreen(EBenchScreen):
         self._fill_core_tables()
         self._fill_analyses()
         self.query_one(PassKChart).set_series(self.chart_series())
+        self._fill_baseline()
         self.query_one(Leaderboard).focus()
+
+    def _fill_baseline(self) -> None:
+        """The human baseline: a line above the tabs (people beside the runs, on the same tasks),
+        and its tab with the report's two tables, overall and per task."""
+        from ...sessions.report import BASELINE_LABEL, baseline_tables, duration
+
+        line = self.query_one("#results-baseline", Static)
+        baseline = self.baseline
+        tabs = self.query_one(TabbedContent)
+        if baseline is None:
+            tabs.hide_tab("tab-baseline")
+        else:
+            tabs.show_tab("tab-baseline")
+        line.set_class(baseline is not None, "shown")
+        if baseline is None:
+            return
+        human = baseline.human
+        runs = " · ".join(f"{label} {pct(figures.pass_rate)}" for label, figures in baseline.runs.items())
+        line.update(
+            Text(
+                printable(
+                    f"{BASELINE_LABEL}: {pct(human.pass_rate)} of {human.trials} blind attempt{'s' if human.trials != 1 else ''} passed, "
+                    f"median time {duration(human.median_seconds)}, on {len(baseline.tasks)} task{'s' if len(baseline.tasks) != 1 else ''}"
+                    + (f"; the runs there: {runs}" if runs else "")
+                    + " (tab: Human baseline)"
+                )
+            )
+        )
+        overall, per_task = baseline_tables(baseline)
+        show_table(self.query_one("#baseline", DataTable), overall)
+        show_table(self.query_one("#baseline-tasks", DataTable), per_task)
+        self.query_one("#baseline-caption", Static).update(Text(printable(f"{overall.title}: {overall.caption or ''}")))
+        self.query_one("#baseline-tasks-caption", Static).update(Text(printable(f"{per_task.title}: {per_task.caption or ''}")))
 
     # -- tables ------------------------------------------------------------------------------
     def _fill_scopes(self, kind: str) -> None:
@@ -315,10 +369,10 @@ class ResultsScreen(EBenchScreen):
 
     # -- sorting (a score sorts best first) ----------------------------------------------------
     def action_sort(self) -> None:
-        self.query_one(Leaderboard).sort_next()
+        self.query_one(Leaderboard).sort_here()
 
-    def action_reverse_sort(self) -> None:
-        self.query_one(Leaderboard).reverse_sort()
+    def action_choose_sort(self) -> None:
+        choose_sort(self, self.query_one(Leaderboard))
 
     def action_reload(self) -> None:
         self.query_one("#results-tabs").loading = True

@@ -31,11 +31,16 @@ from textual.widgets import Footer, Header, Input, RichLog, Select, Tab, TabbedC
 from ...domains import get_domain
 from ...domains.engine.tools import Tool
 from ...sessions.attempts import (
+    Draft,
+    DraftKeeper,
+    IdleClock,
     UnfinishedAttempt,
     discard,
     discard_session,
     human_outcome,
     human_trial,
+    leave_out,
+    load_draft,
     recorded_trial,
     resume_trial,
     unfinished_attempt,
@@ -50,11 +55,12 @@ from ...tasks.diff import Diff
 from ...tasks.grading import Grade, explain
 from ...tasks.spec import Task
 from ...terminal import printable, printable_text
+from ..widgets import task_pane
 from ..widgets.catalog import ToolCatalog
 from ..widgets.code_editor import CodeEditor
-from ..widgets.composer import CallComposer
+from ..widgets.composer import PAGE, CallComposer
 from ..widgets.diff_view import DiffView
-from ..widgets.task_pane import TaskPane, clock
+from ..widgets.task_pane import COMPACT_LINES, SHORT_LINES, TaskPane, clock
 from ..widgets.trace import CallTrace
 from .base import EBenchScreen
 from .dialogs import ConfirmDialog, ResumeChoice, ResumeDialog
@@ -82,6 +88,11 @@ PANES = Binding.Group("Panes", compact=True)
 NARROW_WIDTH = 120
 SHORT_HEIGHT = 32
 PANE_TABS = ("catalog", "work", "trace", "diff")
+# A change to the editor or the composer is kept once typing pauses this long (seconds), and the
+# time spent every HEARTBEAT seconds while nothing changes: a killed app loses at most that.
+SAVE_DELAY = 1.0
+HEARTBEAT = 30.0
+MAX_PAGES = 50  # "All pages" stops here (1,000 records of 20): a runaway listing is a bug, not a task
 
 
 class SolveScreen(EBenchScreen):
@@ -97,6 +108,8 @@ class SolveScreen(EBenchScreen):
         Binding("f4,alt+3", "focus_pane('trace')", "Trace", id="solve.pane.trace", priority=True, group=PANES),
         Binding("f8,alt+4", "focus_pane('diff')", "Diff", id="solve.pane.diff", priority=True, group=PANES),
         Binding("f9,alt+5", "focus_pane('code')", "Code editor", id="solve.pane.code", priority=True, group=PANES),
+        # The task pane's title names this key when the request is cut (the editor's F6, select line, gives way).
+        Binding("f6,alt+6", "toggle_task", "Whole request", id="solve.task", priority=True, show=False),
         Binding("ctrl+t", "end_turn", "Next turn", id="solve.end_turn"),
         Binding("p", "pause", "Run/pause", id="solve.pause"),
         Binding("n", "step", "Step", id="solve.step"),
@@ -119,7 +132,6 @@ class SolveScreen(EBenchScreen):
     SolveScreen.-code #catalog { width: 28; }
     SolveScreen.-code #work { height: 3fr; }
     SolveScreen.-code #diff { max-width: 60; }
-    SolveScreen.-short TaskPane { max-height: 5; }
     SolveScreen.-narrow #pane-tabs { display: block; }
     SolveScreen.-narrow #catalog, SolveScreen.-narrow #middle, SolveScreen.-narrow #work,
     SolveScreen.-narrow #conversation, SolveScreen.-narrow #trace, SolveScreen.-narrow #diff { display: none; }
@@ -132,9 +144,12 @@ class SolveScreen(EBenchScreen):
 
     # -- messages posted from worker threads -----------------------------------------------
     class TrialReady(Message):
-        def __init__(self, generation: int, trial: Trial | None, error: str | None = None, resumed: Path | None = None) -> None:
+        def __init__(
+            self, generation: int, trial: Trial | None, error: str | None = None, resumed: Path | None = None, draft: Draft | None = None
+        ) -> None:
             super().__init__()
             self.generation, self.trial, self.error, self.resumed = generation, trial, error, resumed
+            self.draft = draft  # a resumed attempt's unsent work
 
     class ResumeOffered(Message):
         """The task has an attempt left unsubmitted: the person chooses before anything starts."""
@@ -176,6 +191,9 @@ class SolveScreen(EBenchScreen):
         steps per second, None: as fast as it goes). `resume`: continue this unfinished attempt.
         `play_user`: watching, the person answers the model's questions (a task with a user profile)."""
         super().__init__()
+        # What has the focus from the first frame, so keys typed while the world copy is prepared
+        # land where the person will type (not in the tab strip hidden on a wide screen).
+        self.AUTO_FOCUS = ("#code-input" if code else "#catalog-search") if watcher is None else "#conversation"  # type: ignore[misc]  # per screen: its mode
         self.task_spec = task
         self.code = code
         self.blind = blind
@@ -197,6 +215,13 @@ class SolveScreen(EBenchScreen):
         self.talks = bool(task.user_profile) or task.scenario is not None  # the task has a user to talk to
         self.play_user = play_user and watcher is not None and self.talks
         self.question: tuple[asyncio.AbstractEventLoop, asyncio.Future[str | None]] | None = None  # awaiting the person
+        # A person's attempt: its unsent work kept beside its session, its idle gaps capped.
+        self.drafts: DraftKeeper | None = None
+        self._preparing: tuple[str, float] | None = None  # the trial is being opened: what is done, since when
+        self._queued: Message | None = None  # a call or block asked for while the trial was opening: sent once it is open
+        self.idle = IdleClock()
+        self._draft_timer: Any = None
+        self._typed: tuple[str, dict[str, Any] | None] = ("", None)  # the editor's text and the composer's draft, as last changed
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -265,8 +290,20 @@ class SolveScreen(EBenchScreen):
         self._fit(self.size.width, self.size.height)
         if self.code and self.watcher is None:
             self.call_after_refresh(self.action_focus_pane, "code")  # code mode invites code (once laid out: it can take focus)
-        # After the first paint: copying the world competes with the render for the GIL.
-        self.call_after_refresh(self.start_attempt, ask=True)
+        # After the first paint, footer included (it composes its keys a refresh after the screen's
+        # first): copying the world competes with the render for the GIL.
+        self.call_after_refresh(self.call_after_refresh, partial(self.start_attempt, ask=True))
+        self.set_interval(1.0, self._every_second)
+        if self.watcher is None:
+            signal = getattr(self.app, "input_signal", None)
+            if signal is not None:
+                signal.subscribe(self, self._person_input, immediate=True)
+            self.set_interval(HEARTBEAT, self._keep_draft)
+
+    def _every_second(self) -> None:
+        self._show_preparing()
+        if self.watcher is None:
+            self._take_out_idle()
 
     def on_resize(self, event: Resize) -> None:
         self._fit(event.size.width, event.size.height)
@@ -274,7 +311,13 @@ class SolveScreen(EBenchScreen):
     def _fit(self, width: int, height: int) -> None:
         self.set_class(width < NARROW_WIDTH, "-narrow")
         self.set_class(height < SHORT_HEIGHT, "-short")
+        self.query_one(TaskPane).max_lines = SHORT_LINES if height < SHORT_HEIGHT else COMPACT_LINES
         self._show_pane(self.pane)
+
+    def action_toggle_task(self) -> None:
+        """The task pane whole (however many lines it takes), or back to its few lines."""
+        pane = self.query_one(TaskPane)
+        pane.expanded = not pane.expanded
 
     @property
     def narrow(self) -> bool:
@@ -301,7 +344,10 @@ class SolveScreen(EBenchScreen):
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         """Focus moved by tab or click: in a narrow terminal the tab strip follows."""
-        panes = {"catalog": "catalog", "work": "work", "conversation": "work", "trace": "trace", "diff": "diff"}
+        panes = {
+            **{name: "work" for name in ("work", "conversation", "user-log", "ask-user", "answer-user")},
+            **{name: name for name in ("catalog", "trace", "diff")},
+        }
         for node in event.widget.ancestors_with_self:
             pane = panes.get(str(node.id))
             if pane is not None:
@@ -337,7 +383,7 @@ class SolveScreen(EBenchScreen):
             else:
                 composer.focus()
         elif pane == "trace":
-            self.query_one(CallTrace).focus()
+            self.query_one(CallTrace).focus_newest()  # where v and enter act at once
         elif pane == "diff":
             self.query_one(DiffView).focus()
 
@@ -350,6 +396,9 @@ class SolveScreen(EBenchScreen):
         """`esc` leaves a field (focus goes to its pane's list or the trace); otherwise it leaves
         the screen, keeping an unsubmitted attempt to resume. It never discards one."""
         focused = self.focused
+        if focused is not None and focused.id == "code-output-scroll":  # the block's output: back to the code
+            self.query_one(CodeEditor).query_one(TextArea).focus()
+            return
         if isinstance(focused, Input | Select | TextArea):
             if focused.id == "catalog-search":
                 self.query_one(ToolCatalog).focus()
@@ -364,9 +413,12 @@ class SolveScreen(EBenchScreen):
 
     def _say_kept(self) -> None:
         trial = self.trial
-        if self.watcher is None and trial is not None and not trial.finished and trial.tool_calls:
+        draft = self._current_draft()
+        typed = draft is not None and not draft.empty
+        if self.watcher is None and trial is not None and not trial.finished and (trial.tool_calls or typed or self.resumed_from):
+            what = f"{trial.tool_calls} call{'s' if trial.tool_calls != 1 else ''}" + (" and your unsent work" if typed else "")
             self.app.notify(
-                f"attempt at {self.task_spec.id} kept ({trial.tool_calls} call{'s' if trial.tool_calls != 1 else ''}): open the task again to resume it",
+                f"attempt at {self.task_spec.id} kept ({what}): open the task again to resume it",
                 title="Not submitted",
                 timeout=8,
             )
@@ -382,17 +434,31 @@ class SolveScreen(EBenchScreen):
         self.summary = None
         resume = resume or self._resume
         self._resume = None
-        self.query_one(TaskPane).status = "rebuilding the attempt from its calls…" if resume else "preparing a private copy of the world…"
+        self._preparing = (
+            ("rebuilding the attempt from its calls", monotonic()) if resume else ("preparing a private copy of the world", monotonic())
+        )
+        self._show_preparing()
         self._open_trial(self.generation, ask=ask and self.watcher is None, resume=resume)
+
+    def _show_preparing(self) -> None:
+        """While the trial opens: what is being done, for how long so far, and that typing is not lost."""
+        if self._preparing is None:
+            return
+        what, since = self._preparing
+        seconds = int(monotonic() - since)
+        kept = " · what you type is kept" if self.watcher is None else ""
+        self.query_one(TaskPane).status = f"{what}… {seconds} s{kept}" if seconds else f"{what}…{kept}"
 
     @work(thread=True, group="trial", exit_on_error=False)
     def _open_trial(self, generation: int, *, ask: bool, resume: Path | None) -> None:
+        draft = None
         try:
             if self.watcher is not None:
                 solver = dict(self.watcher.config())
                 trial = recorded_trial(self.task_spec, str(solver.get("name", "watch")), solver, code=self.code)
             elif resume is not None:
                 trial = resume_trial(self.task_spec, resume)
+                draft = load_draft(resume)
             else:
                 left = unfinished_attempt(self.task_spec) if ask else None
                 if left is not None:
@@ -407,17 +473,24 @@ class SolveScreen(EBenchScreen):
             self.post_message(self.TrialEvent(generation, event))
 
         trial.listeners.append(listener)
-        self.post_message(self.TrialReady(generation, trial, resumed=resume))
+        self.post_message(self.TrialReady(generation, trial, resumed=resume, draft=draft))
 
     def on_solve_screen_resume_offered(self, message: ResumeOffered) -> None:
         if message.generation != self.generation:
             return
         left = message.attempt
         mode = ("code" if left.code else "tools") + (", blind" if left.blind else "")
+        unsent = []
+        if left.draft is not None and left.draft.code.strip():
+            lines = len(left.draft.code.strip().splitlines())
+            unsent.append(f"an unsent code block ({lines} line{'s' if lines != 1 else ''})")
+        if left.draft is not None and left.draft.composer_text:
+            unsent.append(f"a {left.draft.composer.get('tool') if left.draft.composer else ''} call being composed")
         text = (
             f"You left an attempt at {self.task_spec.id} without submitting it: "
-            f"{left.calls} call{'s' if left.calls != 1 else ''}, {clock(left.seconds)} spent, {mode} mode.\n\n"
-            "Resume it (the world is rebuilt from its calls), or start over (the attempt is deleted)?"
+            f"{left.calls} call{'s' if left.calls != 1 else ''}, {clock(left.seconds)} spent, {mode} mode"
+            + "".join(f", {what}" for what in unsent)
+            + ".\n\nResume it (the world is rebuilt from its calls, your unsent work put back), or start over (the attempt is deleted)?"
         )
         self.query_one(TaskPane).status = "an unsubmitted attempt: resume or start over"
         self.app.push_screen(ResumeDialog(text, can_go_back=len(self.app.screen_stack) > 2), partial(self._resume_chosen, left))
@@ -437,6 +510,8 @@ class SolveScreen(EBenchScreen):
 
     def on_solve_screen_trial_ready(self, message: TrialReady) -> None:
         pane = self.query_one(TaskPane)
+        if message.generation == self.generation:
+            self._preparing = None
         if message.trial is None:
             if message.resumed is not None:
                 self._cannot_resume(message.resumed, str(message.error))
@@ -450,6 +525,9 @@ class SolveScreen(EBenchScreen):
             return
         self.trial = message.trial
         self.resumed_from = message.resumed
+        if self.watcher is None and message.trial.writer is not None:
+            self.drafts = DraftKeeper(message.trial.writer.path)
+            self.idle = IdleClock()  # the time before the attempt was open is not the person's
         pane.actor = self.domain.actor_label(self.trial.conn, self.trial.actor)
         scenario = self.task_spec.scenario
         if scenario is not None and self.trial.turn_index < len(scenario.turns):
@@ -460,7 +538,13 @@ class SolveScreen(EBenchScreen):
             pane.start_timer(already=self.trial.seconds)
         if message.resumed is not None:
             self.query_one(CallTrace).set_calls(self.trial.history)
-            self.notify(f"resumed with {self.trial.tool_calls} call(s); the world is as you left it", title="Resumed")
+            restored = self._restore_draft(message.draft) if message.draft is not None else []
+            calls = f"{self.trial.tool_calls} call{'s' if self.trial.tool_calls != 1 else ''}"
+            self.notify(
+                f"resumed with {calls}" + "".join(f" and {what}" for what in restored) + "; the world is as you left it",
+                title="Resumed",
+            )
+        self._draft_changed()  # the attempt's first draft: what the screen holds now
         self._set_status()
         self.refresh_diff()
         if self.play_user:
@@ -468,6 +552,9 @@ class SolveScreen(EBenchScreen):
         if self.watcher is not None and self.gate is not None:
             self._run_watch(self.trial, self.generation)
         self.refresh_bindings()
+        queued, self._queued = self._queued, None
+        if queued is not None:  # F5 or ctrl+r pressed while the copy was prepared: done now
+            self.post_message(queued)
 
     def _cannot_resume(self, path: Path, error: str) -> None:
         def answered(discard_it: bool | None) -> None:
@@ -516,10 +603,99 @@ class SolveScreen(EBenchScreen):
         self._answer(None)  # a model waiting on the person's answer is let go
         trial = self.trial
         if trial is not None and not trial.finished and self.watcher is None:
-            if trial.tool_calls == 0 and self.resumed_from is None:
+            draft = self._current_draft()
+            if trial.tool_calls == 0 and self.resumed_from is None and (draft is None or draft.empty):
+                if self.drafts is not None:
+                    self.drafts.drop()
                 discard(trial)
-            else:
-                trial.close()
+                return
+            self._take_out_idle()
+            if self.drafts is not None and draft is not None:
+                self.drafts.offer(self._current_draft() or draft)  # with the time it took, now
+                self.drafts.write()  # here, not in a worker: the app may be closing
+            trial.close()
+
+    # -- drafts and time -------------------------------------------------------------------
+    def _person_input(self, _event: object) -> None:
+        idle = self.idle.touch()
+        if not self.busy:  # waiting on a call is work
+            self._take_out(idle)
+
+    def _take_out_idle(self) -> None:
+        if not self.busy:
+            self._take_out(self.idle.excess())
+
+    def _take_out(self, seconds: float) -> None:
+        """Idle time beyond the cap leaves the attempt's time (and the blind timer)."""
+        trial = self.trial
+        if seconds <= 0 or trial is None or trial.finished or self.watcher is not None:
+            return
+        taken = leave_out(trial, seconds)
+        for pane in self.query(TaskPane):  # none when the screen is going away
+            pane.leave_out(taken)
+
+    def _current_draft(self) -> Draft | None:
+        """The attempt's unsent work (as last typed) and its time now; None when there is no open
+        attempt of a person's. Read from what the widgets last reported, not the widgets: when the
+        screen goes away they are gone first."""
+        trial = self.trial
+        if trial is None or trial.finished or self.watcher is not None or self.submitted:
+            return None
+        code, composer = self._typed
+        return Draft(trial.seconds, code, composer)
+
+    def _keep_draft(self) -> None:
+        """Offer the current draft and write it in a worker."""
+        self._draft_timer = None
+        draft = self._current_draft()
+        if draft is None or self.drafts is None or self.drafts.dropped:
+            return
+        self._take_out_idle()
+        self.drafts.offer(self._current_draft() or draft)
+        self._write_draft(self.drafts)
+
+    @work(thread=True, group="draft", exit_on_error=False)
+    def _write_draft(self, keeper: DraftKeeper) -> None:
+        error = keeper.error
+        keeper.write()
+        if keeper.error and keeper.error != error:  # said once, not at every keystroke
+            self.app.call_from_thread(self.notify, printable(keeper.error), title="Draft", severity="warning", markup=False)
+
+    def _draft_changed(self) -> None:
+        """The editor or the composer changed: written once typing pauses."""
+        if self.watcher is not None:
+            return
+        self._typed = (self.query_one(CodeEditor).code if self.code else "", self.query_one(CallComposer).draft())
+        if self.drafts is None:
+            return
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+        self._draft_timer = self.set_timer(SAVE_DELAY, self._keep_draft)
+
+    @on(CallComposer.Edited)
+    def _composer_edited(self) -> None:
+        self._draft_changed()
+
+    @on(TextArea.Changed, "#code-input")
+    def _code_edited(self) -> None:
+        self._draft_changed()
+
+    def _restore_draft(self, draft: Draft) -> list[str]:
+        """A resumed attempt's unsent work, back where it was typed."""
+        restored = []
+        if draft.code.strip() and self.code:
+            editor = self.query_one(CodeEditor)
+            typed = editor.code
+            editor.code = draft.code if not typed.strip() else draft.code.rstrip("\n") + "\n" + typed  # typed meanwhile: kept below
+            restored.append("your unsent code block")
+        composer = draft.composer or {}
+        tool = self.tools.get(str(composer.get("tool")))
+        if tool is not None and self.watcher is None:
+            self.query_one(CallComposer).restore_draft(tool, composer)
+            self.query_one(ToolCatalog).select(tool.name)
+            if draft.composer_text:
+                restored.append(f"the {tool.name} call you were composing")
+        return restored
 
     # -- the person's calls ----------------------------------------------------------------
     def _can_act(self) -> bool:
@@ -535,26 +711,47 @@ class SolveScreen(EBenchScreen):
         return True
 
     @on(ToolCatalog.Selected)
-    def _tool_chosen(self, message: ToolCatalog.Selected) -> None:
+    async def _tool_chosen(self, message: ToolCatalog.Selected) -> None:
         if message.name == "exec_code":
             self.action_focus_pane("code")
             return
         tool = self.tools.get(message.name)
         if tool is not None:
+            origin = self.focused
             self.query_one(TabbedContent).active = "tab-call"
             self._show_pane("work")
             composer = self.query_one(CallComposer)
             composer.set_tool(tool)
-            self.call_after_refresh(composer.focus_first)  # the form is rebuilt for the tool first
+            await composer.form_ready()  # the form is rebuilt for the tool first: then its first field takes the focus
+            focused, catalog = self.focused, self.query_one(ToolCatalog)
+            # ... unless the person has gone to another pane meanwhile (the trace, the diff)
+            if focused is None or focused is origin or any(node in (composer, catalog) for node in focused.ancestors_with_self):
+                composer.focus_first()
+
+    def _queue_while_preparing(self, message: Message, what: str) -> bool:
+        """While the trial opens, a call or a block asked for is kept and sent once it is open."""
+        if self.trial is not None or self._preparing is None:
+            return False
+        self._queued = message
+        self.notify(f"{what} as soon as the world copy is ready", title="Kept")
+        return True
 
     @on(CallComposer.Submitted)
     def _call_submitted(self, message: CallComposer.Submitted) -> None:
+        again = CallComposer.Submitted(message.tool, message.args, raw=message.raw, all_pages=message.all_pages)
+        if self._queue_while_preparing(again, f"{message.tool} runs"):
+            return
         if self._can_act():
             self.busy = True
-            self._run_call(message.tool, message.args)
+            if message.all_pages:
+                self._run_pages(message.tool, message.args)
+            else:
+                self._run_call(message.tool, message.args)
 
     @on(CodeEditor.Run)
     def _code_submitted(self, message: CodeEditor.Run) -> None:
+        if self._queue_while_preparing(CodeEditor.Run(message.code), "the block runs"):
+            return
         if self._can_act():
             self.busy = True
             self.query_one(CodeEditor).running = True
@@ -571,13 +768,21 @@ class SolveScreen(EBenchScreen):
         self.query_one(ToolCatalog).select(tool.name)
         self.query_one(CallComposer).set_tool(tool, call.args if isinstance(call.args, dict) else None)
 
+    @on(CodeEditor.ViewRecords)
+    def _view_block_records(self) -> None:
+        """`v` on the code output: the last block's result in the viewer (its records a table)."""
+        blocks = [call for call in (self.trial.history if self.trial is not None else []) if call.tool == "exec_code" and not call.parent]
+        if blocks:
+            self.post_message(CallTrace.ViewResult(blocks[-1]))
+
     @on(CallTrace.ViewResult)
     def _view_result(self, message: CallTrace.ViewResult) -> None:
         """A call's result in the full-screen viewer; a value taken there goes into the composer."""
         from .result_view import ResultScreen
 
         can_take = self.watcher is None and not self.submitted and self.query_one(CallComposer).tool is not None
-        self.app.push_screen(ResultScreen(message.call, can_take=can_take), self._take_value)
+        history = self.trial.history if self.trial is not None else []
+        self.app.push_screen(ResultScreen(message.call, can_take=can_take, pages=page_series(history, message.call)), self._take_value)
 
     def _take_value(self, value: Any) -> None:
         if value is None:
@@ -600,6 +805,36 @@ class SolveScreen(EBenchScreen):
             self.app.call_from_thread(self._call_done)
 
     @work(thread=True, group="calls", exit_on_error=False)
+    def _run_pages(self, tool: str, args: dict[str, Any]) -> None:
+        """A list tool's page in `args` (default the first) and every page after it, each page a
+        call of its own (recorded and counted as the person would have made them one by one),
+        until its last page, an error, or MAX_PAGES."""
+        trial = self.trial
+        given = args.get(PAGE)
+        page: int = given if isinstance(given, int) and not isinstance(given, bool) else 1
+        first, pages, records, stopped = page, 0, 0, ""
+        try:
+            while trial is not None and pages < MAX_PAGES:
+                result = trial.call(tool, {**args, PAGE: page}).payload()
+                pages += 1
+                items = result.get("items") if isinstance(result, dict) else None
+                last = result.get("total_pages") if isinstance(result, dict) else None
+                records += len(items) if isinstance(items, list) else 0
+                if not isinstance(last, int) or not isinstance(items, list):
+                    stopped = "" if isinstance(result, dict) and "error" not in result else " (stopped at an error)"
+                    break
+                if page >= last:
+                    break
+                page += 1
+            else:
+                stopped = f" (stopped after {MAX_PAGES} pages)" if trial is not None else ""
+        finally:
+            span = f"page {first}" if pages <= 1 else f"pages {first}-{first + pages - 1}"
+            said = f"{tool}: {span}, {records} record{'s' if records != 1 else ''}, one call each{stopped}; v on any of them shows them all"
+            self.app.call_from_thread(self._call_done)
+            self.app.call_from_thread(self.notify, said, title="All pages")
+
+    @work(thread=True, group="calls", exit_on_error=False)
     def _run_code(self, code: str) -> None:
         trial = self.trial
         result = None
@@ -613,9 +848,11 @@ class SolveScreen(EBenchScreen):
 
     def _call_done(self) -> None:
         self.busy = False
+        self.idle.touch()  # a call's running time is work, not idleness: the gap starts at its result
 
     def _code_done(self, ok: bool, payload: Any) -> None:
         self.busy = False
+        self.idle.touch()
         editor = self.query_one(CodeEditor)
         editor.running = False
         editor.show_output(ok, payload)
@@ -825,6 +1062,7 @@ class SolveScreen(EBenchScreen):
         self._submit()
 
     def _submit(self) -> None:
+        self._take_out_idle()
         self.submitted = True
         self.busy = True
         self.query_one(TaskPane).stop_timer()
@@ -835,6 +1073,8 @@ class SolveScreen(EBenchScreen):
         if trial is None:
             return
         summary = trial.finish(AGENT_STOPPED)
+        if self.drafts is not None and trial.writer is not None and self.drafts.session == trial.writer.path:
+            self.drafts.drop()  # submitted: nothing is left to resume
         self.post_message(self.Graded(generation, summary, *self._final(trial)))
 
     def _final(self, trial: Trial) -> tuple[Grade | None, Diff | None]:
@@ -889,7 +1129,10 @@ class SolveScreen(EBenchScreen):
             self.gate.close()
             self.gate = StepGate(paused=self.gate.paused, rate=self.gate.rate)
         if self.trial is not None and not self.trial.finished and self.watcher is None:
+            if self.drafts is not None:
+                self.drafts.drop()
             discard(self.trial)
+        self.drafts = None
         self.trial = None
         self.resumed_from = None
         self.last_diff = None
@@ -944,6 +1187,40 @@ class SolveScreen(EBenchScreen):
         if action == "back":
             return True  # esc always leaves a field; it leaves the screen only when there is one below
         return super().check_action(action, parameters)
+
+
+def page_series(history: list[ToolCallEvent], call: ToolCallEvent) -> list[ToolCallEvent]:
+    """The pages `call` was fetched with: the calls around it in `history`, one after another at
+    the top level, of the same tool and arguments but the page, each holding its page of items,
+    in page order (what "All pages" makes). Just [call] when it stands alone."""
+
+    def key(event: ToolCallEvent) -> Any:
+        args = event.args if isinstance(event.args, dict) else None
+        if event.parent or not event.ok or args is None or not isinstance(event.result, dict) or "items" not in event.result:
+            return None
+        return event.tool, sorted((k, repr(v)) for k, v in args.items() if k != PAGE)
+
+    calls = [event for event in history if not event.parent]
+    ids = [event.id for event in calls]
+    if call.id not in ids or key(call) is None:
+        return [call]
+    at = ids.index(call.id)
+    start, end = at, at
+    while start > 0 and key(calls[start - 1]) == key(call) and page_of(calls[start - 1]) == page_of(calls[start]) - 1:
+        start -= 1
+    while end + 1 < len(calls) and key(calls[end + 1]) == key(call) and page_of(calls[end + 1]) == page_of(calls[end]) + 1:
+        end += 1
+    return calls[start : end + 1]
+
+
+def page_of(call: ToolCallEvent) -> int:
+    page = call.result.get(PAGE) if isinstance(call.result, dict) else None
+    return page if isinstance(page, int) else -1
+
+
+def monotonic() -> float:
+    """The clock of the preparing time shown (the task pane's: tests freeze it)."""
+    return task_pane.monotonic()
 
 
 def speed_label(rate: float | None) -> str:

@@ -2,7 +2,10 @@
 block's output below.
 
 The editor never runs code itself: it posts `CodeEditor.Run` and the screen runs the block in a
-worker, then calls `show_output` with the exec_code result.
+worker, then calls `show_output` with the exec_code result. Editor and output share the room: the
+output takes most of it after a run whose output does not fit, F7 switches (and focuses the side
+that grew), alt+up / alt+down move the split a step. Records the block returned are named in the
+output, and `v` there (or on the block in the trace) shows them as a table.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from textual.widgets import Button, LoadingIndicator, Static, TextArea
 
 from ...terminal import printable_text
 from ..render import code_text, json_text, muted_style, theme_style
+from .result_table import block_value, find_records
 
 
-def output_text(ok: bool, payload: Any, variables: dict[str, str], *, dark: bool = True) -> Text:
-    """An exec_code result for people: a verdict line, stdout, the value, the error or limit in the
-    error colour, and how many tool calls the block made."""
+def output_text(ok: bool, payload: Any, variables: dict[str, str], *, dark: bool = True, records: int = 0) -> Text:
+    """An exec_code result for people: a verdict line (how many tool calls the block made, and
+    `records`, how many records its value holds), stdout, the value, the error or limit in the
+    error colour."""
     error_style = theme_style(variables, "error")
     muted = muted_style()
     text = Text(no_wrap=False)
@@ -40,6 +45,8 @@ def output_text(ok: bool, payload: Any, variables: dict[str, str], *, dark: bool
     calls = payload.get("tool_calls")
     if calls is not None:
         text.append(f"  ·  {calls} tool call{'s' if calls != 1 else ''}", muted)
+    if records:
+        text.append(f"  ·  {records} record{'s' if records != 1 else ''} in the value (F7 then v: a table)", muted)
     # Why it failed comes first, above output that can run to thousands of lines: the limit hit,
     # and the error's last line (the exception); the whole traceback follows the output.
     if payload.get("limit"):
@@ -61,6 +68,32 @@ def output_text(ok: bool, payload: Any, variables: dict[str, str], *, dark: bool
     return text
 
 
+class EditorArea(TextArea):
+    """A TextArea where ctrl+a selects all, as people expect of an editor (Textual gives ctrl+a to
+    the line's start, which `home` still does; F7 selects all too): the exec_code editor, and the
+    composer's raw JSON."""
+
+    BINDINGS = [Binding("ctrl+a", "select_all", "Select all", show=False, id="editor.select_all")]
+
+
+OUTPUT_SMALL, OUTPUT_LARGE = 3, 7  # tenths of the room the output takes
+
+
+class OutputScroll(VerticalScroll):
+    """The block's output, scrollable and focusable (F7); `v` shows its records as a table."""
+
+    BINDINGS = [Binding("v", "view_records", "Records table", id="code.records")]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "view_records":
+            editor = self.parent
+            return isinstance(editor, CodeEditor) and editor.records > 0
+        return True
+
+    def action_view_records(self) -> None:
+        self.post_message(CodeEditor.ViewRecords())
+
+
 class CodeEditor(Vertical):
     """Python for one exec_code block, and the last block's output."""
 
@@ -69,8 +102,8 @@ class CodeEditor(Vertical):
         height: 1fr;
     }
     CodeEditor > #code-input {
-        height: 2fr;
-        min-height: 5;
+        height: 7fr;
+        min-height: 3;
     }
     CodeEditor > #code-bar {
         height: auto;
@@ -97,19 +130,37 @@ class CodeEditor(Vertical):
         width: 1fr;
     }
     CodeEditor > #code-output-scroll {
-        height: 1fr;
+        height: 3fr;
         min-height: 3;
         border-top: solid $panel-lighten-2;
         padding: 0 1;
+    }
+    CodeEditor > #code-output-scroll:focus {
+        border-top: solid $primary;
     }
     CodeEditor #code-output {
         height: auto;
     }
     """
 
-    BINDINGS = [Binding("ctrl+r", "run", "Run code", id="code.run")]
+    BINDINGS = [
+        Binding("ctrl+r", "run", "Run code", id="code.run"),
+        # Priority: the editor's own F7 (select all; ctrl+a does it too) gives way.
+        Binding(
+            "f7,alt+7",
+            "toggle_output",
+            "Output",
+            id="code.output",
+            priority=True,
+            tooltip="Give the room to the output, or back to the editor",
+        ),
+        Binding("alt+up", "move_split(1)", "Output bigger", id="code.output_bigger", show=False),
+        Binding("alt+down", "move_split(-1)", "Output smaller", id="code.output_smaller", show=False),
+    ]
 
     running: reactive[bool] = reactive(False)
+    # Tenths of the room the output takes (the editor has the rest): OUTPUT_SMALL at first, OUTPUT_LARGE after a long output.
+    output_share: reactive[int] = reactive(3)
 
     class Run(Message):
         """Run this block (the screen runs it in a worker and calls `show_output`)."""
@@ -118,18 +169,22 @@ class CodeEditor(Vertical):
             super().__init__()
             self.code = code
 
+    class ViewRecords(Message):
+        """`v` on the output: the last block's records, as a table (the screen opens the result viewer)."""
+
     def __init__(self, code: str = "", *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._initial_code = code
         self._output: tuple[bool, Any] | None = None
+        self.records = 0  # records in the last block's value (shown as a table on `v`)
 
     def compose(self) -> ComposeResult:
-        yield TextArea.code_editor(self._initial_code, language="python", id="code-input")
+        yield EditorArea.code_editor(self._initial_code, language="python", id="code-input")
         with Horizontal(id="code-bar"):
             yield Button("Run ▶", id="code-run", variant="primary", tooltip="Run the block (ctrl+r)", compact=True)
             yield LoadingIndicator(id="code-running")
             yield Static("ctrl+r runs the block; its tool calls show in the trace", id="code-hint")
-        with VerticalScroll(id="code-output-scroll"):
+        with OutputScroll(id="code-output-scroll"):
             yield Static("no output yet", id="code-output", markup=False)
 
     def on_mount(self) -> None:
@@ -165,11 +220,41 @@ class CodeEditor(Vertical):
             self.action_run()
 
     def show_output(self, ok: bool, payload: Any) -> None:
-        """Show an exec_code result (the tool's payload, or its error payload); ends `running`."""
+        """Show an exec_code result (the tool's payload, or its error payload); ends `running`.
+        An output longer than its room takes most of the room (the editor keeps a few lines)."""
         self._output = (ok, payload)
         self.running = False
+        records = block_value(payload)
+        found = find_records(records) if records is not None else None
+        self.records = len(found[1]) if found is not None else (1 if records is not None else 0)
         self._paint_output()
         self.query_one("#code-output-scroll", VerticalScroll).scroll_home(animate=False)  # the verdict and reason first
+        self.call_after_refresh(self._room_for_output)
+
+    def _room_for_output(self) -> None:
+        scroll = self.query_one("#code-output-scroll", VerticalScroll)
+        if scroll.max_scroll_y > 0 and self.output_share < OUTPUT_LARGE:
+            self.output_share = OUTPUT_LARGE
+
+    def watch_output_share(self, share: int) -> None:
+        self.query_one("#code-input").styles.height = f"{10 - share}fr"
+        self.query_one("#code-output-scroll").styles.height = f"{share}fr"
+
+    def validate_output_share(self, share: int) -> int:
+        return min(max(share, 1), 9)
+
+    def action_toggle_output(self) -> None:
+        """The output large and focused (to scroll it), or the editor large and focused."""
+        scroll = self.query_one("#code-output-scroll", VerticalScroll)
+        if scroll.has_focus or self.output_share >= OUTPUT_LARGE and not self.query_one("#code-input").has_focus:
+            self.output_share = OUTPUT_SMALL
+            self.query_one("#code-input").focus()
+        else:
+            self.output_share = max(self.output_share, OUTPUT_LARGE)
+            scroll.focus()
+
+    def action_move_split(self, step: int) -> None:
+        self.output_share += step
 
     @property
     def output_text(self) -> str:
@@ -178,9 +263,9 @@ class CodeEditor(Vertical):
 
     def _render_output(self) -> Text:
         if self._output is None:
-            return Text("no output yet")
+            return Text("no output yet · F7: the output's room, and back")
         # The block's output is the code's to choose: what a terminal would obey is shown escaped.
-        return printable_text(output_text(*self._output, self.app.theme_variables, dark=self.app.current_theme.dark))
+        return printable_text(output_text(*self._output, self.app.theme_variables, dark=self.app.current_theme.dark, records=self.records))
 
     def _paint_output(self) -> None:
         if self.is_mounted:

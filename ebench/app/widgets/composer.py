@@ -8,6 +8,7 @@ tool. The text-to-arguments conversion is the pure `check_arguments`, so it is t
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -22,6 +23,7 @@ from textual.widgets import Button, ContentSwitcher, Input, Select, Static, Text
 
 from ...domains.engine.tools import Mismatch, Tool, value_mismatch
 from .catalog import schema_type
+from .code_editor import EditorArea
 
 # TextArea(language="json") segfaults with the installed tree-sitter / tree-sitter-json pair
 # (tree-sitter 0.26.1, tree-sitter-json 0.24.8); set this to "json" once they agree again.
@@ -243,6 +245,14 @@ def check_arguments(schema: dict[str, Any], values: dict[str, str]) -> tuple[dic
     return args, errors
 
 
+PAGE = "page"  # a list tool's argument: its pages are fetched one call each
+
+
+def paged(tool: Tool) -> bool:
+    """Whether the tool returns its results a page at a time (it takes a `page`)."""
+    return PAGE in (tool.parameters.get("properties") or {})
+
+
 def _placeholder(spec: FieldSpec) -> str:
     if spec.has_default:
         return f"default: {value_text(spec, spec.default) if spec.default != '' else '(empty)'}"
@@ -368,6 +378,13 @@ class CallComposer(Vertical):
             text-wrap: nowrap;
             text-overflow: ellipsis;
         }
+        #composer-help {
+            height: auto;
+            max-height: 4;
+            padding: 0 1;
+            color: $text-muted;
+            border-top: solid $panel-lighten-2;
+        }
         .composer-error, #composer-raw-error {
             color: $error;
             height: auto;
@@ -395,16 +412,28 @@ class CallComposer(Vertical):
     BINDINGS = [
         Binding("f5", "run", "Run", id="composer.run", tooltip="Run the call"),
         Binding("ctrl+j", "toggle_raw", "JSON", id="composer.raw", tooltip="Switch between the form and raw JSON"),
+        Binding(
+            "ctrl+g",
+            "run_all_pages",
+            "All pages",
+            id="composer.all_pages",
+            tooltip="Run the call for its page and every page after it, each page a call of its own",
+        ),
     ]
+
+    class Edited(Message):
+        """What the composer holds changed (a tool chosen, a field typed in, raw JSON edited): the
+        screen keeps it as the attempt's draft."""
 
     class Submitted(Message):
         """Run was pressed with arguments the form accepted (or, in raw mode, any JSON object)."""
 
-        def __init__(self, tool: str, args: dict[str, Any], *, raw: bool = False) -> None:
+        def __init__(self, tool: str, args: dict[str, Any], *, raw: bool = False, all_pages: bool = False) -> None:
             super().__init__()
             self.tool = tool
             self.args = args
             self.raw = raw  # True: sent from raw mode, not checked against the schema
+            self.all_pages = all_pages  # a list tool: this page and every page after it, each its own call
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -412,6 +441,8 @@ class CallComposer(Vertical):
         self.raw_mode = False
         self._fields: dict[str, ComposerField] = {}
         self._last_field: str | None = None  # the field that last had focus: where take_value puts a value
+        self._sent: dict[str, Any] | None = None  # the draft as it was when Run last sent it
+        self._form_mounted: Awaitable[Any] | None = None  # the form's fields being mounted
 
     def compose(self) -> ComposeResult:
         yield Static("No tool chosen", id="composer-title")
@@ -419,11 +450,19 @@ class CallComposer(Vertical):
             with VerticalScroll(id="composer-form"):
                 yield Static("Choose a tool from the catalog to compose a call.", classes="composer-empty")
             with Vertical(id="composer-raw-pane"):
-                yield TextArea("{}", language=RAW_LANGUAGE, id="composer-raw-text", show_line_numbers=True, tab_behavior="indent")
+                yield EditorArea("{}", language=RAW_LANGUAGE, id="composer-raw-text", show_line_numbers=True, tab_behavior="indent")
                 yield Static("", id="composer-raw-error", markup=False)
+        # The label's line cuts a long description (a date's format, a unit): the focused field's
+        # shows here whole. Below the form, not under the field, so no field moves when focus does.
+        help_line = Static("", id="composer-help", markup=False)
+        help_line.display = False
+        yield help_line
         with Horizontal(id="composer-actions"):
             yield Button("Run (F5)", id="composer-run", variant="primary", compact=True, disabled=True)
             yield Button("Raw JSON (^j)", id="composer-raw-toggle", compact=True, disabled=True)
+            all_pages = Button("All pages (^g)", id="composer-all-pages", compact=True)
+            all_pages.display = False  # for a list tool (a `page` argument)
+            yield all_pages
             yield Static("", id="composer-status", markup=False)
 
     # -- public API ------------------------------------------------------------------------
@@ -434,6 +473,8 @@ class CallComposer(Vertical):
         self.query_one("#composer-title", Static).update(title)
         self.query_one("#composer-run", Button).disabled = False
         self.query_one("#composer-raw-toggle", Button).disabled = False
+        self.query_one("#composer-all-pages", Button).display = paged(tool)
+        self.refresh_bindings()
         self._set_status("")
         self.set_args(args or {})
 
@@ -450,6 +491,40 @@ class CallComposer(Vertical):
             self._build_form({})
             self._load_raw(args)
             self._show_mode(raw=True)
+        self.post_message(self.Edited())
+
+    def draft(self) -> dict[str, Any] | None:
+        """What is typed and not sent, to keep with the attempt: the tool and each filled field's
+        text ({"tool", "fields"}), or in raw mode the raw text as typed ({"tool", "raw"}); None
+        when no tool is chosen."""
+        draft = self._typed()
+        if draft is not None and draft == self._sent:
+            draft["sent"] = True  # the call just run, still shown: nothing unsent
+        return draft
+
+    def _typed(self) -> dict[str, Any] | None:
+        if self.tool is None:
+            return None
+        if self.raw_mode:
+            return {"tool": self.tool.name, "raw": self.query_one("#composer-raw-text", TextArea).text}
+        return {"tool": self.tool.name, "fields": {name: text for name, text in self.values.items() if text}}
+
+    def restore_draft(self, tool: Tool, draft: dict[str, Any]) -> None:
+        """Bring back a `draft()` for `tool`: the fields' texts as typed (a text a choice list
+        lacks is left out), or the raw text."""
+        self.set_tool(tool)
+        raw, fields = draft.get("raw"), draft.get("fields")
+        if isinstance(raw, str):
+            self._build_form({})
+            self.query_one("#composer-raw-text", TextArea).load_text(raw)
+            self._show_raw_error(None)
+            self._show_mode(raw=True)
+        elif isinstance(fields, dict):
+            self._build_form({}, texts={str(k): v for k, v in fields.items() if isinstance(v, str)})
+            self._show_mode(raw=False)
+        if draft.get("sent"):
+            self._sent = self._typed()
+        self.post_message(self.Edited())
 
     @property
     def values(self) -> dict[str, str]:
@@ -492,14 +567,25 @@ class CallComposer(Vertical):
         return name
 
     # -- actions ---------------------------------------------------------------------------
-    def action_run(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "run_all_pages":
+            return self.tool is not None and paged(self.tool)
+        return True
+
+    def action_run_all_pages(self) -> None:
+        self.action_run(all_pages=True)
+
+    def action_run(self, all_pages: bool = False) -> None:
         if self.tool is None:
             return
+        all_pages = all_pages and paged(self.tool)
         if self.raw_mode:
             args = self._parse_raw()
             if args is not None:
                 self._set_status("sent (raw, unchecked)")
-                self.post_message(self.Submitted(self.tool.name, args, raw=True))
+                self._sent = self._typed()
+                self.post_message(self.Submitted(self.tool.name, args, raw=True, all_pages=all_pages))
+                self.post_message(self.Edited())
             return
         args, errors = check_arguments(self.tool.parameters, self.values)
         for name, field in self._fields.items():
@@ -510,8 +596,10 @@ class CallComposer(Vertical):
             first = next(iter(errors))
             self._fields[first].input.focus()
             return
-        self._set_status("sent")
-        self.post_message(self.Submitted(self.tool.name, args))
+        self._set_status("sent, every page" if all_pages else "sent")
+        self._sent = self._typed()
+        self.post_message(self.Submitted(self.tool.name, args, all_pages=all_pages))
+        self.post_message(self.Edited())
 
     def action_toggle_raw(self) -> None:
         if self.tool is None:
@@ -520,6 +608,7 @@ class CallComposer(Vertical):
             self._load_raw(self._form_args_keeping_text())
             self._show_mode(raw=True)
             self.query_one("#composer-raw-text", TextArea).focus()
+            self.post_message(self.Edited())
             return
         args = self._parse_raw()
         if args is None:
@@ -530,13 +619,19 @@ class CallComposer(Vertical):
             return
         self._build_form(args)
         self._show_mode(raw=False)
-        self.call_after_refresh(self.focus_first)
+        self.call_after_refresh(self.focus_first_when_ready)
+        self.post_message(self.Edited())
 
     # -- events ----------------------------------------------------------------------------
     @on(Button.Pressed, "#composer-run")
     def _run_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.action_run()
+
+    @on(Button.Pressed, "#composer-all-pages")
+    def _all_pages_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_run(all_pages=True)
 
     @on(Button.Pressed, "#composer-raw-toggle")
     def _raw_pressed(self, event: Button.Pressed) -> None:
@@ -547,11 +642,13 @@ class CallComposer(Vertical):
     def _input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self._validate_field(event.input.name)
+        self.post_message(self.Edited())
 
     @on(Select.Changed, ".composer-input")
     def _select_changed(self, event: Select.Changed) -> None:
         event.stop()
         self._validate_field(event.select.name)
+        self.post_message(self.Edited())
 
     @on(Input.Submitted, ".composer-input")
     def _input_submitted(self, event: Input.Submitted) -> None:
@@ -563,11 +660,37 @@ class CallComposer(Vertical):
         name = getattr(event.widget, "name", None)
         if name in self._fields and self._fields[name].input is event.widget:
             self._last_field = name
+            self._show_help(self._fields[name].spec)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.call_after_refresh(self._help_follows_focus)
+
+    def _help_follows_focus(self) -> None:
+        """Focus left the form's fields (a choice list open keeps its field's): no description."""
+        focused = self.screen.focused if self.is_attached else None
+        in_field = focused is not None and any(isinstance(node, Input | Select) for node in focused.ancestors_with_self)
+        if focused is None or self not in focused.ancestors or not in_field:
+            self._show_help(None)
+
+    def _show_help(self, spec: FieldSpec | None) -> None:
+        """The focused field's whole description under the form (none: hidden)."""
+        help_line = self.query_one("#composer-help", Static)
+        description = spec.description if spec is not None else ""
+        if description:
+            help_line.update(Content.assemble((spec.name if spec else "", "bold"), ": ", (description, "italic")))
+        help_line.display = bool(description)
+
+    @property
+    def help_text(self) -> str:
+        """The description shown under the form ("" when none is)."""
+        help_line = self.query_one("#composer-help", Static)
+        return str(help_line.render()) if help_line.display else ""
 
     @on(TextArea.Changed, "#composer-raw-text")
     def _raw_changed(self, event: TextArea.Changed) -> None:
         event.stop()
         self._show_raw_error(None)
+        self.post_message(self.Edited())
 
     # -- internals -------------------------------------------------------------------------
     def _validate_field(self, name: str | None) -> None:
@@ -583,14 +706,16 @@ class CallComposer(Vertical):
         blocked = not self.raw_mode and any(f.error_text for f in self._fields.values())
         self.query_one("#composer-run", Button).disabled = self.tool is None or blocked
 
-    def _build_form(self, args: dict[str, Any]) -> None:
+    def _build_form(self, args: dict[str, Any], *, texts: dict[str, str] | None = None) -> None:
+        """The form for the tool, filled from `args` (values) or `texts` (as typed)."""
         assert self.tool is not None
         form = self.query_one("#composer-form", VerticalScroll)
         form.remove_children()
         specs = field_specs(self.tool.parameters)
         self._fields = {}
+        self._last_field = None  # a value taken goes to the first field until one of these has the focus
         for spec in specs:
-            text = value_text(spec, args[spec.name]) if spec.name in args else ""
+            text = value_text(spec, args[spec.name]) if spec.name in args else (texts or {}).get(spec.name, "")
             field = ComposerField(spec, text)
             if text:
                 field.show_error(convert_field(spec, text)[1])
@@ -598,13 +723,23 @@ class CallComposer(Vertical):
         widgets: list[Widget] = list(self._fields.values())
         if not widgets:
             widgets = [Static("This tool takes no arguments: press Run (F5).", classes="composer-empty")]
-        form.mount_all(widgets)
+        self._form_mounted = form.mount_all(widgets)
         self._sync_run_button()
 
     def focus(self, scroll_visible: bool = True) -> Self:
         """The composer itself takes no focus: focusing it means `focus_first`."""
         self.focus_first()
         return self
+
+    async def form_ready(self) -> None:
+        """Returns once the form just built is mounted (a field not mounted yet cannot take focus)."""
+        if self._form_mounted is not None:
+            await self._form_mounted
+
+    async def focus_first_when_ready(self) -> None:
+        """`focus_first`, once the form just built is mounted."""
+        await self.form_ready()
+        self.focus_first()
 
     def focus_first(self) -> None:
         """Focus where typing starts: the first field, the raw editor in raw mode, else Run."""

@@ -193,11 +193,12 @@ class DiffView(ScrollView, can_focus=True):
         Binding("end", "scroll_end", "Bottom", show=False, id="diff.bottom"),
     ]
 
-    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None, wrap: bool = False) -> None:
+        """`wrap`: start with every line wrapped in full (enter switches)."""
         super().__init__(name=name, id=id, classes=classes)
         self._lines: list[DiffLine] = [("note", "no changes yet")]
         self._rows: list[DiffLine] = list(self._lines)  # what is painted: the lines, or their wrapped rows
-        self._wrap = False
+        self._wrap = wrap
         self._counts: dict[str, int] = {}
         self._styles: dict[str, Style] = {}
         self._strips: dict[int, Strip] = {}  # row index → its rendered strip (uncropped)

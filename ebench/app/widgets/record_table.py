@@ -1,8 +1,10 @@
 """A table of records that sorts by any column and fits its columns to its width.
 
-The browser's tasks, the replay's trials and the results' leaderboard use it. A screen binds `s`
-(`sort_next`: none, then each column in turn) and `S` (`reverse_sort`); a header click sorts by that
-column and a second click reverses it; the sorted header ends in ▲ (ascending) or ▼ (descending).
+The browser's tasks, the replay's trials and the results' leaderboard use it. The cursor is a row
+with a column under it (`column_cursor`, moved by left/right, its header shown reversed): a screen
+binds `s` (`sort_here`: by that column, again: reversed) and `S` (a `SortChooser` of the columns,
+then `sort_by`); a header click sorts by that column and a second click reverses it; the sorted
+header ends in ▲ (ascending) or ▼ (descending).
 A column is as wide as its widest cell; when the table is narrower than its columns, the columns
 that allow it are cut, the one with the most to spare first, and a cut cell ends in "…". A column
 without a minimum width is never cut (a result or a count is always read whole), nor is any header;
@@ -97,7 +99,9 @@ class RecordTable(DataTable[Any], Generic[R]):
         self.shown: list[R] = []  # in row order
         self.sort_column: int | None = None
         self.sort_reverse = False
+        self.column_cursor = 0  # the column under the cursor: `s` sorts by it
         self._fitted_width = -1
+        self._widths: list[int] = []
 
     # -- what the screens call -------------------------------------------------------------------
     def set_records(self, records: Sequence[R], *, keep_cursor: bool = True) -> None:
@@ -116,14 +120,47 @@ class RecordTable(DataTable[Any], Generic[R]):
         self.sort_column, self.sort_reverse = column, reverse
         self.refill()
 
-    def sort_next(self) -> None:
-        """Sort by the next column (none, then each column in turn, then none again)."""
-        following = 0 if self.sort_column is None else self.sort_column + 1
-        self.sort_by(following if following < len(self.record_columns) else None)
+    def sort_here(self) -> None:
+        """Sort by the column under the cursor; when already sorted by it, reverse the order."""
+        column = min(self.column_cursor, len(self.record_columns) - 1)
+        self.sort_by(column, not self.sort_reverse if column == self.sort_column else False)
 
     def reverse_sort(self) -> None:
         if self.sort_column is not None:
             self.sort_by(self.sort_column, not self.sort_reverse)
+
+    def sort_chosen(self, column: int | None) -> None:
+        """What a `SortChooser` answered: a column (reversed when already sorted by it, and the
+        cursor goes there), NO_SORT (as given), or None (nothing)."""
+        if column is None:
+            return
+        if column < 0:
+            self.sort_by(None)
+            return
+        self.column_cursor = column
+        self.sort_by(column, not self.sort_reverse if column == self.sort_column else False)
+
+    def move_column(self, step: int) -> None:
+        """Move the column cursor (its header shown reversed) and scroll it into view."""
+        count = len(self.record_columns)
+        if not count:
+            return
+        self.column_cursor = min(max(self.column_cursor + step, 0), count - 1)
+        for index, column in enumerate(self.columns.values()):
+            column.label = self._label(index)
+        self.notify_style_update()  # the header is drawn again
+        left = sum(width + 2 * self.cell_padding for width in self._widths[: self.column_cursor])
+        right = left + (self._widths[self.column_cursor] + 2 * self.cell_padding if self.column_cursor < len(self._widths) else 0)
+        if left < self.scroll_x:
+            self.scroll_to(x=left, animate=False)
+        elif right > self.scroll_x + self.scrollable_content_region.width:
+            self.scroll_to(x=right - self.scrollable_content_region.width, animate=False)
+
+    def action_cursor_left(self) -> None:
+        self.move_column(-1)
+
+    def action_cursor_right(self) -> None:
+        self.move_column(1)
 
     def highlighted(self) -> R | None:
         """The record under the cursor; None when the table is empty."""
@@ -138,14 +175,15 @@ class RecordTable(DataTable[Any], Generic[R]):
         sort = columns[self.sort_column] if self.sort_column is not None else None
         self.shown = [self.records[i] for i in sorted_indices(self.records, sort, self.sort_reverse)]
         cells = [[shown(column.text(record)) for column in columns] for record in self.shown]  # measured as shown
+        self.column_cursor = min(self.column_cursor, max(len(columns) - 1, 0))
         labels = [column.label + self._marker(i) for i, column in enumerate(columns)]
         natural = [max([cell_len(label)] + [cell_len(str(row[i])) for row in cells]) for i, label in enumerate(labels)]
         minimum = [None if c.min_width is None else max(c.min_width, cell_len(labels[i])) for i, c in enumerate(columns)]
         self._fitted_width = self.available_width()
-        widths = fit_widths(natural, minimum, self._fitted_width - 2 * self.cell_padding * len(columns))
+        widths = self._widths = fit_widths(natural, minimum, self._fitted_width - 2 * self.cell_padding * len(columns))
         self.clear(columns=True)
-        for column, label, width in zip(columns, labels, widths):
-            self.add_column(Text(label, justify=column.justify), key=column.key, width=width)
+        for index, (column, width) in enumerate(zip(columns, widths)):
+            self.add_column(self._label(index), key=column.key, width=width)
         for record, row in zip(self.shown, cells):
             self.add_row(*[cut(cell, width, c.justify) for cell, width, c in zip(row, widths, columns)], key=self.record_key(record))
         if highlighted is not None:
@@ -157,6 +195,11 @@ class RecordTable(DataTable[Any], Generic[R]):
         """The cells the columns may take: the table's width less the vertical scrollbar, kept
         whether it shows or not, so that a scrollbar appearing never cuts the last column."""
         return max(0, self.size.width - self.styles.scrollbar_size_vertical)
+
+    def _label(self, index: int) -> Text:
+        """A column's header: its name and sort marker; the column under the cursor reversed."""
+        column = self.record_columns[index]
+        return Text(column.label + self._marker(index), justify=column.justify, style="reverse" if index == self.column_cursor else "")
 
     def _marker(self, index: int) -> str:
         if index != self.sort_column:
@@ -173,4 +216,5 @@ class RecordTable(DataTable[Any], Generic[R]):
     def _header_selected(self, event: DataTable.HeaderSelected) -> None:
         event.stop()
         column = event.column_index
+        self.column_cursor = column
         self.sort_by(column, not self.sort_reverse if column == self.sort_column else False)

@@ -202,3 +202,41 @@ def page_context(payload: Any, where: str) -> list[tuple[str, Any]]:
     if not isinstance(holder, dict) or not where:
         return []
     return [(str(k), v) for k, v in holder.items() if isinstance(v, str | int | float | bool) or v is None]
+
+
+def merge_pages(pages: list[Any]) -> Any:
+    """The pages of one listing ({"items", "page", "total", ...} each, in page order) as one
+    result: every page's items, "pages" naming the span, the last page's other plain values."""
+    items: list[Any] = []
+    numbers = []
+    last: dict[str, Any] = {}
+    for page in pages:
+        if not isinstance(page, dict) or not isinstance(page.get("items"), list):
+            continue
+        items.extend(page["items"])
+        numbers.append(page.get("page"))
+        last = page
+    merged = {k: v for k, v in last.items() if k not in ("items", "page")}
+    span = f"{numbers[0]}-{numbers[-1]}" if len(numbers) > 1 else str(numbers[0]) if numbers else ""
+    return {"items": items, "pages": span, **merged}
+
+
+BLOCK_VALUE_LIMIT = 4_000_000  # characters of a block's value read back as data (a larger one stays text)
+
+
+def block_value(payload: Any) -> Any:
+    """The data an exec_code block's last expression held, read back from its repr (Python
+    literals only, never evaluated: `ast.literal_eval`), when it holds records or is a record (a
+    list of dicts, a page of them, one dict); else None (text, a number, a repr of objects)."""
+    import ast
+
+    value = payload.get("value") if isinstance(payload, dict) else None
+    if not isinstance(value, str) or len(value) > BLOCK_VALUE_LIMIT:
+        return None
+    try:
+        data = ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if find_records(data) is not None or (isinstance(data, dict) and data):
+        return data
+    return None

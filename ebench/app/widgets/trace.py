@@ -245,7 +245,9 @@ class CallGroup(Vertical):
 
 
 class CallTrace(VerticalScroll):
-    """The trial's calls, scrollable; `mark` highlights the current step (replay)."""
+    """The trial's calls, scrollable; `mark` highlights the current step (replay). Focusing the
+    trace (`focus_newest`, the solve screen's F4) puts the focus on the newest call, where `v`
+    and enter act; `end` goes back to the newest call and follows new ones again."""
 
     DEFAULT_CSS = """
     CallTrace {
@@ -256,6 +258,11 @@ class CallTrace(VerticalScroll):
         padding: 0 1;
     }
     """
+
+    BINDINGS = [
+        Binding("end", "follow", "Newest call", id="trace.follow", tooltip="Go to the newest call and follow new ones", show=False),
+        Binding("v", "view_result", "View result", id="trace.view_newest", show=False),
+    ]
 
     class Selected(Message):
         """The user chose a call (enter or click on it): the solve screen loads it into the composer."""
@@ -345,6 +352,47 @@ class CallTrace(VerticalScroll):
             self._follow = new_value >= self.max_scroll_y
         elif new_value >= self.max_scroll_y:  # back at the bottom: follow again
             self._follow = True
+        if not self._follow and self._newest is not None:
+            self.call_after_refresh(self._follow_if_newest_shown)
+
+    def _follow_if_newest_shown(self) -> None:
+        """The newest call's head is in view (scrolled or tabbed back to it): follow again."""
+        newest = self._newest
+        if self._follow or newest is None or not newest.is_mounted:
+            return
+        region, content = newest.region, self.scrollable_content_region
+        if region.height and content.y <= region.y < content.bottom:
+            self._follow = True
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if event.widget is self._newest:  # tabbed back to the newest call
+            self._follow = True
+
+    def newest_view(self) -> CallView | None:
+        """The newest call's view (a live trial's last call; in a replay, the last one listed)."""
+        if self._newest is not None and self._newest.is_attached:
+            return self._newest
+        views = [view for view in self._views.values() if view.entry is not None]
+        return views[-1] if views else None
+
+    def focus_newest(self) -> None:
+        """Focus the newest call (scrolled into view), or the trace when it has none."""
+        newest = self.newest_view()
+        if newest is None:
+            self.focus()
+            return
+        newest.focus(scroll_visible=False)
+        self._follow = True
+        self.call_after_refresh(self._follow_newest)
+
+    def action_follow(self) -> None:
+        self.focus_newest()
+
+    def action_view_result(self) -> None:
+        """`v` on the trace itself: the newest call's result."""
+        newest = self.newest_view()
+        if newest is not None:
+            newest.action_view_result()
 
     def set_calls(self, entries: Sequence[CallEntry]) -> None:
         """Replace every call (replay): one batch mount, not one per call."""
