@@ -22,7 +22,7 @@ CSV_OPTION = typer.Option(
     metavar="FILE",
     help="Also write every number to FILE as CSV, one row per (run, scope, metric): columns run, path, scope, metric, value; "
     "scope is overall, domain:NAME, capability:NAME, efficiency, failures or infra; the analyses' frontier:AXIS, "
-    "code_vs_tools[:domain:NAME|:capability:NAME], code_usage:GROUP, domain_efficiency:NAME and correlation; and baseline and baseline:TASK "
+    "code_vs_tools (also code_vs_tools:domain:NAME and code_vs_tools:capability:NAME), code_usage:GROUP, domain_efficiency:NAME and correlation; and baseline and baseline:TASK "
     'with the human baseline (the people\'s figures as the run "human baseline"); rates are fractions 0..1, '
     "a missing value is empty.",
 )
