@@ -142,3 +142,13 @@ async def run_call(pilot: Pilot[Any], screen: Any, tool: str, args: dict[str, An
         return idle and screen.trial.tool_calls == calls + 1 and not screen.busy and screen.last_diff is not diff_before
 
     await until_settled(pilot, called_and_shown, what=f"the call of {tool}")
+
+
+async def until_solve_ready(pilot: Pilot[Any]) -> Any:
+    """The solve screen, once its trial is open and its first diff is shown."""
+    from ebench.app.screens.solve import SolveScreen
+
+    await until_settled(pilot, lambda: isinstance(pilot.app.screen, SolveScreen) and pilot.app.screen.trial is not None)
+    screen = pilot.app.screen
+    await until_settled(pilot, lambda: screen.last_diff is not None)
+    return screen

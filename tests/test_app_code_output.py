@@ -7,7 +7,7 @@ the trace."""
 from __future__ import annotations
 
 import pytest
-from appcheck import forget_unfinished, run_call, until_settled
+from appcheck import forget_unfinished, run_call, until_settled, until_solve_ready
 from textual.widgets import DataTable, TextArea
 
 from ebench.app.app import EBenchApp
@@ -33,10 +33,7 @@ def no_attempt_left(task):
 
 
 async def ready(pilot) -> SolveScreen:
-    await until_settled(pilot, lambda: isinstance(pilot.app.screen, SolveScreen) and pilot.app.screen.trial is not None)
-    screen = pilot.app.screen
-    await until_settled(pilot, lambda: screen.last_diff is not None)
-    return screen
+    return await until_solve_ready(pilot)
 
 
 async def run_block(pilot, screen: SolveScreen, code: str) -> CodeEditor:

@@ -20,7 +20,7 @@ import threading
 import time
 
 import pytest
-from appcheck import SAFETY_SECONDS, forget_unfinished, run_call, until_settled
+from appcheck import SAFETY_SECONDS, forget_unfinished, run_call, until_settled, until_solve_ready
 
 from ebench.app.app import EBenchApp
 from ebench.app.screens.dialogs import ResumeDialog
@@ -60,10 +60,7 @@ def no_attempt_left(task):
 
 
 async def ready(pilot) -> SolveScreen:
-    await until_settled(pilot, lambda: isinstance(pilot.app.screen, SolveScreen) and pilot.app.screen.trial is not None)
-    screen = pilot.app.screen
-    await until_settled(pilot, lambda: screen.last_diff is not None)
-    return screen
+    return await until_solve_ready(pilot)
 
 
 def kept(screen: SolveScreen, check) -> bool:
