@@ -39,3 +39,18 @@ def sessions_dir() -> Path:
 def runs_dir() -> Path:
     """Where `ebench run --batch` writes a run when no --out is given."""
     return _subdir("runs")
+
+
+def write_text_atomically(path: Path, text: str, prefix: str = ".") -> None:
+    """Write `text` to `path` through a temporary file in the same folder and `os.replace`, so a
+    crash or a kill mid-write leaves the previous file whole; OSError when it cannot."""
+    import tempfile  # here: most users of this module never write
+
+    fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -8,10 +8,10 @@ in the same directory, then `os.replace`), so a crash mid-write leaves the old f
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import tomllib
 from pathlib import Path
+
+from ..paths import write_text_atomically
 
 FILENAME = "settings.toml"
 
@@ -56,11 +56,4 @@ def save_settings(path: Path, settings: dict[str, Value]) -> None:
     """Write `settings` to `path` atomically; raises OSError when it cannot."""
     text = dumps(settings)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=".settings-", suffix=".toml", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, text, prefix=".settings-")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..paths import sessions_dir
+from ..paths import sessions_dir, write_text_atomically
 from ..tasks.spec import Task
 from .events import EndEvent, SessionEvent, StartEvent, ToolCallEvent, event_from
 from .record import REDACTED, SessionFileError, SessionWriter, new_session_file, read_session, secret_values, session_files
@@ -188,15 +187,7 @@ def save_draft(session: Path, draft: Draft) -> None:
     text = json.dumps(draft.to_dict(), ensure_ascii=False)
     for secret in secret_values():
         text = text.replace(json.dumps(secret, ensure_ascii=False)[1:-1], REDACTED)
-    path = draft_path(session)
-    fd, temp = tempfile.mkstemp(prefix=".draft-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_text_atomically(draft_path(session), text, prefix=".draft-")
 
 
 def load_draft(session: Path) -> Draft | None:
