@@ -92,14 +92,15 @@ def memory_probe(base: str, trials: int, concurrency: int) -> None:
 
     from ebench.sessions.batch import Batch
     from ebench.sessions.executors import freeze_imports
-    from ebench.sessions.solvers.llm import LLMConfig, LLMSolver, load_litellm
+    from ebench.sessions.model_client import LLMConfig, load_litellm
+    from ebench.sessions.solvers.llm import LLMSolver
     from ebench.sessions.trial import current_world
     from ebench.tasks.suite import load_suite
 
     by_id = {t.id: t for t in load_suite().tasks}
     ids = short_tasks(64)
     tasks = [by_id[i] for i in ids]
-    from ebench.domains import get_domain
+    from ebench.engine.domain_registry import get_domain
 
     for name in sorted({t.domain for t in tasks}):
         current_world(get_domain(name))

@@ -40,8 +40,8 @@ def one_line(result: subprocess.CompletedProcess, code: int) -> tuple[bool, str]
 
 
 def _world_copy() -> sqlite3.Connection:
-    from ebench.domains import get_domain
-    from ebench.domains.engine.world import ensure_world, scratch_copy
+    from ebench.engine.domain_registry import get_domain
+    from ebench.engine.world import ensure_world, scratch_copy
 
     conn = scratch_copy(ensure_world(get_domain("music")))
     conn.execute("BEGIN")  # as a trial holds it: one transaction from start to end
@@ -226,8 +226,9 @@ def ctrl_c_with_workers(tmp: Path) -> tuple[bool, str]:
 
 def empty_user_reply(tmp: Path) -> tuple[bool, str]:
     from ebench.sessions.batch import Batch
+    from ebench.sessions.model_client import LLMConfig
     from ebench.sessions.runs import load_run
-    from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+    from ebench.sessions.solvers.llm import LLMSolver
     from ebench.sessions.users import UserSettings
     from ebench.tasks.asking import SPLIT_DIR
     from ebench.tasks.suite import load_suite

@@ -71,8 +71,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    from ebench.domains import domain_names, get_domain
-    from ebench.domains.engine.world import build_world
+    from ebench.engine.domain_registry import domain_names, get_domain
+    from ebench.engine.world import build_world
 
     results = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -138,8 +138,8 @@ def main() -> None:
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
 
-    from ebench.domains import domain_names, get_domain
-    from ebench.domains.engine.world import ensure_world
+    from ebench.engine.domain_registry import domain_names, get_domain
+    from ebench.engine.world import ensure_world
 
     names = args.domain or [n for n in domain_names() if get_domain(n).parts_module]
     with tempfile.TemporaryDirectory() as tmp:

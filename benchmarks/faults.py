@@ -40,10 +40,11 @@ from boundaries import print_rows, run_attacks  # noqa: E402  (this folder is on
 
 from ebench.sessions.batch import Batch  # noqa: E402
 from ebench.sessions.events import ApiErrorEvent, MessageEvent, ToolCallEvent  # noqa: E402
+from ebench.sessions.model_client import LLMConfig, load_litellm  # noqa: E402
 from ebench.sessions.record import read_session  # noqa: E402
 from ebench.sessions.runs import load_run  # noqa: E402
 from ebench.sessions.solvers.base import FatalSolverError  # noqa: E402
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver, load_litellm  # noqa: E402
+from ebench.sessions.solvers.llm import LLMSolver  # noqa: E402
 from ebench.sessions.trial import current_world  # noqa: E402
 from ebench.tasks.suite import load_suite  # noqa: E402
 from ebench.testing.fake_openai import FAULTS, FakeOpenAI, Faulty, ReferencePlayer, on_turn  # noqa: E402
@@ -138,7 +139,7 @@ def main() -> None:
     parser.add_argument("--request-timeout", type=float, default=1.0, help="seconds before a hanging request is given up")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from ebench.domains import get_domain
+    from ebench.engine.domain_registry import get_domain
 
     tasks = sorted(load_suite().tasks, key=lambda t: (len(t.reference_solution), t.id))[: args.tasks]
     faulted = {t.id for t in tasks[::2]}  # every other task

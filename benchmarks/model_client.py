@@ -31,10 +31,10 @@ def start_server() -> tuple[subprocess.Popen, str]:
 
 
 async def cpu_per_request(base: str, task_id: str, requests: int, concurrency: int) -> dict:
-    from ebench.domains import get_domain
-    from ebench.domains.engine.world import open_world_readonly
+    from ebench.engine.domain_registry import get_domain
+    from ebench.engine.world import open_world_readonly
+    from ebench.sessions.model_client import load_litellm
     from ebench.sessions.prompts import system_prompt
-    from ebench.sessions.solvers.llm import load_litellm
     from ebench.tasks.suite import load_suite
     from ebench.tasks.worlds import task_world
 

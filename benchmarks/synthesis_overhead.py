@@ -76,8 +76,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from ebench.cli import app
-    from ebench.domains import get_domain
-    from ebench.sessions.solvers.llm import load_litellm
+    from ebench.engine.domain_registry import get_domain
+    from ebench.sessions.model_client import load_litellm
     from ebench.sessions.trial import current_world
     from ebench.testing.fake_openai import FakeOpenAI
     from ebench.testing.synthesis_script import ACTOR, fresh_room_generator, room_solver

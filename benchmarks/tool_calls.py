@@ -29,7 +29,7 @@ GOALS_US = {"lookup": 100, "search/list": 2000}
 
 
 def load_cases(domain: str) -> ModuleType:
-    from ebench.domains import get_domain
+    from ebench.engine.domain_registry import get_domain
 
     module = get_domain(domain).tool_cases()
     if module is None:
@@ -58,9 +58,9 @@ def _samples(call, conn, is_write: bool, repeat: int, rounds: int, label: str) -
 
 
 def measure_domain(name: str, repeat: int, rounds: int, actor: int | None, folder: Path) -> dict:
-    from ebench.domains import get_domain
-    from ebench.domains.engine.tools import WRITE
-    from ebench.domains.engine.world import ensure_world, scratch_copy
+    from ebench.engine.domain_registry import get_domain
+    from ebench.engine.tools import WRITE
+    from ebench.engine.world import ensure_world, scratch_copy
     from ebench.sessions.record import SessionWriter
     from ebench.sessions.trial import Trial
 
@@ -152,7 +152,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    from ebench.domains import domain_names
+    from ebench.engine.domain_registry import domain_names
 
     with tempfile.TemporaryDirectory() as tmp:
         reports = [measure_domain(name, args.repeat, args.rounds, args.actor, Path(tmp)) for name in args.domain or domain_names()]

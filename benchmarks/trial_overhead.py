@@ -109,7 +109,7 @@ def _change(conn: sqlite3.Connection, table, rows: int) -> None:
 
 
 def measure(domain, path: Path, repeat: int) -> dict:
-    from ebench.domains.engine.world import scratch_copy
+    from ebench.engine.world import scratch_copy
     from ebench.tasks.diff import ChangeTracker
     from ebench.tasks.grading import grade
 
@@ -361,8 +361,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    from ebench.domains import domain_names, get_domain
-    from ebench.domains.engine.world import ensure_world, world_stats
+    from ebench.engine.domain_registry import domain_names, get_domain
+    from ebench.engine.world import ensure_world, world_stats
     from ebench.tasks.suite import load_suite
 
     names = args.domain or domain_names()

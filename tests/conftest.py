@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import sqlite3
@@ -11,10 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from ebench.domains import domain_names
+from ebench.engine.domain_registry import domain_names
 
 # Tests never reach the network; litellm must not fetch its price map.
 os.environ["LITELLM_OFFLINE_MODE"] = "true"
+
+# The verifiers environment's tests need the `verifiers` extra, which cannot share .venv with Inspect
+# AI (they pin incompatible openai releases): they are collected in .venv-rl only, where
+# tests/test_integration_verifiers.py runs them.
+collect_ignore = [] if importlib.util.find_spec("verifiers") is not None else ["rl"]
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -78,20 +84,20 @@ def _domain_fixtures(name: str) -> None:
 
     @pytest.fixture(scope="session", name=name)
     def domain():
-        from ebench.domains import get_domain
+        from ebench.engine.domain_registry import get_domain
 
         return get_domain(name)
 
     @pytest.fixture(scope="session", name=f"{name}_world")
     def world(request: pytest.FixtureRequest, ebench_home: Path) -> Path:
-        from ebench.domains.engine.world import ensure_world
+        from ebench.engine.world import ensure_world
 
         return ensure_world(request.getfixturevalue(name))
 
     @pytest.fixture(name=f"{name}_conn")
     def conn(request: pytest.FixtureRequest) -> Iterator[sqlite3.Connection]:
         """A fresh in-memory copy of the world for one test."""
-        from ebench.domains.engine.world import scratch_copy
+        from ebench.engine.world import scratch_copy
 
         connection = scratch_copy(request.getfixturevalue(f"{name}_world"))
         yield connection

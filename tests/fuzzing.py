@@ -30,8 +30,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ebench.domains import get_domain
-from ebench.domains.engine.tools import INT64_MAX, INT64_MIN, MAX_TEXT, WRITE
+from ebench.engine.domain_registry import get_domain
+from ebench.engine.tools import INT64_MAX, INT64_MIN, MAX_TEXT, WRITE
 
 KNOWN_ERRORS = {"invalid_arguments", "invalid_value", "not_found", "forbidden", "conflict"}
 COMMON_ODD_TEXTS = ["", " ", "%", "_", "'", '"', "\\", "NULL", "' OR 1=1 --", "🎵", "Ω≈ç√", "\n", "0", "-1"]
@@ -178,7 +178,7 @@ def fuzz_suite(
 
     @pytest.fixture(scope="module")
     def fuzz_world(request: pytest.FixtureRequest):
-        from ebench.domains.engine.world import scratch_copy
+        from ebench.engine.world import scratch_copy
 
         conn = scratch_copy(request.getfixturevalue(f"{domain_name}_world"))
         pools = {name: [r[0] for r in conn.execute(sql, {"a": actor})] for name, sql in id_pools.items()}

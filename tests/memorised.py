@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from ebench.tasks.certify import run_public
-from ebench.tasks.generation import Template, templates_for
 from ebench.tasks.grading import grade
 from ebench.tasks.spec import Task
+from ebench.tasks.template_api import Template, templates_for
 from ebench.tasks.template_helpers import pretty_day
 from ebench.tasks.worlds import task_world
 

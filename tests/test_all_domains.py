@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ebench.cli import app
-from ebench.domains import builtin_domain_names, domain_names, get_domain
-from ebench.domains.engine.tools import READ, WRITE
-from ebench.domains.engine.world import content_hash, ensure_world, scratch_copy
+from ebench.engine.domain_registry import builtin_domain_names, domain_names, get_domain
+from ebench.engine.tools import READ, WRITE
+from ebench.engine.world import content_hash, ensure_world, scratch_copy
 
 DOMAINS = domain_names()  # the contract every domain meets, a plug-in's too
 BUILTIN = builtin_domain_names()  # the paper's sizes and totals are about the three shipped products

@@ -20,11 +20,12 @@ from ebench.cli import app
 from ebench.sessions.batch import Batch
 from ebench.sessions.events import SessionEvent
 from ebench.sessions.metrics import run_metrics
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.record import read_session
 from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
 from ebench.sessions.solvers.base import FatalSolverError
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.trial import TrialLimits
 from ebench.tasks.suite import load_suite
 from ebench.testing.fake_openai import FAULTS, FakeOpenAI, Faulty, ReferencePlayer, hang, on_turn

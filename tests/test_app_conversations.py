@@ -12,8 +12,9 @@ from textual.widgets import Input, RichLog
 from ebench.app.app import EBenchApp
 from ebench.app.screens.solve import SolveScreen
 from ebench.app.widgets.task_pane import TaskPane
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.record import read_session
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.tasks.asking import SPLIT_DIR
 from ebench.tasks.scenarios import find_scenario
 from ebench.tasks.spec import resolve_args

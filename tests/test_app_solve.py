@@ -23,7 +23,7 @@ from ebench.app.widgets.code_editor import CodeEditor
 from ebench.app.widgets.composer import CallComposer
 from ebench.app.widgets.diff_view import DiffView
 from ebench.app.widgets.trace import CallTrace
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from ebench.paths import sessions_dir
 from ebench.sessions.record import read_session
 from ebench.sessions.solvers import OracleSolver
@@ -280,7 +280,8 @@ async def test_from_the_browser_to_a_graded_attempt_and_back(task):
 async def test_watching_a_model_one_turn_at_a_time(task, monkeypatch):
     """Model mode: the real litellm client against a local fake server; `n` lets one model turn
     through (one request, its call), the conversation shows the model's messages, `p` resumes."""
-    from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+    from ebench.sessions.model_client import LLMConfig
+    from ebench.sessions.solvers.llm import LLMSolver
     from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")

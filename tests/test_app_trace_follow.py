@@ -10,7 +10,7 @@ from textual.widgets import Input
 
 from ebench.app.widgets.catalog import ToolCatalog
 from ebench.app.widgets.trace import CallTrace
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from tests.appcheck import until_settled
 
 

@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, OptionList, Select, TextArea
 
 from ebench.app.widgets.catalog import ToolCatalog
 from ebench.app.widgets.composer import CallComposer, check_arguments
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 
 TOOLS = get_domain("meeting").tools
 EXEC_CODE = ("exec_code", "code", "Run Python code that calls the tools as functions.")
@@ -129,7 +129,7 @@ def test_check_arguments_on_a_real_schema_with_defaults():
 
 def test_the_form_refuses_what_the_registry_refuses_in_its_own_words():
     """The form checks values with the registry's check (value_mismatch); only the phrasing differs."""
-    from ebench.domains.engine.tools import ToolEnv
+    from ebench.engine.tools import ToolEnv
 
     tool = TOOLS.get("create_chat")
     cases = {

@@ -314,7 +314,7 @@ def test_diff_lines_of_a_partial_wrong_trial(partial_trial):
 
 def test_diff_lines_of_a_pass_and_of_nothing_to_compare(partial_trial):
     task, _actual, _result = partial_trial
-    from ebench.domains import get_domain
+    from ebench.engine.domain_registry import get_domain
 
     schema = get_domain(task.domain).schema
     passed = explain(task.expected_diff, task.expected_diff, schema)

@@ -11,10 +11,11 @@ import pytest
 
 from ebench.sessions.attempts import discard, human_trial, latest_attempts
 from ebench.sessions.events import ToolCallEvent
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.record import read_session
 from ebench.sessions.runs import load_sessions
 from ebench.sessions.solvers import OracleSolver
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.trial import AGENT_STOPPED, TrialLimits, current_world
 from ebench.sessions.watch import StepGate, watch
 from ebench.tasks.grading import explain, grade
@@ -30,7 +31,7 @@ def task():
 
 
 def world_hash(task) -> str:
-    from ebench.domains import get_domain
+    from ebench.engine.domain_registry import get_domain
 
     return hashlib.sha256(current_world(get_domain(task.domain))[0].read_bytes()).hexdigest()
 
@@ -123,7 +124,7 @@ def test_explain_accounts_for_every_change_pass_or_fail(task):
     from ebench.tasks.reference import run_steps
 
     full = run_steps(task.domain, task.actor, task.reference_solution).diff
-    from ebench.domains import get_domain
+    from ebench.engine.domain_registry import get_domain
 
     schema = get_domain(task.domain).schema
     passed = explain(task.expected_diff, full, schema)
@@ -137,7 +138,7 @@ def test_explain_accounts_for_every_change_pass_or_fail(task):
 
 
 def test_a_wrong_update_reports_old_expected_and_actual():
-    from ebench.domains import get_domain
+    from ebench.engine.domain_registry import get_domain
     from ebench.tasks.diff import Diff, RowChange
 
     schema = get_domain("music").schema

@@ -35,7 +35,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
     ],
 )
 def test_benchmark_prints_json_figures(script, args, key, music_world):
-    from ebench.domains import domain_names, get_domain
+    from ebench.engine.domain_registry import domain_names, get_domain
 
     out = subprocess.run([sys.executable, str(BENCHMARKS / script), *args, "--json"], capture_output=True, text=True, check=True).stdout
     data = json.loads(out)

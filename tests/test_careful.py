@@ -11,9 +11,10 @@ from ebench.tasks.audit import audit_task
 from ebench.tasks.careful import arranged, reordered_writes, repeated_reads, with_reads_first
 from ebench.tasks.certify import clause_problems
 from ebench.tasks.diff import Diff, RowChange
-from ebench.tasks.generation import Draft, GenContext, NoTarget, Template, computed_from_answer, generate
+from ebench.tasks.generation import computed_from_answer, generate
 from ebench.tasks.public import FIRST_PAGE, WRITTEN, Condition, PublicAPI, Reading
 from ebench.tasks.spec import Step
+from ebench.tasks.template_api import Draft, GenContext, NoTarget, Template
 from ebench.tasks.vocabulary import OpenTerm, term_found
 
 USER = 3

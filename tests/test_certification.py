@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from ebench.domains.engine.world import ensure_world
+from ebench.engine.world import ensure_world
 from ebench.tasks.audit import audit_task
 from ebench.tasks.certify import run_public
-from ebench.tasks.generation import Draft, GenContext, NoTarget, Template, generate
+from ebench.tasks.generation import generate
 from ebench.tasks.public import FIRST_PAGE, Condition, Lazy, PublicAPI
 from ebench.tasks.spec import Step, Task, diff_stats
+from ebench.tasks.template_api import Draft, GenContext, NoTarget, Template
 
 # An artist with many songs over several release dates (more than one page of 20 songs).
 ARTIST_SQL = (

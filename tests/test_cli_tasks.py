@@ -96,7 +96,7 @@ def test_audit_of_generated_tasks_is_clean(generated):
 
 def test_audit_names_the_tasks_a_shortcut_passes(generated, tmp_path):
     # a task whose expected end state is its reference without the last write: that shortcut passes it
-    from ebench.tasks.audit import without_last_write
+    from ebench.tasks.shortcuts import without_last_write
     from ebench.tasks.reference import run_steps
     from ebench.tasks.spec import load_task
 

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ebench.cli import app
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from ebench.tasks.audit import audit_task
 from ebench.tasks.certify import lazy_variants, run_public
 from ebench.tasks.composition import (
@@ -30,11 +30,11 @@ from ebench.tasks.composition import (
     structure_problem,
     template_class,
 )
-from ebench.tasks.generation import template_named
 from ebench.tasks.grading import grade
 from ebench.tasks.public import biting_conditions
 from ebench.tasks.structures import overlap, structure_stats, task_skeleton, task_structure
 from ebench.tasks.suite import SUITE_DIR, load_suite
+from ebench.tasks.template_catalog import template_named
 
 runner = CliRunner()
 COUNT = 8

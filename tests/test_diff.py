@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ebench.domains.engine.world import open_world_readonly, scratch_copy
-from ebench.tasks.diff import ChangeTracker, Diff, full_diff
+from ebench.engine.world import open_world_readonly, scratch_copy
+from ebench.tasks.diff import ChangeTracker, full_diff
+from ebench.tasks.records import diff_from_list
 
 ACTOR = 1
 
@@ -107,7 +108,7 @@ def test_the_diff_round_trips_through_json(trial, music):
     env = music.env(conn, ACTOR)
     music.tools.call(env, "create_playlist", {"name": "Round trip"})
     diff = tracker.diff()
-    assert Diff.from_list(diff.to_list()).to_list() == diff.to_list()
+    assert diff_from_list(diff.to_list()).to_list() == diff.to_list()
 
 
 def test_the_world_file_is_untouched_by_the_tracker(music, music_world):

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
-from ebench.domains.engine.fill import FillError, derive_seed, fill
-from ebench.domains.engine.repair import Aggregate, NotAfterNow, NotBefore, RepairError, Rule, validate_and_repair
-from ebench.domains.engine.schema import INTEGER, TEXT, Column, Schema, Table
+from ebench.engine.fill import FillError, derive_seed, fill
+from ebench.engine.repair import Aggregate, NotAfterNow, NotBefore, RepairError, Rule, validate_and_repair
+from ebench.engine.schema import INTEGER, TEXT, Column, Schema, Table
 
 NOW = "2026-01-01 12:00:00"
 

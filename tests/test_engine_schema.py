@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from ebench.domains.engine.schema import INTEGER, TEXT, Column, Schema, SchemaError, Table
+from ebench.engine.schema import INTEGER, TEXT, Column, Schema, SchemaError, Table
 
 
 def _t(name: str, *refs: str, self_ref: bool = False) -> Table:

@@ -55,8 +55,8 @@ def ebench(site: Path, home: Path, *args: str, stdout: int | None = subprocess.P
 
 
 def test_user_facing_errors_share_one_base_and_keep_their_old_bases():
-    from ebench.domains import UnknownDomain
-    from ebench.domains.engine.tools import ToolError
+    from ebench.engine.domain_registry import UnknownDomain
+    from ebench.engine.tools import ToolError
     from ebench.sessions.runs import RunError
     from ebench.sessions.solvers.base import FatalSolverError, SolverOptionsError
     from ebench.tasks.spec import TaskFileError

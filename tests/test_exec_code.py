@@ -157,7 +157,7 @@ def test_calls_and_on_call_record_every_call_in_order(runner):
 
 
 def test_writes_through_tools_change_the_copy_like_direct_calls(music, music_conn, music_world):
-    from ebench.domains.engine.world import scratch_copy
+    from ebench.engine.world import scratch_copy
 
     env = music.env(music_conn, 1)
     code = (

@@ -30,7 +30,7 @@ def _tree_hash(root: Path) -> str:
 
 @pytest.fixture(scope="module", params=["all_layers", "audit_hook_only"])
 def sandbox(request, music, music_world):
-    from ebench.domains.engine.world import scratch_copy
+    from ebench.engine.world import scratch_copy
 
     os.environ["OPENAI_API_KEY"] = SECRET  # the parent has a secret; the worker must not see it
     conn = scratch_copy(music_world)

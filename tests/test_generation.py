@@ -8,9 +8,12 @@ import pytest
 
 from ebench.tasks import generation
 from ebench.tasks.diff import Diff, RowChange
-from ebench.tasks.generation import Draft, GenContext, NoTarget, Template, generate, leaked, templates_for
-from ebench.tasks.reference import ReferenceRun, check_task
+from ebench.tasks.generation import generate
+from ebench.tasks.records import diff_from_list
+from ebench.tasks.reference import ReferenceRun
 from ebench.tasks.spec import Step, parse_task
+from ebench.tasks.task_check import check_task
+from ebench.tasks.template_api import Draft, GenContext, NoTarget, Template, leaked, templates_for
 
 
 @pytest.fixture(scope="module")
@@ -155,4 +158,4 @@ def test_a_diff_change_round_trip_keeps_the_grade(music):
     change = RowChange(
         "favourite_songs", "insert", {"user_id": 1, "song_id": 2}, new={"user_id": 1, "song_id": 2, "favourited_at": music.now}
     )
-    assert Diff.from_list(Diff([change]).to_list()).changes == [change]
+    assert diff_from_list(Diff([change]).to_list()).changes == [change]

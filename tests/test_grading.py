@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ebench.domains.engine.world import scratch_copy
+from ebench.engine.world import scratch_copy
 from ebench.tasks.diff import ChangeTracker, Diff, RowChange
 from ebench.tasks.grading import grade
 

@@ -12,7 +12,7 @@ import copy
 
 import pytest
 
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from ebench.tasks.diff import Diff, RowChange
 from ebench.tasks.grading import grade
 from ebench.tasks.suite import SUITE_DIR, load_suite

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from ebench.tasks.grading import grade
 from ebench.tasks.reference import ReferenceFailed, run_steps
 from ebench.tasks.suite import SUITE_DIR, load_suite

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from fuzzing import HOSTILE_JSON, HOSTILE_TEXTS, HOSTILE_VALUES, KNOWN_ERRORS, LONGEST_TEXTS, nested
 
-from ebench.domains import domain_names
-from ebench.domains.engine.tools import MAX_DEPTH, MAX_TEXT
+from ebench.engine.domain_registry import domain_names
+from ebench.engine.tools import MAX_DEPTH, MAX_TEXT
 from ebench.sessions.payload_caps import RecordingCaps
 from ebench.sessions.record import SessionWriter, read_session
 from ebench.sessions.timeline import Timeline
@@ -136,8 +136,8 @@ def test_hostile_tool_names_are_unknown_tools_with_a_short_message(music, music_
 def test_the_longest_allowed_texts_are_answered_never_an_internal_error(domain_env):
     """At MAX_TEXT characters of LIKE wildcards or 4-byte characters, every text argument still
     reaches SQLite under its limits (a LIKE pattern of at most 50,000 bytes)."""
-    from ebench.domains.engine.search import LIKE_PATTERN_LIMIT, like_pattern
-    from ebench.domains.engine.tools import ToolError
+    from ebench.engine.search import LIKE_PATTERN_LIMIT, like_pattern
+    from ebench.engine.tools import ToolError
 
     assert all(len(like_pattern(text).encode()) <= LIKE_PATTERN_LIMIT for text in LONGEST_TEXTS)
     with pytest.raises(ToolError) as refused:  # a tool's own text past the engine's bound: refused, not SQLite's error
@@ -368,8 +368,9 @@ def test_hostile_blocks_through_a_code_mode_trial_are_recorded_errors(music_task
 @pytest.mark.parametrize("code", [False, True], ids=["tools", "code"])
 def test_a_model_sending_hostile_calls_is_answered_and_scored_not_an_infra_error(tmp_path, monkeypatch, code):
     from ebench.sessions.batch import Batch
+    from ebench.sessions.model_client import LLMConfig
     from ebench.sessions.runs import load_run
-    from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+    from ebench.sessions.solvers.llm import LLMSolver
     from ebench.sessions.trial import TrialLimits
     from ebench.tasks.suite import load_suite
     from ebench.testing.fake_openai import FakeOpenAI, Script, completion

@@ -1,102 +1,100 @@
-"""Layering rules: the core (domains, tasks, sessions) never imports textual, and the core layers
-import downwards only.
+"""The floors of ebench, checked by import-linter: the contracts in pyproject.toml
+(`[tool.importlinter]`) are the rules, and `lint-imports` (run here in a subprocess, as a developer
+runs it) is the checker. From the bottom: errors; registry, paths, terminal, themes; the engine;
+the tasks; the domains (their templates are written with the tasks); the sessions; the testing
+helpers; the public API; the app and the integrations; the command line. Every import counts,
+those inside functions and under TYPE_CHECKING too, and no package holds an import cycle.
 
-A domain package (built in under ebench/domains/<name>/, or a plug-in) may import the engine and,
-in its `templates` and `parts` modules only, ebench.tasks. The engine, the domain registry and ebench.tasks never
-import a concrete domain package: they reach one through the registry (`get_domain`).
+What import-linter cannot see (what importing a module loads at run time) is checked here too.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import ebench
-from ebench.domains import builtin_domain_names
+from ebench.engine.domain_registry import builtin_domain_names
 
-CORE = ("domains", "tasks", "sessions")
 ROOT = Path(ebench.__file__).parent
 DOMAINS_DIR = ROOT / "domains"
-# The built-in domain packages: every folder beside the engine (not only the registered names,
-# so that an unregistered package is held to the same rules).
-DOMAIN_PACKAGES = sorted(p.name for p in DOMAINS_DIR.iterdir() if (p / "__init__.py").exists() and p.name != "engine")
-
-
-def _imports(path: Path) -> set[str]:
-    """Top-level names of the absolute imports in `path`."""
-    return {name.split(".")[0] for name in _modules(path)}
-
-
-def _modules(path: Path) -> set[str]:
-    """Every module `path` imports, relative imports resolved to absolute dotted names."""
-    package = ".".join(path.relative_to(ROOT.parent).with_suffix("").parts)
-    if path.name != "__init__.py":
-        package = package.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                module = ".".join([*base, node.module] if node.module else base)
-            else:
-                module = node.module or ""
-            names.add(module)
-            names.update(f"{module}.{alias.name}" for alias in node.names)  # `from . import music`
-    return names
-
-
-def _offenders(files: list[Path], forbidden: tuple[str, ...]) -> list[str]:
-    """`file: module` for every import of a module under one of `forbidden`."""
-    out = []
-    for path in files:
-        for module in sorted(_modules(path)):
-            if any(module == f or module.startswith(f + ".") for f in forbidden):
-                out.append(f"{path.relative_to(ROOT)}: {module}")
-    return out
+CORE = ("engine", "tasks", "domains", "sessions")
+# The built-in domain packages: every folder of ebench/domains (not only the registered names, so
+# that an unregistered package is held to the same rules).
+DOMAIN_PACKAGES = sorted(p.name for p in DOMAINS_DIR.iterdir() if (p / "__init__.py").exists())
+CONTRACTS = tomllib.loads((ROOT.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
 
 
 def test_the_built_in_domain_packages_are_the_registered_ones():
     assert sorted(builtin_domain_names()) == DOMAIN_PACKAGES
 
 
-def test_core_source_never_imports_textual():
-    offenders = [str(path.relative_to(ROOT)) for package in CORE for path in (ROOT / package).rglob("*.py") if "textual" in _imports(path)]
-    assert offenders == []
+def test_every_import_contract_is_kept():
+    out = subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()"],
+        cwd=ROOT.parent,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in out.stdout
 
 
-def test_the_engine_the_registry_and_the_tasks_never_import_a_concrete_domain():
-    concrete = tuple(f"ebench.domains.{name}" for name in DOMAIN_PACKAGES)
-    files = [*(DOMAINS_DIR / "engine").rglob("*.py"), DOMAINS_DIR / "__init__.py", *(ROOT / "tasks").rglob("*.py")]
-    assert _offenders(files, concrete) == []
+def test_the_floors_name_every_package_and_top_level_module_of_ebench():
+    """A new folder or module is given a floor: one the layers do not name would escape them."""
+    layers = next(c for c in CONTRACTS if c["type"] == "layers")["layers"]
+    named = {name.strip() for layer in layers for name in layer.split("|")}
+    present = {
+        f"ebench.{p.stem if p.is_file() else p.name}"
+        for p in ROOT.iterdir()
+        if (p.suffix == ".py" and p.name != "__init__.py") or (p / "__init__.py").exists()
+    }
+    assert present - named == set()
 
 
-def test_a_domain_package_imports_the_engine_and_only_its_templates_and_parts_import_the_tasks():
-    for name in DOMAIN_PACKAGES:
-        others = tuple(f"ebench.domains.{other}" for other in DOMAIN_PACKAGES if other != name)
-        files = sorted((DOMAINS_DIR / name).rglob("*.py"))
-        assert _offenders(files, (*others, "ebench.sessions", "ebench.app", "ebench.cli")) == [], name
-        below_tasks = [p for p in files if p.name not in ("templates.py", "parts.py")]
-        assert _offenders(below_tasks, ("ebench.tasks",)) == [], name
+def test_every_domain_package_is_held_to_the_domain_contracts():
+    independence = next(c for c in CONTRACTS if c["type"] == "independence")
+    assert sorted(m.rpartition(".")[2] for m in independence["modules"]) == DOMAIN_PACKAGES
+    engine_only = next(c for c in CONTRACTS if c["type"] == "forbidden" and c["forbidden_modules"] == ["ebench.tasks"])
+    assert {f"ebench.domains.{name}" for name in DOMAIN_PACKAGES} <= set(engine_only["source_modules"])
+    # a domain module not named by the contract (beside templates and parts) would escape it
+    stems = {p.stem for name in DOMAIN_PACKAGES for p in (DOMAINS_DIR / name).glob("*.py")} - {"__init__", "templates", "parts"}
+    assert {f"ebench.domains.*.{stem}" for stem in stems} <= set(engine_only["source_modules"])
 
 
-def test_the_core_layers_import_downwards_only():
-    """domains below tasks below sessions; none of them imports the app or the CLI."""
-    engine = sorted((DOMAINS_DIR / "engine").rglob("*.py"))
-    assert _offenders(engine, ("ebench.tasks", "ebench.sessions", "ebench.app", "ebench.cli")) == []
-    assert _offenders(sorted((ROOT / "tasks").rglob("*.py")), ("ebench.sessions", "ebench.app", "ebench.cli")) == []
-    assert _offenders(sorted((ROOT / "sessions").rglob("*.py")), ("ebench.app", "ebench.cli")) == []
+def test_a_broken_floor_is_caught(tmp_path):
+    """The checker fails when an engine module imports the tasks (a floor above it), even from inside a function."""
+    import shutil
+
+    copy = tmp_path / "repo"
+    shutil.copytree(ROOT, copy / "ebench", ignore=shutil.ignore_patterns("__pycache__", "splits", "data"))
+    shutil.copy(ROOT.parent / "pyproject.toml", copy / "pyproject.toml")
+    moments = copy / "ebench" / "engine" / "moments.py"
+    moments.write_text(
+        moments.read_text(encoding="utf-8") + "\n\ndef _late():\n    from ..tasks import spec  # noqa\n\n    return spec\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, '.'); from importlinter.cli import lint_imports_command; lint_imports_command()",
+        ],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode != 0
+    assert "ebench.engine.moments -> ebench.tasks.spec" in out.stdout
 
 
 def test_importing_the_core_loads_neither_textual_nor_litellm_nor_mcp():
     modules = [f"ebench.{p}" for p in CORE] + [
-        "ebench.domains.engine.world",
-        "ebench.domains.engine.tools",
+        "ebench.engine.world",
+        "ebench.engine.tools",
         *(f"ebench.domains.{name}" for name in DOMAIN_PACKAGES),
         *(f"ebench.domains.{name}.templates" for name in DOMAIN_PACKAGES),
         "ebench.tasks.diff",
@@ -110,7 +108,7 @@ def test_importing_the_core_loads_neither_textual_nor_litellm_nor_mcp():
     probe = (
         f"import importlib, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"
-        "from ebench.domains import domain_names, get_domain\n"
+        "from ebench.engine.domain_registry import domain_names, get_domain\n"
         "for name in domain_names(): get_domain(name).template_classes()\n"
         "print(','.join(m for m in ('textual', 'litellm', 'mcp') if m in sys.modules))\n"
     )
@@ -121,8 +119,8 @@ def test_importing_the_core_loads_neither_textual_nor_litellm_nor_mcp():
 def test_importing_the_engine_or_listing_the_domains_loads_no_domain_and_no_task_code():
     probe = (
         "import sys\n"
-        "import ebench.domains.engine.world, ebench.domains.engine.domain\n"
-        "from ebench.domains import domain_names\n"
+        "import ebench.engine.world, ebench.engine.domain\n"
+        "from ebench.engine.domain_registry import domain_names\n"
         "domain_names()\n"
         "print(','.join(sorted(m for m in sys.modules if m.startswith('ebench.tasks') or "
         f"any(m.startswith('ebench.domains.' + d) for d in {DOMAIN_PACKAGES!r}))))\n"

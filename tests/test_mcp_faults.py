@@ -24,7 +24,7 @@ from mcp.shared.message import SessionMessage
 from typer.testing import CliRunner
 
 from ebench.cli import app
-from ebench.domains.engine.world import scratch_copy
+from ebench.engine.world import scratch_copy
 from ebench.sessions.record import read_session
 from ebench.tasks.spec import load_task, resolve_args
 from ebench.tasks.suite import find_task

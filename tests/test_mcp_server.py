@@ -13,8 +13,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from typer.testing import CliRunner
 
 from ebench.cli import app
-from ebench.domains import get_domain
-from ebench.domains.engine.world import scratch_copy
+from ebench.engine.domain_registry import get_domain
+from ebench.engine.world import scratch_copy
 from ebench.sessions.record import read_session
 from ebench.tasks.spec import load_task, resolve_args
 from ebench.tasks.suite import find_task

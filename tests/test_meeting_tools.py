@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from toolcheck import all_pages, col, err, nocase, non_decreasing, ok, tool_fixtures, val
 
-from ebench.domains import get_domain
-from ebench.domains.engine.tools import PAGE_SIZE, READ, WRITE
-from ebench.domains.engine.world import content_hash
+from ebench.engine.domain_registry import get_domain
+from ebench.engine.tools import PAGE_SIZE, READ, WRITE
+from ebench.engine.world import content_hash
 
 _MEETING = get_domain("meeting")
 ALL_TOOLS = _MEETING.tools.names

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ebench.domains import get_domain
-from ebench.domains.engine.world import build_world, content_hash, world_stats
+from ebench.engine.domain_registry import get_domain
+from ebench.engine.world import build_world, content_hash, world_stats
 
 
 def val(conn: sqlite3.Connection, sql: str, *params) -> object:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 from memorised import learn_programs, solved_by_a_program
 
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from ebench.tasks.certify import run_public
 from ebench.tasks.composition import compose
-from ebench.tasks.generation import template_named
 from ebench.tasks.grading import grade
 from ebench.tasks.suite import SUITE_DIR, load_suite
+from ebench.tasks.template_catalog import template_named
 from ebench.tasks.worlds import task_world
 
 DOMAINS = ("music", "meeting", "moba")

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from toolcheck import all_pages, col, err, nocase, non_decreasing, non_increasing, ok, tool_fixtures, val
 
-from ebench.domains import get_domain
-from ebench.domains.engine.tools import READ, WRITE, parse_docstring
-from ebench.domains.engine.world import content_hash
 from ebench.domains.moba.schema import rank_score
+from ebench.engine.domain_registry import get_domain
+from ebench.engine.tools import READ, WRITE, parse_docstring
+from ebench.engine.world import content_hash
 
 _MOBA = get_domain("moba")  # for parametrizing at collection time (no world needed)
 ALL_TOOLS = _MOBA.tools.names

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ebench.domains import get_domain
-from ebench.domains.engine.world import build_world, content_hash, world_stats
 from ebench.domains.moba.schema import rank_score
+from ebench.engine.domain_registry import get_domain
+from ebench.engine.world import build_world, content_hash, world_stats
 
 NOW = get_domain("moba").now
 

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from ebench.cli import app
 from ebench.sessions.paraphrase import cleaned
 from ebench.sessions.timeline import Timeline
-from ebench.tasks.reference import check_task
 from ebench.tasks.spec import Task, parse_task
 from ebench.tasks.suite import load_suite
+from ebench.tasks.task_check import check_task
 from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, completion
 from ebench.testing.synthesis_script import by_model, verifier_players
 

@@ -19,13 +19,14 @@ from typer.testing import CliRunner
 from ebench.app.app import EBenchApp
 from ebench.app.screens.replay import ReplayScreen, ReplayTrialScreen, TrialView, path_line
 from ebench.cli import app
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from ebench.sessions.batch import Batch
 from ebench.sessions.metrics import run_metrics
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
 from ebench.sessions.solvers import OracleSolver
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.tasks.grading import grade
 from ebench.tasks.paths import fewest_turns, optimal_turns, reference_levels, step_levels
 from ebench.tasks.reference import run_steps

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ebench.cli import app
-from ebench.domains import get_domain
-from ebench.domains.engine.tools import PAGE_SIZE
+from ebench.engine.domain_registry import get_domain
+from ebench.engine.tools import PAGE_SIZE
 from ebench.sessions.events import StartEvent, ToolCallEvent
 from ebench.sessions.perturb import (
     DEPRECATED,
@@ -357,8 +357,9 @@ def test_the_model_solver_runs_perturbed_trials_against_the_fake_server(tmp_path
     """The real litellm client against FakeOpenAI: the player is offered the perturbed tools and
     request, and passes by the end state; the conversation carries what the layer made."""
     from ebench.sessions.batch import Batch
+    from ebench.sessions.model_client import LLMConfig
     from ebench.sessions.runs import load_run
-    from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+    from ebench.sessions.solvers.llm import LLMSolver
     from ebench.testing.fake_openai import FakeOpenAI, PerturbedPlayer
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-do-not-record-0123456789")

@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 import pytest
 
-from ebench.domains import DOMAINS, builtin_domain_names, domain_names
+from ebench.engine.domain_registry import DOMAINS, builtin_domain_names, domain_names
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "ebench_loans"
 SIZE = (180, 50)

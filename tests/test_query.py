@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from ebench.domains.engine.query import (
+from ebench.engine.query import (
     NamedWhere,
     Where,
     bool_columns,
@@ -17,7 +17,7 @@ from ebench.domains.engine.query import (
     require,
     sql_literal,
 )
-from ebench.domains.engine.tools import ErrorCode, ToolEnv, ToolError
+from ebench.engine.tools import ErrorCode, ToolEnv, ToolError
 
 
 @pytest.fixture

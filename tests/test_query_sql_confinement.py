@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from ebench.domains import domain_names, get_domain
+from ebench.engine.domain_registry import domain_names, get_domain
 from ebench.sessions.trial import trial_copy
 from ebench.tasks.readonly_sql import (
     BLOB_HEX_BYTES,
@@ -418,8 +418,8 @@ def test_refusals_reach_the_generator_and_its_session_and_a_blob_ends_no_draft(t
     """A hostile generator over the real model-solver machinery (the local fake API): its ATTACH is
     answered with an error naming it, its BLOB as hex, both recorded as privileged calls; it goes on
     and submits its task, and no file appears where it aimed."""
+    from ebench.sessions.model_client import LLMConfig
     from ebench.sessions.record import SessionWriter, read_session
-    from ebench.sessions.solvers.llm import LLMConfig
     from ebench.sessions.synthesize import GeneratorSolver
     from ebench.sessions.trial import Trial, TrialLimits
     from ebench.testing.fake_openai import FakeOpenAI, Script, completion

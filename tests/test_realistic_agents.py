@@ -11,9 +11,10 @@ import pytest
 
 from ebench.sessions.batch import Batch
 from ebench.sessions.metrics import paths
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.users import UserSettings
 from ebench.tasks.scenarios import SCENARIOS_DIR, load_scenarios
 from ebench.tasks.suite import SUITE_DIR, load_suite

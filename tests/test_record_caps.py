@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from ebench.domains.engine.tools import ToolResult
+from ebench.engine.tools import ToolResult
 from ebench.sessions.batch import Batch
 from ebench.sessions.describe import describe
 from ebench.sessions.events import CHILD, ToolCallEvent
 from ebench.sessions.export import TRUNCATED, ExportSummary, export_lines
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.payload_caps import (
     ALWAYS_KEPT,
     BLOCK_CAP,
@@ -36,7 +37,7 @@ from ebench.sessions.perturb import PerturbedResult
 from ebench.sessions.record import SessionWriter, read_session
 from ebench.sessions.regrade import regrade_run
 from ebench.sessions.runs import load_run
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.solvers.recorded import RecordedResponses, ReplayDiverged
 from ebench.sessions.timeline import Timeline
 from ebench.sessions.trial import ResumeError, Trial, TrialLimits, open_trial

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ebench.cli import app
-from ebench.domains.engine.tools import ToolResult
+from ebench.engine.tools import ToolResult
 from ebench.sessions.describe import describe
 from ebench.sessions.events import (
     SESSION_FORMAT,

@@ -26,22 +26,23 @@ import pytest
 from typer.testing import CliRunner
 
 from ebench.cli import app
-from ebench.domains import get_domain
-from ebench.domains.engine.world import scratch_copy
+from ebench.engine.domain_registry import get_domain
+from ebench.engine.world import scratch_copy
 from ebench.sessions.batch import Batch
 from ebench.sessions.metrics import conversations, instruction_transitions
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.tasks.certify import run_public
 from ebench.tasks.diff import Diff, RowChange
-from ebench.tasks.generation import template_named
 from ebench.tasks.grading import grade
 from ebench.tasks.public import NotCertifiable, PublicSolverFailed
 from ebench.tasks.reference import ReferenceFailed, run_steps
 from ebench.tasks.scenario_generation import second_undoes_first
 from ebench.tasks.scenarios import KINDS, SCENARIOS_DIR, Scenario, load_scenarios
 from ebench.tasks.spec import Step
+from ebench.tasks.template_catalog import template_named
 from ebench.tasks.template_helpers import pretty_day
 from ebench.tasks.worlds import task_world
 from ebench.testing.agents import POLITE_CLOSE

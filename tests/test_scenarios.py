@@ -20,12 +20,13 @@ from typer.testing import CliRunner
 from ebench.cli import app
 from ebench.sessions.batch import Batch
 from ebench.sessions.metrics import run_metrics
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.record import read_session
 from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
 from ebench.sessions.solvers import NoopSolver, OracleSolver, ReplaySolver
 from ebench.sessions.solvers.base import Outcome
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.terminations import Termination
 from ebench.sessions.timeline import Timeline
 from ebench.tasks.scenarios import KINDS, SCENARIOS_DIR, load_scenarios, parse_scenario

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ebench.cli import app
-from ebench.domains import domain_names, get_domain
-from ebench.domains.engine.tools import WRITE
+from ebench.engine.domain_registry import domain_names, get_domain
+from ebench.engine.tools import WRITE
 from ebench.tasks.generation import MAX_PER_SKELETON, MAX_PER_TARGET, MAX_PER_TEMPLATE, computed_from_answer, generate, solution_signature
 from ebench.tasks.grading import signature
 from ebench.tasks.public import biting_conditions

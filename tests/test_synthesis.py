@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from ebench.tasks.generation import SeenTasks
-from ebench.tasks.reference import check_task
 from ebench.tasks.suite import load_suite
 from ebench.tasks.synthesis import (
     MAX_REFERENCE_CALLS,
@@ -18,6 +17,7 @@ from ebench.tasks.synthesis import (
     link_created_ids,
     vet_draft,
 )
+from ebench.tasks.task_check import check_task
 
 ACTOR = 16  # moba-0024's player: three clanmates not in a match (33, 124, 162)
 QUERY = "Open a custom room called 'Synth Night' with password 9137 and invite each clanmate who is not in a match."

@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ebench.cli import app
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.record import read_session
 from ebench.sessions.results import TrialSummary
-from ebench.sessions.solvers.llm import LLMConfig
 from ebench.sessions.synthesize import AFTER_SUBMIT, GENERATOR_GUIDANCE, INFRA_STOP, NUDGE, Tally, verifier_configurations
 from ebench.sessions.terminations import Termination
 from ebench.tasks.audit import audit_task

@@ -14,9 +14,9 @@ from ebench.cli import app
 from ebench.sessions.record import read_session
 from ebench.sessions.timeline import Timeline
 from ebench.tasks.generation import SeenTasks
-from ebench.tasks.reference import check_task
 from ebench.tasks.spec import Task
 from ebench.tasks.synthesis import GeneratorWorkspace, Rejection, vet_draft
+from ebench.tasks.task_check import check_task
 from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, completion, turn_of
 from ebench.testing.synthesis_script import ACTOR, INVITEES, QUERY, ROOM, by_model, verifier_players
 from ebench.testing.synthesis_script import room_generator as generator
@@ -174,7 +174,7 @@ def test_drafts_running_at_once_never_accept_the_same_task_twice(server, tmp_pat
 
 
 def test_capabilities_go_to_what_the_mix_lacks(tmp_path):
-    from ebench.sessions.solvers.llm import LLMConfig
+    from ebench.sessions.model_client import LLMConfig
     from ebench.sessions.synthesize import Synthesis, SynthesisConfig, SynthesisError
     from ebench.tasks.spec import CAPABILITIES
 
@@ -293,8 +293,8 @@ def test_writes_the_generator_makes_in_exec_code_are_reference_steps(expected, t
 def test_the_generators_limits_count_its_privileged_calls_and_its_time(limits, ended, requests):
     import asyncio
 
-    from ebench.domains import get_domain
-    from ebench.sessions.solvers.llm import LLMConfig
+    from ebench.engine.domain_registry import get_domain
+    from ebench.sessions.model_client import LLMConfig
     from ebench.sessions.synthesize import GeneratorSolver
     from ebench.sessions.trial import Trial, TrialLimits
 
@@ -313,7 +313,7 @@ def test_the_generators_limits_count_its_privileged_calls_and_its_time(limits, e
 
 
 def test_drafts_are_made_on_the_world_of_the_seed_given(server, tmp_path):
-    from ebench.domains import get_domain
+    from ebench.engine.domain_registry import get_domain
 
     seed = get_domain("moba").default_seed + 1
     out = tmp_path / "synth"

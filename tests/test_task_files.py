@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ebench.domains import get_domain
+from ebench.engine.domain_registry import get_domain
 from ebench.tasks.diff import Diff
 from ebench.tasks.grading import explain, grade
+from ebench.tasks.records import diff_from_list
 from ebench.tasks.suite import load_suite
 
 GOOD = "music-0005"
@@ -107,7 +108,7 @@ def test_the_grader_never_raises_on_a_task_that_loaded(tasks_dir):
     root, _ = tasks_dir
     [task] = load_suite(root).tasks
     schema = get_domain("music").schema
-    odd = Diff.from_list([dict(c.to_dict(), new={**(c.new or {}), "note": "x" * 10}) if c.new else c.to_dict() for c in task.expected_diff])
+    odd = diff_from_list([dict(c.to_dict(), new={**(c.new or {}), "note": "x" * 10}) if c.new else c.to_dict() for c in task.expected_diff])
     for actual in (Diff(), task.expected_diff, odd):
         grade(task.expected_diff, actual, schema)
         explain(task.expected_diff, actual, schema)

@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-from ebench.domains import get_domain
-from ebench.domains.engine.world import scratch_copy
-from ebench.tasks.reference import check_task, run_steps
+from ebench.engine.domain_registry import get_domain
+from ebench.engine.world import scratch_copy
+from ebench.tasks.reference import run_steps
 from ebench.tasks.spec import FORMAT, Step, Task, TaskFileError, diff_stats, load_task, load_tasks, parse_task, task_json_schema
+from ebench.tasks.task_check import check_task
 from ebench.tasks.worlds import world_fingerprint
 
 ACTOR = 1

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from ebench.cli import app
 from ebench.sessions.solvers.simple import OracleSolver
 from ebench.sessions.trial import MAX_TOOL_CALLS, Trial, TrialLimits
-from ebench.tasks.reference import check_task
 from ebench.tasks.suite import SUITE_DIR, load_suite
+from ebench.tasks.task_check import check_task
 from ebench.tasks.worlds import WorldMismatch, check_world, task_seed, world_fingerprint
 
 

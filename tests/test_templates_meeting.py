@@ -11,14 +11,16 @@ from random import Random
 
 import pytest
 
-from ebench.domains import get_domain
 from ebench.domains.meeting import templates as M
+from ebench.engine.domain_registry import get_domain
 from ebench.tasks.certify import clause_problems, optional_bite
-from ebench.tasks.generation import GenContext, NoTarget, generate, templates_for
+from ebench.tasks.generation import generate
 from ebench.tasks.grading import grade
 from ebench.tasks.public import Lazy
-from ebench.tasks.reference import check_task, run_steps
+from ebench.tasks.reference import run_steps
 from ebench.tasks.spec import CAPABILITIES, parse_task
+from ebench.tasks.task_check import check_task
+from ebench.tasks.template_api import GenContext, NoTarget, templates_for
 from ebench.tasks.vocabulary import open_terms
 
 SEED = 20261129

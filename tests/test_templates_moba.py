@@ -11,15 +11,17 @@ from collections import Counter
 
 import pytest
 
-from ebench.domains import get_domain
 from ebench.domains.moba import templates as moba
 from ebench.domains.moba.vocabulary import TIERS
+from ebench.engine.domain_registry import get_domain
 from ebench.tasks.certify import optional_bite
-from ebench.tasks.generation import generate, templates_for
+from ebench.tasks.generation import generate
 from ebench.tasks.grading import grade
 from ebench.tasks.public import Lazy
-from ebench.tasks.reference import check_task, run_steps
+from ebench.tasks.reference import run_steps
 from ebench.tasks.spec import parse_task
+from ebench.tasks.task_check import check_task
+from ebench.tasks.template_api import templates_for
 
 SEED = 20261129
 

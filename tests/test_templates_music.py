@@ -11,12 +11,14 @@ from random import Random
 
 import pytest
 
-from ebench.domains import get_domain
 from ebench.domains.music import templates as M
-from ebench.tasks.generation import Draft, GenContext, NoTarget, Template, generate, leaked, templates_for
+from ebench.engine.domain_registry import get_domain
+from ebench.tasks.generation import generate
 from ebench.tasks.grading import grade
-from ebench.tasks.reference import check_task, run_steps
+from ebench.tasks.reference import run_steps
 from ebench.tasks.spec import CAPABILITIES, parse_task
+from ebench.tasks.task_check import check_task
+from ebench.tasks.template_api import Draft, GenContext, NoTarget, Template, leaked, templates_for
 
 SEED = 20261129
 PER_TEMPLATE = 2

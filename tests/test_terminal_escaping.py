@@ -38,9 +38,10 @@ from ebench.app.widgets.trace import CallTrace
 from ebench.cli import app as cli
 from ebench.sessions.batch import Batch
 from ebench.sessions.events import ToolCallEvent
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.runs import load_run
 from ebench.sessions.solvers import Outcome
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.trial import AGENT_STOPPED, Trial, TrialLimits
 from ebench.tasks.suite import load_suite
 from ebench.terminal import is_printable, markup_escaped, printable, printable_json, printable_text

@@ -8,7 +8,7 @@ from typing import Literal
 
 import pytest
 
-from ebench.domains.engine.tools import ToolEnv, ToolError, ToolRegistry, parse_docstring
+from ebench.engine.tools import ToolEnv, ToolError, ToolRegistry, parse_docstring
 
 REG = ToolRegistry("test")
 
@@ -223,7 +223,7 @@ def test_a_garbage_tool_name_is_an_unknown_tool(env, name):
 def test_paginate_with_positional_and_named_parameters_and_each_kind_of_count():
     import sqlite3
 
-    from ebench.domains.engine.tools import PAGE_SIZE, ToolEnv, paginate
+    from ebench.engine.tools import PAGE_SIZE, ToolEnv, paginate
 
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT)")
@@ -250,7 +250,7 @@ def test_paginate_with_positional_and_named_parameters_and_each_kind_of_count():
 def test_codes_and_kinds_are_enums_equal_to_their_strings(env):
     import json
 
-    from ebench.domains.engine.tools import ErrorCode, ToolKind
+    from ebench.engine.tools import ErrorCode, ToolKind
 
     assert {t.name: t.kind for t in REG} == {"find_items": ToolKind.READ, "add_two": ToolKind.WRITE}
     assert ToolKind.WRITE == "write" and f"{ToolKind.READ}" == "read"
@@ -270,7 +270,7 @@ def test_codes_and_kinds_are_enums_equal_to_their_strings(env):
 
 
 def test_value_mismatch_is_the_one_check_of_a_value_against_a_parameter():
-    from ebench.domains.engine.tools import INT64_MAX, Mismatch, value_mismatch
+    from ebench.engine.tools import INT64_MAX, Mismatch, value_mismatch
 
     params = {p.name: p for p in REG.get("find_items").params}
     assert params["owner_id"].accepts == {"type": "integer", "nullable": True}

@@ -7,8 +7,8 @@ import sqlite3
 
 import pytest
 
-from ebench.domains.engine.tools import ToolError
-from ebench.domains.engine.world import content_hash, open_world_readonly
+from ebench.engine.tools import ToolError
+from ebench.engine.world import content_hash, open_world_readonly
 from ebench.sessions.record import REDACTED, SessionWriter, read_session, redact_config, secret_values
 from ebench.sessions.trial import Trial, drop_idle_copies, trial_copy
 from ebench.tasks.diff import full_diff
@@ -94,7 +94,7 @@ def test_a_copy_whose_transaction_ended_early_is_not_reused(moba_world):
 
 
 def test_an_unknown_actor_is_refused(music_world):
-    from ebench.domains import get_domain
+    from ebench.engine.domain_registry import get_domain
 
     with pytest.raises(ToolError):
         Trial(None, domain=get_domain("music"), actor=99999)

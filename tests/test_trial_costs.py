@@ -13,15 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from ebench.domains import domain_names, get_domain
-from ebench.domains.engine.tools import ToolRegistry
+from ebench.engine.domain_registry import domain_names, get_domain
+from ebench.engine.tools import ToolRegistry
 from ebench.sessions import trial as trial_module
 from ebench.sessions.attempts import human_trial, resume_trial, unfinished_attempt
 from ebench.sessions.batch import Batch
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.runs import load_run
 from ebench.sessions.sandbox import runner
 from ebench.sessions.sandbox.schema import code_mode_tools, exec_code_tool
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.trial import AGENT_STOPPED, ResumeError, Trial
 from ebench.tasks import grading
 from ebench.tasks.suite import load_suite

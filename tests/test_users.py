@@ -16,12 +16,13 @@ from typer.testing import CliRunner
 
 from ebench.cli import app
 from ebench.sessions.batch import Batch
+from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.record import read_session
 from ebench.sessions.regrade import regrade_run
 from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_run
 from ebench.sessions.solvers import NoopSolver, OracleSolver
-from ebench.sessions.solvers.llm import LLMConfig, LLMSolver
+from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.users import (
     DONT_KNOW,
     MAX_SMALL_TALK,

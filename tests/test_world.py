@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ebench.domains.engine.world import (
+from ebench.engine.world import (
     META_TABLE,
     build_world,
     content_hash,
@@ -107,6 +107,25 @@ def test_a_corrupt_world_file_is_rebuilt(music, tmp_path, monkeypatch):
     assert read_meta(path) == {}
     assert ensure_world(music) == path
     assert read_meta(path)["fingerprint"] == fingerprint(music, music.default_seed)
+
+
+def test_threads_that_open_a_missing_world_at_once_build_it_once(music, tmp_path, monkeypatch):
+    """Concurrent trials (an Inspect eval, RL rollouts) may all be first to open a world: one builds
+    it, the others wait for it and use it; none sees a half-built file."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import ebench.engine.world as world
+
+    monkeypatch.setenv("EBENCH_HOME", str(tmp_path))
+    builds = []
+    real_build = world.build_world
+    monkeypatch.setattr(world, "build_world", lambda *a, **k: builds.append(1) or real_build(*a, **k))
+    with ThreadPoolExecutor(8) as pool:
+        paths = list(pool.map(lambda _: ensure_world(music), range(8)))
+    assert paths == [world_path(music)] * 8
+    assert builds == [1]
+    assert world_state(music) == "current"
+    assert [p.name for p in tmp_path.rglob("*.tmp")] == []
 
 
 def test_a_world_damaged_inside_is_detected_and_rebuilt_never_used(music, music_world, tmp_path):

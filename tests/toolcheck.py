@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ebench.domains.engine.tools import PAGE_SIZE
-from ebench.domains.engine.world import content_hash, scratch_copy
+from ebench.engine.tools import PAGE_SIZE
+from ebench.engine.world import content_hash, scratch_copy
 
 
 def val(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:

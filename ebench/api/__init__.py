@@ -11,7 +11,7 @@ contract: it is done on purpose, together with the README's "Adding a domain" an
 solver", docs/extending.md and the plug-ins of tests/plugins/, which import from this module
 only (tests/test_api.py holds them to it, and this module to `mypy --strict`).
 
-Private, by convention: every other module of ebench (`ebench.domains.engine.*`,
+Private, by convention: every other module of ebench (`ebench.engine.*`,
 `ebench.tasks.*`, `ebench.sessions.*`, ...), whatever its names look like. Modules move; this
 module's table moves with them, so an import from here keeps working. Of a `Trial`, a solver
 relies on what `TrialView` declares; its other attributes are ebench's own.
@@ -57,16 +57,16 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 
 if TYPE_CHECKING:
-    from ..domains import DOMAINS, UnknownDomain, builtin_domain_names, domain_names, get_domain
-    from ..domains.engine.domain import Domain, package_description, package_source_files
-    from ..domains.engine.fill import FillContext, Generator, Row
-    from ..domains.engine.moments import DAY_FMT, TS_FMT, between, clock, recent, ts
-    from ..domains.engine.query import NamedWhere, Where, bool_columns, check_date, check_date_range, check_text, require
-    from ..domains.engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
-    from ..domains.engine.schema import INTEGER, REAL, TEXT, Column, Schema, SchemaError, Table
-    from ..domains.engine.search import SearchIndex
-    from ..domains.engine.tools import PAGE_SIZE, ErrorCode, ToolEnv, ToolError, ToolKind, ToolRegistry, ToolResult, not_found, paginate
-    from ..domains.engine.world import ensure_world, scratch_copy
+    from ..engine.domain import Domain, package_description, package_source_files
+    from ..engine.domain_registry import DOMAINS, UnknownDomain, builtin_domain_names, domain_names, get_domain
+    from ..engine.fill import FillContext, Generator, Row
+    from ..engine.moments import DAY_FMT, TS_FMT, between, clock, recent, ts
+    from ..engine.query import NamedWhere, Where, bool_columns, check_date, check_date_range, check_text, require
+    from ..engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
+    from ..engine.schema import INTEGER, REAL, TEXT, Column, Schema, SchemaError, Table
+    from ..engine.search import SearchIndex
+    from ..engine.tools import PAGE_SIZE, ErrorCode, ToolEnv, ToolError, ToolKind, ToolRegistry, ToolResult, not_found, paginate
+    from ..engine.world import ensure_world, scratch_copy
     from ..errors import EBenchError, EnvironmentFailure, InputError
     from ..registry import PluginError, PluginWarning, UnknownName
     from ..sessions.events import EndEvent, MessageEvent, SessionEvent, StartEvent, ToolCallEvent, TurnEndEvent
@@ -87,11 +87,11 @@ if TYPE_CHECKING:
     from ..sessions.terminations import Termination
     from ..sessions.trial import Trial, TrialLimits, open_trial
     from ..tasks.diff import Diff, RowChange
-    from ..tasks.generation import Draft, GenContext, NoTarget, Template
     from ..tasks.grading import Grade, WrongValue, grade
     from ..tasks.public import WRITTEN, Condition, PublicAPI, Reading
     from ..tasks.spec import CAPABILITIES, Step, Task, TaskFileError, load_task, load_tasks
     from ..tasks.suite import find_task, load_suite
+    from ..tasks.template_api import Draft, GenContext, NoTarget, Template
     from ..tasks.template_helpers import bounded, days_ago, no_tie_at, pretty_day, ref
     from ..tasks.vocabulary import OpenTerm
     from ..tasks.worlds import WorldMismatch
@@ -104,54 +104,54 @@ if TYPE_CHECKING:
 # tests/test_api.py checks it against the imports above and `__all__`.
 _HOMES: dict[str, str] = {
     # a domain
-    "Domain": "ebench.domains.engine.domain",
-    "package_description": "ebench.domains.engine.domain",
-    "package_source_files": "ebench.domains.engine.domain",
-    "FillContext": "ebench.domains.engine.fill",
-    "Generator": "ebench.domains.engine.fill",
-    "Row": "ebench.domains.engine.fill",
-    "DAY_FMT": "ebench.domains.engine.moments",
-    "TS_FMT": "ebench.domains.engine.moments",
-    "between": "ebench.domains.engine.moments",
-    "clock": "ebench.domains.engine.moments",
-    "recent": "ebench.domains.engine.moments",
-    "ts": "ebench.domains.engine.moments",
-    "NamedWhere": "ebench.domains.engine.query",
-    "Where": "ebench.domains.engine.query",
-    "bool_columns": "ebench.domains.engine.query",
-    "check_date": "ebench.domains.engine.query",
-    "check_date_range": "ebench.domains.engine.query",
-    "check_text": "ebench.domains.engine.query",
-    "require": "ebench.domains.engine.query",
-    "Aggregate": "ebench.domains.engine.repair",
-    "Check": "ebench.domains.engine.repair",
-    "NotAfterNow": "ebench.domains.engine.repair",
-    "NotBefore": "ebench.domains.engine.repair",
-    "Rule": "ebench.domains.engine.repair",
-    "INTEGER": "ebench.domains.engine.schema",
-    "REAL": "ebench.domains.engine.schema",
-    "TEXT": "ebench.domains.engine.schema",
-    "Column": "ebench.domains.engine.schema",
-    "Schema": "ebench.domains.engine.schema",
-    "SchemaError": "ebench.domains.engine.schema",
-    "Table": "ebench.domains.engine.schema",
-    "SearchIndex": "ebench.domains.engine.search",
-    "PAGE_SIZE": "ebench.domains.engine.tools",
-    "ErrorCode": "ebench.domains.engine.tools",
-    "ToolEnv": "ebench.domains.engine.tools",
-    "ToolError": "ebench.domains.engine.tools",
-    "ToolKind": "ebench.domains.engine.tools",
-    "ToolRegistry": "ebench.domains.engine.tools",
-    "ToolResult": "ebench.domains.engine.tools",
-    "not_found": "ebench.domains.engine.tools",
-    "paginate": "ebench.domains.engine.tools",
-    "ensure_world": "ebench.domains.engine.world",
-    "scratch_copy": "ebench.domains.engine.world",
+    "Domain": "ebench.engine.domain",
+    "package_description": "ebench.engine.domain",
+    "package_source_files": "ebench.engine.domain",
+    "FillContext": "ebench.engine.fill",
+    "Generator": "ebench.engine.fill",
+    "Row": "ebench.engine.fill",
+    "DAY_FMT": "ebench.engine.moments",
+    "TS_FMT": "ebench.engine.moments",
+    "between": "ebench.engine.moments",
+    "clock": "ebench.engine.moments",
+    "recent": "ebench.engine.moments",
+    "ts": "ebench.engine.moments",
+    "NamedWhere": "ebench.engine.query",
+    "Where": "ebench.engine.query",
+    "bool_columns": "ebench.engine.query",
+    "check_date": "ebench.engine.query",
+    "check_date_range": "ebench.engine.query",
+    "check_text": "ebench.engine.query",
+    "require": "ebench.engine.query",
+    "Aggregate": "ebench.engine.repair",
+    "Check": "ebench.engine.repair",
+    "NotAfterNow": "ebench.engine.repair",
+    "NotBefore": "ebench.engine.repair",
+    "Rule": "ebench.engine.repair",
+    "INTEGER": "ebench.engine.schema",
+    "REAL": "ebench.engine.schema",
+    "TEXT": "ebench.engine.schema",
+    "Column": "ebench.engine.schema",
+    "Schema": "ebench.engine.schema",
+    "SchemaError": "ebench.engine.schema",
+    "Table": "ebench.engine.schema",
+    "SearchIndex": "ebench.engine.search",
+    "PAGE_SIZE": "ebench.engine.tools",
+    "ErrorCode": "ebench.engine.tools",
+    "ToolEnv": "ebench.engine.tools",
+    "ToolError": "ebench.engine.tools",
+    "ToolKind": "ebench.engine.tools",
+    "ToolRegistry": "ebench.engine.tools",
+    "ToolResult": "ebench.engine.tools",
+    "not_found": "ebench.engine.tools",
+    "paginate": "ebench.engine.tools",
+    "ensure_world": "ebench.engine.world",
+    "scratch_copy": "ebench.engine.world",
     # a task template
-    "Draft": "ebench.tasks.generation",
-    "GenContext": "ebench.tasks.generation",
-    "NoTarget": "ebench.tasks.generation",
-    "Template": "ebench.tasks.generation",
+    "Draft": "ebench.tasks.template_api",
+    "GenContext": "ebench.tasks.template_api",
+    "NoTarget": "ebench.tasks.template_api",
+    "Template": "ebench.tasks.template_api",
     "WRITTEN": "ebench.tasks.public",
     "Condition": "ebench.tasks.public",
     "PublicAPI": "ebench.tasks.public",
@@ -207,11 +207,11 @@ _HOMES: dict[str, str] = {
     "load_run": "ebench.sessions.runs",
     "load_runs": "ebench.sessions.runs",
     # the registries
-    "DOMAINS": "ebench.domains",
-    "UnknownDomain": "ebench.domains",
-    "builtin_domain_names": "ebench.domains",
-    "domain_names": "ebench.domains",
-    "get_domain": "ebench.domains",
+    "DOMAINS": "ebench.engine.domain_registry",
+    "UnknownDomain": "ebench.engine.domain_registry",
+    "builtin_domain_names": "ebench.engine.domain_registry",
+    "domain_names": "ebench.engine.domain_registry",
+    "get_domain": "ebench.engine.domain_registry",
     "SOLVERS": "ebench.sessions.solvers.registry",
     "UnknownSolver": "ebench.sessions.solvers.registry",
     "build_solver": "ebench.sessions.solvers.registry",

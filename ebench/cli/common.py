@@ -71,14 +71,14 @@ def console():
 def domain(name: str):
     """The domain called `name`: UnknownDomain, or PluginError for an installed domain package
     that cannot be loaded, are one line (exit 2) from the root command."""
-    from ..domains import get_domain
+    from ..engine.domain_registry import get_domain
 
     return get_domain(name)
 
 
 def domains(name: str | None) -> list:
     """The domain named, or every domain that loads: a broken plug-in is a warning, and skipped."""
-    from ..domains import loaded_domains
+    from ..engine.domain_registry import loaded_domains
 
     return [domain(name)] if name else loaded_domains()
 
@@ -86,7 +86,7 @@ def domains(name: str | None) -> list:
 def world(domain, quiet: bool = False, seed: int | None = None):
     """The path of the domain's world for `seed` (default: the domain's own), building it first
     (with progress) when missing or stale. Each seed is its own file."""
-    from ..domains.engine.world import world_path, world_state
+    from ..engine.world import world_path, world_state
 
     state = world_state(domain, seed)
     if state == "damaged":  # never used: said, then rebuilt
@@ -102,7 +102,7 @@ def world(domain, quiet: bool = False, seed: int | None = None):
 def build_with_progress(domains: list, seed: int | None, quiet: bool = False) -> list:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..domains.engine.world import build_world
+    from ..engine.world import build_world
 
     reports = []
     out = console() if not quiet else None
@@ -125,9 +125,9 @@ def build_with_progress(domains: list, seed: int | None, quiet: bool = False) ->
             try:
                 report = build_world(domain, seed, on_table=on_table)
             except Exception as exc:  # a failed build is an expected, explainable outcome
-                from ..domains.engine.fill import FillError
-                from ..domains.engine.repair import RepairError
-                from ..domains.engine.world import WorldError
+                from ..engine.fill import FillError
+                from ..engine.repair import RepairError
+                from ..engine.world import WorldError
 
                 if isinstance(exc, (FillError, RepairError, WorldError)):
                     fail(f"building {domain.name} failed: {exc}")
@@ -157,8 +157,8 @@ def task(task_id: str, root=None):
 def actor_env(domain, actor: int):
     """A scratch copy of the domain's world and a tool environment acting as `actor` (or a
     one-line error for an unknown actor)."""
-    from ..domains.engine.tools import ToolError
-    from ..domains.engine.world import scratch_copy
+    from ..engine.tools import ToolError
+    from ..engine.world import scratch_copy
 
     conn = scratch_copy(world(domain, quiet=True))
     try:

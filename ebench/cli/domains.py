@@ -12,7 +12,7 @@ domains_app = typer.Typer(help="Build, inspect and measure the domain worlds.", 
 @domains_app.command("list")
 def domains_list(as_json: bool = common.JSON_OPTION) -> None:
     """List the domains and whether their worlds are built (a plug-in that cannot be loaded: a warning)."""
-    from ..domains.engine.world import built_seeds, world_path, world_state
+    from ..engine.world import built_seeds, world_path, world_state
 
     rows = []
     for domain in common.domains(None):
@@ -61,7 +61,7 @@ def domains_build(
 ) -> None:
     """Build worlds: seeded fill in dependency order, then validation and repair. A world of
     another seed is its own file: it never replaces the default world."""
-    from ..domains.engine.world import is_current
+    from ..engine.world import is_current
 
     targets = common.domains(domain)
     todo = [d for d in targets if force or not is_current(d, seed)]
@@ -104,7 +104,7 @@ def domains_stats(
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Size of each world: tables, columns, foreign keys, rows, cells, users, orphans, tools."""
-    from ..domains.engine.world import world_stats
+    from ..engine.world import world_stats
 
     stats = [world_stats(d, common.world(d, quiet=as_json, seed=seed)) for d in common.domains(domain)]
     totals = {

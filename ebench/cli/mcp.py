@@ -47,7 +47,7 @@ def mcp_serve(
     d = common.domain(domain)
     common.world(d, quiet=True)  # build before serving, never printing to stdout
 
-    from ..domains.engine.tools import ToolError
+    from ..engine.tools import ToolError
     from ..sessions.mcp_server import serve
     from ..terminal import printable
 

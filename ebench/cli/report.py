@@ -11,7 +11,8 @@ from ..errors import os_error_exit_code
 from . import common
 
 if TYPE_CHECKING:
-    from ..sessions.report import Baseline, RunReport
+    from ..sessions.report import Baseline
+    from ..sessions.run_report import RunReport
 
 RUNS_ARGUMENT = typer.Argument(
     ..., metavar="RUN...", help="Run directories (each with manifest.json and results.jsonl), or a folder of sessions.", show_default=False

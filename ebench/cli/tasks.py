@@ -74,7 +74,7 @@ def _task_bar(label: str, total: int, *, quiet: bool) -> Iterator[Callable[[], N
 
 def _price_table(path: Path | None) -> dict[str, dict[str, float]]:
     """--prices read, or a one-line usage error."""
-    from ..sessions.solvers.llm import PricesError, load_prices
+    from ..sessions.model_client import PricesError, load_prices
 
     try:
         return load_prices(path) if path is not None else {}
@@ -176,7 +176,7 @@ def tasks_show(
 
 
 def _actor_label(domain, actor: int) -> str:
-    from ..domains.engine.world import open_world_readonly
+    from ..engine.world import open_world_readonly
 
     conn = open_world_readonly(common.world(domain, quiet=True))
     try:
@@ -743,6 +743,7 @@ def tasks_paraphrases(
     from ..tasks.skeletons import fill_paraphrases
     from ..tasks.spec import parse_task
     from ..tasks.suite import SUITE_DIR, tasks_root
+    from ..tasks.template_catalog import task_template
 
     if as_suite and root is not None:
         common.fail("--dir and --as-suite name two folders: give one", 2)
@@ -752,7 +753,7 @@ def tasks_paraphrases(
         common.fail("this would rewrite the shipped suite's files: name a task folder with --dir, or pass --as-suite", 2)
     report = _load(root, domain)
     _warn_errors(report.errors)
-    found = fill_paraphrases(report.tasks)
+    found = fill_paraphrases(report.tasks, task_template)
     written = 0
     for task in report.tasks:
         if task.paraphrases == found[task.id]:
@@ -817,7 +818,7 @@ def tasks_validate(
     reference solution passes on a fresh copy within the task's budget, the public solution is re-run
     and reaches the expected diff, an empty trial fails, and the request leaks no id. Exit code 1
     when any task has a problem."""
-    from ..tasks.reference import check_task
+    from ..tasks.task_check import check_task
 
     report = _load(root, domain)
     for name in sorted({t.domain for t in report.tasks}):

@@ -46,7 +46,7 @@ def tools_describe(
     as_json: bool = common.JSON_OPTION,
 ) -> None:
     """Show one tool in full: its description and every argument with type and default."""
-    from ..domains.engine.tools import ToolError
+    from ..engine.tools import ToolError
 
     d = common.domain(domain)
     try:
@@ -88,7 +88,7 @@ def tools_call(
     The world itself is never modified. Exit code 1 when the tool returns an error; 2 when the
     arguments are not a JSON object (a usage mistake, said in one line on stderr).
     """
-    from ..domains.engine.tools import ToolError, parse_arguments
+    from ..engine.tools import ToolError, parse_arguments
 
     d = common.domain(domain)
     try:

@@ -22,12 +22,10 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .metrics import Efficiency, ScopeScore, efficiency, score_tasks
-
-if TYPE_CHECKING:
-    from .report import RunReport
+from .run_report import RunReport
 
 # The frontier's x axes: what a run spends per task (less is better); Avg^k is the y axis.
 FRONTIER_AXES = {"cost": "cost / task ($)", "calls": "total calls / task", "tokens": "tokens / task"}

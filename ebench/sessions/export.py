@@ -148,7 +148,7 @@ def domain_tools() -> ToolSchemas:
 
     def tools(name: str, code: bool) -> list[dict[str, Any]]:
         if (name, code) not in cache:
-            from ..domains import UnknownDomain, get_domain
+            from ..engine.domain_registry import UnknownDomain, get_domain
             from ..registry import PluginError
 
             try:
@@ -277,7 +277,7 @@ def trajectory(run: RunData, result: TrialSummary, tools: ToolSchemas, *, passed
 
         perturbation = Perturbation.from_dict(start.perturbation)
         if "interface" in perturbation.families:
-            from ..domains import get_domain
+            from ..engine.domain_registry import get_domain
 
             registry = get_domain(start.domain or result.domain or "").tools
             offered = offered_schemas(perturbation, start.task.id if start.task else result.task, start.trial, registry)

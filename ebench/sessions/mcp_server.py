@@ -36,8 +36,8 @@ from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import CallToolResult, TextContent
 
 from .. import __version__
-from ..domains import get_domain
-from ..domains.engine.tools import ToolResult
+from ..engine.domain_registry import get_domain
+from ..engine.tools import ToolResult
 from ..paths import sessions_dir
 from ..tasks.spec import Task
 from .events import ClientEvent, EndEvent, SignalEvent

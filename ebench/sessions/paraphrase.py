@@ -22,17 +22,18 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from ..domains import get_domain
+from ..engine.domain_registry import get_domain
 from ..errors import InputError
-from ..tasks.generation import query_key
 from ..tasks.reference import leaks
 from ..tasks.spec import Task
 from ..tasks.synthesis import counts_stated
+from ..tasks.template_api import query_key
 from ..tasks.worlds import task_seed
 from .events import InternalErrorEvent
+from .model_client import LLMConfig
 from .record import SessionWriter, secret_values
 from .solvers.base import FatalSolverError, Outcome
-from .solvers.llm import LLMConfig, LLMSolver, failed_request
+from .solvers.llm import LLMSolver, failed_request
 from .synthesize import (
     SESSIONS,
     LogLine,

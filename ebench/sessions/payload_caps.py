@@ -46,7 +46,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from ..domains.engine.tools import ToolResult
+from ..engine.tools import ToolResult
 from .events import ToolCallEvent
 from .record import value_json
 

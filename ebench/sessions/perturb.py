@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from ..domains.engine.tools import PAGE_SIZE, ErrorCode, ToolRegistry, ToolResult, tool_name_text
+from ..engine.tools import PAGE_SIZE, ErrorCode, ToolRegistry, ToolResult, tool_name_text
 from ..errors import InputError
 from ..tasks.spec import Task
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..domains.engine.domain import Domain
+from ..engine.domain import Domain
 
 GUIDANCE = (
     "Carry out the user's request with the tools. Look up what you need; do not guess ids. "

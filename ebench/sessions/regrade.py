@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..domains import get_domain
+from ..engine.domain_registry import get_domain
 from ..errors import InputError
-from ..tasks.diff import Diff
 from ..tasks.grading import grade
+from ..tasks.records import diff_from_list
 from ..tasks.spec import Task
 from ..tasks.suite import FIRST_SUITE_VERSION, load_suite, suite_version
 from .record import SessionFileError, read_session
@@ -96,7 +96,7 @@ def _regrade(run: RunData) -> dict[str, Any]:
         problems.extend(session.warnings)
         end = session.end
         try:
-            final = Diff.from_list(end.diff) if end is not None and isinstance(end.diff, list) else None
+            final = diff_from_list(end.diff) if end is not None and isinstance(end.diff, list) else None
         except (KeyError, TypeError, ValueError, AttributeError):
             final = None
         if final is None:

@@ -19,77 +19,18 @@ from typing import Any
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
 from .analyses import EFFORTS, FRONTIER_AXES, Analyses, Correlation, Gain, Pair, UsageGroup, analyses
 from .attempts import HUMAN
-from .metrics import FAILURE_STAGES, RunMetrics, ScopeScore, failure_stages, run_metrics, total_calls
+from .metrics import FAILURE_STAGES, ScopeScore, failure_stages, run_metrics, total_calls
 from .perturb import Perturbation
 from .record import SessionFileError, read_session, session_files
 from .results import ResultsLineError, TrialSummary
-from .runs import RunData, RunManifest
+from .run_report import NO_VALUE, RunReport
+from .runs import RunData
 
 REPORT_FORMAT = "ebench-report/1"
 PAPER_K = 3  # the paper's main table: Avg3, Pass@3, Pass^3
-DASH = "-"
+DASH = NO_VALUE
 BASELINE_LABEL = "human baseline"  # the people's column: a sessions folder's runs include one labelled "human"
 CSV_COLUMNS = ("run", "path", "scope", "metric", "value")
-
-
-@dataclass
-class RunReport:
-    label: str  # unique among the runs of one report
-    path: str
-    manifest: RunManifest
-    metrics: RunMetrics
-    raised: int = 0  # tasks whose budget raised the run's limits
-    results: list[TrialSummary] = field(default_factory=list, repr=False)  # the run's trials (the baseline compares them)
-
-    def suite_version(self) -> str | None:
-        version = self.manifest.suite.get("version") if self.manifest.suite else None
-        return None if version is None else str(version)
-
-    def limits(self) -> str:
-        """The run's limits, and how many tasks their budget raised them for."""
-        limits = self.config("limits")
-        if not isinstance(limits, dict):
-            return DASH
-        text = f"{limits.get('max_turns', DASH)} turns / {limits.get('max_tool_calls', DASH)} calls"
-        return text + (f"; raised for {self.raised} task(s) by their budget" if self.raised else "")
-
-    def config(self, key: str) -> Any:
-        return self.manifest.setting(key)
-
-    # The solver is a name or, as batch runs write it, an object {name, model, ...}; trials sit in the
-    # config or beside it. Both shapes are read.
-    def solver(self) -> str | None:
-        solver = self.config("solver")
-        return solver.get("name") if isinstance(solver, dict) else solver
-
-    def model(self) -> str | None:
-        solver = self.config("solver")
-        return self.config("model") or (solver.get("model") if isinstance(solver, dict) else None)
-
-    def trials(self) -> int | None:
-        return self.config("trials") or self.manifest.trials
-
-    def tasks_planned(self) -> int | None:
-        count = self.manifest.tasks.get("count") if self.manifest.tasks else None
-        return count if isinstance(count, int) else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "path": self.path,
-            "solver": self.solver(),
-            "model": self.model(),
-            "trials": self.trials(),
-            "config_hash": self.manifest.config_hash,
-            "ebench_version": self.manifest.ebench_version,
-            "tasks_planned": self.tasks_planned(),
-            "started": self.manifest.started,
-            "ended": self.manifest.ended,
-            "suite_version": self.suite_version(),
-            "limits": self.config("limits"),
-            "limits_raised_for_tasks": self.raised,
-            "metrics": self.metrics.to_dict(),
-        }
 
 
 @dataclass

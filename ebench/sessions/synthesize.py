@@ -53,17 +53,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..domains import get_domain
-from ..domains.engine.tools import ErrorCode, ToolKind
-from ..domains.engine.world import open_world_readonly
+from ..engine.domain_registry import get_domain
+from ..engine.tools import ErrorCode, ToolKind
+from ..engine.world import open_world_readonly
 from ..errors import InputError
 from ..tasks.generation import SeenTasks
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES, Step, Task, TaskFileError, load_task
 from ..tasks.synthesis import DraftRejected, Rejection, SynthesisDraft, is_seen, query_sql, vet_draft
 from .events import InternalErrorEvent
+from .model_client import LLMConfig, load_litellm, sendable_json
 from .record import SessionWriter, drop_torn_line, secret_values
 from .solvers.base import FatalSolverError, Outcome
-from .solvers.llm import LLMConfig, LLMSolver, _sendable_json, failed_request, load_litellm
+from .solvers.llm import LLMSolver, failed_request
 from .solvers.recorded import RecordedResponses
 from .terminations import Termination
 from .trial import Trial, TrialLimits, TrialSummary, current_world, open_trial
@@ -476,7 +477,7 @@ class GeneratorSolver(LLMSolver):
                     privileged += name in ("query_sql", "submit_task")
                     payload, submitted = await self._generator_call(trial, call, args, steps, results)
                 messages.append(
-                    {"role": "tool", "tool_call_id": sent_call["id"], "content": _sendable_json(json.dumps(payload, ensure_ascii=False))}
+                    {"role": "tool", "tool_call_id": sent_call["id"], "content": sendable_json(json.dumps(payload, ensure_ascii=False))}
                 )
             if submitted is not None:
                 return submitted

@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..domains import get_domain
-from ..domains.engine.tools import ToolEnv
+from ..engine.domain_registry import get_domain
+from ..engine.tools import ToolEnv
 from ..tasks.diff import ChangeTracker, Diff
 from ..tasks.grading import Grade, explain
+from ..tasks.records import diff_from_list
 from ..tasks.spec import Task, load_task, resolve_args
 from ..tasks.suite import find_task
 from ..tasks.worlds import WorldMismatch, task_seed, world_fingerprint, world_matches
@@ -361,7 +362,7 @@ class Timeline:
 
     def recorded_diff(self) -> Diff | None:
         end = self.session.end
-        return Diff.from_list(end.diff) if end and isinstance(end.diff, list) else None
+        return diff_from_list(end.diff) if end and isinstance(end.diff, list) else None
 
     # -- point of no return ----------------------------------------------------------------
     def _errors_timeline(self) -> list[frozenset[str]]:

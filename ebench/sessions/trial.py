@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..domains import get_domain
-from ..domains.engine.domain import Domain
-from ..domains.engine.tools import ErrorCode, ToolResult, tool_name_text
-from ..domains.engine.world import ensure_world, scratch_copy, world_id
+from ..engine.domain import Domain
+from ..engine.domain_registry import get_domain
+from ..engine.tools import ErrorCode, ToolResult, tool_name_text
+from ..engine.world import ensure_world, scratch_copy, world_id
 from ..errors import InputError
 from ..tasks.diff import ChangeTracker, Diff, tracker_script
 from ..tasks.grading import Grade, grade
@@ -537,7 +537,7 @@ class Trial:
         a simulated user's model failed (not the agent's doing)."""
         if self.user is None or self.user_replies >= MAX_USER_REPLIES or self.small_talk >= MAX_SMALL_TALK:
             return None
-        reply = await self.user.reply(self, message)
+        reply = await self.user.reply(message)
         if reply.text is None:
             return None
         if reply.revealed:

@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..tasks.spec import UserFact
+from .model_client import classify, describe, load_litellm
 
 if TYPE_CHECKING:
     from ..tasks.grading import Grade
-    from .trial import Trial
 
 DONT_KNOW = "I don't know."
 STOP_WORD = "###STOP###"
@@ -57,7 +57,7 @@ class Reply:
 class User(Protocol):
     kind: str
 
-    async def reply(self, trial: Trial, message: str) -> Reply: ...
+    async def reply(self, message: str) -> Reply: ...
 
     def begin(self, request: str, profile: Sequence[UserFact]) -> None:
         """A scenario's next turn: the user now holds this turn's facts (scenarios.py)."""
@@ -99,7 +99,7 @@ class ScriptedUser:
         self.profile = list(profile)
         self.given = set()
 
-    async def reply(self, trial: Trial, message: str) -> Reply:
+    async def reply(self, message: str) -> Reply:
         return self.answer(message)
 
     def answer(self, message: str) -> Reply:
@@ -140,9 +140,7 @@ class LLMUser:
         self.profile = list(profile)
         self.messages = [{"role": "system", "content": user_prompt(request, profile)}]
 
-    async def reply(self, trial: Trial, message: str) -> Reply:
-        from .solvers.llm import _describe, classify, load_litellm
-
+    async def reply(self, message: str) -> Reply:
         litellm = load_litellm()
         self.messages.append({"role": "user", "content": message})
         kwargs: dict[str, Any] = {"model": self.settings.model, "messages": self.messages, "timeout": 120, "num_retries": 0}
@@ -154,7 +152,7 @@ class LLMUser:
                 response = await litellm.acompletion(**kwargs)
             except Exception as exc:
                 if classify(exc) != "transient" or attempt >= self.settings.retries:
-                    raise UserUnavailable(f"the simulated user's model failed: {_describe(exc)}") from None
+                    raise UserUnavailable(f"the simulated user's model failed: {describe(exc)}") from None
                 await asyncio.sleep(min(30.0, 0.5 * 2**attempt))
                 continue
             if response.choices:
@@ -197,7 +195,7 @@ class PersonUser:
     def begin(self, request: str, profile: Sequence[UserFact]) -> None:
         self.profile = list(profile)
 
-    async def reply(self, trial: Trial, message: str) -> Reply:
+    async def reply(self, message: str) -> Reply:
         text = await self.ask(message)
         if not text or not text.strip():
             return Reply(None)

@@ -21,23 +21,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..domains import get_domain
-from ..domains.engine.tools import WRITE
-from ..domains.engine.world import open_world_readonly
+from ..engine.domain_registry import get_domain
 from .careful import FAMILIES as CAREFUL_FAMILIES
 from .careful import reference_variants
 from .certify import clause_problems, first_page_plan, lazy_variants, optional_bite, run_public, template_variants
 from .diff import Diff
 from .grading import grade
 from .public import FIRST_PAGE, Lazy
-from .reference import run_steps
-from .spec import Step, Task
+from .shortcuts import reference_shortcuts
+from .spec import Task
+from .template_api import Template
+from .template_catalog import template_named
 from .vocabulary import open_terms
-
-if TYPE_CHECKING:
-    from .generation import Template
 
 # Shortcut families, in the order the report lists them.
 FAMILIES = {
@@ -53,30 +50,6 @@ FAMILIES = {
     "wrong_actor": "the reference as another actor",
     "no_op": "doing nothing",
 }
-
-
-def without_last_write(domain_name: str, steps: list[Step]) -> list[Step]:
-    tools = get_domain(domain_name).tools
-    writes = [i for i, s in enumerate(steps) if tools.get(s.tool).kind == WRITE]
-    if not writes:
-        return list(steps)
-    last = writes[-1]
-    return steps[:last] + steps[last + 1 :]
-
-
-def wrong_actor(domain_name: str, world: Path, actor: int) -> int | None:
-    """Another actor of the same world (the next id up, else down), deterministically."""
-    domain = get_domain(domain_name)
-    table = domain.actor_table
-    key = domain.schema.table(table).key[0]
-    conn = open_world_readonly(world)
-    try:
-        row = conn.execute(f"SELECT {key} FROM {table} WHERE {key} > ? ORDER BY {key} LIMIT 1", (actor,)).fetchone()
-        if row is None:
-            row = conn.execute(f"SELECT {key} FROM {table} WHERE {key} < ? ORDER BY {key} DESC LIMIT 1", (actor,)).fetchone()
-    finally:
-        conn.close()
-    return None if row is None else int(row[0])
 
 
 @dataclass
@@ -95,8 +68,6 @@ class TaskAudit:
 def audit_task(task: Task, world: Path, template: Template | None = None) -> TaskAudit:
     """Run every shortcut that applies to `task` and say which pass it. The task's template is
     looked up by the name it records, unless given."""
-    from .generation import template_named
-
     schema = get_domain(task.domain).schema
     result = TaskAudit(task.id, certified=False, template=str(task.generator.get("template", "")))
 
@@ -145,22 +116,6 @@ def audit_task(task: Task, world: Path, template: Template | None = None) -> Tas
     tally("no_op", "no_op", Diff())
     result.open_terms = open_terms(task.domain, task.query, world)
     return result
-
-
-def reference_shortcuts(domain_name: str, world: Path, actor: int, reference: list[Step]) -> list[tuple[str, str, Diff]]:
-    """(family, label, end state) of the shortcuts built from a reference solution: without its
-    last write, and as another actor. The generator rejects drafts that either passes."""
-    out = [
-        (
-            "no_last_write",
-            "no_last_write",
-            run_steps(domain_name, actor, without_last_write(domain_name, reference), world=world, tolerant=True).diff,
-        )
-    ]
-    other = wrong_actor(domain_name, world, actor)
-    if other is not None:
-        out.append(("wrong_actor", f"actor {other}", run_steps(domain_name, other, reference, world=world, tolerant=True).diff))
-    return out
 
 
 @dataclass

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..domains import get_domain
-from ..domains.engine.tools import WRITE
+from ..engine.domain_registry import get_domain
+from ..engine.tools import WRITE
 from .diff import Diff
 from .paths import write_tools
 from .reference import run_steps

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..domains import get_domain
-from ..domains.engine.world import scratch_copy
+from ..engine.domain_registry import get_domain
+from ..engine.world import scratch_copy
 from .careful import CarefulRun, reference_variants
 from .diff import ChangeTracker, Diff
 from .grading import grade
@@ -49,7 +49,7 @@ from .public import (
 from .spec import CAPABILITIES, Step, references
 
 if TYPE_CHECKING:
-    from .generation import Draft, Template
+    from .template_api import Draft, Template
 
 
 class Rejected(Exception):

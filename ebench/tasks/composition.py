@@ -38,23 +38,12 @@ from pathlib import Path
 from random import Random
 from typing import Any, ClassVar
 
-from ..domains import get_domain
-from .generation import (
-    MIN_CHANGED_ROWS,
-    Draft,
-    GenContext,
-    GenerationReport,
-    NoTarget,
-    SeenTasks,
-    Template,
-    generate,
-    leaked,
-    query_key,
-    solution_signature,
-)
+from ..engine.domain_registry import get_domain
+from .generation import MIN_CHANGED_ROWS, GenerationReport, SeenTasks, generate, solution_signature
 from .grading import signature
 from .public import CORRECT, WRITTEN, Condition, Lazy, PublicAPI, Reading, biting_conditions
 from .spec import Step, Task
+from .template_api import Draft, GenContext, NoTarget, Template, leaked, query_key
 
 Row = dict[str, Any]
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..domains.engine.schema import INTERNAL_PREFIX, Schema, Table
+from ..engine.schema import INTERNAL_PREFIX, Schema, Table
 
 Op = Literal["insert", "update", "delete"]
 _LOG = f"{INTERNAL_PREFIX}_touched"
@@ -86,14 +86,6 @@ class Diff:
 
     def to_list(self) -> list[dict[str, Any]]:
         return [c.to_dict() for c in self.changes]
-
-    @classmethod
-    def from_list(cls, items: list[dict[str, Any]]) -> Diff:
-        """A diff as recorded (a session's end event); pydantic's ValidationError (a ValueError) says
-        what is malformed."""
-        from .records import DiffRecord  # records builds on this module
-
-        return DiffRecord.model_validate(items).diff()
 
 
 def _shadow(table: str) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..domains.engine.schema import Schema
+from ..engine.schema import Schema
 from .diff import Diff, RowChange
 from .records import GradeRecord, RowChangeRecord, WrongValueRecord
 

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .composition import ANY, Action, Drafting, Predicate, Reduction, Row, Solving
-from .generation import NoTarget
 from .public import Condition, Lazy
 from .spec import Step
+from .template_api import NoTarget
 
 # A share of the candidates a stated category should keep: neither almost none nor almost all.
 _SPLIT = (0.1, 0.9)

@@ -28,7 +28,9 @@ import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
+from .reference import run_steps
 from .spec import Step, Task, references
+from .worlds import task_world
 
 PAGE = "page"
 
@@ -129,8 +131,8 @@ def fewest_turns(steps: Sequence[Step], results: Sequence[Any], writes: Collecti
 
 
 def write_tools(domain_name: str) -> frozenset[str]:
-    from ..domains import get_domain
-    from ..domains.engine.tools import WRITE
+    from ..engine.domain_registry import get_domain
+    from ..engine.tools import WRITE
 
     return frozenset(tool.name for tool in get_domain(domain_name).tools if tool.kind == WRITE)
 
@@ -148,9 +150,6 @@ def reference_levels(task: Task, results: Callable[[], Sequence[Any]] | None = N
     if known is not None:
         return known
     if results is None:
-        from .reference import run_steps
-        from .worlds import task_world
-
         found: Sequence[Any] = run_steps(task.domain, task.actor, task.reference_solution, world=task_world(task), tolerant=True).results
     else:
         found = results()

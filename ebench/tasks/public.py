@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..domains.engine.domain import Domain
-from ..domains.engine.tools import WRITE, ToolError
+from ..engine.domain import Domain
+from ..engine.tools import WRITE, ToolError
 from .spec import Step
 
 # How a condition can be got wrong, per kind of condition. "ignore" drops it; "off_by_one" takes a

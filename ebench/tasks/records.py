@@ -88,3 +88,9 @@ class GradeRecord(BaseModel):
     unexpected: list[RowChangeRecord] = []
     wrong: list[WrongValueRecord] = []
     note: str = ""
+
+
+def diff_from_list(items: list[dict[str, Any]]) -> Diff:
+    """A diff as recorded (a task's expected diff, a session's end event); pydantic's
+    ValidationError (a ValueError) says what is malformed."""
+    return DiffRecord.model_validate(items).diff()

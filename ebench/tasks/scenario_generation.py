@@ -55,17 +55,18 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from ..domains import get_domain
-from ..domains.engine.world import ensure_world, scratch_copy, world_id
+from ..engine.domain_registry import get_domain
+from ..engine.world import ensure_world, scratch_copy, world_id
 from .asking import FREE_VALUES, ask_variant
 from .certify import Rejected, certify, run_public
 from .diff import Diff
-from .generation import _DATES_AND_TIMES, Draft, GenContext, NoTarget, Template, budget_for, certified_task, leaked, templates_for
+from .generation import budget_for, certified_task
 from .grading import grade
 from .public import WRITTEN, NotCertifiable, PublicSolverFailed
 from .reference import ReferenceFailed, run_steps
 from .scenarios import KINDS, Scenario, Turn
 from .spec import CAPABILITIES, Step, Task, diff_stats, remap_references
+from .template_api import DATES_AND_TIMES, Draft, GenContext, NoTarget, Template, leaked, templates_for
 from .template_helpers import pretty_day
 
 TURNS = 4
@@ -243,7 +244,7 @@ def _word(text: str) -> re.Pattern[str]:
 def _places(query: str, value: Any, write: Callable[[Any], str]) -> list[re.Match[str]]:
     """Where the request writes `value` as `write` writes it (a number inside a date or a clock
     time, the 1 of "June 1", is not the number)."""
-    taken = [m.span() for m in _DATES_AND_TIMES.finditer(query)] if isinstance(value, int) else []
+    taken = [m.span() for m in DATES_AND_TIMES.finditer(query)] if isinstance(value, int) else []
     return [m for m in _word(write(value)).finditer(query) if not any(a <= m.start() < b for a, b in taken)]
 
 
@@ -356,7 +357,7 @@ def _describe_value(query: str, key: str, value: Any, same: str) -> str | None:
 
 def _dates_written(message: str) -> int:
     """How many distinct dates a message writes (clock times are not dates)."""
-    return len({m.group() for m in _DATES_AND_TIMES.finditer(message) if ":" not in m.group()})
+    return len({m.group() for m in DATES_AND_TIMES.finditer(message) if ":" not in m.group()})
 
 
 def _capitals(value: Any) -> set[str]:

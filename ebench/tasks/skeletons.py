@@ -18,23 +18,22 @@ wrote it, or its template is gone) has none.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from random import Random
 from typing import Any
 
-from ..domains import get_domain
-from ..domains.engine.world import ensure_world, scratch_copy
-from .generation import GenContext, NoTarget, Template, leaked, query_key, template_named
+from ..engine.domain_registry import get_domain
+from ..engine.world import ensure_world, scratch_copy
 from .spec import Task
+from .template_api import GenContext, NoTarget, Template, leaked, query_key
 
 
-def skeleton_paraphrases(task: Task, conn: sqlite3.Connection) -> list[str]:
+def skeleton_paraphrases(task: Task, template: Template | None, conn: sqlite3.Connection) -> list[str]:
     """The task's request in its template's other skeletons (see the module); [] when the template
     cannot reproduce the request. `conn`: a read-only or scratch copy of the task's world."""
     generator = task.generator
     if generator.get("kind") == "model" or "paraphrase_of" in generator:
         return []
-    template = template_named(task.domain, str(generator.get("template", "")))
     chosen = generator.get("phrasing")
     if template is None or not isinstance(chosen, int) or not 0 <= chosen < len(template.phrasings):
         return []
@@ -81,8 +80,9 @@ def _redraft(template: Template, task: Task, conn: sqlite3.Connection, chosen: i
     return captured, list(draft.hidden)
 
 
-def fill_paraphrases(tasks: Iterable[Task]) -> dict[str, list[str]]:
-    """Each task's skeleton paraphrases, by id (one scratch copy per world, closed after)."""
+def fill_paraphrases(tasks: Iterable[Task], template_for: Callable[[Task], Template | None]) -> dict[str, list[str]]:
+    """Each task's skeleton paraphrases, by id (one scratch copy per world, closed after);
+    `template_for` finds a task's template (template_catalog.py: this module is below it)."""
     copies: dict[tuple[str, int], sqlite3.Connection] = {}
     out: dict[str, list[str]] = {}
     try:
@@ -91,7 +91,7 @@ def fill_paraphrases(tasks: Iterable[Task]) -> dict[str, list[str]]:
             seed = int(task.world.get("seed", domain.default_seed)) if task.world else domain.default_seed
             if (task.domain, seed) not in copies:
                 copies[(task.domain, seed)] = scratch_copy(ensure_world(domain, seed))
-            out[task.id] = skeleton_paraphrases(task, copies[(task.domain, seed)])
+            out[task.id] = skeleton_paraphrases(task, template_for(task), copies[(task.domain, seed)])
     finally:
         for conn in copies.values():
             conn.close()

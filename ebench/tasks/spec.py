@@ -25,8 +25,8 @@ from ..errors import InputError
 from .diff import Diff, RowChange
 
 if TYPE_CHECKING:
-    from ..domains.engine.domain import Domain
-    from ..domains.engine.schema import Table
+    from ..engine.domain import Domain
+    from ..engine.schema import Table
 
 FORMAT = "ebench-task/1"
 CAPABILITIES = (
@@ -264,7 +264,7 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
     """A validated Task from decoded JSON, or TaskFileError naming the field at fault. The document's
     shape is checked first (`TaskDocument`), then what its fields mean in the domain, in the order
     of the fields."""
-    from ..domains import UnknownDomain, get_domain
+    from ..engine.domain_registry import UnknownDomain, get_domain
 
     def fail(field_name: str, message: str) -> NoReturn:
         raise TaskFileError(source, field_name, message)
@@ -371,7 +371,7 @@ def _expected_diff(items: list[Any], domain: Domain, fail: Fail) -> Diff:
 
 
 def _row_change(item: Any, where: str, domain: Domain, fail: Fail) -> RowChange:
-    from ..domains.engine.schema import SchemaError
+    from ..engine.schema import SchemaError
 
     if not isinstance(item, dict):
         fail(where, "each change is a JSON object")

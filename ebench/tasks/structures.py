@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .spec import Task
+from .template_catalog import task_template
 
 
 def task_structure(task: Task) -> str:
@@ -36,9 +37,7 @@ def task_skeleton(task: Task) -> str:
     skeleton = task.generator.get("skeleton")
     if isinstance(skeleton, str) and skeleton:
         return skeleton
-    from .generation import template_named
-
-    template = template_named(task.domain, str(task.generator.get("template", "")))
+    template = task_template(task)
     phrasing = task.generator.get("phrasing")
     if template is not None and isinstance(phrasing, int) and 0 <= phrasing < len(template.phrasings):
         return re.sub(r"\{[A-Za-z0-9_]+\}", "{}", template.phrasings[phrasing])

@@ -26,18 +26,19 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ..domains import get_domain
-from ..domains.engine.tools import ToolKind, ToolResult
-from ..domains.engine.world import ensure_world, scratch_copy, world_id
+from ..engine.domain_registry import get_domain
+from ..engine.tools import ToolKind, ToolResult
+from ..engine.world import ensure_world, scratch_copy, world_id
 from .audit import reference_shortcuts
 from .careful import reference_variants
 from .certify import capabilities_from
 from .diff import ChangeTracker, Diff
-from .generation import MIN_CHANGED_ROWS, SeenTasks, Template, budget_for, leaked, query_key, solution_signature
+from .generation import MIN_CHANGED_ROWS, SeenTasks, budget_for, solution_signature
 from .grading import grade, signature
 from .readonly_sql import ROW_LIMIT, SqlBudget, run_readonly
 from .reference import ReferenceFailed, leaks, run_steps
 from .spec import CAPABILITIES, Step, Task, diff_stats
+from .template_api import Template, leaked, query_key
 
 MAX_REFERENCE_CALLS = 80  # a draft that needs more calls than this is not a task a person would ask
 # What capabilities_from can show without a template's conditions: the others (filtering, boundary,

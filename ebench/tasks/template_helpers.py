@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..domains.engine.moments import TS_FMT
-from .generation import GenContext, NoTarget
+from ..engine.moments import TS_FMT
 from .spec import Step
+from .template_api import GenContext, NoTarget
 
 
 def ref(step: int, path: str) -> dict[str, Any]:

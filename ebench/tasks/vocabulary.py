@@ -17,8 +17,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..domains import get_domain
-from ..domains.engine.world import open_world_readonly
+from ..engine.domain_registry import get_domain
+from ..engine.world import open_world_readonly
 
 
 @dataclass(frozen=True)

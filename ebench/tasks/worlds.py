@@ -14,8 +14,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from ..domains import get_domain
-from ..domains.engine.world import ensure_world, fingerprint, world_id
+from ..engine.domain_registry import get_domain
+from ..engine.world import ensure_world, fingerprint, world_id
 from ..errors import InputError
 from .spec import Task
 

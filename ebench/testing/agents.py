@@ -33,14 +33,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..tasks.audit import without_last_write
 from ..tasks.careful import reordered_writes, with_reads_first, write_refused
 from ..tasks.certify import first_page_plan, run_public
-from ..tasks.generation import template_named
 from ..tasks.paths import write_tools
 from ..tasks.public import CORRECT, FILTERED, FIRST_PAGE, PLAIN, Lazy
 from ..tasks.reference import run_steps
+from ..tasks.shortcuts import without_last_write
 from ..tasks.spec import Step, Task
+from ..tasks.template_catalog import template_named
 from ..tasks.worlds import task_world
 from .fake_openai import ReferencePlayer, Reply, completion
 

@@ -170,8 +170,8 @@ class ReferencePlayer:
         request text)."""
         with self._lock:
             if id(task) not in self._contexts:
-                from ..domains import get_domain
-                from ..domains.engine.world import open_world_readonly
+                from ..engine.domain_registry import get_domain
+                from ..engine.world import open_world_readonly
                 from ..sessions.prompts import solver_context
                 from ..tasks.worlds import task_world
 
@@ -298,7 +298,7 @@ class PerturbedPlayer:
     One call per turn. A ReferencePlayer's behaviour is untouched: this is another responder."""
 
     def __init__(self, tasks: Iterable[Any], perturbation: Any, trials: int = 1) -> None:
-        from ..domains import get_domain
+        from ..engine.domain_registry import get_domain
         from ..sessions.perturb import Layer
 
         self.layers: dict[str, list[tuple[Any, Any]]] = {}  # request -> [(task, layer)]
@@ -308,7 +308,7 @@ class PerturbedPlayer:
                 self.layers.setdefault(layer.request, []).append((task, layer))
 
     def __call__(self, body: dict[str, Any]) -> Reply:
-        from ..domains.engine.tools import PAGE_SIZE
+        from ..engine.tools import PAGE_SIZE
         from ..sessions.perturb import RETRYABLE
         from ..tasks.spec import resolve_args
 

@@ -24,7 +24,8 @@ from ..widgets.record_table import Column, RecordTable
 from .base import CHOOSE_SORT_HELP, SORT_HELP, EBenchScreen, choose_sort
 
 if TYPE_CHECKING:
-    from ...sessions.report import Baseline, RunReport, TableData
+    from ...sessions.report import Baseline, TableData
+    from ...sessions.run_report import RunReport
     from ...sessions.runs import RunData
 
 

@@ -28,8 +28,8 @@ from textual.events import DescendantFocus, Resize
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, RichLog, Select, Tab, TabbedContent, TabPane, Tabs, TextArea
 
-from ...domains import get_domain
-from ...domains.engine.tools import Tool
+from ...engine.domain_registry import get_domain
+from ...engine.tools import Tool
 from ...sessions.attempts import (
     Draft,
     DraftKeeper,

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...domains.engine.tools import Tool
+from ...engine.tools import Tool
 
 GROUPS = (("read", "Read"), ("write", "Write"), ("code", "Code"))
 _GROUP_PREFIX = "group:"

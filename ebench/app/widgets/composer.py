@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, ContentSwitcher, Input, Select, Static, TextArea
 
-from ...domains.engine.tools import Mismatch, Tool, value_mismatch
+from ...engine.tools import Mismatch, Tool, value_mismatch
 from .catalog import schema_type
 from .code_editor import EditorArea
 

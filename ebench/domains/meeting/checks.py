@@ -7,7 +7,7 @@ caught at build time, and repair what the generators leave on purpose (stored ag
 
 from __future__ import annotations
 
-from ..engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
+from ...engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
 
 # The manager an employee must have: the head of their department, or, for the head
 # themselves, the head of the department above (the chief executive has none).

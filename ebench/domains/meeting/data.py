@@ -19,8 +19,8 @@ from datetime import date, datetime, timedelta
 from random import Random
 from typing import Any
 
-from ..engine.fill import FillContext, derive_seed
-from ..engine.moments import DAY_FMT, between, clock, ts
+from ...engine.fill import FillContext, derive_seed
+from ...engine.moments import DAY_FMT, between, clock, ts
 from . import vocabulary as V
 
 HISTORY_DAYS = 183  # meetings go back about six months

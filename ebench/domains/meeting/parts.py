@@ -40,10 +40,10 @@ from functools import cache
 from typing import Any
 
 from ...tasks.composition import Action, Drafting, Entity, Grammar, Reduction, Row, Solving, Source
-from ...tasks.generation import NoTarget
 from ...tasks.part_kinds import AboveAverage, EachCall, Equals, Every, Flag, GroupThreshold, GroupTop, Threshold, TopK
 from ...tasks.public import find_one
 from ...tasks.spec import Step
+from ...tasks.template_api import NoTarget
 from ...tasks.template_helpers import pretty_day, ref
 from .templates import FIRST_DAY, MESSAGES, NOW, PROJECT_CHAT_NAMES, SLOTS, SOCIAL_CHAT_NAMES, WEEKDAYS
 

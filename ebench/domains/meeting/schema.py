@@ -6,7 +6,7 @@ dates are "YYYY-MM-DD".
 
 from __future__ import annotations
 
-from ..engine.schema import INTEGER, TEXT, Column, Schema, Table
+from ...engine.schema import INTEGER, TEXT, Column, Schema, Table
 
 C = Column
 

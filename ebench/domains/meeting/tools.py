@@ -28,9 +28,9 @@ import re
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from ..engine.query import Where, bool_columns, check_text, require
-from ..engine.search import like_pattern
-from ..engine.tools import ErrorCode, ToolEnv, ToolError, ToolRegistry, not_found, paginate
+from ...engine.query import Where, bool_columns, check_text, require
+from ...engine.search import like_pattern
+from ...engine.tools import ErrorCode, ToolEnv, ToolError, ToolRegistry, not_found, paginate
 
 TOOLS = ToolRegistry("meeting")
 

@@ -6,7 +6,7 @@ one MVP per side): their repair cannot invent the missing rows, so a violation f
 
 from __future__ import annotations
 
-from ..engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
+from ...engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
 from .schema import rank_score
 
 # The season that contains the clock (each `?` is the clock).

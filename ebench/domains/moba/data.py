@@ -18,8 +18,8 @@ from datetime import datetime, timedelta
 from itertools import accumulate
 from random import Random
 
-from ..engine.fill import FillContext, Row, derive_seed
-from ..engine.moments import DAY_FMT, between, clock, recent, ts
+from ...engine.fill import FillContext, Row, derive_seed
+from ...engine.moments import DAY_FMT, between, clock, recent, ts
 from . import vocabulary as V
 from .schema import ROOM_CAPACITY
 

@@ -32,10 +32,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...tasks.composition import Action, Drafting, Entity, Grammar, Reduction, Row, Solving, Source
-from ...tasks.generation import NoTarget
 from ...tasks.part_kinds import AboveAverage, EachCall, Equals, Every, Flag, GroupThreshold, GroupTop, Threshold, TopK
 from ...tasks.public import Condition, Lazy, find_one
 from ...tasks.spec import Step
+from ...tasks.template_api import NoTarget
 from ...tasks.template_helpers import pretty_day, ref
 from .schema import rank_score, tier_index
 from .templates import CLAN_READING, FRIEND_MESSAGES, MATCH_NOTES, ROOM_NAMES

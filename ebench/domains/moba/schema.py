@@ -13,7 +13,7 @@ Design decisions (documented here because tools and checks rely on them):
 
 from __future__ import annotations
 
-from ..engine.schema import INTEGER, REAL, TEXT, Column, Schema, Table
+from ...engine.schema import INTEGER, REAL, TEXT, Column, Schema, Table
 from .vocabulary import LANES, ROLES, TIERS
 
 C = Column

@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from ...tasks.generation import Draft, GenContext, NoTarget, Template
 from ...tasks.public import WRITTEN, Condition, PublicAPI, PublicSolverFailed, Reading, find_one
 from ...tasks.spec import Step
+from ...tasks.template_api import Draft, GenContext, NoTarget, Template
 from ...tasks.template_helpers import pretty_day, ref
 from ...tasks.vocabulary import OpenTerm
 from .schema import rank_score, tier_index

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from ..engine.query import NamedWhere, bool_columns, check_date_range, check_text, require, sql_literal
-from ..engine.search import like_pattern
-from ..engine.tools import ErrorCode, ToolEnv, ToolError, ToolRegistry, not_found, paginate
+from ...engine.query import NamedWhere, bool_columns, check_date_range, check_text, require, sql_literal
+from ...engine.search import like_pattern
+from ...engine.tools import ErrorCode, ToolEnv, ToolError, ToolRegistry, not_found, paginate
 from .schema import ROOM_CAPACITY, rank_score, tier_index
 from .vocabulary import TIERS
 

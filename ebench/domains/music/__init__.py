@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.domain import Domain, package_description, package_source_files
+from ...engine.domain import Domain, package_description, package_source_files
 from .checks import CHECKS
 from .data import GENERATORS
 from .schema import SCHEMA

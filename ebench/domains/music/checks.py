@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
+from ...engine.repair import Aggregate, Check, NotAfterNow, NotBefore, Rule
 
 _TIMESTAMPS = [
     ("users", "joined_at"),

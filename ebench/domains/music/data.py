@@ -15,8 +15,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from random import Random
 
-from ..engine.fill import FillContext
-from ..engine.moments import DAY_FMT, TS_FMT, between, clock, recent, ts
+from ...engine.fill import FillContext
+from ...engine.moments import DAY_FMT, TS_FMT, between, clock, recent, ts
 from . import vocabulary as V
 
 

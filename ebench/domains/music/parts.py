@@ -19,10 +19,10 @@ from datetime import datetime
 from typing import Any
 
 from ...tasks.composition import Action, Drafting, Entity, Grammar, Row, Solving, Source
-from ...tasks.generation import NoTarget
 from ...tasks.part_kinds import AboveAverage, EachCall, Equals, Every, Flag, GroupThreshold, GroupTop, Threshold, TopK
 from ...tasks.public import Reading, find_one
 from ...tasks.spec import Step
+from ...tasks.template_api import NoTarget
 from ...tasks.template_helpers import pretty_day, ref
 from .templates import DEVICE_WORDS, PLAYLIST_NAMES
 

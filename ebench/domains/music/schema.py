@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.schema import INTEGER, TEXT, Column, Schema, Table
+from ...engine.schema import INTEGER, TEXT, Column, Schema, Table
 
 C = Column
 

@@ -27,9 +27,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sized
 from typing import Any
 
-from ...tasks.generation import Draft, GenContext, NoTarget, Template, leaked
 from ...tasks.public import WRITTEN, Condition, PublicAPI, Reading, find_one
 from ...tasks.spec import Step
+from ...tasks.template_api import Draft, GenContext, NoTarget, Template, leaked
 from ...tasks.template_helpers import days_ago, pretty_day, ref
 from ...tasks.vocabulary import OpenTerm
 

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..engine.query import Where, bool_columns, check_date_range, check_text, require, sql_literal
-from ..engine.search import SearchIndex, candidates, like_pattern
-from ..engine.tools import ErrorCode, ToolEnv, ToolError, ToolRegistry, not_found, paginate
+from ...engine.query import Where, bool_columns, check_date_range, check_text, require, sql_literal
+from ...engine.search import SearchIndex, candidates, like_pattern
+from ...engine.tools import ErrorCode, ToolEnv, ToolError, ToolRegistry, not_found, paginate
 
 TOOLS = ToolRegistry("music")
 

@@ -9,7 +9,7 @@ from .limits import Limits
 from .specs import signature
 
 if TYPE_CHECKING:
-    from ...domains.engine.tools import ToolRegistry
+    from ...engine.tools import ToolRegistry
 
 DESCRIPTION = """\
 Run a block of Python 3.11 code. Every domain tool is available in the block as a Python \

@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...errors import EBenchError, InputError
 
 if TYPE_CHECKING:
-    from ...domains.engine.domain import Domain
-    from ...domains.engine.tools import ToolResult
+    from ...engine.domain import Domain
+    from ...engine.tools import ToolResult
     from ...tasks.diff import Diff
     from ...tasks.grading import Grade
     from ...tasks.spec import Task

@@ -15,22 +15,13 @@ from types import SimpleNamespace
 from typing import Any
 
 from ..events import ApiErrorEvent, BadResponseEvent, MessageEvent
+from ..model_client import RecordedApiError
 from ..record import SessionFileError, read_session
 from .base import FatalSolverError
 
 
 class ReplayDiverged(FatalSolverError):
     """A request the recording has no answer for: the replay is no longer the recorded job."""
-
-
-class RecordedApiError(Exception):
-    """A request that failed for good in the recording, failing again the same way: `kind` is what
-    `llm.classify` made of the original (transient, context, unreadable, fatal, other)."""
-
-    def __init__(self, kind: str, message: str, status: int | None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.status_code = status
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self
 
-from ...domains.engine.tools import ToolResult
+from ...engine.tools import ToolResult
 from ...tasks.spec import resolve_args
 from ..events import MessageEvent, ToolCallEvent, TurnEndEvent
 from ..payload_caps import rerunnable

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...errors import EBenchError
+from ..errors import EBenchError
 from .schema import Schema
 
 if TYPE_CHECKING:

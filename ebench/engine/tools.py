@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from ...errors import InputError
+from ..errors import InputError
 
 
 class ToolKind(StrEnum):

@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Protocol
 
-from ...errors import EBenchError
+from ..errors import EBenchError
 
 
 class RepairError(EBenchError, RuntimeError):

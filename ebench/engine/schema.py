@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import InputError
+from ..errors import InputError
 
 INTEGER = "INTEGER"
 TEXT = "TEXT"

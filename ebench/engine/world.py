@@ -11,14 +11,15 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import EBenchError
-from ...paths import worlds_dir
+from ..errors import EBenchError
+from ..paths import worlds_dir
 from .domain import Domain
 from .fill import TableFill, fill
 from .repair import CheckResult, validate_and_repair
@@ -119,7 +120,9 @@ def build_world(
     path = path or world_path(domain, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # Private to this process and thread until renamed into place: two threads building one world
+    # (concurrent trials opening it first) must not share a file.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.unlink(missing_ok=True)
     fp = fingerprint(domain, seed)
     conn = sqlite3.connect(tmp, isolation_level=None)
@@ -205,8 +208,20 @@ def ensure_world(domain: Domain, seed: int | None = None, force: bool = False) -
     """The path of an up-to-date world for (`domain`, `seed`), building it if missing or stale."""
     path = world_path(domain, seed)
     if force or not is_current(domain, seed, path):
-        build_world(domain, seed, path)
+        with _building(path):  # a thread that waited finds the world another one just built
+            if force or not is_current(domain, seed, path):
+                build_world(domain, seed, path)
     return path
+
+
+_BUILD_LOCKS: dict[Path, threading.Lock] = {}
+_BUILD_LOCKS_GUARD = threading.Lock()
+
+
+def _building(path: Path) -> threading.Lock:
+    """The lock of one world file: within a process, one thread builds it at a time."""
+    with _BUILD_LOCKS_GUARD:
+        return _BUILD_LOCKS.setdefault(path, threading.Lock())
 
 
 def world_id(domain: Domain, seed: int | None = None) -> str:
