@@ -128,6 +128,16 @@ def test_the_plugins_import_only_the_api():
     assert len(users) >= 7  # every module of theirs that needs ebench uses the api
 
 
+def test_the_integrations_import_only_the_api():
+    """The adapters (Inspect AI, verifiers, datasets) are outside code that ships with ebench: the
+    contract is all they use."""
+    files = sorted((ROOT / "integrations").glob("*.py"))
+    assert len(files) >= 4
+    imports = {str(path.relative_to(REPO)): _ebench_imports(path.read_text(encoding="utf-8"), path) for path in files}
+    assert {where: sorted(found - {"ebench", "ebench.api"}) for where, found in imports.items()} == {where: [] for where in imports}
+    assert sum("ebench.api" in found for found in imports.values()) >= 3  # relative imports resolved: they are seen
+
+
 def test_the_extending_guide_imports_only_the_api():
     blocks = _python_blocks((REPO / "docs" / "extending.md").read_text(encoding="utf-8"))
     assert len(blocks) >= 2 and all("from ebench.api import" in block for block in blocks)

@@ -96,8 +96,8 @@ def test_audit_of_generated_tasks_is_clean(generated):
 
 def test_audit_names_the_tasks_a_shortcut_passes(generated, tmp_path):
     # a task whose expected end state is its reference without the last write: that shortcut passes it
-    from ebench.tasks.shortcuts import without_last_write
     from ebench.tasks.reference import run_steps
+    from ebench.tasks.shortcuts import without_last_write
     from ebench.tasks.spec import load_task
 
     task = load_task(generated / "music" / "music-s11-0001.json")

@@ -10,7 +10,7 @@ import pytest
 from ebench.engine.domain_registry import get_domain
 from ebench.engine.world import scratch_copy
 from ebench.tasks.reference import run_steps
-from ebench.tasks.spec import FORMAT, Step, Task, TaskFileError, diff_stats, load_task, load_tasks, parse_task, task_json_schema
+from ebench.tasks.spec import TASK_FORMAT, Step, Task, TaskFileError, diff_stats, load_task, load_tasks, parse_task, task_json_schema
 from ebench.tasks.task_check import check_task
 from ebench.tasks.worlds import world_fingerprint
 
@@ -144,5 +144,5 @@ def test_the_json_schema_describes_every_field(task_dict):
     schema = task_json_schema()
     optional = {"paraphrases", "user_profile"}  # written only when a task has them
     assert set(schema["properties"]) == set(task_dict) | optional
-    assert schema["properties"]["format"]["const"] == FORMAT
+    assert schema["properties"]["format"]["const"] == TASK_FORMAT
     assert set(schema["required"]) <= set(task_dict)

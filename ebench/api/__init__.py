@@ -43,6 +43,12 @@ What is here
   `trial_session_file`, `RunManifest`, `RunData`, `load_run`, `load_runs`.
 - The registries: `DOMAINS`, `get_domain`, `domain_names`, `builtin_domain_names`; `SOLVERS`,
   `build_solver`, `solver_names`.
+- What an adapter needs (an eval harness, an RL environment, a dataset exporter): the task sets
+  (`SPLITS`, `shipped_splits`, `suite_version`, `tasks_root`, `TASK_FORMAT`, `parse_task`,
+  `compose`, `task_world`), grades as recorded (`GradeRecord`, `diff_from_list`), the model client
+  and solver (`LLMConfig`, `LLMSolver`, `UserSettings`, `system_prompt`, `secret_values`), and run
+  directories (`sessions_dir`, `config_hash`, `MANIFEST`, `RESULTS`, `RUN_FORMAT`, `SESSIONS`,
+  `write_json_atomic`).
 - Errors: `EBenchError` (every error a user may see; `exit_code`), `InputError`,
   `EnvironmentFailure`, `PluginError`, `PluginWarning`, `UnknownName`, `UnknownDomain`,
   `UnknownSolver`, `SchemaError`, `TaskFileError`, `WorldMismatch`, `FatalSolverError`,
@@ -68,11 +74,15 @@ if TYPE_CHECKING:
     from ..engine.tools import PAGE_SIZE, ErrorCode, ToolEnv, ToolError, ToolKind, ToolRegistry, ToolResult, not_found, paginate
     from ..engine.world import ensure_world, scratch_copy
     from ..errors import EBenchError, EnvironmentFailure, InputError
+    from ..paths import sessions_dir
     from ..registry import PluginError, PluginWarning, UnknownName
+    from ..sessions.batch import config_hash
     from ..sessions.events import EndEvent, MessageEvent, SessionEvent, StartEvent, ToolCallEvent, TurnEndEvent
-    from ..sessions.record import Session, new_session_file, read_session, trial_session_file
+    from ..sessions.model_client import LLMConfig
+    from ..sessions.prompts import system_prompt
+    from ..sessions.record import Session, new_session_file, read_session, secret_values, trial_session_file
     from ..sessions.results import TrialSummary
-    from ..sessions.runs import RunData, RunManifest, load_run, load_runs
+    from ..sessions.runs import MANIFEST, RESULTS, RUN_FORMAT, SESSIONS, RunData, RunManifest, load_run, load_runs, write_json_atomic
     from ..sessions.solvers.base import (
         FatalSolverError,
         Outcome,
@@ -83,18 +93,22 @@ if TYPE_CHECKING:
         StepHook,
         TrialView,
     )
+    from ..sessions.solvers.llm import LLMSolver
     from ..sessions.solvers.registry import SOLVERS, UnknownSolver, build_solver, solver_names
     from ..sessions.terminations import Termination
     from ..sessions.trial import Trial, TrialLimits, open_trial
+    from ..sessions.users import UserSettings
+    from ..tasks.composition import compose
     from ..tasks.diff import Diff, RowChange
     from ..tasks.grading import Grade, WrongValue, grade
     from ..tasks.public import WRITTEN, Condition, PublicAPI, Reading
-    from ..tasks.spec import CAPABILITIES, Step, Task, TaskFileError, load_task, load_tasks
-    from ..tasks.suite import find_task, load_suite
+    from ..tasks.records import GradeRecord, diff_from_list
+    from ..tasks.spec import CAPABILITIES, TASK_FORMAT, Step, Task, TaskFileError, load_task, load_tasks, parse_task
+    from ..tasks.suite import SPLITS, find_task, load_suite, shipped_splits, suite_version, tasks_root
     from ..tasks.template_api import Draft, GenContext, NoTarget, Template
     from ..tasks.template_helpers import bounded, days_ago, no_tie_at, pretty_day, ref
     from ..tasks.vocabulary import OpenTerm
-    from ..tasks.worlds import WorldMismatch
+    from ..tasks.worlds import WorldMismatch, task_world
 
     def _a_trial_is_a_view(trial: Trial) -> TrialView:  # checked by mypy: Trial keeps TrialView's promises
         return trial
@@ -223,6 +237,29 @@ _HOMES: dict[str, str] = {
     "PluginError": "ebench.registry",
     "PluginWarning": "ebench.registry",
     "UnknownName": "ebench.registry",
+    # what an adapter (an eval harness, an RL environment, a dataset exporter) needs beside the above
+    "SPLITS": "ebench.tasks.suite",
+    "shipped_splits": "ebench.tasks.suite",
+    "suite_version": "ebench.tasks.suite",
+    "tasks_root": "ebench.tasks.suite",
+    "TASK_FORMAT": "ebench.tasks.spec",
+    "parse_task": "ebench.tasks.spec",
+    "compose": "ebench.tasks.composition",
+    "task_world": "ebench.tasks.worlds",
+    "GradeRecord": "ebench.tasks.records",
+    "diff_from_list": "ebench.tasks.records",
+    "LLMConfig": "ebench.sessions.model_client",
+    "LLMSolver": "ebench.sessions.solvers.llm",
+    "UserSettings": "ebench.sessions.users",
+    "system_prompt": "ebench.sessions.prompts",
+    "secret_values": "ebench.sessions.record",
+    "sessions_dir": "ebench.paths",
+    "config_hash": "ebench.sessions.batch",
+    "MANIFEST": "ebench.sessions.runs",
+    "RESULTS": "ebench.sessions.runs",
+    "RUN_FORMAT": "ebench.sessions.runs",
+    "SESSIONS": "ebench.sessions.runs",
+    "write_json_atomic": "ebench.sessions.runs",
 }
 
 __all__ = [
@@ -230,9 +267,15 @@ __all__ = [
     "DAY_FMT",
     "DOMAINS",
     "INTEGER",
+    "MANIFEST",
     "PAGE_SIZE",
     "REAL",
+    "RESULTS",
+    "RUN_FORMAT",
+    "SESSIONS",
     "SOLVERS",
+    "SPLITS",
+    "TASK_FORMAT",
     "TEXT",
     "TS_FMT",
     "WRITTEN",
@@ -252,7 +295,10 @@ __all__ = [
     "GenContext",
     "Generator",
     "Grade",
+    "GradeRecord",
     "InputError",
+    "LLMConfig",
+    "LLMSolver",
     "MessageEvent",
     "NamedWhere",
     "NoTarget",
@@ -300,6 +346,7 @@ __all__ = [
     "UnknownDomain",
     "UnknownName",
     "UnknownSolver",
+    "UserSettings",
     "Where",
     "WorldMismatch",
     "WrongValue",
@@ -313,7 +360,10 @@ __all__ = [
     "check_date_range",
     "check_text",
     "clock",
+    "compose",
+    "config_hash",
     "days_ago",
+    "diff_from_list",
     "domain_names",
     "ensure_world",
     "find_task",
@@ -331,15 +381,24 @@ __all__ = [
     "package_description",
     "package_source_files",
     "paginate",
+    "parse_task",
     "pretty_day",
     "read_session",
     "recent",
     "ref",
     "require",
     "scratch_copy",
+    "secret_values",
+    "sessions_dir",
+    "shipped_splits",
     "solver_names",
+    "suite_version",
+    "system_prompt",
+    "task_world",
+    "tasks_root",
     "trial_session_file",
     "ts",
+    "write_json_atomic",
 ]
 
 

@@ -15,6 +15,7 @@ import typer
 from . import common
 from .domains import domains_app
 from .export import export_app
+from .imports import import_app
 from .mcp import mcp_app
 from .play import play_command, replay_command
 from .report import report_command
@@ -55,6 +56,7 @@ app.add_typer(tasks_app, name="tasks")
 app.add_typer(mcp_app, name="mcp")
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(export_app, name="export")
+app.add_typer(import_app, name="import")
 app.command("play")(play_command)
 app.command("replay")(replay_command)
 app.command("run")(run_command)

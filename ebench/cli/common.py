@@ -28,12 +28,16 @@ SPLIT_OPTION = typer.Option(
 
 
 def tasks_folder(tasks_dir: Path | None, split: str | None) -> Path | None:
-    """The task folder `--tasks-dir` or `--split` names (None: the default suite), or a one-line error."""
-    from ..tasks.suite import SPLITS, shipped_splits
+    """The tasks `--tasks-dir` (a folder of domain folders, a flat folder of task files, or a JSONL
+    file) or `--split` names (None: the default suite), or a one-line error."""
+    from ..tasks.suite import SPLITS, NoTasks, check_task_source, shipped_splits
 
     if split is None:
-        if tasks_dir is not None and not tasks_dir.is_dir():
-            fail(f"--tasks-dir {tasks_dir}: not a folder", 2)
+        if tasks_dir is not None:
+            try:
+                check_task_source(tasks_dir)
+            except NoTasks as exc:
+                fail(f"--tasks-dir {exc}", 2)
         return tasks_dir
     if tasks_dir is not None:
         fail("--split and --tasks-dir both name the tasks: give one", 2)
@@ -143,15 +147,19 @@ def task(task_id: str, root=None):
     TaskFileError, exit 2, from the root command)."""
     from ..tasks.scenarios import find_scenario
     from ..tasks.spec import load_task
-    from ..tasks.suite import find_task
+    from ..tasks.suite import find_task, load_suite
 
-    scenario = find_scenario(task_id, root)
+    in_folder = root is None or root.is_dir()
+    scenario = find_scenario(task_id, root) if in_folder else None
     if scenario is not None:
         return scenario.as_task()
-    path = find_task(task_id, root)
-    if path is None:
+    path = find_task(task_id, root) if in_folder else None
+    if path is not None:
+        return load_task(path)
+    found = load_suite(root, ids=[task_id]).tasks if root is not None else []  # a JSONL line, or a file named otherwise
+    if not found:
         fail(f"no task {task_id!r} (nor a scenario of that id); `ebench tasks list` shows the ids", 2)
-    return load_task(path)
+    return found[0]
 
 
 def actor_env(domain, actor: int):

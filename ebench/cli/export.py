@@ -1,4 +1,5 @@
-"""`ebench export trajectories RUN...`: recorded model conversations as fine-tuning data."""
+"""`ebench export trajectories RUN...`: recorded model conversations as fine-tuning data; `ebench export
+dataset --out DIR`: the shipped task sets as a dataset `datasets.load_dataset` reads."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import typer
 from ..errors import os_error_exit_code
 from . import common
 
-export_app = typer.Typer(help="Export what runs recorded, for use elsewhere.", no_args_is_help=True)
+export_app = typer.Typer(help="Export what runs recorded, or the task sets, for use elsewhere.", no_args_is_help=True)
 
 
 class TrajectoryFormat(StrEnum):  # the names of ebench.sessions.export.FORMATS (imported when the command runs)
@@ -73,6 +74,52 @@ def export_trajectories(
         common.print_json(summary.to_dict())
     else:
         common.console().print(f"{summary.describe()} to {out}", markup=False)
+
+
+class DatasetSplit(StrEnum):  # ebench.integrations.dataset.SPLIT_CHOICES
+    SUITE = "suite"
+    ASK = "ask"
+    COMPOSED = "composed"
+    ALL = "all"
+
+
+class DatasetFormat(StrEnum):  # ebench.integrations.dataset.FORMATS
+    JSONL = "jsonl"
+    PARQUET = "parquet"
+
+
+@export_app.command("dataset")
+def export_dataset(
+    out: Path = typer.Option(
+        ..., "--out", metavar="DIR", help="The dataset's folder (created; refused if it holds anything, but with --force)."
+    ),
+    split: DatasetSplit = typer.Option(
+        DatasetSplit.ALL, "--split", help="The task set: suite, ask, composed, or all (each its own split of the dataset)."
+    ),
+    fmt: DatasetFormat = typer.Option(
+        DatasetFormat.JSONL, "--format", help="jsonl, or parquet (needs pyarrow: pip install 'ebench\\[datasets]')."
+    ),
+    force: bool = typer.Option(False, "--force", help="Write into a folder that is not empty (the dataset's own files are replaced)."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Write the shipped task sets as a dataset: one row per task (the task file, its structured
+    fields as JSON text), a file per split and domain under DIR/data, and a dataset card (README.md:
+    license, configs per domain and per domain and split, the columns, how grading works, the
+    citation) that `datasets.load_dataset(DIR)` and `load_dataset(DIR, "music-suite")` read as it
+    is. Worlds are named by seed and fingerprint (`ebench domains build --seed` makes them); rows
+    written back as JSON lines run with `ebench run --tasks-dir FILE.jsonl`."""
+    from ..integrations.dataset import export_dataset as write_dataset
+
+    try:
+        made = write_dataset(out, split.value, fmt.value, force=force)
+    except OSError as exc:
+        common.fail_os(exc, f" (writing the dataset to {out})")
+    if as_json:
+        common.print_json(made.to_dict())
+    else:
+        common.console().print(
+            f"Wrote {made.rows} tasks in {len(made.files)} {made.format} files and a dataset card to {out}", markup=False
+        )
 
 
 def _write(out: Path, lines: Iterable[str]) -> None:

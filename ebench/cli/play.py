@@ -75,7 +75,11 @@ def play_command(
         min=0,
         help="With --model or --oracle: steps per second once running (0: full speed). Watching starts paused either way (p runs).",
     ),
-    tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Tasks from this folder instead of the shipped suite."),
+    tasks_dir: Path | None = typer.Option(
+        None,
+        "--tasks-dir",
+        help="Tasks from this folder (<domain>/<id>.json, or task files side by side) or JSONL file instead of the shipped suite.",
+    ),
     split: str | None = common.SPLIT_OPTION,
     theme: str | None = THEME_OPTION,
     web: bool = typer.Option(False, "--web", help="Serve the app as a web page instead: each browser tab runs its own app."),

@@ -46,8 +46,6 @@ def select_tasks(domain: str | None, task_ids: list[str], capability: str | None
     from ..tasks.suite import load_suite
 
     capability = common.capability(capability)
-    if tasks_dir is not None and not tasks_dir.is_dir():
-        fail(f"--tasks-dir {tasks_dir}: not a directory", 2)
     report = load_suite(tasks_dir, domain, capability, task_ids)
     common.warn([str(error) for error in report.errors], "skipped")
     missing = sorted(set(task_ids) - {t.id for t in report.tasks})
@@ -125,7 +123,11 @@ def run_command(
     domain: str | None = typer.Option(None, "--domain", help="Only this domain's tasks."),
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     capability: str | None = typer.Option(None, "--capability", help="Only tasks with this capability."),
-    tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Task files from this folder instead of the shipped suite."),
+    tasks_dir: Path | None = typer.Option(
+        None,
+        "--tasks-dir",
+        help="Tasks from this folder (<domain>/<id>.json, or task files side by side) or JSONL file instead of the shipped suite.",
+    ),
     split: str | None = common.SPLIT_OPTION,
     scenarios: bool = typer.Option(
         False,

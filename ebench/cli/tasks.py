@@ -13,7 +13,11 @@ from . import common
 
 tasks_app = typer.Typer(help="Browse, generate and validate tasks (the shipped suite by default).", no_args_is_help=True)
 
-DIR_OPTION = typer.Option(None, "--dir", help="A folder of task files (<domain>/<id>.json) instead of the shipped suite.")
+DIR_OPTION = typer.Option(
+    None,
+    "--dir",
+    help="Tasks from this folder (<domain>/<id>.json, or task files side by side) or JSONL file instead of the shipped suite.",
+)
 # Shipped files are never a command's default output: rewriting them is asked for by name.
 AS_SUITE_OPTION = typer.Option(False, "--as-suite", help="Rewrite the shipped files themselves (a new suite version).")
 
@@ -36,9 +40,7 @@ def _load(root: Path | None, domain: str | None = None, capability: str | None =
     if domain:
         common.domain(domain)  # an unknown domain is a usage error
     capability = common.capability(capability)
-    if root is not None and not root.is_dir():
-        common.fail(f"no such folder: {root}", 2)
-    return load_suite(root, domain, capability, ids)
+    return load_suite(root, domain, capability, ids)  # a missing or empty source: NoTasks, one line
 
 
 def _warn_errors(errors) -> None:

@@ -33,8 +33,8 @@ def run_tasks(manifest: RunManifest) -> dict[str, Task]:
     """The tasks a run was made from (the shipped suite, or the folder it named)."""
     folder = (manifest.setting("tasks") or {}).get("dir")
     root = Path(folder) if folder else None
-    if root is not None and not root.is_dir():
-        raise RegradeError(f"the run's task folder {root} is gone")
+    if root is not None and not root.exists():
+        raise RegradeError(f"the run's tasks ({root}) are gone")
     recorded = manifest.suite.get("version") if manifest.suite else None
     if recorded is None and root is None:
         recorded = FIRST_SUITE_VERSION  # runs made before suite versions were recorded used the first suite

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..engine.domain import Domain
     from ..engine.schema import Table
 
-FORMAT = "ebench-task/1"
+TASK_FORMAT = "ebench-task/1"
 CAPABILITIES = (
     "complete_data_acquisition",
     "multi_condition_filtering",
@@ -72,7 +72,7 @@ class TaskDocument(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="ebench task")
 
-    format: StrictStr = Field(description=f"always {FORMAT!r}", json_schema_extra={"const": FORMAT})
+    format: StrictStr = Field(description=f"always {TASK_FORMAT!r}", json_schema_extra={"const": TASK_FORMAT})
     id: StrictStr = Field(
         description="unique id: lowercase letters, digits, '-' and '_' (e.g. 'music-0042')", json_schema_extra={"pattern": _ID.pattern}
     )
@@ -174,7 +174,7 @@ class Task:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "format": FORMAT,
+            "format": TASK_FORMAT,
             "id": self.id,
             "domain": self.domain,
             "actor": self.actor,
@@ -275,8 +275,8 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
         doc = TaskDocument.model_validate(data)
     except ValidationError as exc:
         fail(*_shape_problem(data, exc))
-    if doc.format != FORMAT:
-        fail("format", f"unsupported format {doc.format!r}; this ebench reads {FORMAT!r}")
+    if doc.format != TASK_FORMAT:
+        fail("format", f"unsupported format {doc.format!r}; this ebench reads {TASK_FORMAT!r}")
     if not _ID.match(doc.id):
         fail("id", f"{doc.id!r} is not a valid id (lowercase letters, digits, '-', '_'; 3-81 characters)")
     try:
@@ -516,22 +516,93 @@ class LoadReport:
 
 def load_tasks(paths: Iterable[str | Path]) -> LoadReport:
     """Load many task files: good ones are kept, bad ones reported (never a crash half-way);
-    duplicate ids are errors for the later files."""
+    duplicate ids are errors for the later files. A `.jsonl` path holds one task per line (see
+    `load_task_lines`)."""
     tasks: list[Task] = []
     errors: list[TaskFileError] = []
     seen: dict[str, str] = {}
     for path in paths:
-        try:
-            task = load_task(path)
-        except TaskFileError as exc:
-            errors.append(exc)
-            continue
-        if task.id in seen:
-            errors.append(TaskFileError(str(path), "id", f"{task.id!r} is already used by {seen[task.id]}"))
-            continue
-        seen[task.id] = str(path)
-        tasks.append(task)
+        loaded = load_task_lines(path) if Path(path).suffix == ".jsonl" else [_task_or_error(path)]
+        for item in loaded:
+            if isinstance(item, TaskFileError):
+                errors.append(item)
+            elif item.id in seen:
+                errors.append(TaskFileError(item.source, "id", f"{item.id!r} is already used by {seen[item.id]}"))
+            else:
+                seen[item.id] = item.source
+                tasks.append(item)
     return LoadReport(tasks, errors)
+
+
+def _task_or_error(path: str | Path) -> Task | TaskFileError:
+    try:
+        return load_task(path)
+    except TaskFileError as exc:
+        return exc
+
+
+# The fields a task document holds as an object or an array: a JSONL line may give them as JSON
+# text, as a table (a dataset's Arrow columns) must hold rows of differing shapes.
+_STRUCTURED = (
+    "capabilities",
+    "expected_diff",
+    "reference_solution",
+    "generator",
+    "stats",
+    "world",
+    "budget",
+    "user_profile",
+    "paraphrases",
+)
+
+
+def load_task_lines(path: str | Path) -> list[Task | TaskFileError]:
+    """The tasks of a JSONL file, one per non-blank line, each a task or the error naming its line
+    (`FILE:LINE`). A line is a task document, or a row of the exported dataset
+    (`ebench export dataset`) as `datasets` writes it back: a structured field may be its JSON
+    text, and an optional field may be null (absent)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return [TaskFileError(str(path), "(file)", exc.strerror or str(exc))]
+    except UnicodeDecodeError:
+        return [TaskFileError(str(path), "(file)", "not UTF-8 text")]
+    loaded: list[Task | TaskFileError] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            loaded.append(_task_line(line, f"{path}:{number}"))
+    return loaded
+
+
+def _task_line(line: str, source: str) -> Task | TaskFileError:
+    try:
+        data = json.loads(line)
+        if isinstance(data, dict):
+            data = _document_of_row(data, source)
+        return parse_task(data, source)
+    except json.JSONDecodeError as exc:
+        return TaskFileError(source, "(json)", f"column {exc.colno}: {exc.msg}")
+    except RecursionError:
+        return TaskFileError(source, "(json)", "nested too deeply")
+    except TaskFileError as exc:
+        return exc
+
+
+def _document_of_row(row: dict[str, Any], source: str) -> dict[str, Any]:
+    """A dataset row as the task document it stands for: JSON text of a structured field decoded,
+    a null optional field left out (a required one stays, and is reported missing by its type)."""
+    document = {}
+    for name, value in row.items():
+        if value is None and name in TaskDocument.model_fields and not TaskDocument.model_fields[name].is_required():
+            continue
+        if name in _STRUCTURED and isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise TaskFileError(source, name, f"JSON text that does not parse: column {exc.colno}: {exc.msg}") from None
+        document[name] = value
+    return document
 
 
 def task_json_schema() -> dict[str, Any]:
@@ -545,7 +616,7 @@ def task_json_schema() -> dict[str, Any]:
     schema["properties"]["reference_solution"]["items"] = StepRecord.model_json_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": f"urn:{FORMAT.replace('/', ':')}",
+        "$id": f"urn:{TASK_FORMAT.replace('/', ':')}",
         **schema,
-        "title": f"ebench task ({FORMAT})",
+        "title": f"ebench task ({TASK_FORMAT})",
     }

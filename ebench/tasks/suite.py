@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
 from .public import biting_conditions
 from .spec import CAPABILITIES, LoadReport, Task, load_tasks
 
@@ -44,19 +45,60 @@ def split_name(root: Path | None) -> str | None:
     return next((name for name, path in SPLITS.items() if path.resolve() == folder), None)
 
 
+class NoTasks(InputError, ValueError):
+    """A task source that is missing, or holds no task file nor line at all."""
+
+
 def task_files(root: Path | None = None, domain: str | None = None) -> list[Path]:
+    """The files the tasks at `root` are read from, whatever its shape: a folder of domain folders
+    (`<domain>/<id>.json`, the shipped layout; `domain` narrows it to one), a flat folder of task
+    files (`*.json` but its suite.json), or a JSONL file or a single task file (the path itself).
+    A flat folder's or a file's tasks of other domains are left out by `load_suite`."""
     root = tasks_root(root)
-    pattern = f"{domain}/*.json" if domain else "*/*.json"
-    return sorted(root.glob(pattern))
+    if root.is_file():
+        return [root]
+    nested = sorted(root.glob("*/*.json"))
+    if nested:
+        return [path for path in nested if path.parent.name == domain] if domain else nested
+    return sorted(path for path in root.glob("*.json") if path.name != "suite.json")
+
+
+def check_task_source(root: Path) -> None:
+    """Raise NoTasks (one line) unless `root` is a folder or file holding at least one task file
+    or JSONL line."""
+    if not root.exists():
+        raise NoTasks(f"{root}: no such folder or file")
+    files = task_files(root)
+    if root.is_file() and root.suffix == ".jsonl":
+        if not any(line.strip() for line in _text(root).splitlines()):
+            raise NoTasks(f"{root}: no task in it (a JSONL file holds one task per line)")
+    elif not files:
+        raise NoTasks(f"{root}: no task files in it (<domain>/<id>.json, or *.json beside each other, or give a .jsonl file)")
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return "?"  # not empty: the loader reports why it cannot be read, as for any task file
 
 
 def load_suite(
     root: Path | None = None, domain: str | None = None, capability: str | None = None, ids: Iterable[str] | None = None
 ) -> LoadReport:
-    """Tasks of the suite (or of `root`), filtered; unreadable files are reported, not raised."""
+    """Tasks of the suite (or of `root`: a folder of domain folders, a flat folder of task files,
+    or a JSONL file), filtered; unreadable files and lines are reported, not raised. A `root` that
+    is missing or holds no task at all is NoTasks."""
+    check_task_source(tasks_root(root))
     report = load_tasks(task_files(root, domain))
     wanted = set(ids or ())
-    report.tasks = [t for t in report.tasks if (capability is None or capability in t.capabilities) and (not wanted or t.id in wanted)]
+    report.tasks = [
+        t
+        for t in report.tasks
+        if (domain is None or t.domain == domain)
+        and (capability is None or capability in t.capabilities)
+        and (not wanted or t.id in wanted)
+    ]
     return report
 
 
