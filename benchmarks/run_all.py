@@ -7,9 +7,15 @@ measured, the figure, its goal, whether it was met) become the table between the
 machine's core count and CPU model and the Python version. A script that fails, or prints no
 rows, is a row saying so: the others are still run and written.
 
+Comparisons with tau-bench and tau2 are measured in the same run when their checkouts are given
+(`--tau-bench DIR --tau2 DIR`, passed through to the scripts that measure them; see
+benchmarks/anchors.py). The table's `anchor` column says which figures came from a same-run
+anchor ("same run") and which comparisons had none ("no anchor": no ratio is printed then).
+
     python benchmarks/run_all.py            # full sizes (several minutes), README rewritten
     python benchmarks/run_all.py --quick    # a smoke run at small sizes (not figures to quote)
     python benchmarks/run_all.py --no-write --json   # everything as JSON, README left alone
+    python benchmarks/run_all.py --tau-bench DIR --tau2 DIR   # with the same-run anchors
 """
 
 from __future__ import annotations
@@ -31,14 +37,11 @@ START, END = "<!-- performance:start -->", "<!-- performance:end -->"
 # (script, arguments at full size, arguments for --quick). Full sizes are the scripts' defaults:
 # small enough to run in minutes, large enough that medians mean something.
 SCRIPTS: list[tuple[str, list[str], list[str]]] = [
-    ("trial_overhead.py", [], ["--rounds", "1", "--tasks", "3", "--repeat", "2", "--fresh", "1"]),
-    ("tool_calls.py", [], ["--repeat", "2", "--rounds", "1"]),
+    ("trial_overhead.py", [], ["--quick"]),
+    ("tool_calls.py", [], ["--quick"]),
+    ("grading_growth.py", [], ["--quick"]),
     ("exec_code.py", [], ["--trials", "1", "--blocks", "2", "--calls", "20"]),
-    (
-        "batch_throughput.py",
-        [],
-        ["--delay", "0.01", "--levels", "1,4", "--waves", "1", "--c1-trials", "2", "--oracle-trials", "1", "--no-ray"],
-    ),
+    ("batch_throughput.py", [], ["--quick"]),
     ("model_client.py", [], ["--requests", "16"]),
     ("cli_startup.py", [], ["--repeat", "1"]),
     ("app_startup.py", [], ["--repeat", "1"]),
@@ -49,6 +52,8 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("compose.py", [], ["--count", "20", "--seeds", "1,2"]),
 ]
 TIMEOUT_S = {False: 1800, True: 600}  # per script, full and quick
+ANCHORED = {"trial_overhead.py", "tool_calls.py"}  # the scripts that measure tau-bench / tau2 beside ebench
+ANCHOR_CELL = {"same run": "same run", "none": "no anchor"}
 
 
 def machine() -> dict[str, Any]:
@@ -105,20 +110,28 @@ def _met(value: Any) -> str:
     return {True: "yes", False: "**no**"}.get(value, "") if isinstance(value, bool) else ""
 
 
-def render(reports: list[dict[str, Any]], host: dict[str, Any], quick: bool = False) -> str:
-    """The table, markers included."""
+def render(reports: list[dict[str, Any]], host: dict[str, Any], quick: bool = False, anchors: list[str] | None = None) -> str:
+    """The table, markers included. `anchors`: the anchors whose checkouts were given (measured in this run)."""
+    given = (
+        f" tau-bench / tau2 comparisons: {' and '.join(anchors)} measured in the same run (`anchor` column)."
+        if anchors
+        else " No tau-bench / tau2 checkout was given: their comparisons say `no anchor`."
+    )
     lines = [
         START,
         f"Measured on {host['date']}: {host['cores']} cores ({_cell(host['cpu'])}), Python {host['python']}, "
-        f"by `python benchmarks/run_all.py`" + (" --quick (smoke sizes: not figures to quote)" if quick else "") + ".",
+        f"by `python benchmarks/run_all.py`" + (" --quick (smoke sizes: not figures to quote)" if quick else "") + "." + given,
         "",
-        "| script | what is measured | figure | goal | met |",
-        "|---|---|---|---|---|",
+        "| script | what is measured | figure | goal | met | anchor |",
+        "|---|---|---|---|---|---|",
     ]
     for report in reports:
         for number, row in enumerate(report["readme"]):
             script = f"`{report['script']}`" if number == 0 else ""
-            lines.append(f"| {script} | {_cell(row['figure'])} | {_cell(row['value'])} | {_cell(row['goal'])} | {_met(row.get('met'))} |")
+            anchor = ANCHOR_CELL.get(row.get("anchor") or "", "")
+            lines.append(
+                f"| {script} | {_cell(row['figure'])} | {_cell(row['value'])} | {_cell(row['goal'])} | {_met(row.get('met'))} | {anchor} |"
+            )
     lines.append(END)
     return "\n".join(lines)
 
@@ -138,8 +151,13 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="leave the README alone")
     parser.add_argument("--readme", type=Path, default=README, help="the file whose table is rewritten")
     parser.add_argument("--only", action="append", help="only this script (repeatable)")
+    parser.add_argument("--tau-bench", type=Path, metavar="DIR", help="a tau-bench checkout: the anchor, measured in the same run")
+    parser.add_argument("--tau2", type=Path, metavar="DIR", help="a tau2-bench checkout: the anchor, measured in the same run")
     parser.add_argument("--json", action="store_true", help="print everything as JSON")
     args = parser.parse_args()
+    anchor_args = [
+        a for flag, path in (("--tau-bench", args.tau_bench), ("--tau2", args.tau2)) if path for a in (flag, str(path.resolve()))
+    ]
     chosen = [s for s in SCRIPTS if not args.only or s[0] in args.only]
     if args.only and len(chosen) != len(set(args.only)):
         raise SystemExit(f"error: unknown script among {', '.join(args.only)}")
@@ -147,14 +165,16 @@ def main() -> None:
     reports = []
     for script, full, quick in chosen:
         print(f"{script} ...", file=sys.stderr, flush=True)
-        report = run_script(script, quick if args.quick else full, TIMEOUT_S[args.quick])
+        extra = anchor_args if script in ANCHORED else []
+        report = run_script(script, [*(quick if args.quick else full), *extra], TIMEOUT_S[args.quick])
         print(f"{script}: {'ok' if report['ok'] else report['error']} ({report['seconds']} s)", file=sys.stderr, flush=True)
         reports.append(report)
-    table = render(reports, host, args.quick)
+    table = render(reports, host, args.quick, [name for name, path in (("tau-bench", args.tau_bench), ("tau2", args.tau2)) if path])
     if not args.no_write:
         write_table(args.readme, table)
     if args.json:
-        print(json.dumps({"machine": host, "quick": args.quick, "scripts": reports, "table": table}, indent=2))
+        anchored = {"tau-bench": str(args.tau_bench) if args.tau_bench else None, "tau2": str(args.tau2) if args.tau2 else None}
+        print(json.dumps({"machine": host, "quick": args.quick, "anchors": anchored, "scripts": reports, "table": table}, indent=2))
         return
     print(table)
     if not args.no_write:

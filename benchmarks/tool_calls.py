@@ -4,7 +4,8 @@ Goals (issues: foundation, meeting and moba): under 100 us for a lookup by id, u
 any search or list, held on the call through a trial (`Trial.call`: the trial's lock, the tool, the
 call recorded into a session file), which is what a solver's call costs; the registry's own figure
 (validation and the tool) is reported beside it.
-Usage: python benchmarks/tool_calls.py [--domain D ...] [--repeat 300] [--rounds 3] [--json]
+Usage: python benchmarks/tool_calls.py [--domain D ...] [--repeat 300] [--rounds 3] [--tau-bench DIR --tau2 DIR] [--json]
+       python benchmarks/tool_calls.py --quick    # 2 calls, 1 round: a smoke run
 The arguments of each domain's calls are in the domain's tool cases module (`Domain.tool_cases_module`,
 ebench/domains/<domain>/tool_cases.py for the built-in ones): `cases(conn, actor)` maps a label (`tool` or `tool(variant)`) to arguments, `LOOKUPS` names the tools held to
 the lookup goal, and `ACTOR_SQL` (optional) picks the actor measured.
@@ -13,6 +14,13 @@ back outside the timed call), so every sample sees the same world; through a tri
 is on the trial's copy (its change tracking included). The machine is a shared VM:
 each tool is measured in several rounds and the best round's median is reported, which
 filters out neighbours' noise without hiding a slow tool (every call of a round counts).
+
+Anchors (issue 34: a lookup through `trial.call` at most tau-bench's p50, measured in the same run):
+with `--tau-bench DIR --tau2 DIR` (see benchmarks/anchors.py), one lookup's latency is measured the
+same way in tau-bench and tau2, each in its own virtual environment: tau-bench retail
+`get_order_details` and airline `get_reservation_details` through the harness's side of a call in
+its tool-calling agent loop (`env.step` and the loop's record of it), tau2 retail `get_order_details`
+through `get_response`. Without them there is no comparison ("no anchor").
 """
 
 from __future__ import annotations
@@ -20,12 +28,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
 
+import anchors  # benchmarks/anchors.py: tau-bench and tau2 measured in the same run
+
 GOALS_US = {"lookup": 100, "search/list": 2000}
+ANCHOR_LOOKUPS = (("tau-bench", "retail"), ("tau-bench", "airline"), ("tau2", "retail"))
 
 
 def load_cases(domain: str) -> ModuleType:
@@ -115,7 +127,33 @@ def _us(value: float) -> str:
     return f"{value / 1000:.1f} ms" if value >= 1000 else f"{value:.0f} us"
 
 
-def readme_rows(reports: list[dict]) -> list[dict]:
+def anchor_row(rows: list[dict], anchor: dict) -> dict:
+    """ebench's slowest lookup through `trial.call` against tau-bench's lookups through its harness,
+    measured in this run; without them, a row that says there is no anchor."""
+    lookups = [r for r in rows if r["kind"] == "lookup"]
+    measured = [(name, domain, f) for name, domain in ANCHOR_LOOKUPS if (f := anchors.figure(anchor["tool"], name, domain))]
+    goal = "<= tau-bench retail's p50 (same run)"
+    if not lookups:
+        return {"figure": "a lookup through `trial.call` against tau-bench's", "value": "no lookup measured", "goal": goal, "met": None}
+    worst = max(lookups, key=lambda r: r["trial_median_us"])
+    if not measured:
+        value = "no anchor: " + (anchors.describe(anchor["tool"], anchor["given"]) or "none measured")
+        return {"figure": "a lookup through `trial.call` against tau-bench's", "value": value, "goal": goal, "met": None, "anchor": "none"}
+    retail = anchors.figure(anchor["tool"], "tau-bench", "retail")
+    spans = ", ".join(
+        f"{name} {domain} `{f['tool']}` {_us(f['p50_us'])} (its step alone {_us(f['step_p50_us'])}, the bare tool {_us(f['bare_p50_us'])})"
+        for name, domain, f in measured
+    )
+    return {
+        "figure": "the slowest lookup through `trial.call`, median, against tau-bench / tau2's lookups through their harness (same run)",
+        "value": f"ebench {_us(worst['trial_median_us'])} ({worst['domain']} `{worst['tool']}`); {spans}",
+        "goal": goal,
+        "met": worst["trial_median_us"] <= retail["p50_us"] if retail else None,
+        "anchor": "same run",
+    }
+
+
+def readme_rows(reports: list[dict], anchor: dict | None = None) -> list[dict]:
     rows = [{"domain": r["domain"], **t} for r in reports for t in r["tools"]]
     out = []
     for kind, name in (("lookup", "a lookup by id"), ("search/list", "a search or list"), ("write", "a write")):
@@ -140,6 +178,8 @@ def readme_rows(reports: list[dict]) -> list[dict]:
             "met": None,
         }
     )
+    if anchor is not None:
+        out.append(anchor_row(rows, anchor))
     return out
 
 
@@ -149,15 +189,27 @@ def main() -> None:
     parser.add_argument("--actor", type=int, default=None, help="default: the domain's ACTOR_SQL choice")
     parser.add_argument("--repeat", type=int, default=300, help="calls per round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="2 calls a round, 1 round (anchors too): a smoke run")
+    anchors.add_arguments(parser)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.rounds = 2, 1
 
     from ebench.engine.domain_registry import domain_names
 
     with tempfile.TemporaryDirectory() as tmp:
         reports = [measure_domain(name, args.repeat, args.rounds, args.actor, Path(tmp)) for name in args.domain or domain_names()]
+    # The anchors after ebench's own figures, in this run, measured the same way (best round's median).
+    given = anchors.checkouts(args)
+    say = None if args.json else (lambda text: print(text, file=sys.stderr))
+    anchor = {
+        "given": {name: str(path) if path else None for name, path in given.items()},
+        "tool": anchors.measure(given, "tool", rounds=args.rounds, repeat=args.repeat, say=say),
+    }
+    rows = readme_rows(reports, anchor)
     if args.json:
-        print(json.dumps({"domains": reports, "readme": readme_rows(reports)}, indent=2))
+        print(json.dumps({"domains": reports, "anchor": anchor, "readme": rows}, indent=2))
         return
     missed = []
     for report in reports:
@@ -173,6 +225,7 @@ def main() -> None:
                 missed.append(f"{report['domain']}.{r['tool']}")
         print()
     print("all goals met" if not missed else f"goals missed: {', '.join(missed)}")
+    print(f"- {rows[-1]['figure']}: {rows[-1]['value']}  [goal: {rows[-1]['goal']}]")
 
 
 if __name__ == "__main__":

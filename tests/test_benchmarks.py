@@ -19,6 +19,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("tool_calls.py", ["--repeat", "2", "--rounds", "1"], "domains"),
         ("cli_startup.py", ["--repeat", "1"], "heavy_modules_imported"),
         ("trial_overhead.py", ["--repeat", "1", "--rounds", "1", "--tasks", "2", "--fresh", "1"], "results"),
+        ("grading_growth.py", ["--domain", "music", "--sizes", "3,30", "--repeat", "1"], "domains"),
         ("exec_code.py", ["--trials", "1", "--blocks", "3", "--calls", "20"], "isolation"),
         pytest.param(
             "batch_throughput.py",
@@ -46,6 +47,9 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         for report in data[key]:
             assert {r["tool"].split("(")[0] for r in report["tools"]} == set(get_domain(report["domain"]).tools.names)
             assert all(r["median_us"] > 0 and r["trial_median_us"] > 0 for r in report["tools"])
+        # No checkout given: no anchor is measured and no ratio printed, and the row says so.
+        assert data["anchor"]["tool"] == {} and data["anchor"]["given"] == {"tau-bench": None, "tau2": None}
+        check_no_anchor(data["readme"])
     elif script == "cli_startup.py":
         assert data[key] == []
     elif script == "model_client.py":
@@ -65,7 +69,22 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         assert [r["domain"] for r in data["whole_trials"]] == domain_names()
         assert all(r["trials"] == 2 and r["total_ms"] >= r["start_ms"] > 0 for r in data["whole_trials"])
         assert data["largest_task"]["grade_ms"] > 0 and data["fresh_process"]["peak_mb"] > 0
-        assert data["start"]["open_trial_ms"] > 0 and data["anchor"]["trial_ms"] == [300, 1350]
+        assert data["start"]["open_trial_ms"] > 0
+        # No checkout given: no anchor is measured (no constant from an earlier session either).
+        assert data["anchor"]["trial"] == {} and data["anchor"]["first"] == {}
+        check_no_anchor(data["readme"])
+    elif script == "grading_growth.py":
+        [music] = data[key]
+        assert [r["rows"] for r in music["sizes"]] == [3, 30]
+        for r in music["sizes"]:  # every figure measured; the failing trials found their wrong rows
+            assert r["grade_pass_us_per_row"] > 0 and r["explain_us_per_row"] > 0 and r["wrong_values"] >= 1
+            assert r["all_wrong_values"] >= r["wrong_values"]
+        assert set(music["growth"]) == {
+            "grade_pass_us_per_row",
+            "grade_fail_us_per_row",
+            "grade_all_wrong_us_per_row",
+            "explain_us_per_row",
+        }
     elif script == "batch_throughput.py":
         # every leg is the real CLI in its own process, the model legs through litellm against the fake server
         assert [leg["concurrency"] for leg in data[key]] == [1, 4]
@@ -73,6 +92,13 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
             assert leg["passed"] == leg["trials"] > 0
         assert data["legs"]["workers_1"]["workers"] == 1 and data["legs"]["workers_2"]["workers"] == 2
         assert data["legs"]["ray"]["executor"] == "ray"  # the test extra installs Ray
+        # memory summed over each run's process tree: the CLI and its two workers; Ray's processes
+        assert data["legs"]["workers_2"]["memory"]["processes"] >= 3
+        assert data["legs"]["ray"]["memory"]["processes"] > data["legs"]["workers_1"]["memory"]["processes"]
+        for leg in [*data[key], *data["legs"].values()]:
+            assert leg["memory"]["peak_rss_mb"] >= leg["memory"]["peak_pss_mb"] > 0 and leg["memory"]["samples"] >= 1
+        # the suite's mix of reference lengths, not the shortest tasks; wall time beside batch time
+        assert data[key][1]["mix"]["tasks"] == 4 and all(leg["process_seconds"] > leg["batch_seconds"] for leg in data[key])
         assert data["memory"]["peak_mb"] >= data["memory"]["start_mb"] > 0
         assert data["legs"]["oracle_workers_1"]["trials"] == data["legs"]["oracle_workers_1"]["passed"] > 0
     elif script == "live_diff.py":
@@ -115,11 +141,20 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
 
 
 def check_readme_rows(data: dict) -> None:
-    """The rows run_all.py turns into the README's table: what, the figure, the goal, met or not."""
+    """The rows run_all.py turns into the README's table: what, the figure, the goal, met or not,
+    and for a comparison with tau-bench / tau2 whether it had a same-run anchor."""
     assert data["readme"]
     for row in data["readme"]:
-        assert set(row) == {"figure", "value", "goal", "met"}
+        assert set(row) - {"anchor"} == {"figure", "value", "goal", "met"} and row.get("anchor", "none") in ("same run", "none")
         assert all(isinstance(row[k], str) and row[k] for k in ("figure", "value", "goal")) and row["met"] in (True, False, None)
+
+
+def check_no_anchor(rows: list[dict]) -> None:
+    """Without checkouts, the comparison rows say "no anchor", print no ratio and judge nothing."""
+    compared = [r for r in rows if "anchor" in r]
+    assert compared and all(r["anchor"] == "none" and r["met"] is None for r in compared)
+    assert any(r["value"].startswith("no anchor: tau-bench: no checkout given") for r in compared)
+    assert not any("x (" in r["value"] or "tau-bench retail" in r["value"] for r in compared)
 
 
 @pytest.mark.slow
@@ -161,3 +196,35 @@ def test_run_all_collects_every_script_and_writes_the_table_between_the_markers(
             assert run_all._cell(row["figure"]) in inside and run_all._cell(row["value"]) in inside
     table_rows = [line for line in inside.splitlines() if line.startswith("| ") and not line.startswith("| script")]
     assert len(table_rows) == sum(len(r["readme"]) for r in reports)
+    # No checkout was given: the comparisons with tau-bench / tau2 are marked as having no anchor.
+    assert "No tau-bench / tau2 checkout was given" in inside
+    assert (
+        sum(line.endswith("| no anchor |") for line in table_rows)
+        == sum(r.get("anchor") == "none" for rep in reports for r in rep["readme"])
+        > 0
+    )
+
+
+def test_run_all_marks_which_figures_came_from_a_same_run_anchor():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import run_all
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+    rows = [
+        {"figure": "harness per trial against tau-bench", "value": "120x", "goal": ">= 100x", "met": True, "anchor": "same run"},
+        {
+            "figure": "a lookup against tau-bench's",
+            "value": "no anchor: tau2: no checkout given",
+            "goal": "<=",
+            "met": None,
+            "anchor": "none",
+        },
+        {"figure": "whole trial", "value": "4 ms", "goal": "< 6 ms", "met": True},
+    ]
+    host = {"date": "2026-12-01", "cores": 2, "cpu": "test", "python": "3.11"}
+    table = run_all.render([{"script": "trial_overhead.py", "readme": rows}], host, anchors=["tau-bench"])
+    lines = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| script")]
+    assert [line.rsplit("|", 2)[1].strip() for line in lines] == ["same run", "no anchor", ""]
+    assert "tau-bench measured in the same run" in table

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +23,10 @@ from .diff import Diff, RowChange
 from .records import GradeRecord, RowChangeRecord, WrongValueRecord
 
 _MAX_DEPTH = 12  # chains of new rows (a meeting, its participants, their schedule entries) are short
+# Pairing a table's new rows: up to _SCAN rows, each is compared with each (an index costs more);
+# above, a value more than _LARGE rows share is scored once per group of rows (see `_Similar`).
+_SCAN = 16
+_LARGE = 8
 
 
 @dataclass(frozen=True)
@@ -332,33 +336,170 @@ def _pair_table(
     """Pair one table's new rows: equal ones first, then each remaining expected row with the most
     similar actual row (its differing columns are wrong values) unless too different (missing).
     Actual rows left over are unexpected."""
-    e_rows = sorted(e_rows, key=lambda item: repr(sorted(item[0].items())))
-    rest_a = sorted(a_rows, key=lambda item: repr(sorted(item[0].items())))
+    e_rows = sorted(e_rows, key=_content_order)
+    sorted_a = sorted(a_rows, key=_content_order)
+    if not e_rows or not sorted_a:  # nothing to pair (most tables): every row is missing or unexpected
+        found.missing.extend(change for _, change in e_rows)
+        found.unexpected.extend(change for _, change in sorted_a)
+        return []
+    # Equal rows are found through a multiset of contents (each expected row takes the first equal
+    # actual row left, in sorted order): linear in the rows, where scanning the list was quadratic.
+    # A few rows, and contents holding a value that cannot be hashed, are scanned as before.
+    equal: dict[frozenset, deque[int]] = defaultdict(deque)
+    unhashable: list[int] = []
+    for position, (a_content, _) in enumerate(sorted_a):
+        key = _content_key(a_content) if len(sorted_a) > _SCAN else None
+        if key is None:
+            unhashable.append(position)
+        else:
+            equal[key].append(position)
     pairs: list[tuple[RowChange, RowChange]] = []
-    rest_e = []
+    rest_e: list[tuple[Content, RowChange]] = []
+    taken: set[int] = set()
     for content, change in e_rows:
-        same = next((i for i, (a_content, _) in enumerate(rest_a) if a_content == content), None)
-        if same is None:
+        key = _content_key(content) if len(sorted_a) > _SCAN else None
+        found_at: int | None
+        if key is None:
+            found_at = next((i for i in unhashable if i not in taken and sorted_a[i][0] == content), None)
+        else:
+            same = equal.get(key)
+            found_at = same.popleft() if same else None
+        if found_at is None:
             rest_e.append((content, change))
         else:
-            pairs.append((change, rest_a.pop(same)[1]))
+            taken.add(found_at)
+            pairs.append((change, sorted_a[found_at][1]))
             found.exact.append(change)
+    left = [index for index in range(len(sorted_a)) if index not in taken]
+    similar = _Similar([sorted_a[index][0] for index in left]) if rest_e and left else None
     for content, change in rest_e:
-        if not rest_a:
+        best = similar.pop_most_similar(content) if similar is not None else None
+        if best is None:  # no row left, or too different to be the same row
             found.missing.append(change)
             continue
-        score, index = max((sum(content[c] == v for c, v in a_content.items()), -i) for i, (a_content, _) in enumerate(rest_a))
-        if score * 2 < len(content):  # too different to be the same row
-            found.missing.append(change)
-            continue
-        a_content, other = rest_a.pop(-index)
+        a_content, other = sorted_a[left[best]]
         pairs.append((change, other))
         for column in sorted(content):
             if content[column] != a_content[column]:
                 # References show the trial's id of the paired new row, so both sides read alike.
                 found.wrong.append(WrongValue(table_name, change.key, column, _shown(content[column]), a_content[column], op="insert"))
-    found.unexpected.extend(change for _, change in rest_a)
+    kept = similar.left() if similar is not None else range(len(left))
+    found.unexpected.extend(sorted_a[left[position]][1] for position in kept)
     return pairs
+
+
+class _Similar:
+    """The actual rows left to pair in one table, and for an expected row the most similar of them:
+    the most columns equal, the first in order among equals, none when fewer than half the columns
+    are equal. Comparing each expected row with every row left made a table of wrong rows
+    quadratic; here only rows sharing a value with the expected row are visited, except for values
+    that many rows share ("large" values), which are scored once per group of rows with the same
+    large values (few groups: a parent's id, a status). A few rows, or rows holding a value that
+    cannot be hashed (a list), are compared one by one, as they were."""
+
+    def __init__(self, rows: list[Content]) -> None:
+        self.rows = rows
+        self.alive = [True] * len(rows)
+        self.count = len(rows)
+        self.indexed = len(rows) > _SCAN and all(_hashable(row) for row in rows)
+        if not self.indexed:
+            return
+        columns = list(rows[0])
+        counts: dict[str, Counter] = {c: Counter(row[c] for row in rows) for c in columns}
+        self.large = {c: {v for v, n in counts[c].items() if n > _LARGE} for c in columns}
+        self.grouped = [c for c in columns if self.large[c]]
+        # Small values: (column, value) -> the rows holding it, in order.
+        self.holders: dict[tuple[str, Any], list[int]] = defaultdict(list)
+        # Large values: the rows by their large values (a small value reads as _SMALL), in order.
+        self.groups: dict[tuple, list[int]] = defaultdict(list)
+        self.group_of: list[tuple] = []
+        for index, row in enumerate(rows):
+            for c in columns:
+                if row[c] not in self.large[c]:
+                    self.holders[(c, row[c])].append(index)
+            signature = tuple(row[c] if row[c] in self.large[c] else _SMALL for c in self.grouped)
+            self.groups[signature].append(index)
+            self.group_of.append(signature)
+
+    def left(self) -> list[int]:
+        """The rows not taken, in order."""
+        return [index for index, alive in enumerate(self.alive) if alive]
+
+    def pop_most_similar(self, content: Content) -> int | None:
+        """The most similar row left, taken; None when none is similar enough (it stays)."""
+        if not self.count:
+            return None
+        if self.indexed and _hashable(content):
+            score, best = self._best_indexed(content)
+        else:
+            score, best = max((sum(content[c] == v for c, v in self.rows[i].items()), -i) for i in self.left())
+            best = -best
+        if score * 2 < len(content):
+            return None
+        self._take(best)
+        return best
+
+    def _best_indexed(self, content: Content) -> tuple[int, int]:
+        # Equal small values, counted per row that holds them.
+        extra: dict[int, int] = defaultdict(int)
+        for c, value in content.items():
+            if value not in self.large.get(c, ()):
+                for index in self.holders.get((c, value), ()):
+                    extra[index] += 1
+        wanted = [(position, content[c]) for position, c in enumerate(self.grouped) if content[c] in self.large[c]]
+        best_score, best = -1, -1
+        for signature, members in self.groups.items():
+            base = sum(1 for position, value in wanted if signature[position] == value)
+            # The group's first row no small value touched scores `base`; touched rows score more.
+            for index in members:
+                if index not in extra:
+                    if base > best_score or (base == best_score and index < best):
+                        best_score, best = base, index
+                    break
+        for index, more in extra.items():
+            signature = self.group_of[index]
+            score = more + sum(1 for position, value in wanted if signature[position] == value)
+            if score > best_score or (score == best_score and index < best):
+                best_score, best = score, index
+        return best_score, best
+
+    def _take(self, index: int) -> None:
+        self.alive[index] = False
+        self.count -= 1
+        if self.indexed:
+            row = self.rows[index]
+            for c in row:
+                if row[c] not in self.large[c]:
+                    self.holders[(c, row[c])].remove(index)
+            members = self.groups[self.group_of[index]]
+            members.remove(index)
+            if not members:
+                del self.groups[self.group_of[index]]
+
+
+_SMALL = object()  # in a group's signature: a value few rows share
+
+
+def _hashable(content: Content) -> bool:
+    try:
+        hash(tuple(content.values()))
+    except TypeError:
+        return False
+    return True
+
+
+def _content_order(item: tuple[Content, RowChange]) -> str:
+    """The order rows are paired in: by their content, deterministically."""
+    return repr(sorted(item[0].items()))
+
+
+def _content_key(content: Content) -> frozenset | None:
+    """A content as a hashable key, equal exactly when the contents are (None when a value cannot
+    be hashed)."""
+    try:
+        return frozenset(content.items())
+    except TypeError:
+        return None
 
 
 def _compare_existing_rows(expected: Diff, actual: Diff, schema: Schema, translate: Translate, found: _Findings) -> None:
