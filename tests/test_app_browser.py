@@ -104,7 +104,10 @@ async def test_first_paint_comes_before_the_suite_is_loaded_then_every_task_show
     monkeypatch.setattr(suite_module, "load_suite", slow_load)
     app = app_with_browser()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        # the first paint: the screen mounted while its loader is held
+        await until_settled(
+            pilot, lambda: isinstance(app.screen, BrowserScreen) and "loading tasks" in status_line(app.screen), what="the first paint"
+        )
         screen = app.screen
         assert isinstance(screen, BrowserScreen)
         table = screen.query_one(TaskTable)
@@ -147,24 +150,24 @@ async def test_domain_capability_and_status_filters_narrow_the_table(suite):
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
         screen.query_one("#browser-domain", Select).value = "moba"
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.domain == "moba", what="the domain filter")
         moba = [t.id for t in suite if t.domain == "moba"]
         assert row_ids(screen) == moba
         screen.query_one("#browser-capability", Select).value = "cross_entity_cascade"
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.capability == "cross_entity_cascade", what="the capability filter")
         both = [t.id for t in suite if t.domain == "moba" and "cross_entity_cascade" in t.capabilities]
         assert row_ids(screen) == both and 0 < len(both) < len(moba)
         assert f"{len(both)} of {len(suite)} tasks" in status_line(screen)
         screen.query_one("#browser-status", Select).value = "passed"
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.status == "passed", what="the status filter")
         assert row_ids(screen) == []
         assert "No task matches" in preview(screen)
         screen.query_one("#browser-status", Select).value = "untried"
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.status == "untried", what="the status filter")
         assert row_ids(screen) == both
         screen.query_one("#browser-domain", Select).clear()
         screen.query_one("#browser-capability", Select).clear()
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.domain is None and screen.filters.capability is None, what="the filters cleared")
         assert len(row_ids(screen)) == len(suite)
 
 
@@ -194,7 +197,7 @@ async def test_slash_focuses_the_search_and_a_word_of_the_request_finds_its_task
         await pilot.press("slash")
         assert app.focused is screen.query_one("#browser-search", Input)
         await pilot.press(*SEARCH_WORD)
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.search == SEARCH_WORD, what="the search")
         ids = row_ids(screen)
         assert ids[0] == wanted.id and len(ids) < len(suite)
         assert wanted.query[:40] in preview(screen)  # the cursor starts on the best match
@@ -202,13 +205,13 @@ async def test_slash_focuses_the_search_and_a_word_of_the_request_finds_its_task
         assert app.focused is screen.query_one(TaskTable)
         # fuzzy: a letter left out still finds it; searching by id works too
         screen.query_one("#browser-search", Input).value = "infrastrcture"
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.search == "infrastrcture", what="the search")
         assert row_ids(screen)[0] == wanted.id
         screen.query_one("#browser-search", Input).value = wanted.id
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.search == wanted.id, what="the search")
         assert row_ids(screen)[0] == wanted.id
         screen.query_one("#browser-search", Input).value = "zzqqxx"
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.search == "zzqqxx", what="the search")
         assert row_ids(screen) == []
 
 
@@ -280,7 +283,15 @@ async def test_filter_keys_open_each_filter_and_x_clears_every_filter(suite):
         screen.query_one("#browser-capability", Select).value = "cross_entity_cascade"
         screen.query_one("#browser-status", Select).value = "untried"
         screen.query_one("#browser-search", Input).value = wanted.id
-        await pilot.pause()
+        filters = screen.filters
+        await until_settled(
+            pilot,
+            lambda: (
+                (filters.domain, filters.capability, filters.status, filters.search)
+                == ("moba", "cross_entity_cascade", "untried", wanted.id)
+            ),
+            what="the four filters",
+        )
         assert row_ids(screen)[0] == wanted.id and len(row_ids(screen)) < len(suite)
         await pilot.press("x")
         assert row_ids(screen) == [t.id for t in suite]
@@ -304,7 +315,7 @@ async def test_blind_mode_hides_the_expected_answer_from_the_columns_and_the_pre
         screen = await loaded(pilot)
         table = screen.query_one(TaskTable)
         table.move_cursor(row=row_ids(screen).index(task.id))
-        await pilot.pause()
+        await until_settled(pilot, lambda: preview(screen).startswith(task.id), what="the task's preview")
         assert {"Rows", "Calls"} <= set(headers(table))
         row = [str(cell) for cell in table.get_row(task.id)]
         assert str(len(task.expected_diff)) in row and str(len(task.reference_solution)) in row
@@ -364,7 +375,7 @@ async def test_at_a_narrow_width_every_column_shows_the_preview_goes_below_and_t
         cell = str(table.get_cell(longest.id, "capabilities"))
         assert cell.endswith("…") and len(cell) == table.columns[table.ordered_columns[2].key].width
         table.move_cursor(row=row_ids(screen).index(longest.id))
-        await pilot.pause()
+        await until_settled(pilot, lambda: preview(screen).startswith(longest.id), what="the task's preview")
         assert all(CAPABILITY_TITLES[c] in preview(screen) for c in longest.capabilities)  # the cut cell, whole
 
 
@@ -451,10 +462,10 @@ async def test_attempts_show_as_results_and_update_when_the_solve_screen_closes(
         assert result_cell(screen, later.id) == ""
         for status, expected in (("passed", [passed.id]), ("failed", [failed.id]), ("open", [open_.id])):
             screen.query_one("#browser-status", Select).value = status
-            await pilot.pause()
+            await until_settled(pilot, lambda: screen.filters.status == status, what=f"the {status} filter")  # noqa: B023 (awaited here)
             assert row_ids(screen) == expected
         screen.query_one("#browser-status", Select).value = "all"
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.filters.status == "all", what="the filter cleared")
         screen.query_one(TaskTable).move_cursor(row=row_ids(screen).index(later.id))
         await pilot.press("enter")
         assert solve_stand_in[-1].args == (later,)

@@ -63,7 +63,7 @@ async def test_a_long_output_gets_the_room_and_f7_switches_it(task):
         assert editor.output_share == OUTPUT_SMALL and code_input.region.height > output.region.height
         await run_block(pilot, screen, "for i in range(80):\n    print('line', i)\n")
         await until_settled(pilot, lambda: editor.output_share == OUTPUT_LARGE)
-        await pilot.pause()
+        await until_settled(pilot, lambda: output.region.height > code_input.region.height, what="the output given the room")
         assert output.region.height > code_input.region.height and output.scroll_y == 0  # the verdict first
         assert editor.output_text.startswith("✓ ok")
         await pilot.press("f7")  # from the editor: into the output, to scroll it
@@ -79,7 +79,7 @@ async def test_a_long_output_gets_the_room_and_f7_switches_it(task):
         await until_settled(pilot, lambda: screen.focused is output)
         await pilot.press("f7")  # again: the editor gets the room back
         await until_settled(pilot, lambda: isinstance(screen.focused, TextArea) and editor.output_share == OUTPUT_SMALL)
-        await pilot.pause()
+        await until_settled(pilot, lambda: code_input.region.height > output.region.height, what="the room back to the code")
         assert code_input.region.height > output.region.height
 
 
@@ -115,7 +115,7 @@ async def test_records_a_block_returns_are_a_table_with_sort_search_and_take(tas
         screen.query_one("ToolCatalog").select("invite_to_room", notify=True)
         await until_settled(pilot, lambda: composer.tool is not None and composer.tool.name == "invite_to_room")
         composer.field("player_id").focus()
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is composer.field("player_id"), what="player_id focused")
         await pilot.press("f4", "v")
         await until_settled(pilot, lambda: isinstance(pilot.app.screen, ResultScreen))
         viewer = pilot.app.screen
@@ -137,6 +137,6 @@ def test_snapshot_of_the_output_given_the_room_after_a_run(snap_compare, task, m
         editor = await run_block(pilot, screen, "friends = list_friends()\nfor f in friends['items']:\n    print(f)\nfriends['items']\n")
         await until_settled(pilot, lambda: editor.output_share == OUTPUT_LARGE)
         screen.set_focus(None)  # a blinking cursor would be caught on or off
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is None, what="no focus")
 
     assert snap_compare(EBenchApp(lambda: SolveScreen(task, code=True)), terminal_size=SIZES[size], run_before=run_before)

@@ -150,6 +150,6 @@ def test_snapshot_of_the_solve_screen_talking_with_the_user(snap_compare, task, 
         await pilot.press("enter")
         await until_settled(pilot, lambda: "Long vacation" in log_text(screen, "#user-log"))
         screen.set_focus(None)  # a blinking cursor would be caught on or off
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is None, what="no focus")
 
     assert snap_compare(EBenchApp(lambda: SolveScreen(task)), terminal_size=SIZES[size], run_before=run_before)

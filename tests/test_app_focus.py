@@ -68,14 +68,20 @@ async def test_at_80x24_a_cut_request_ends_in_an_ellipsis_and_f6_shows_it_whole(
         assert "capabilities" not in shown(pane)  # the lines past the cut (who asks, when, the capabilities)
         await pilot.press("f6")
         await until_settled(pilot, lambda: pane.expanded and not shown(pane).endswith("…"))
-        await pilot.pause()
+
+        def laid_out() -> bool:
+            """The pane as tall as its whole text (wrapped) and its border: laid out since it expanded."""
+            return pane.region.height == len(pane.shown_text(pane.size.width)[0].wrap(pilot.app.console, pane.size.width)) + 2
+
+        await until_settled(pilot, laid_out, what="the whole request laid out")
         whole = " ".join(shown(pane).split())
         assert task.query in whole and "as " in whole and "capabilities" in whole
-        assert pane.region.height == len(pane.shown_text(pane.size.width)[0].wrap(pilot.app.console, pane.size.width)) + 2
+        assert laid_out()
         assert "F6 less" in str(pane.border_title)
         composer = screen.query_one(CallComposer)
-        screen.query_one("#catalog-search", Input).focus()
-        await pilot.pause()
+        search = screen.query_one("#catalog-search", Input)
+        search.focus()
+        await until_settled(pilot, lambda: screen.focused is search, what="the search focused")
         await pilot.press("f6")  # from inside a field too
         await until_settled(pilot, lambda: not pane.expanded and pane.cut)
         assert composer.tool is None
@@ -89,7 +95,7 @@ def test_snapshot_of_the_whole_request(snap_compare, tasks, size):
         pane = screen.query_one(TaskPane)
         await until_settled(pilot, lambda: pane.expanded)
         screen.set_focus(None)
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is None, what="no focus")
 
     assert snap_compare(EBenchApp(lambda: SolveScreen(tasks[LONG])), terminal_size=SIZES[size], run_before=run_before)
 
@@ -103,7 +109,13 @@ def test_snapshot_of_a_tool_picked_in_the_search_its_first_field_described(snap_
         await until_settled(pilot, lambda: composer.tool is not None and screen.focused is composer.field("employee_id"))
         await pilot.press("tab")  # to the start: its date format shows under it
         await until_settled(pilot, lambda: composer.help_text.startswith("start: "))
-        await pilot.pause()
+        # The cursor blinks on a clock: caught on or off by how long the machine took. Held on,
+        # as it shows while the person types.
+        start = composer.field("start")
+        assert isinstance(start, Input) and screen.focused is start
+        start.cursor_blink = False
+        # the line under the form shown: laid out
+        await until_settled(pilot, lambda: composer.query_one("#composer-help").region.height > 0, what="the help line laid out")
 
     assert snap_compare(EBenchApp(lambda: SolveScreen(tasks[LONG])), terminal_size=SIZES[size], run_before=run_before)
 
@@ -123,7 +135,7 @@ async def test_a_domain_chosen_in_the_browser_gives_the_focus_back_to_the_table(
         await until_settled(pilot, lambda: browser.focused is table)
         row = table.cursor_row
         await pilot.press("down")  # moves in the table, does not reopen the list
-        await pilot.pause()
+        await until_settled(pilot, lambda: table.cursor_row != row, what="the cursor moved")
         assert not select.expanded and table.cursor_row == row + 1
 
 
@@ -166,7 +178,7 @@ async def test_ctrl_a_selects_all_in_the_raw_json(tasks):
         screen.query_one("ToolCatalog").select("create_room", notify=True)
         await until_settled(pilot, lambda: composer.tool is not None)
         composer.set_args(ROOM)
-        await pilot.pause()
+        await composer.form_ready()
         await pilot.press("ctrl+j")
         raw = composer.query_one("#composer-raw-text", TextArea)
         await until_settled(pilot, lambda: screen.focused is raw)

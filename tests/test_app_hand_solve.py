@@ -57,7 +57,8 @@ async def fill(pilot, screen: SolveScreen, name: str, text: str) -> None:
     walked with the arrow keys to the choice."""
     field = screen.query_one(CallComposer).field(name)
     field.scroll_visible(animate=False, immediate=True)  # a person scrolls the form to it first
-    await pilot.pause()
+    form = screen.query_one("#composer-form")
+    await until_settled(pilot, lambda: form.region.contains_region(field.region), what=f"{name} scrolled into view")
     if isinstance(field, Select):
         await pilot.click(field)
         await until_settled(pilot, lambda: field.expanded)

@@ -92,18 +92,19 @@ async def test_filter_open_step_jump_and_reference(runs):
         table = screen.query_one("#replay-table", DataTable)
         assert table.row_count == 6 and not screen.query_one("#replay-failed", Checkbox).value
         await pilot.press("f")  # failed only
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(screen.shown) != 6, what="the failed-only filter")
         assert table.row_count == 4 and all(not row.passed for row in screen.shown)
         screen.query_one("#replay-solver", Select).value = "sloppy"
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(screen.shown) != 4, what="the solver filter")
         assert {row.solver for row in screen.shown} == {"sloppy"} and table.row_count == 2
         await pilot.press("slash", *"0020")
-        await pilot.pause()
+        # each letter refilters: wait for the whole word's
+        await until_settled(pilot, lambda: [row.task for row in screen.shown] == ["music-0020"], what="the search")
         assert [row.task for row in screen.shown] == ["music-0020"]
         await pilot.press("enter")  # the search hands over to the table
         assert app.screen.focused is table
         await pilot.press("enter")
-        await pilot.pause()
+        await until_settled(pilot, lambda: isinstance(app.screen, ReplayTrialScreen), what="the trial opened")
         trial_screen = app.screen
         assert isinstance(trial_screen, ReplayTrialScreen)
         view = trial_screen.query_one(TrialView)
@@ -160,7 +161,7 @@ async def test_filter_open_step_jump_and_reference(runs):
         assert not view.reference_shown
 
         await pilot.press("escape")  # back to the table, filters kept
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.screen is screen, what="back to the table")
         assert app.screen is screen and table.row_count == 1
 
 
@@ -228,7 +229,7 @@ async def test_at_80_columns_every_header_shows_the_result_is_whole_and_cut_cell
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         table = screen.query_one(TrialTable)
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.has_class("-narrow") and table.row_count > 0, what="the narrow table")
         assert screen.has_class("-narrow")
         assert headers(table) == ["Task", "Trial", "Result", "Calls", "Ended", "Solver", "Domain", "Capabilities"]
         assert sum(c.get_render_width(table) for c in table.ordered_columns) <= table.scrollable_content_region.width
@@ -251,7 +252,7 @@ async def test_the_results_screen_contract_opens_the_failed_trials_of_one_run(ru
         assert screen.query_one("#replay-failed", Checkbox).value
         assert len(screen.shown) == 2 and all(not row.passed for row in screen.shown)
         await pilot.press("enter")
-        await pilot.pause()
+        await until_settled(pilot, lambda: isinstance(app.screen, ReplayTrialScreen), what="the trial opened")
         assert isinstance(app.screen, ReplayTrialScreen)
         await settle(pilot)
 
@@ -262,7 +263,7 @@ async def test_a_folder_without_runs_given_is_loaded_in_a_worker(runs):
         await until_settled(pilot, lambda: app.screen.rows, what="the runs")
         assert len(app.screen.rows) == 2 and all(row.passed for row in app.screen.rows)
         await pilot.press("f")
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(app.screen.shown) != 2, what="the failed-only filter")
         assert app.screen.shown == []
 
 
@@ -388,7 +389,7 @@ def test_snapshot_trial_view_at_the_first_correct_call(snap_compare, tmp_path, m
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_trial_list(snap_compare, runs, size):
     async def run_before(pilot) -> None:
-        await pilot.pause()
+        await until_settled(pilot, lambda: pilot.app.screen.query_one(TrialTable).row_count > 0, what="the trial list")
 
     assert snap_compare(list_app(runs), terminal_size=size, run_before=run_before)
 

@@ -136,7 +136,7 @@ async def test_a_narrow_leaderboard_has_short_headers_and_scrolls_sideways_to_th
         assert table.max_scroll_x > 0  # twelve columns do not fit in 80: the rest is reached with the arrow keys
         while table.column_cursor < len(table.record_columns) - 1:  # the column cursor to the last column
             await pilot.press("right")
-        await pilot.pause()
+        await until_settled(pilot, lambda: table.scroll_x == table.max_scroll_x > 0, what="the last column scrolled into view")
         assert table.scroll_x == table.max_scroll_x > 0  # scrolled to show it
         await pilot.press("s")
         assert str(table.ordered_columns[-1].label) == "Infra ▲"
@@ -166,7 +166,7 @@ async def test_every_tab_renders_its_table_and_the_chart_has_both_runs(run_paths
         assert ["progress rate (failed)", "-", "0.0%"] in paths  # noop changes nothing: no progress
         for pane in ("tab-domains", "tab-capabilities", "tab-efficiency", "tab-paths", "tab-failures", "tab-chart"):
             tabs.active = pane
-            await pilot.pause()
+            await until_settled(pilot, lambda: tabs.get_pane(pane).region.width > 0, what=f"{pane} shown")  # noqa: B023 (awaited here)
             assert tabs.active == pane
         chart = screen.query_one(PassKChart)
         assert [s.label for s in chart.series] == ["oracle", "noop"]
@@ -200,11 +200,11 @@ async def test_the_chart_takes_its_colours_from_the_theme():
     async with app.run_test(size=(60, 20)) as pilot:
         chart = app.query_one(PassKChart)
         app.theme = "textual-dark"
-        await pilot.pause()
+        await until_settled(pilot, what="the theme applied")
         dark = chart.colours()
         assert dark == [app.theme_variables["primary"], app.theme_variables["accent"]]
         app.theme = "textual-light"
-        await pilot.pause()
+        await until_settled(pilot, what="the theme applied")
         assert chart.colours() != dark
         rendered = chart.render()
         assert isinstance(rendered, Text) and "Pass^k" in rendered.plain
@@ -267,8 +267,9 @@ async def test_no_readable_run_is_a_message_not_a_crash(tmp_path):
         assert screen.query_one(Leaderboard).row_count == 0
         await pilot.press("enter", "s")
         assert app.screen is screen
-        screen.query_one(TabbedContent).active = "tab-chart"
-        await pilot.pause()
+        tabs = screen.query_one(TabbedContent)
+        tabs.active = "tab-chart"
+        await until_settled(pilot, lambda: tabs.get_pane("tab-chart").region.width > 0, what="the chart shown")
         assert "No scored trials" in str(screen.query_one(PassKChart).render())
 
 
@@ -286,8 +287,9 @@ def test_snapshot_results_leaderboard(snap_compare, run_paths, size):
 def test_snapshot_results_chart(snap_compare, run_paths):
     async def run_before(pilot: Any) -> None:
         screen = await loaded(pilot)
-        screen.query_one(TabbedContent).active = "tab-chart"
-        await pilot.pause()
+        tabs = screen.query_one(TabbedContent)
+        tabs.active = "tab-chart"
+        await until_settled(pilot, lambda: tabs.get_pane("tab-chart").region.width > 0, what="the chart shown")
 
     assert snap_compare(results_app(run_paths), terminal_size=SIZE, run_before=run_before)
 
@@ -324,7 +326,7 @@ async def test_the_human_baseline_shows_beside_the_runs_overall_and_per_task(run
         assert [row[0] for row in per_task] == [t.id for t in tasks] and all(row[1] == "1/1" for row in per_task)
         tabs = screen.query_one(TabbedContent)
         tabs.active = "tab-baseline"
-        await pilot.pause()
+        await until_settled(pilot, lambda: tabs.get_pane("tab-baseline").region.width > 0, what="the baseline shown")
         assert tabs.active == "tab-baseline"
 
 
@@ -353,7 +355,8 @@ def test_snapshot_of_the_human_baseline_tab(snap_compare, run_paths, tmp_path):
 
     async def run_before(pilot) -> None:
         screen = await loaded(pilot)
-        screen.query_one(TabbedContent).active = "tab-baseline"
-        await pilot.pause()
+        tabs = screen.query_one(TabbedContent)
+        tabs.active = "tab-baseline"
+        await until_settled(pilot, lambda: tabs.get_pane("tab-baseline").region.width > 0, what="the baseline shown")
 
     assert snap_compare(results_app(run_paths, baseline=tmp_path), terminal_size=SIZE, run_before=run_before)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from appcheck import notified
+from appcheck import notified, until_settled
 from textual.binding import Binding
 from textual.color import Color
 from textual.widgets import Footer, Header, Static
@@ -78,7 +78,9 @@ async def test_user_themes_and_keymap_from_the_data_directory(tmp_path: Path):
     (tmp_path / "keymap.toml").write_text('"probe.poke" = "j"\n')
     app = EBenchApp(Probe, theme="mine", home=tmp_path)
     async with app.run_test() as pilot:
-        await pilot.pause()
+        await until_settled(
+            pilot, lambda: isinstance(app.screen, Probe) and app.screen.query_one("#matched").region.width > 0, what="the probe shown"
+        )
         assert app.theme == "mine"
         assert app.theme_variables["diff-matched"] == "#010203"
         assert app.screen.query_one("#matched").styles.color == Color.parse("#010203")
@@ -94,14 +96,14 @@ async def test_a_screenshot_goes_to_the_data_directory_and_the_message_names_its
     async with app.run_test() as pilot:
         messages = notified(app)
         app.action_screenshot()
-        await pilot.pause()
+        await until_settled(pilot, lambda: messages != [], what="the screenshot's message")
         [saved] = (tmp_path / "home" / "screenshots").glob("*.svg")
         assert saved.read_text(encoding="utf-8").startswith("<svg")
         assert messages == [f"Saved screenshot to {saved.resolve()}"]
         blocked = tmp_path / "blocked"
         blocked.write_text("a file where the folder should be")
         app.action_screenshot(path=str(blocked / "inner"))
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(messages) == 2, what="the second screenshot's message")
         assert messages[-1].startswith(f"Screenshot not saved to {blocked / 'inner'}: ")
 
 
@@ -111,11 +113,11 @@ async def test_switching_theme_recolours_the_diff_classes():
         matched = app.screen.query_one("#matched")
         dark = matched.styles.color
         app.theme = "ebench-contrast"
-        await pilot.pause()
+        await until_settled(pilot, lambda: matched.styles.color != dark, what="the diff class recoloured")
         assert matched.styles.color != dark
         assert matched.styles.color == Color.parse(app.theme_variables["diff-matched"])
         app.theme = "textual-dark"  # a Textual theme: the diff colours fall back to ours
-        await pilot.pause()
+        await until_settled(pilot, what="the theme applied")
         assert app.theme_variables["diff-matched"] == DIFF_VARIABLES["diff-matched"]
 
 
@@ -144,7 +146,7 @@ async def test_every_described_binding_is_a_palette_command():
         commands = {c.title: c for c in app.get_system_commands(app.screen)}
         assert "Poke the probe" in commands and "Help" in commands and "Theme" in commands
         commands["Poke the probe"].callback()
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.screen.pokes != 0, what="the poke")
         assert app.screen.pokes == 1
 
 

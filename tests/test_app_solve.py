@@ -118,7 +118,7 @@ async def test_exec_code_runs_nests_its_calls_and_solves_the_task(task):
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         screen.query_one(ToolCatalog).select("exec_code", notify=True)
-        await pilot.pause()
+        await until_settled(pilot, what="the choice of exec_code")
         editor = screen.query_one(CodeEditor)
         editor.code = code
         editor.query_one("#code-input").focus()
@@ -208,10 +208,12 @@ async def test_a_call_picked_in_the_trace_comes_back_into_the_composer(task):
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await run_call(pilot, screen, "create_room", ROOM)
-        screen.query_one(ToolCatalog).select("get_my_profile", notify=True)
-        await pilot.pause()
-        screen.post_message(CallTrace.Selected(screen.trial.history[0]))
         composer = screen.query_one(CallComposer)
+        screen.query_one(ToolCatalog).select("get_my_profile", notify=True)
+        await until_settled(
+            pilot, lambda: composer.tool is not None and composer.tool.name == "get_my_profile", what="get_my_profile chosen"
+        )
+        screen.post_message(CallTrace.Selected(screen.trial.history[0]))
         await until_settled(pilot, lambda: composer.tool.name == "create_room" and composer.values.get("name"))
         assert json.loads(json.dumps(composer.values))["name"] == ROOM["name"]
 
@@ -231,9 +233,16 @@ def test_snapshot_of_the_solve_screen_after_one_call(snap_compare, task, monkeyp
         # The call's result is laid out a frame after it is scrolled to, and the trace follows
         # again: the screen is compared once it shows the newest call.
         trace = screen.query_one(CallTrace)
-        await until_settled(pilot, lambda: trace.showing_newest)
-        await pilot.pause()
-        await until_settled(pilot, lambda: trace.showing_newest)
+
+        def newest_shown_whole() -> bool:
+            """The newest call laid out as tall as what it renders, wrapped (its result included), and in view."""
+            newest = trace.newest_view()
+            if newest is None:
+                return False
+            rows = newest.render().wrap(pilot.app.console, newest.size.width)  # type: ignore[union-attr]
+            return newest.size.height == len(rows) and trace.showing_newest
+
+        await until_settled(pilot, newest_shown_whole, what="the newest call followed")
 
     assert snap_compare(EBenchApp(lambda: SolveScreen(task)), terminal_size=SIZES[size], run_before=run_before)
 
@@ -245,7 +254,7 @@ def test_snapshot_of_the_solve_screen_in_code_mode(snap_compare, task, size):
         screen.query_one(CodeEditor).code = "rooms = list_rooms()\nprint(len(rooms['items']))\n"
         await until_settled(pilot, lambda: isinstance(screen.focused, TextArea))  # the editor has the focus
         screen.set_focus(None)  # a blinking cursor would be caught on or off: the layout is what is compared
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is None, what="no focus")
 
     assert snap_compare(EBenchApp(lambda: SolveScreen(task, code=True)), terminal_size=SIZES[size], run_before=run_before)
 
@@ -261,7 +270,9 @@ async def test_from_the_browser_to_a_graded_attempt_and_back(task):
         await until_settled(pilot, lambda: browser.loaded)
         table = browser.query_one(TaskTable)
         table.move_cursor(row=[t.id for t in browser.shown].index(TASK))
-        await pilot.pause()
+        await until_settled(
+            pilot, lambda: (highlighted := browser.highlighted_task()) is not None and highlighted.id == TASK, what="the task highlighted"
+        )
         table.focus()
         await pilot.press("enter")
         screen = await ready(pilot)

@@ -5,8 +5,11 @@ time, and watching a solver starts paused with speed keys."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from appcheck import forget_unfinished, notified, run_call, until_settled
+from textual.widget import Widget
 from textual.widgets import Input, RichLog, TabbedContent, TextArea
 
 from ebench.app.app import EBenchApp
@@ -106,15 +109,15 @@ async def test_esc_leaves_a_field_then_the_screen_and_never_discards(task):
     app = EBenchApp(Below)
     async with app.run_test(size=SIZE) as pilot:
         messages = notified(app)
-        await pilot.pause()
+        await until_settled(pilot, lambda: isinstance(app.screen, Below) and app.screen.is_mounted, what="the screen below")
         app.push_screen(SolveScreen(task))
         screen = await ready(pilot)
         await run_call(pilot, screen, "create_room", ROOM)
         field = screen.query_one(CallComposer).field("name")
         field.focus()
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is field, what="the field focused")
         await pilot.press("escape")  # leaves the field, not the screen
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is not field, what="escape handled")
         assert app.screen is screen and isinstance(screen.focused, CallTrace)
         await pilot.press("escape")  # now leaves the screen, keeping the attempt
         await until_settled(pilot, lambda: isinstance(app.screen, Below))
@@ -163,32 +166,39 @@ async def test_every_pane_is_one_key_away_even_from_inside_a_field(task):
         composer = screen.query_one(CallComposer)
         field = composer.field("name")
 
-        async def from_field(key: str) -> object:
+        def within(pane: Widget) -> Callable[[Widget], bool]:
+            return lambda focused: pane in focused.ancestors_with_self
+
+        async def from_field(key: str, arrived: Callable[[Widget], bool]) -> Widget:
+            """The focus where `key` pressed in a field puts it, once it is where `arrived` wants
+            (the pane may show first and take the focus after a refresh)."""
             field.focus()
-            await pilot.pause()
+            await until_settled(pilot, lambda: screen.focused is field, what="the field focused")
             await pilot.press(key)
             await until_settled(pilot)
-            await pilot.pause()
+            await until_settled(pilot, lambda: screen.focused is not None and arrived(screen.focused), what=f"{key}'s pane focused")
+            assert screen.focused is not None
             return screen.focused
 
-        assert screen.query_one(ToolCatalog) in (await from_field("f2")).ancestors_with_self
-        assert isinstance(await from_field("f4"), CallView)  # the newest call, in the trace
-        assert screen.query_one(DiffView) in (await from_field("f8")).ancestors_with_self
-        assert screen.query_one(DiffView) in (await from_field("alt+4")).ancestors_with_self
+        assert screen.query_one(ToolCatalog) in (await from_field("f2", within(screen.query_one(ToolCatalog)))).ancestors_with_self
+        newest = await from_field("f4", lambda focused: isinstance(focused, CallView))
+        assert isinstance(newest, CallView)  # the newest call, in the trace
+        assert screen.query_one(DiffView) in (await from_field("f8", within(screen.query_one(DiffView)))).ancestors_with_self
+        assert screen.query_one(DiffView) in (await from_field("alt+4", within(screen.query_one(DiffView)))).ancestors_with_self
         screen.query_one(CallTrace).focus()
         await pilot.press("f3")
         await until_settled(pilot)
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is not None and composer in screen.focused.ancestors_with_self, what="f3's pane")
         assert composer in screen.focused.ancestors_with_self
-        found = await from_field("ctrl+f")
+        found = await from_field("ctrl+f", lambda focused: isinstance(focused, Input) and focused.id == "catalog-search")
         assert isinstance(found, Input) and found.id == "catalog-search"
         field.focus()
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is field, what="the field focused")
         before = field.value
         await pilot.press("slash")  # inside a field "/" is a character, not a key of the screen
         assert "/" in field.value and "/" not in before and screen.focused is field
         await pilot.press("f9")  # the code editor's key: not in tools mode
-        await pilot.pause()
+        await until_settled(pilot, what="f9 handled")
         assert screen.focused is field
         assert "solve.pane.code" not in {b.binding.id for b in screen.active_bindings.values()}
 
@@ -202,11 +212,11 @@ async def test_code_mode_opens_in_the_editor_and_switches_with_keys(task):
         assert editor.region.height > screen.query_one(CallTrace).region.height  # the editor takes most of the room
         await pilot.press("f3")
         await until_settled(pilot)
-        await pilot.pause()
+        await until_settled(pilot, lambda: screen.focused is not None and tabs in screen.focused.ancestors_with_self, what="f3's pane")
         assert tabs.active == "tab-call" and tabs in screen.focused.ancestors_with_self  # no tool yet: the Call tab
         await pilot.press("f9")
         await until_settled(pilot)
-        await pilot.pause()
+        await until_settled(pilot, lambda: isinstance(screen.focused, TextArea), what="the editor focused")
         assert tabs.active == "tab-code" and isinstance(screen.focused, TextArea)
 
 
@@ -236,7 +246,13 @@ async def test_at_80x24_one_pane_at_a_time_each_reachable_by_key(task):
         for key, pane in panes.items():
             await pilot.press(key)
             await until_settled(pilot)
-            await pilot.pause()
+
+            def alone(pane: Widget = pane) -> bool:
+                """The pane focused, and laid out as the only pane shown."""
+                shown = [other for other in panes.values() if other.region.height > 0]
+                return screen.focused is not None and pane in screen.focused.ancestors_with_self and shown == [pane]
+
+            await until_settled(pilot, alone, what=f"{key}'s pane alone")
             assert pane.region.height >= 8 and pane.region.width >= 70, (key, pane.region)
             assert pane in screen.focused.ancestors_with_self
             hidden = [other for other in panes.values() if other is not pane and other.region.height > 0]

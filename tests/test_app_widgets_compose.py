@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from appcheck import until_settled
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
@@ -41,6 +42,13 @@ class Host(App[None]):
 
     def on_call_composer_submitted(self, message: CallComposer.Submitted) -> None:
         self.messages.append(message)
+
+    def on_call_composer_edited(self, message: CallComposer.Edited) -> None:
+        # Posted after the composer handled an edit (its field checked): what a test waits for.
+        self.messages.append(message)
+
+    def edits(self) -> int:
+        return sum(isinstance(m, CallComposer.Edited) for m in self.messages)
 
     def selected(self) -> list[str]:
         return [m.name for m in self.messages if isinstance(m, ToolCatalog.Selected)]
@@ -152,8 +160,8 @@ def test_the_form_refuses_what_the_registry_refuses_in_its_own_words():
 async def test_catalog_groups_read_write_and_code_with_the_domains_counts():
     app = Host()
     async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause()
         catalog = app.query_one(ToolCatalog)
+        await until_settled(pilot, lambda: catalog.highlighted_name is not None, what="the catalog filled")
         reads = sum(t.kind == "read" for t in TOOLS)
         writes = sum(t.kind == "write" for t in TOOLS)
         assert catalog.group_counts() == {"read": reads, "write": writes, "code": 1}
@@ -166,8 +174,10 @@ async def test_catalog_groups_read_write_and_code_with_the_domains_counts():
         first = next(iter(TOOLS)).name
         assert catalog.highlighted_name == first
         await pilot.press("tab", "down")  # into the list, down one
-        await pilot.pause()
         second = list(TOOLS)[1]
+        await until_settled(
+            pilot, lambda: second.summary[:30] in str(app.query_one("#catalog-detail").render()), what="the second tool described"
+        )
         assert catalog.highlighted_name == second.name
         detail = str(app.query_one("#catalog-detail").render())
         assert second.summary[:30] in detail
@@ -178,20 +188,20 @@ async def test_catalog_groups_read_write_and_code_with_the_domains_counts():
 async def test_catalog_search_is_fuzzy_and_enter_selects_the_best_match():
     app = Host()
     async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause()
         catalog = app.query_one(ToolCatalog)
+        await until_settled(pilot, lambda: catalog.highlighted_name is not None, what="the catalog filled")
         await pilot.click("#catalog-search")
         await pilot.press(*"bkroom")  # letters scattered through book_room
-        await pilot.pause()
+        await until_settled(pilot, lambda: catalog.search_text == "bkroom", what="the search")
         assert catalog.shown[0] == "book_room"
         assert len(catalog.shown) < len(TOOLS)
         await pilot.press("enter")
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.selected() != [], what="a tool selected")
         assert app.selected() == ["book_room"]
         assert app.query_one(CallComposer).tool is TOOLS.get("book_room")
         # a word of a summary finds tools whose names lack it; nothing found says so
         catalog.query_one("#catalog-search", Input).value = "zzzzqq"
-        await pilot.pause()
+        await until_settled(pilot, lambda: catalog.search_text == "zzzzqq", what="the search")
         assert catalog.shown == [] and catalog.highlighted_name is None
         assert "No tool matches" in str(app.query_one("#catalog-detail").render())
 
@@ -199,24 +209,25 @@ async def test_catalog_search_is_fuzzy_and_enter_selects_the_best_match():
 async def test_catalog_list_enter_selects_and_select_highlights_without_echo():
     app = Host()
     async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause()
         catalog = app.query_one(ToolCatalog)
+        await until_settled(pilot, lambda: catalog.highlighted_name is not None, what="the catalog filled")
         catalog.query_one("#catalog-search", Input).value = "meeting"
-        await pilot.pause()
+        await until_settled(pilot, lambda: catalog.search_text == "meeting", what="the search")
         catalog.select("exec_code")  # hidden by the search: the search is cleared to show it
-        await pilot.pause()
+        # the cleared search box's own change handled too (it refills the list again)
+        await until_settled(pilot, lambda: catalog.search_text == "" and catalog.highlighted_name == "exec_code", what="exec_code shown")
         assert catalog.search_text == "" and catalog.highlighted_name == "exec_code"
         assert app.selected() == []
         catalog.focus()  # focusing the catalog means searching
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.focused is catalog.query_one("#catalog-search"), what="the search box focused")
         assert app.focused is catalog.query_one("#catalog-search")
         await pilot.press("down")  # from the search box into the list
         assert app.focused is catalog.query_one("#catalog-list")
         await pilot.press("enter")
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.selected() != [], what="a tool selected")
         assert app.selected() == ["exec_code"]
         catalog.select("get_employee", notify=True)
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(app.selected()) == 2, what="the second selection")
         assert app.selected() == ["exec_code", "get_employee"]
         with pytest.raises(KeyError):
             catalog.select("no_such_tool")
@@ -228,14 +239,18 @@ async def test_catalog_list_enter_selects_and_select_highlights_without_echo():
 async def _composer(pilot: Any, tool: str, args: dict[str, Any] | None = None) -> CallComposer:
     composer = pilot.app.query_one(CallComposer)
     composer.set_tool(TOOLS.get(tool), args)
-    await pilot.pause()
+    await composer.form_ready()
     return composer
 
 
 async def _type(pilot: Any, widget: Input, text: str) -> None:
+    """Type `text` into an empty field, then wait until the composer has checked each keystroke's
+    change (one Edited per change)."""
+    assert widget.value == ""
+    edits = pilot.app.edits()
     widget.focus()
     await pilot.press(*text)
-    await pilot.pause()
+    await until_settled(pilot, lambda: widget.value == text and pilot.app.edits() >= edits + len(text), what=f"{text!r} typed and checked")
 
 
 async def test_composer_builds_one_field_per_parameter_by_type():
@@ -274,7 +289,8 @@ async def test_a_bad_integer_shows_inline_and_blocks_run():
         assert composer.query_one("#composer-run", Button).disabled
         await pilot.press("f5")
         await pilot.click("#composer-run")
-        await pilot.pause()
+        status = composer.query_one("#composer-status")
+        await until_settled(pilot, lambda: "fix 1 field first" in str(status.render()), what="F5 refused")
         assert app.submitted() == []
         await pilot.press("backspace")
         assert composer.errors == {} and not composer.query_one("#composer-run", Button).disabled
@@ -285,7 +301,7 @@ async def test_run_with_an_empty_required_field_says_required():
     async with app.run_test(size=(100, 48)) as pilot:
         composer = await _composer(pilot, "cancel_meeting")
         await pilot.press("f5")
-        await pilot.pause()
+        await until_settled(pilot, lambda: composer.errors != {}, what="F5 refused")
         assert composer.errors == {"meeting_id": "required"}
         assert app.submitted() == []
         assert app.focused is composer.field("meeting_id")
@@ -298,17 +314,18 @@ async def test_a_good_form_posts_typed_arguments_without_empty_optionals():
         await _type(pilot, composer.field("min_capacity"), "8")  # type: ignore[arg-type]
         await _type(pilot, composer.field("equipment"), '["projector", "whiteboard"]')  # type: ignore[arg-type]
         composer.field("room_type").value = "boardroom"
+        edits = app.edits()
         composer.field("bookable_only").value = "true"
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.edits() >= edits + 2, what="both choices checked")
         await pilot.click("#composer-run")
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.submitted() != [], what="the call sent")
         (sent,) = app.submitted()
         assert sent.tool == "search_rooms" and sent.raw is False
         assert sent.args == {"min_capacity": 8, "equipment": ["projector", "whiteboard"], "room_type": "boardroom", "bookable_only": True}
         # enter in a field runs too
         await _type(pilot, composer.field("floor"), "3")  # type: ignore[arg-type]
         await pilot.press("enter")
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(app.submitted()) == 2, what="the second call sent")
         assert app.submitted()[-1].args["floor"] == 3
 
 
@@ -318,18 +335,19 @@ async def test_raw_mode_round_trip():
         composer = await _composer(pilot, "invite_participants", {"meeting_id": 7, "employee_ids": [1, 2]})
         assert composer.values["meeting_id"] == "7" and composer.values["employee_ids"] == "[1, 2]"
         composer.field("meeting_id").focus()
-        await pilot.press("ctrl+j")
-        await pilot.pause()
         raw = composer.query_one("#composer-raw-text", TextArea)
+        await pilot.press("ctrl+j")
+        await until_settled(pilot, lambda: app.focused is raw, what="the raw editor focused")
         assert composer.raw_mode and app.focused is raw
         assert json.loads(raw.text) == {"meeting_id": 7, "employee_ids": [1, 2]}
         raw.load_text('{"meeting_id": 9, "employee_ids": [3], "role": "optional"}')
         await pilot.press("ctrl+j")
-        await pilot.pause()
+        # back in the form, the first field takes the focus once mounted
+        await until_settled(pilot, lambda: not composer.raw_mode and app.focused is composer.field("meeting_id"), what="the form back")
         assert not composer.raw_mode
         assert composer.values == {"meeting_id": "9", "employee_ids": "[3]", "role": "optional"}
         await pilot.press("f5")
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.submitted() != [], what="the call sent")
         assert app.submitted()[-1].args == {"meeting_id": 9, "employee_ids": [3], "role": "optional"}
 
 
@@ -337,31 +355,31 @@ async def test_invalid_json_is_refused_and_raw_mode_sends_unchecked_objects():
     app = Host(with_catalog=False)
     async with app.run_test(size=(100, 48)) as pilot:
         composer = await _composer(pilot, "get_employee")
-        await pilot.click("#composer-raw-toggle")
-        await pilot.pause()
         raw = composer.query_one("#composer-raw-text", TextArea)
         error = composer.query_one("#composer-raw-error")
+        await pilot.click("#composer-raw-toggle")
+        await until_settled(pilot, lambda: app.focused is raw, what="the raw editor focused")
         raw.load_text('{"employee_id": ')
         await pilot.press("ctrl+j")  # back to the form: refused
-        await pilot.pause()
+        await until_settled(pilot, lambda: error.display, what="the JSON refused")
         assert composer.raw_mode and error.display and "not valid JSON" in str(error.render())
         await pilot.press("f5")  # nor is it sent
-        await pilot.pause()
+        await until_settled(pilot, what="F5 handled")
         assert app.submitted() == []
         raw.load_text("[1]")
         await pilot.press("f5")
-        await pilot.pause()
+        await until_settled(pilot, lambda: "JSON object" in str(error.render()), what="a non-object refused")
         assert app.submitted() == [] and "JSON object" in str(error.render())
         # a deliberately bad call goes out as typed, for the tool itself to refuse
         raw.load_text('{"employee_id": "abc", "bogus": true}')
-        await pilot.pause()
+        await until_settled(pilot, lambda: not error.display, what="the error cleared by the edit")
         assert not error.display
         await pilot.press("f5")
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.submitted() != [], what="the call sent")
         (sent,) = app.submitted()
         assert sent.raw and sent.args == {"employee_id": "abc", "bogus": True}
         await pilot.press("ctrl+j")  # the form has no field for `bogus`: refused, said why
-        await pilot.pause()
+        await until_settled(pilot, lambda: "bogus" in str(error.render()), what="the form refused")
         assert composer.raw_mode and "bogus" in str(error.render())
 
 
@@ -370,23 +388,23 @@ async def test_set_args_fills_the_form_and_opens_raw_mode_for_what_it_cannot_hol
     async with app.run_test(size=(100, 48)) as pilot:
         composer = await _composer(pilot, "list_department_members")
         composer.set_args({"department_id": 4, "include_sub_departments": True, "status": "on_leave"})
-        await pilot.pause()
+        await composer.form_ready()
         assert composer.values == {"department_id": "4", "include_sub_departments": "true", "status": "on_leave", "page": ""}
         composer.set_args({"department_id": "four"})  # a bad value from a trace: shown with its error
-        await pilot.pause()
+        await composer.form_ready()
         assert composer.errors == {"department_id": "expected an integer"}
         composer.set_args({"status": "retired"})  # not a choice of the Select: raw mode keeps it
-        await pilot.pause()
+        await composer.form_ready()
         assert composer.raw_mode
         assert json.loads(composer.query_one("#composer-raw-text", TextArea).text) == {"status": "retired"}
         composer.set_tool(TOOLS.get("get_my_profile"))  # no parameters
-        await pilot.pause()
+        await composer.form_ready()
         assert not composer.raw_mode and composer.values == {}
         composer.focus()  # Run, when there is nothing to type
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.focused is composer.query_one("#composer-run"), what="Run focused")
         assert app.focused is composer.query_one("#composer-run")
         await pilot.press("f5")
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.submitted() != [], what="the call sent")
         assert app.submitted()[-1].args == {}
 
 
@@ -397,22 +415,25 @@ async def test_take_value_goes_into_the_field_that_last_had_focus():
         assert composer.take_value(5) is None  # no tool chosen: nowhere to put it
         composer = await _composer(pilot, "list_room_bookings")
         assert composer.take_value(12) == "room_id"  # nothing focused yet: the first field
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.focused is composer.field("room_id"), what="room_id focused")
         assert composer.values["room_id"] == "12" and app.focused is composer.field("room_id")
         composer.field("start").focus()
-        await pilot.pause()
+        # the composer notes the field that has the focus when told of it
+        await until_settled(pilot, lambda: composer._last_field == "start", what="start focused")
         app.set_focus(None)  # focus left the composer (the result viewer): the last field is remembered
+        edits = app.edits()
         assert composer.take_value("2025-03-04 10:00") == "start"
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.edits() > edits, what="the value taken checked")
         assert composer.values["start"] == "2025-03-04 10:00" and composer.errors == {}
         composer.field("status").focus()  # a choice list takes only one of its choices
-        await pilot.pause()
+        await until_settled(pilot, lambda: composer._last_field == "status", what="status focused")
         assert composer.take_value("no such status") is None and composer.values["status"] == ""
+        edits = app.edits()
         assert composer.take_value("cancelled") == "status"
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.edits() > edits, what="the choice taken checked")
         assert composer.values["status"] == "cancelled"
         await pilot.press("f5")
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.submitted() != [], what="the call sent")
         assert app.submitted()[-1].args == {"room_id": 12, "start": "2025-03-04 10:00", "status": "cancelled"}
 
 
@@ -421,13 +442,14 @@ async def test_take_value_appends_to_an_array_and_inserts_at_the_raw_cursor():
     async with app.run_test(size=(100, 48)) as pilot:
         composer = await _composer(pilot, "add_chat_members", {"chat_id": 3})
         composer.field("employee_ids").focus()
-        await pilot.pause()
+        await until_settled(pilot, lambda: composer._last_field == "employee_ids", what="employee_ids focused")
+        edits = app.edits()
         assert composer.take_value(31) == "employee_ids" and composer.take_value(40) == "employee_ids"
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.edits() > edits, what="the values taken checked")
         assert composer.values["employee_ids"] == "[31, 40]"
-        await pilot.press("ctrl+j")
-        await pilot.pause()
         raw = composer.query_one("#composer-raw-text", TextArea)
+        await pilot.press("ctrl+j")
+        await until_settled(pilot, lambda: app.focused is raw, what="the raw editor focused")
         raw.load_text('{"chat_id": , "employee_ids": [31, 40]}')
         raw.move_cursor((0, len('{"chat_id": ')))
         assert composer.take_value(7) == "raw JSON"
@@ -442,6 +464,7 @@ def test_snapshot_of_the_composer(snap_compare: Any):
             TOOLS.get("create_meeting"),
             {"title": "Roadmap review", "start": "2025-03-04 10:00", "participant_ids": [12, 31], "room_id": "B-12"},
         )
-        await pilot.pause()
+        await composer.form_ready()
+        await until_settled(pilot, what="the filled form")
 
     assert snap_compare(Host(with_catalog=False), terminal_size=(90, 34), run_before=fill)

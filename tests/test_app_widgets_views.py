@@ -8,6 +8,7 @@ from itertools import takewhile
 from typing import Any
 
 import pytest
+from appcheck import until_settled
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.screen import Screen
@@ -92,6 +93,18 @@ def plain(widget: Widget) -> str:
     return widget.render().plain  # type: ignore[union-attr]
 
 
+def laid_out(trace: CallTrace) -> bool:
+    """Every call's view mounted and placed on the screen (a view gets its region at the layout
+    after its mount)."""
+    views = [trace.view(call_id) for call_id in trace.call_ids]
+    return all(view is not None and view.is_mounted and view.region.width > 0 for view in views)
+
+
+def fits(view: CallView) -> bool:
+    """The view's height is that of what it renders now, wrapped: laid out since it last folded or expanded."""
+    return view.is_mounted and view.size.height == len(view.render().wrap(view.app.console, view.size.width))  # type: ignore[union-attr]
+
+
 # -- render helpers ------------------------------------------------------------------------------
 
 
@@ -117,14 +130,14 @@ async def test_trace_adds_calls_and_nests_children_after_the_block_arrives():
         trace = app.screen.query_one(CallTrace)
         trace.add_call(call(1))
         trace.add_call(call(1, "get_song", parent="call-2"))
-        await pilot.pause()
+        await until_settled(pilot, lambda: laid_out(trace), what="the calls laid out")
         placeholder = trace.view("call-2")
         assert placeholder is not None and placeholder.entry is None
         assert "running exec_code…" in plain(placeholder)
         trace.add_call(call(2, "get_song", parent="call-2", error=("not_found", "No song 999.")))
         trace.add_call(block(2))
         trace.add_call(call(3))
-        await pilot.pause()
+        await until_settled(pilot, lambda: laid_out(trace), what="the calls laid out")
         assert trace.call_ids == ["call-1", "call-2.1", "call-2", "call-2.2", "call-3"]
         top = list(trace.children)
         assert [type(w) for w in top] == [CallView, CallGroup, CallView]
@@ -145,10 +158,11 @@ async def test_trace_nests_children_that_arrive_after_their_block():
     async with app.run_test(size=(120, 40)) as pilot:
         trace = app.screen.query_one(CallTrace)
         trace.add_call(block(1))
-        await pilot.pause()
+        # the block's group composed (its children box made) before the children come
+        await until_settled(pilot, lambda: laid_out(trace), what="the block laid out")
         trace.add_call(call(1, "get_song", parent="call-1"))
         trace.add_call(call(2, "get_song", parent="call-1"))
-        await pilot.pause()
+        await until_settled(pilot, lambda: laid_out(trace), what="the children laid out")
         group = trace.query_one(CallGroup)
         assert group.children_box is not None
         assert [v.call_id for v in group.children_box.query(CallView)] == ["call-1.1", "call-1.2"]
@@ -162,7 +176,7 @@ async def test_set_calls_batches_both_orders_and_clear_calls_empties():
         trace.add_call(call(9))
         history = [call(1), call(1, "get_song", parent="call-2"), block(2), call(3), block(4), call(1, "get_song", parent="call-4")]
         trace.set_calls(history)
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(trace.query(CallView)) == 6 and laid_out(trace), what="the calls replaced")
         assert trace.call_ids == ["call-1", "call-2.1", "call-2", "call-3", "call-4", "call-4.1"]
         groups = list(trace.query(CallGroup))
         assert len(groups) == 2
@@ -171,7 +185,7 @@ async def test_set_calls_batches_both_orders_and_clear_calls_empties():
             assert [v.call_id for v in group.children_box.query(CallView)] == [child]
         assert len(trace.query(CallView)) == 6
         trace.clear_calls()
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(trace.query(CallView)) == 0, what="the calls removed")
         assert trace.call_ids == [] and len(trace.query(CallView)) == 0
 
 
@@ -182,11 +196,12 @@ async def test_long_result_is_folded_and_enter_expands_it_and_selects_the_call()
         trace = app.screen.query_one(CallTrace)
         entry = call(1, result=long_result, args={"query": "moon", "limit": 30})
         trace.add_call(entry)
-        await pilot.pause()
         view = trace.view("call-1")
-        assert view is not None and view.expanded  # the newest call is shown expanded
+        assert view is not None
+        await until_settled(pilot, lambda: laid_out(trace) and fits(view), what="the call laid out")
+        assert view.expanded  # the newest call is shown expanded
         trace.add_call(call(2))  # a newer call folds it back
-        await pilot.pause()
+        await until_settled(pilot, lambda: laid_out(trace) and fits(view), what="the call folded and laid out")
         assert not view.expanded and trace.view("call-2").expanded  # type: ignore[union-attr]
         folded = plain(view)
         assert "more lines" in folded and '"title": "Song 29"' not in folded
@@ -195,7 +210,7 @@ async def test_long_result_is_folded_and_enter_expands_it_and_selects_the_call()
         height_folded = view.size.height
         view.focus()
         await pilot.press("enter")
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.screen.selected != [] and fits(view), what="the call expanded and selected")  # type: ignore[attr-defined]
         assert view.expanded
         expanded = plain(view)
         assert "more lines" not in expanded and '"title": "Song 29"' in expanded
@@ -203,11 +218,11 @@ async def test_long_result_is_folded_and_enter_expands_it_and_selects_the_call()
         assert view.size.height > height_folded
         assert app.screen.selected == [entry]  # type: ignore[attr-defined]
         await pilot.press("enter")
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(app.screen.selected) == 2, what="the call folded and selected")  # type: ignore[attr-defined]
         assert not view.expanded and "more lines" in plain(view)
         # A click toggles and selects too.
         await pilot.click(view)
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(app.screen.selected) == 3, what="the click's selection")  # type: ignore[attr-defined]
         assert view.expanded and len(app.screen.selected) == 3  # type: ignore[attr-defined]
 
 
@@ -219,7 +234,7 @@ async def test_error_call_shows_its_code_and_message():
         trace.add_call(call(2))
         failed = {"ok": False, "stdout": "", "value": None, "error": "Traceback:\nNameError: name 'x' is not defined", "tool_calls": 0}
         trace.add_call(block(3, code="x", **failed))
-        await pilot.pause()
+        await until_settled(pilot, lambda: laid_out(trace), what="the calls laid out")
         bad, good, bad_block = (trace.view(i) for i in ("call-1", "call-2", "call-3"))
         assert bad is not None and good is not None and bad_block is not None
         text = plain(bad)
@@ -238,18 +253,21 @@ async def test_mark_highlights_a_call_and_scrolls_it_into_view_with_300_calls():
         trace = app.screen.query_one(CallTrace)
         for n in range(1, 301):
             trace.add_call(call(n))
-        await pilot.pause()
+        await until_settled(pilot, lambda: laid_out(trace), what="the calls laid out")
         assert len(trace.call_ids) == 300
         trace.mark("call-290")
-        await pilot.pause()
-        await pilot.pause()
         marked = trace.view("call-290")
-        assert marked is not None and marked.has_class("-marked")
+        assert marked is not None
+        # the mark scrolls the call into view after the next refresh
+        await until_settled(pilot, lambda: trace.region.contains_region(marked.region), what="call-290 scrolled into view")
+        assert marked.has_class("-marked")
         assert trace.scroll_y > 0
         assert trace.region.contains_region(marked.region)  # on screen
         trace.mark("call-2")
-        await pilot.pause()
-        assert not marked.has_class("-marked") and trace.view("call-2").has_class("-marked")  # type: ignore[union-attr]
+        first = trace.view("call-2")
+        assert first is not None
+        await until_settled(pilot, lambda: trace.region.contains_region(first.region), what="call-2 scrolled into view")
+        assert not marked.has_class("-marked") and first.has_class("-marked")
         trace.mark(None)
         assert not any(v.has_class("-marked") for v in trace.query(CallView))
 
@@ -331,7 +349,7 @@ async def test_diff_view_shows_counts_and_lines(partial_trial):
     async with app.run_test(size=(140, 40)) as pilot:
         view = app.screen.query_one(DiffView)
         view.show(result, actual)
-        await pilot.pause()
+        await until_settled(pilot, what="the diff shown")
         assert view.counts == {"matched": 8, "missing": 3, "unexpected": 1, "wrong": 3, "actual": len(actual)}
         shown = view.text.plain
         assert shown.startswith("✓ 8 matched  − 3 missing  + 1 unexpected  ≠ 3 wrong")
@@ -344,7 +362,7 @@ async def test_blind_diff_view_hides_the_expected_side(partial_trial):
     async with app.run_test(size=(140, 40)) as pilot:
         view = app.screen.query_one(DiffView)
         view.show(result, actual, blind=True)
-        await pilot.pause()
+        await until_settled(pilot, what="the diff shown")
         counts = actual.counts()
         assert view.counts == {"actual": len(actual), **counts}
         assert not {"matched", "missing", "unexpected", "wrong"} & set(view.counts)
@@ -408,7 +426,7 @@ async def test_cut_lines_end_in_an_ellipsis_differ_within_the_width_and_enter_wr
         view = app.screen.query_one(DiffView)
         view.show(grade, Diff([]))
         view.focus()
-        await pilot.pause()
+        await until_settled(pilot, lambda: view.has_focus, what="the diff focused")
         width = view.scrollable_content_region.width
         rows = [row for row in painted(view) if row.startswith("−")]
         assert len(rows) == 7 and all(row.endswith("…") and cell_len(row) == width for row in rows)
@@ -452,14 +470,14 @@ async def test_a_250_row_diff_renders(partial_trial):
     async with app.run_test(size=(140, 40)) as pilot:
         view = app.screen.query_one(DiffView)
         view.show(grade, actual)
-        await pilot.pause()
+        await until_settled(pilot, what="the diff shown")
         assert len(view.lines) == 2 + 4 + 125 + 125 + 126 + 1  # headers, sections, every change
         assert view.virtual_size.height == len(view.lines)
         view.scroll_end(animate=False)
-        await pilot.pause()
+        await until_settled(pilot, lambda: view.scroll_y > 0, what="the scroll to the end")
         assert view.scroll_y > 0
         view.show(grade, actual, blind=True)
-        await pilot.pause()
+        await until_settled(pilot, what="the blind diff shown")
         assert view.counts["actual"] == len(actual) == 251
 
 
@@ -474,21 +492,21 @@ async def test_code_editor_runs_typed_code_with_ctrl_r_and_shows_output():
         area.focus()
         await pilot.press(*"print(1)")
         await pilot.press("ctrl+r")
-        await pilot.pause()
+        await until_settled(pilot, lambda: app.screen.runs != [], what="the run")  # type: ignore[attr-defined]
         assert app.screen.runs == ["print(1)"]  # type: ignore[attr-defined]
         button = editor.query_one("#code-run", Button)
         assert editor.running and button.disabled
         await pilot.press("ctrl+r")  # a second run while the first is running is refused
-        await pilot.pause()
+        await until_settled(pilot, what="the second ctrl+r handled")
         assert app.screen.runs == ["print(1)"]  # type: ignore[attr-defined]
         editor.show_output(True, {"ok": True, "stdout": "1\n", "value": "{'a': [1, 2]}", "tool_calls": 3})
-        await pilot.pause()
+        await until_settled(pilot, what="the output shown")
         assert not editor.running and not button.disabled
         text = editor.output_text
         assert text.startswith("✓ ok") and "3 tool calls" in text and "stdout\n1" in text and "{'a': [1, 2]}" in text
         editor.code = "x = 1\nx"
         await pilot.click("#code-run")
-        await pilot.pause()
+        await until_settled(pilot, lambda: len(app.screen.runs) == 2, what="the second run")  # type: ignore[attr-defined]
         assert app.screen.runs[-1] == "x = 1\nx" and editor.code == "x = 1\nx"  # type: ignore[attr-defined]
 
 
@@ -497,7 +515,7 @@ async def test_code_editor_shows_errors_limits_and_refusals_in_the_error_colour(
     async with app.run_test(size=(120, 40)) as pilot:
         editor = app.screen.query_one(CodeEditor)
         editor.running = True
-        await pilot.pause()
+        await until_settled(pilot, what="the running state shown")
         assert editor.query_one("#code-run", Button).disabled and editor.has_class("-running")
         editor.show_output(
             False,
@@ -510,7 +528,7 @@ async def test_code_editor_shows_errors_limits_and_refusals_in_the_error_colour(
                 "tool_calls": 1,
             },
         )
-        await pilot.pause()
+        await until_settled(pilot, what="the output shown")
         text = editor.output_text
         assert text.startswith("✗ failed") and "partial" in text and "ZeroDivisionError" in text
         assert "limit reached: time" in text and "1 tool call" in text
@@ -530,7 +548,7 @@ def test_snapshot_diff_view(snap_compare):
 
     async def show(pilot):
         app.screen.query_one(DiffView).show(grade, actual)
-        await pilot.pause()
+        await until_settled(pilot, what="the diff shown")
 
     assert snap_compare(app, terminal_size=(100, 24), run_before=show)
 
@@ -541,6 +559,6 @@ def test_snapshot_diff_view_blind(snap_compare):
 
     async def show(pilot):
         app.screen.query_one(DiffView).show(grade, actual, blind=True)
-        await pilot.pause()
+        await until_settled(pilot, what="the diff shown")
 
     assert snap_compare(app, terminal_size=(100, 24), run_before=show)

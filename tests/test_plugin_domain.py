@@ -232,12 +232,19 @@ async def test_the_app_browses_and_solves_a_plugin_task(
         assert isinstance(screen, SolveScreen)
         await until_settled(pilot, lambda: screen.trial is not None and screen.last_diff is not None)
         results: list[Any] = []
+        composer = screen.query_one(CallComposer)
         for step in task.reference_solution:
             calls = screen.trial.tool_calls
             screen.query_one(ToolCatalog).select(step.tool, notify=True)
-            await pilot.pause()
-            screen.query_one(CallComposer).set_args(resolve_args(step.args, results))
-            await pilot.pause()
+
+            def chosen(tool: str = step.tool) -> bool:
+                """The tool's form built and focused (the screen's handling of the choice done)."""
+                focused = screen.focused
+                return composer.tool is not None and composer.tool.name == tool and focused is not None and composer in focused.ancestors
+
+            await until_settled(pilot, chosen, what=f"{step.tool} chosen")
+            composer.set_args(resolve_args(step.args, results))
+            await composer.form_ready()
             await pilot.press("f5")
             await until_settled(pilot)  # the call's worker, then the diff's
             assert screen.trial.tool_calls == calls + 1 and not screen.busy

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import typer
-from appcheck import until_loaded
+from appcheck import until_loaded, until_settled
 from textual.widgets import DataTable, Static, TabbedContent
 from typer.testing import CliRunner
 
@@ -347,7 +347,7 @@ async def test_the_results_screen_shows_the_frontier_and_code_vs_tools(runs):
         screen = await until_loaded(pilot, ResultsScreen)
         tabs = screen.query_one(TabbedContent)
         tabs.active = "tab-frontier"
-        await pilot.pause()
+        await until_settled(pilot, lambda: tabs.get_pane("tab-frontier").region.width > 0, what="the frontier shown")
         chart = str(screen.query_one("#frontier-chart", Static).render())
         assert "cost / task" in chart and "m1-code: $0.0200, Avg^k 83.3%  ◆ frontier" in chart and "unknown): m3" in chart
         frontier = screen.query_one("#frontier", DataTable)
@@ -355,7 +355,7 @@ async def test_the_results_screen_shows_the_frontier_and_code_vs_tools(runs):
         await pilot.press("x")  # the next axis: calls
         assert "total calls / task" in str(screen.query_one("#frontier-chart", Static).render())
         tabs.active = "tab-code"
-        await pilot.pause()
+        await until_settled(pilot, lambda: tabs.get_pane("tab-code").region.width > 0, what="code vs tools shown")
         pairs = screen.query_one("#code-vs-tools", DataTable)
         rows = [[str(cell) for cell in pairs.get_row_at(i)] for i in range(pairs.row_count)]
         assert rows[0][0] == "openai/m1: m1-tools → m1-code"

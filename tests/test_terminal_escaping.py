@@ -342,13 +342,13 @@ async def test_a_replayed_session_is_shown_as_text_and_clicks_nothing(hostile_se
         await until_settled(pilot, lambda: view.state is not None and view.state.step == timeline.last, what="the last step")
         for call_view in trace.query("CallView"):
             call_view.expanded = True
-        await pilot.pause()
+        await until_settled(pilot, what="the calls expanded")
         assert_screen_inert(app)
         # Clicking on the words that would quit the app does nothing of the kind.
         await pilot.click("#replay-detail-body")
         for call_view in trace.query("CallView"):
             await pilot.click(call_view)
-        await pilot.pause()
+        await until_settled(pilot, what="the clicks handled")
         assert app.is_running and app.return_code is None
 
 
@@ -400,7 +400,12 @@ class ResultHost(App[None]):
 async def test_the_result_viewer_shows_a_hostile_value_as_text(hostile_listing):
     app = ResultHost(hostile_listing)  # a plain App: no line filter behind the viewer's own escaping
     async with app.run_test(size=(200, 40), notifications=True) as pilot:
-        await pilot.pause()
+
+        def table_shown() -> bool:
+            screen = app.screen
+            return isinstance(screen, ResultScreen) and screen.query_one("#result-table", DataTable).row_count > 0
+
+        await until_settled(pilot, table_shown, what="the result's table")
         text = assert_screen_inert(app)
         assert SHOWN_NAME in text
         table = app.screen.query_one("#result-table", DataTable)
@@ -410,7 +415,9 @@ async def test_the_result_viewer_shows_a_hostile_value_as_text(hostile_listing):
         await until_settled(pilot, lambda: app.screen.query("Toast"), what="the notification")
         assert SHOWN_NAME in assert_screen_inert(app)
         await pilot.press("j")  # the JSON view
-        await pilot.pause()
+        viewer = app.screen
+        assert isinstance(viewer, ResultScreen)
+        await until_settled(pilot, lambda: viewer.json_mode and viewer.query_one("#result-json").region.height > 0, what="the JSON view")
         assert_screen_inert(app)
         await pilot.click("#result-body")
         assert app.is_running and app.return_code is None
@@ -436,7 +443,7 @@ async def test_the_task_browser_shows_a_hostile_task_file_as_text(hostile_tasks)
         preview = str(screen.query_one("#browser-preview-body", Static).content)
         assert f"{SHOWN_TITLE}\\x1b[2J\\x1b[H{CLICK}" in preview
         await pilot.click("#browser-preview-body")
-        await pilot.pause()
+        await until_settled(pilot, what="the click handled")
         assert app.is_running and app.return_code is None
 
 

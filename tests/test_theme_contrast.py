@@ -6,6 +6,7 @@ real fields in the real app with its stylesheet."""
 from __future__ import annotations
 
 import pytest
+from appcheck import until_settled
 from rich.color import Color as RichColor
 from textual.app import ComposeResult
 from textual.color import Color
@@ -92,10 +93,10 @@ async def test_the_focused_field_is_unmistakable_and_its_placeholder_readable(th
         for name in ("field", "compact", "area"):
             widget = screen.query_one(f"#{name}")
             elsewhere.focus()
-            await pilot.pause()
+            await until_settled(pilot, lambda: app.focused is elsewhere, what="the other field focused")
             blurred_background, blurred_border, blurred_placeholder = painted(widget)
             widget.focus()
-            await pilot.pause()
+            await until_settled(pilot, lambda: app.focused is widget, what=f"{name} focused")  # noqa: B023 (awaited here)
             assert app.focused is widget
             background, border, placeholder = painted(widget)
             assert background != blurred_background, name  # compact fields too: their background changes

@@ -44,7 +44,8 @@ What is here
 - The registries: `DOMAINS`, `get_domain`, `domain_names`, `builtin_domain_names`; `SOLVERS`,
   `build_solver`, `solver_names`.
 - What an adapter needs (an eval harness, an RL environment, a dataset exporter): the task sets
-  (`SPLITS`, `shipped_splits`, `suite_version`, `tasks_root`, `TASK_FORMAT`, `parse_task`,
+  (`SPLITS`, `shipped_splits`, `suite_version`, `tasks_root`, `TASK_FIELDS`, `TASK_FORMAT`,
+  `parse_task`,
   `compose`, `task_world`), grades as recorded (`GradeRecord`, `diff_from_list`), the model client
   and solver (`LLMConfig`, `LLMSolver`, `UserSettings`, `system_prompt`, `secret_values`), and run
   directories (`sessions_dir`, `config_hash`, `MANIFEST`, `RESULTS`, `RUN_FORMAT`, `SESSIONS`,
@@ -103,7 +104,7 @@ if TYPE_CHECKING:
     from ..tasks.grading import Grade, WrongValue, grade
     from ..tasks.public import WRITTEN, Condition, PublicAPI, Reading
     from ..tasks.records import GradeRecord, diff_from_list
-    from ..tasks.spec import CAPABILITIES, TASK_FORMAT, Step, Task, TaskFileError, load_task, load_tasks, parse_task
+    from ..tasks.spec import CAPABILITIES, TASK_FIELDS, TASK_FORMAT, Step, Task, TaskFileError, load_task, load_tasks, parse_task
     from ..tasks.suite import SPLITS, find_task, load_suite, shipped_splits, suite_version, tasks_root
     from ..tasks.template_api import Draft, GenContext, NoTarget, Template
     from ..tasks.template_helpers import bounded, days_ago, no_tie_at, pretty_day, ref
@@ -242,6 +243,7 @@ _HOMES: dict[str, str] = {
     "shipped_splits": "ebench.tasks.suite",
     "suite_version": "ebench.tasks.suite",
     "tasks_root": "ebench.tasks.suite",
+    "TASK_FIELDS": "ebench.tasks.spec",
     "TASK_FORMAT": "ebench.tasks.spec",
     "parse_task": "ebench.tasks.spec",
     "compose": "ebench.tasks.composition",
@@ -275,6 +277,7 @@ __all__ = [
     "SESSIONS",
     "SOLVERS",
     "SPLITS",
+    "TASK_FIELDS",
     "TASK_FORMAT",
     "TEXT",
     "TS_FMT",

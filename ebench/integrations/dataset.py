@@ -21,27 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..api import SPLITS, TASK_FORMAT, InputError, Task, load_suite, shipped_splits, suite_version
+from ..api import SPLITS, TASK_FIELDS, TASK_FORMAT, InputError, Task, load_suite, shipped_splits, suite_version
 
 FORMATS = ("jsonl", "parquet")
 SPLIT_CHOICES = (*SPLITS, "all")
 # The columns, in order: the task document's fields. The structured ones are JSON text.
-COLUMNS = (
-    "format",
-    "id",
-    "domain",
-    "actor",
-    "query",
-    "capabilities",
-    "expected_diff",
-    "reference_solution",
-    "generator",
-    "stats",
-    "world",
-    "budget",
-    "user_profile",
-    "paraphrases",
-)
+COLUMNS = TASK_FIELDS  # a row is the task document itself
 JSON_TEXT_COLUMNS = ("expected_diff", "reference_solution", "generator", "stats", "budget", "user_profile")
 COLUMN_DOCS = {
     "format": f"always `{TASK_FORMAT}`, the task format's version",

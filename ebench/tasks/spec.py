@@ -541,19 +541,13 @@ def _task_or_error(path: str | Path) -> Task | TaskFileError:
         return exc
 
 
+# The fields of a task document, in the order a task file writes them (a dataset's columns).
+TASK_FIELDS = tuple(TaskDocument.model_fields)
+_SCALAR_FIELDS = ("format", "id", "domain", "actor", "query")
+
 # The fields a task document holds as an object or an array: a JSONL line may give them as JSON
 # text, as a table (a dataset's Arrow columns) must hold rows of differing shapes.
-_STRUCTURED = (
-    "capabilities",
-    "expected_diff",
-    "reference_solution",
-    "generator",
-    "stats",
-    "world",
-    "budget",
-    "user_profile",
-    "paraphrases",
-)
+_STRUCTURED = tuple(name for name, field in TaskDocument.model_fields.items() if name not in _SCALAR_FIELDS)
 
 
 def load_task_lines(path: str | Path) -> list[Task | TaskFileError]:
