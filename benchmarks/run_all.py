@@ -43,6 +43,7 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("exec_code.py", [], ["--trials", "1", "--blocks", "2", "--calls", "20"]),
     ("batch_throughput.py", [], ["--quick"]),
     ("model_client.py", [], ["--requests", "16"]),
+    ("model_start.py", [], ["--runs", "1"]),
     ("cli_startup.py", [], ["--repeat", "1"]),
     ("app_startup.py", [], ["--repeat", "1"]),
     ("build_worlds.py", [], ["--repeat", "1"]),

@@ -32,6 +32,7 @@ from ebench.sessions.solvers import NoopSolver, OracleSolver
 from ebench.sessions.trial import Trial, TrialLimits, open_trial
 from ebench.tasks.skeletons import fill_paraphrases
 from ebench.tasks.suite import SUITE_DIR, load_suite
+from ebench.tasks.template_catalog import task_template
 
 runner = CliRunner()
 MUSIC = "music-0005"  # tests/fixtures/tasks
@@ -163,7 +164,7 @@ def test_paraphrase_draws_from_the_stored_list_and_leaves_a_task_without_one(fix
 
 def test_the_shipped_paraphrases_are_the_templates_other_skeletons(ebench_home):
     tasks = [t for t in load_suite(SUITE_DIR, domain="meeting").tasks][:6]
-    found = fill_paraphrases(tasks)
+    found = fill_paraphrases(tasks, task_template)
     for task in tasks:
         assert found[task.id] == task.paraphrases  # the files hold what the command computes
         assert len(task.paraphrases) == 2 and task.query not in task.paraphrases

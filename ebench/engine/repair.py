@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..errors import EBenchError
 
@@ -41,7 +41,7 @@ class Check(Protocol):
     def repair(self, conn: sqlite3.Connection, now: str) -> int: ...
 
 
-def _count(conn: sqlite3.Connection, sql: str, params: tuple = ()) -> int:
+def _count(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
     return int(conn.execute(sql, params).fetchone()[0])
 
 

@@ -567,35 +567,47 @@ def value_mismatch(schema: Mapping[str, Any], value: Any) -> Mismatch | None:
     if value is None and schema.get("nullable"):
         return None
     if "enum" in schema:
-        choices = tuple(schema["enum"])
-        # JSON true is not 1: a member must match in type as well as in value.
-        if value in choices and type(value) in {type(c) for c in choices}:
-            return None
-        return Mismatch("enum", value, choices)
+        return _enum_mismatch(tuple(schema["enum"]), value)
     kind = schema.get("type")
     if kind == "integer":
-        number = int(value) if isinstance(value, float) and value.is_integer() else value
-        if isinstance(number, int) and not isinstance(number, bool):
-            # SQLite integers are 64-bit; a larger number cannot name anything.
-            return None if INT64_MIN <= number <= INT64_MAX else Mismatch("integer", value, out_of_range=True)
-        return Mismatch("integer", value)
-    if kind == "number":
-        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else Mismatch("number", value)
-    if kind == "string":
-        return None if isinstance(value, str) else Mismatch("string", value)
-    if kind == "boolean":
-        return None if isinstance(value, bool) else Mismatch("boolean", value)
+        return _integer_mismatch(value)
     if kind == "array":
-        if not isinstance(value, list):
-            return Mismatch("array", value)
-        items = schema.get("items") or {}
-        for index, element in enumerate(value):
-            inner = value_mismatch(items, element)
-            if inner is not None:
-                return Mismatch("array", value, item=index, inner=inner)
+        return _array_mismatch(schema.get("items") or {}, value)
+    fits = _SCALAR_FITS.get(kind) if isinstance(kind, str) else None
+    return None if fits is None or fits(value) else Mismatch(str(kind), value)
+
+
+# How a value of the other JSON types fits (an integer, an enum and an array have their own checks).
+_SCALAR_FITS: dict[str, Callable[[Any], bool]] = {
+    "number": lambda value: isinstance(value, (int, float)) and not isinstance(value, bool),
+    "string": lambda value: isinstance(value, str),
+    "boolean": lambda value: isinstance(value, bool),
+    "object": lambda value: isinstance(value, dict),
+}
+
+
+def _enum_mismatch(choices: tuple[Any, ...], value: Any) -> Mismatch | None:
+    # JSON true is not 1: a member must match in type as well as in value.
+    if value in choices and type(value) in {type(c) for c in choices}:
         return None
-    if kind == "object":
-        return None if isinstance(value, dict) else Mismatch("object", value)
+    return Mismatch("enum", value, choices)
+
+
+def _integer_mismatch(value: Any) -> Mismatch | None:
+    number = int(value) if isinstance(value, float) and value.is_integer() else value
+    if isinstance(number, int) and not isinstance(number, bool):
+        # SQLite integers are 64-bit; a larger number cannot name anything.
+        return None if INT64_MIN <= number <= INT64_MAX else Mismatch("integer", value, out_of_range=True)
+    return Mismatch("integer", value)
+
+
+def _array_mismatch(items: Mapping[str, Any], value: Any) -> Mismatch | None:
+    if not isinstance(value, list):
+        return Mismatch("array", value)
+    for index, element in enumerate(value):
+        inner = value_mismatch(items, element)
+        if inner is not None:
+            return Mismatch("array", value, item=index, inner=inner)
     return None
 
 
@@ -641,7 +653,7 @@ def check_page(page: int) -> int:
 def paginate(
     env: ToolEnv,
     select: str,
-    params: tuple | list | dict[str, Any],
+    params: tuple[Any, ...] | list[Any] | dict[str, Any],
     page: int,
     order_by: str,
     shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,

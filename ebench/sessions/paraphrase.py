@@ -7,7 +7,7 @@ phrasing skeletons the templates share without touching any end state. Each rewo
 recorded chat exchange (a session with no tool calls); each verifier solves the task from the new
 wording in its own recorded trial (`run_verifier`, synthesize.py, as for synthesized drafts). A
 verifier whose API failed is no vote against: the attempt is then `unverified` (`Tally`).
-litellm is imported only when a model runs (solvers/llm.py).
+The model is asked through the model client (model_client.py; litellm only for what the lean client does not send).
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ from ..tasks.generation import SeenTasks
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES, Step, Task, TaskFileError, load_task
 from ..tasks.synthesis import DraftRejected, Rejection, SynthesisDraft, is_seen, query_sql, vet_draft
 from .events import InternalErrorEvent
-from .model_client import LLMConfig, load_litellm, sendable_json
+from .model_client import LLMConfig, model_prices, sendable_json
 from .record import SessionWriter, drop_torn_line, secret_values
 from .solvers.base import FatalSolverError, Outcome
 from .solvers.llm import LLMSolver, failed_request
@@ -427,6 +427,7 @@ class GeneratorSolver(LLMSolver):
         tools = [*code_mode_tools(domain.tools), QUERY_SQL_TOOL, SUBMIT_TOOL]
         steps: list[Step] = []
         results: list[Any] = []
+        encoded = self.conversation()  # the messages encoded once each (lean client)
 
         def result(outcome: Outcome) -> GeneratorResult:  # ended without a draft
             return GeneratorResult(None, "", steps, results, outcome)
@@ -442,7 +443,7 @@ class GeneratorSolver(LLMSolver):
                 return result(Outcome(Termination.TIME_LIMIT))
             asked = time.perf_counter()
             try:
-                response = await self._complete(trial, messages, tools)
+                response = await self._complete(trial, messages, tools, encoded)
             except FatalSolverError:
                 raise
             except Exception as exc:
@@ -855,14 +856,7 @@ class Synthesis:
         given = self.config.prices.get(model)
         if given:
             return given["input"], given["output"]
-        try:
-            info = load_litellm().get_model_info(model)
-        except Exception:  # litellm raises for a model it has no entry for
-            return None
-        price_in, price_out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
-        if not isinstance(price_in, (int, float)) or not isinstance(price_out, (int, float)):
-            return None
-        return price_in * 1e6, price_out * 1e6
+        return model_prices(model)  # an openai/ model's read without importing litellm
 
     # -- the loop --------------------------------------------------------------------------
     def plan(self, number: int) -> tuple[int, str]:

@@ -10,7 +10,7 @@ no one to talk to and an answer without a tool call ends the trial, as it always
   know." while it still holds a fact the agent has not asked for, and nothing once it has given
   them all (a polite "Anything else?" after the work is done ends the turn); it never volunteers.
   A message that asks nothing ends the conversation.
-- `LLMUser` is any litellm model given the request and the profile and told to reveal only what is
+- `LLMUser` is any model (the model client: litellm's model strings) given the request and the profile and told to reveal only what is
   asked; it ends the conversation by answering STOP. Its requests are recorded with its answers.
 - A person can be the user in the app (`PersonUser`, which awaits the app's answer).
 
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..tasks.spec import UserFact
-from .model_client import classify, describe, load_litellm
+from .model_client import acompletion, classify, describe
 
 if TYPE_CHECKING:
     from ..tasks.grading import Grade
@@ -125,7 +125,7 @@ def user_prompt(request: str, profile: Sequence[UserFact]) -> str:
 
 
 class LLMUser:
-    """A simulated user played by a model (litellm). Its failures are infrastructure errors."""
+    """A simulated user played by a model (the model client). Its failures are infrastructure errors."""
 
     kind = "llm"
 
@@ -141,15 +141,19 @@ class LLMUser:
         self.messages = [{"role": "system", "content": user_prompt(request, profile)}]
 
     async def reply(self, message: str) -> Reply:
-        litellm = load_litellm()
         self.messages.append({"role": "user", "content": message})
-        kwargs: dict[str, Any] = {"model": self.settings.model, "messages": self.messages, "timeout": 120, "num_retries": 0}
-        if self.settings.api_base:
-            kwargs["api_base"] = self.settings.api_base
-        kwargs.update(self.settings.model_args)
+        args = dict(self.settings.model_args)
+        timeout = args.pop("timeout", 120)  # a model argument wins, as it did in litellm's kwargs
         for attempt in range(self.settings.retries + 1):
             try:
-                response = await litellm.acompletion(**kwargs)
+                response = await acompletion(
+                    self.settings.model or "",
+                    self.messages,
+                    api_base=self.settings.api_base,
+                    model_args=args,
+                    timeout=timeout,
+                    max_retries=None,
+                )
             except Exception as exc:
                 if classify(exc) != "transient" or attempt >= self.settings.retries:
                     raise UserUnavailable(f"the simulated user's model failed: {describe(exc)}") from None

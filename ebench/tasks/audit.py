@@ -127,23 +127,9 @@ class AuditReport:
         careful family and per template: variants tried and passed (with the failing task ids).
         The clauses without a biting condition, templates that declare no clauses, and requests
         with a term the vocabulary leaves open."""
-        families: dict[str, Any] = {}
-        for family, title in FAMILIES.items():
-            tried = [a for a in self.tasks if family in a.tried]
-            passed = sorted(a.task_id for a in tried if a.passed.get(family))
-            families[family] = {"title": title, "tasks": len(tried), "passed": len(passed), "passed_ids": passed}
-        careful: dict[str, Any] = {}
-        for family, title in CAREFUL_FAMILIES.items():
-            runs = sum(a.careful_tried.get(family, 0) for a in self.tasks)
-            failed = sorted(a.task_id for a in self.tasks if a.careful_failed.get(family))
-            failures = sum(len(a.careful_failed.get(family, [])) for a in self.tasks)
-            careful[family] = {"title": title, "tried": runs, "passed": runs - failures, "failed_ids": failed}
-        per_template: dict[str, dict[str, int]] = {}
-        for a in self.tasks:
-            entry = per_template.setdefault(a.template or "(none)", {"tasks": 0, "tried": 0, "passed": 0})
-            entry["tasks"] += 1
-            entry["tried"] += sum(a.careful_tried.values())
-            entry["passed"] += sum(a.careful_tried.values()) - sum(len(v) for v in a.careful_failed.values())
+        families = self._shortcuts()
+        careful = self._careful()
+        per_template = self._careful_by_template()
         clauses = {a.task_id: a.clauses for a in self.tasks if a.clauses}
         undeclared = sorted({a.template for a in self.tasks if a.certified and a.clauses is None})
         terms = {a.task_id: a.open_terms for a in self.tasks if a.open_terms}
@@ -164,6 +150,35 @@ class AuditReport:
             # Templates that declare no clauses are listed, not failed: their clauses are unmeasured.
             "careful_clean": careful_passed == careful_runs and not clauses and not terms,
         }
+
+    def _shortcuts(self) -> dict[str, dict[str, Any]]:
+        """Per shortcut family: its title, the tasks it was tried on and those it passes."""
+        families: dict[str, dict[str, Any]] = {}
+        for family, title in FAMILIES.items():
+            tried = [a for a in self.tasks if family in a.tried]
+            passed = sorted(a.task_id for a in tried if a.passed.get(family))
+            families[family] = {"title": title, "tasks": len(tried), "passed": len(passed), "passed_ids": passed}
+        return families
+
+    def _careful(self) -> dict[str, dict[str, Any]]:
+        """Per careful family: its title, the variants tried and passed, and the tasks where one failed."""
+        careful: dict[str, dict[str, Any]] = {}
+        for family, title in CAREFUL_FAMILIES.items():
+            runs = sum(a.careful_tried.get(family, 0) for a in self.tasks)
+            failed = sorted(a.task_id for a in self.tasks if a.careful_failed.get(family))
+            failures = sum(len(a.careful_failed.get(family, [])) for a in self.tasks)
+            careful[family] = {"title": title, "tried": runs, "passed": runs - failures, "failed_ids": failed}
+        return careful
+
+    def _careful_by_template(self) -> dict[str, dict[str, int]]:
+        """Per template: its tasks, and the careful variants tried and passed on them."""
+        per_template: dict[str, dict[str, int]] = {}
+        for a in self.tasks:
+            entry = per_template.setdefault(a.template or "(none)", {"tasks": 0, "tried": 0, "passed": 0})
+            entry["tasks"] += 1
+            entry["tried"] += sum(a.careful_tried.values())
+            entry["passed"] += sum(a.careful_tried.values()) - sum(len(v) for v in a.careful_failed.values())
+        return per_template
 
 
 def audit_brief(summary: dict[str, Any]) -> dict[str, Any]:

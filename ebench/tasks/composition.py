@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from random import Random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ..engine.domain_registry import get_domain
 from .generation import MIN_CHANGED_ROWS, GenerationReport, SeenTasks, generate, solution_signature
@@ -44,6 +44,8 @@ from .grading import signature
 from .public import CORRECT, WRITTEN, Condition, Lazy, PublicAPI, Reading, biting_conditions
 from .spec import Step, Task
 from .template_api import Draft, GenContext, NoTarget, Template, leaked, query_key
+
+T = TypeVar("T")
 
 Row = dict[str, Any]
 
@@ -441,7 +443,10 @@ class Grammar:
         return _typed(self.part(key), Action)
 
 
-def _typed(part: Part, cls: type[Any]) -> Any:
+PartT = TypeVar("PartT", bound="Part")
+
+
+def _typed(part: Part, cls: type[PartT]) -> PartT:
     if not isinstance(part, cls):
         raise KeyError(f"part {part.key!r} is a {part.kind_of_part}, not a {cls.kind_of_part}")
     return part
@@ -586,7 +591,7 @@ class Drafting:
         row = self.ctx.conn.execute(sql, self._params(params)).fetchone()
         return None if row is None else row[0]
 
-    def choice(self, items: Sequence[Any], what: str = "target") -> Any:
+    def choice(self, items: Sequence[T], what: str = "target") -> T:
         if not items:
             raise NoTarget(f"no {what}")
         return self.rng.choice(list(items))
@@ -618,11 +623,12 @@ class Solving:
             self.memo[key] = self.api.all_pages(tool, within=within, narrow=narrow, **args)
         return list(self.memo[key])
 
-    def remember(self, key: str, make: Callable[[], Any]) -> Any:
+    def remember(self, key: str, make: Callable[[], T]) -> T:
         """A value computed once per solve (a set of ids read from a listing)."""
         if key not in self.memo:
             self.memo[key] = make()
-        return self.memo[key]
+        value: T = self.memo[key]  # what `make` made for this key
+        return value
 
 
 # == the composed template ====================================================================
@@ -679,15 +685,42 @@ class ComposedTemplate(Template):
     def _draw(self, d: Drafting) -> Draft:
         source, reduction = self.source(), self.reduction()
         base = source.draw(d)
+        rows = candidate_rows(d, source, base, self._columns())
+        if len(rows) < 3:
+            raise NoTarget("fewer than 3 candidates")
+        self._state_values(d, rows)
+        if len(self.terms()) > 1:
+            self._restate_values(d, rows)
+        kept = [r for r in rows if self._passes(r, d.stated, CORRECT)]
+        if not kept:
+            raise NoTarget("the terms keep nothing")
+        reduction.choose(d, kept)
+        for slot, action in self.actions():
+            action.draw(d, slot)
+        correct, result = self._outcome(d, rows, CORRECT)
+        if not result:
+            raise NoTarget("an empty result")
+        self._check_writes(d, result)
+        self._check_conditions(d, rows, correct)
+        steps = self._steps(d, correct, result)
+        # What the data decides stays unsaid: how many items it selects (unless the request states it: a top k).
+        stated_numbers = {v for v in d.stated.values() if isinstance(v, int)}
+        d.hidden += [n for n in (len(result), len(kept), len(rows)) if n not in stated_numbers]
+        query = self.phrase(d.ctx, **d.words)
+        assert d.actor is not None
+        return Draft(d.actor, query, steps, stated=dict(d.stated), hidden=d.hidden, targets=tuple(d.targets) or (("actor", d.actor),))
+
+    def _columns(self) -> dict[str, str]:
+        """The candidate columns the terms and the reduction need, by name."""
         columns: dict[str, str] = {}
         for _, names, predicates in self.terms():
             columns.update({name: p.column for name, p in zip(names, predicates)})
-        columns.update({f"r_{k}": v for k, v in reduction.columns.items()})
-        rows = candidate_rows(d, source, base, columns)
-        if len(rows) < 3:
-            raise NoTarget("fewer than 3 candidates")
-        # Each term's value is chosen on the candidates the terms before it keep, in a random order,
-        # so that together they still keep something and each excludes some of the rest.
+        columns.update({f"r_{k}": v for k, v in self.reduction().columns.items()})
+        return columns
+
+    def _state_values(self, d: Drafting, rows: list[Row]) -> None:
+        """Each term's value, chosen on the candidates the terms before it keep, in a random order,
+        so that together they still keep something and each excludes some of the rest."""
         remaining = rows
         for index in self.rng_order(d):
             term, names, predicates = self.terms()[index]
@@ -698,40 +731,40 @@ class ComposedTemplate(Template):
             remaining = [r for r in remaining if self._term_holds(r, d.stated, term, names, predicates, CORRECT)]
             if not remaining:
                 raise NoTarget("the terms keep nothing")
-        # Then each value again, on what the other terms keep: so that it excludes some of that.
-        if len(self.terms()) > 1:
-            for index in self.rng_order(d):
-                term, names, predicates = self.terms()[index]
-                others = [
-                    r
-                    for r in rows
-                    if all(self._term_holds(r, d.stated, *other, CORRECT) for j, other in enumerate(self.terms()) if j != index)
-                ]
-                for name, predicate in zip(names, predicates):
-                    if predicate.valued and len(others) >= 3:
-                        try:
-                            value = predicate.choose(d, [r[name] for r in others])
-                        except NoTarget:
-                            continue
-                        d.state(name, value, predicate.show(value))
-        kept = [r for r in rows if self._passes(r, d.stated, CORRECT)]
-        if not kept:
-            raise NoTarget("the terms keep nothing")
-        reduction.choose(d, kept)
-        for slot, action in self.actions():
-            action.draw(d, slot)
-        correct, result = self._outcome(d, rows, CORRECT)
-        if not result:
-            raise NoTarget("an empty result")
+
+    def _restate_values(self, d: Drafting, rows: list[Row]) -> None:
+        """Each value again, on what the other terms keep: so that it excludes some of that."""
+        for index in self.rng_order(d):
+            _, names, predicates = self.terms()[index]
+            others = [
+                r for r in rows if all(self._term_holds(r, d.stated, *other, CORRECT) for j, other in enumerate(self.terms()) if j != index)
+            ]
+            for name, predicate in zip(names, predicates):
+                if predicate.valued and len(others) >= 3:
+                    try:
+                        value = predicate.choose(d, [r[name] for r in others])
+                    except NoTarget:
+                        continue
+                    d.state(name, value, predicate.show(value))
+
+    def _check_writes(self, d: Drafting, result: list[Any]) -> None:
+        """NoTarget when the product would refuse a write the request asks for (unseen by the request)."""
+        reduction = self.reduction()
         for _, action in self.actions():
             targets = _targets(d, action, result)
             if not action.sees_refusals(reduction) and action.refused(d, targets) - action.visible_refusals(d, targets):
                 raise NoTarget("the product would refuse a write the request asks for")
+
+    def _check_conditions(self, d: Drafting, rows: list[Row], correct: frozenset[tuple[Any, ...]]) -> None:
+        """NoTarget when getting some condition wrong would change nothing (it would not bite)."""
         for condition in self.conditions:
             for mode in condition.modes:
                 lazy = Lazy(condition.name, mode)
                 if self._outcome(d, rows, lazy)[0] == correct and not (condition.kind == "boundary" and mode == "off_by_one"):
                     raise NoTarget(f"{lazy.label} changes nothing")
+
+    def _steps(self, d: Drafting, correct: frozenset[tuple[Any, ...]], result: list[Any]) -> list[Step]:
+        """The reference steps of the writes; NoTarget when they change too few rows."""
         costs = {slot: action.row_cost for slot, action in self.actions()}
         if sum(costs[effect[0]] for effect in correct) < MIN_CHANGED_ROWS:
             raise NoTarget(f"fewer than {MIN_CHANGED_ROWS} changed rows")
@@ -740,12 +773,7 @@ class ComposedTemplate(Template):
             steps += action.steps(d, slot, _targets(d, action, result), len(steps))
         if not steps:
             raise NoTarget("nothing to write")
-        # What the data decides stays unsaid: how many items it selects (unless the request states it: a top k).
-        stated_numbers = {v for v in d.stated.values() if isinstance(v, int)}
-        d.hidden += [n for n in (len(result), len(kept), len(rows)) if n not in stated_numbers]
-        query = self.phrase(d.ctx, **d.words)
-        assert d.actor is not None
-        return Draft(d.actor, query, steps, stated=dict(d.stated), hidden=d.hidden, targets=tuple(d.targets) or (("actor", d.actor),))
+        return steps
 
     def rng_order(self, d: Drafting) -> list[int]:
         order = list(range(len(self.terms())))
@@ -951,6 +979,16 @@ def structure_problem(grammar: Grammar, structure: Structure) -> str | None:
         return str(exc.args[0])
     if structure.domain != grammar.domain:
         return f"a {structure.domain} structure in the {grammar.domain} grammar"
+    return (
+        _terms_problem(grammar, structure, source, predicates)
+        or _reduction_problem(source, reduction, predicates)
+        or _actions_problem(source, reduction, actions)
+        or _conditions_problem(structure, reduction, actions)
+    )
+
+
+def _terms_problem(grammar: Grammar, structure: Structure, source: Source, predicates: list[Predicate]) -> str | None:
+    """Why the terms do not fit the source (or each other), or None."""
     keys = [p.key for p in predicates]
     if len(set(keys)) != len(keys):
         return "a predicate used twice"
@@ -965,11 +1003,21 @@ def structure_problem(grammar: Grammar, structure: Structure) -> str | None:
                 return f"{key} is a boundary: it is stated, never negated or or-ed"
             if term.op == "not" and not predicate.negatable:
                 return f"{key} has no negated form"
+    return None
+
+
+def _reduction_problem(source: Source, reduction: Reduction, predicates: list[Predicate]) -> str | None:
+    """Why the reduction does not fit the source and the terms, or None."""
     if not reduction.takes(source.entity):
         return f"{reduction.key} does not take {source.entity} items"
     measure = reduction.columns.get("m")
     if measure and any(p.kind == "boundary" and p.column == measure for p in predicates):
         return f"a boundary on {reduction.key}'s own measure"  # "the 3 longest of those at least 3:00 long": the cut decides
+    return None
+
+
+def _actions_problem(source: Source, reduction: Reduction, actions: list[Action]) -> str | None:
+    """Why the actions do not fit the selection (or each other), or None."""
     if not actions:
         return "no action"
     if len({a.key for a in actions}) != len(actions) or len({a.writes for a in actions}) != len(actions):
@@ -979,6 +1027,11 @@ def structure_problem(grammar: Grammar, structure: Structure) -> str | None:
             return f"{action.key} does not apply after {source.key} and {reduction.key}"
     if sum(a.creates for a in actions) > 1:
         return "two actions create"
+    return None
+
+
+def _conditions_problem(structure: Structure, reduction: Reduction, actions: list[Action]) -> str | None:
+    """Why the structure states too few conditions to be a task, or None."""
     conditions = sum(len(t.keys) for t in structure.terms) + len(reduction.conditions())
     if conditions == 0:
         return "no condition"
@@ -1073,6 +1126,30 @@ class Bounds:
 def sample_structure(grammar: Grammar, rng: Random, depth: Depth) -> Structure | None:
     """One structure drawn from the grammar, or None when the draw does not fit together."""
     source = rng.choices(grammar.sources, weights=[s.weight for s in grammar.sources])[0]
+    reduction = _sample_reduction(grammar, rng, source)
+    if reduction is None:
+        return None
+    fitting = [a for a in grammar.actions if a.fits(source, reduction)]
+    if not fitting:
+        return None
+    # Deeper structures are drawn more often: there are many more of them, so two seeds share few.
+    depths = list(range(depth.low, depth.high + 1))
+    want = rng.choices(depths, weights=[d - depth.low + 1 for d in depths])[0]
+    actions = _sample_actions(rng, fitting)
+    n_terms = want - len(actions) - (reduction.key != "every")
+    if n_terms < 1:  # the selection is always filtered: unfiltered structures are few, and every seed would draw them
+        return None
+    predicates = [p for p in grammar.predicates if p.fits(source)]
+    if len(predicates) < n_terms:
+        return None
+    terms = _sample_terms(rng, predicates, n_terms)
+    actions.sort(key=lambda a: (not a.creates, a.key))  # a creating action first: the later ones use its id
+    structure = Structure(grammar.domain, source.key, tuple(terms), reduction.key, tuple(a.key for a in actions))
+    return None if structure_problem(grammar, structure) else structure
+
+
+def _sample_reduction(grammar: Grammar, rng: Random, source: Source) -> Reduction | None:
+    """A reduction that takes the source's items, or None when none does."""
     reductions = [r for r in grammar.reductions if r.takes(source.entity)]
     if not reductions:
         return None
@@ -1081,26 +1158,22 @@ def sample_structure(grammar: Grammar, rng: Random, depth: Depth) -> Structure |
     reduction = rng.choice(reductions)
     if reduction.key == "every" and len(reductions) > 1 and rng.random() < 0.5:
         reduction = rng.choice([r for r in reductions if r.key != "every"])
-    fitting = [a for a in grammar.actions if a.fits(source, reduction)]
-    if not fitting:
-        return None
-    # Deeper structures are drawn more often: there are many more of them, so two seeds share few.
-    depths = list(range(depth.low, depth.high + 1))
-    want = rng.choices(depths, weights=[d - depth.low + 1 for d in depths])[0]
+    return reduction
+
+
+def _sample_actions(rng: Random, fitting: list[Action]) -> list[Action]:
+    """One or two of the fitting actions (unsorted)."""
     n_actions = 1 if len(fitting) == 1 or rng.random() < 0.65 else 2
     creating = [a for a in fitting if a.creates]
     # A created id used by later calls is its own capability: offered often where a write creates.
     if creating and rng.random() < CREATING_SHARE:
         first = rng.choice(creating)
-        actions = [first, *rng.sample([a for a in fitting if a is not first], min(n_actions - 1, len(fitting) - 1))]
-    else:
-        actions = rng.sample(fitting, n_actions)
-    n_terms = want - n_actions - (reduction.key != "every")
-    if n_terms < 1:  # the selection is always filtered: unfiltered structures are few, and every seed would draw them
-        return None
-    predicates = [p for p in grammar.predicates if p.fits(source)]
-    if len(predicates) < n_terms:
-        return None
+        return [first, *rng.sample([a for a in fitting if a is not first], min(n_actions - 1, len(fitting) - 1))]
+    return rng.sample(fitting, n_actions)
+
+
+def _sample_terms(rng: Random, predicates: list[Predicate], n_terms: int) -> list[Term]:
+    """`n_terms` terms over distinct predicates (some negated, some or-ed with a spare one), sorted."""
     chosen = rng.sample(predicates, n_terms)
     terms: list[Term] = []
     spare = [p for p in predicates if p not in chosen and p.kind == "filter"]
@@ -1114,9 +1187,7 @@ def sample_structure(grammar: Grammar, rng: Random, depth: Depth) -> Structure |
         else:
             terms.append(Term("is", (predicate.key,)))
     terms.sort(key=lambda t: t.canonical())
-    actions.sort(key=lambda a: (not a.creates, a.key))  # a creating action first: the later ones use its id
-    structure = Structure(grammar.domain, source.key, tuple(terms), reduction.key, tuple(a.key for a in actions))
-    return None if structure_problem(grammar, structure) else structure
+    return terms
 
 
 def sample_structures(grammar: Grammar, seed: int, count: int, *, split: str = "public", depth: Depth | None = None) -> list[Structure]:

@@ -48,7 +48,7 @@ BUDGET_FACTOR = 3  # a task's budget: at least 3x its public solution's length
 @dataclass
 class GenerationReport:
     tasks: list[Task]
-    rejected: Counter = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)
     attempts: int = 0
 
 
@@ -107,9 +107,9 @@ class SeenTasks:
     queries: set[str] = field(default_factory=set)
     diffs: set[str] = field(default_factory=set)
     solutions: set[str] = field(default_factory=set)
-    skeletons: Counter = field(default_factory=Counter)
-    targets: Counter = field(default_factory=Counter)
-    per_template: Counter = field(default_factory=Counter)
+    skeletons: Counter[tuple[str, int | None]] = field(default_factory=Counter)  # (template, phrasing)
+    targets: Counter[tuple[str, Any]] = field(default_factory=Counter)  # (template, hashable target)
+    per_template: Counter[str] = field(default_factory=Counter)
 
     def add(self, task: Task, schema: Any) -> None:
         self.queries.add(query_key(task.query))

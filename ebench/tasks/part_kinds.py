@@ -264,8 +264,9 @@ class GroupThreshold(Reduction):
         totals = self._totals(rows)
         if mode == "ignore":
             return sorted(totals)
-        keep = (lambda t: t > bound) if mode == "off_by_one" else (lambda t: t >= bound)
-        return sorted(g for g, t in totals.items() if keep(t))
+        if mode == "off_by_one":  # "more than" read for "at least"
+            return sorted(g for g, t in totals.items() if t > bound)
+        return sorted(g for g, t in totals.items() if t >= bound)
 
     def solve(self, s: Solving, items: list[Row]) -> list[Row]:
         totals: dict[Any, float] = {}

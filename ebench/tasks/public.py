@@ -217,7 +217,8 @@ class PublicAPI:
         either way, so both plans must reach the same state)."""
 
         def listing(result: Any) -> dict[str, Any]:
-            return result[within] if within else result
+            found: dict[str, Any] = result[within] if within else result
+            return found
 
         if narrow:
             self.narrowed = True

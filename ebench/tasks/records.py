@@ -67,7 +67,7 @@ class WrongValueRecord(BaseModel):
 
     @model_serializer(mode="wrap")
     def _old_for_updates(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
+        data: dict[str, Any] = handler(self)
         if self.op != "update":
             data.pop("old", None)
         return data

@@ -145,56 +145,60 @@ class Scenario:
 
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     """A validated Scenario, or TaskFileError naming the field at fault."""
-
-    def fail(where: str, message: str) -> Any:
-        raise TaskFileError(source, where, message)
-
     if not isinstance(data, dict):
-        fail("(document)", "a scenario is a JSON object")
-    if data.get("format") != SCENARIO_FORMAT:
-        fail("format", f"expected {SCENARIO_FORMAT!r}")
-    unknown = sorted(set(data) - {"format", "id", "domain", "actor", "world", "generator", "turns"})
-    if unknown:
-        fail(unknown[0], "unknown field")
-    sid, domain, actor = data.get("id"), data.get("domain"), data.get("actor")
-    if not isinstance(sid, str) or not _ID.match(sid):
-        fail("id", "lowercase letters, digits, '-' and '_' (3-81 characters)")
-    if not isinstance(domain, str):
-        fail("domain", "a domain name")
-    if not isinstance(actor, int) or isinstance(actor, bool) or actor < 1:
-        fail("actor", "a positive integer id")
+        raise TaskFileError(source, "(document)", "a scenario is a JSON object")
+    sid, domain, actor = _scenario_head(data, source)
     turns_data = data.get("turns")
     if not isinstance(turns_data, list) or not turns_data:
-        fail("turns", "a non-empty list of turns")
-    turns = []
-    for i, item in enumerate(turns_data):
-        where = f"turns[{i}]"
-        if not isinstance(item, dict) or set(item) - {"kind", "message", "tasks", "refers_to"}:
-            fail(where, 'each turn is {"kind": ..., "message": ..., "tasks": [...], "refers_to": ...}')
-        kind, message = item.get("kind"), item.get("message")
-        if kind not in KINDS:
-            fail(f"{where}.kind", f"one of {', '.join(KINDS)}")
-        if not isinstance(message, str) or not message.strip():
-            fail(f"{where}.message", "a non-empty string")
-        raw = item.get("tasks", [])
-        if not isinstance(raw, list) or len(raw) != TASK_COUNT[kind]:
-            fail(f"{where}.tasks", f"a {kind} turn has {TASK_COUNT[kind]} task(s)")
-        tasks = [parse_task(t, f"{source}: {where}.tasks[{j}]") for j, t in enumerate(raw)]
-        for task in tasks:
-            if (task.domain, task.actor) != (domain, actor):
-                fail(f"{where}.tasks", "every task of a scenario is the scenario's domain and actor")
-        if kind == "clarify" and not tasks[0].user_profile:
-            fail(f"{where}.tasks", "a clarify turn's task holds the user profile it needs")
-        refers_to = item.get("refers_to")
-        if refers_to is not None and (not isinstance(refers_to, int) or isinstance(refers_to, bool) or not 0 <= refers_to < i):
-            fail(f"{where}.refers_to", "the index of an earlier turn")
-        if refers_to is not None and kind not in REFERRING:
-            fail(f"{where}.refers_to", f"only a {', '.join(REFERRING)} turn refers to an earlier one")
-        turns.append(Turn(kind, message, tasks, refers_to))
+        raise TaskFileError(source, "turns", "a non-empty list of turns")
+    turns = [_parse_turn(item, i, source, domain, actor) for i, item in enumerate(turns_data)]
     world, generator = data.get("world") or {}, data.get("generator") or {}
     if not isinstance(world, dict) or not isinstance(generator, dict):
-        fail("world", "an object")
+        raise TaskFileError(source, "world", "an object")
     return Scenario(sid, domain, actor, turns, dict(world), dict(generator), source)
+
+
+def _scenario_head(data: dict[str, Any], source: str) -> tuple[str, str, int]:
+    """The scenario's format, fields, id, domain and actor checked: (id, domain, actor)."""
+    if data.get("format") != SCENARIO_FORMAT:
+        raise TaskFileError(source, "format", f"expected {SCENARIO_FORMAT!r}")
+    unknown = sorted(set(data) - {"format", "id", "domain", "actor", "world", "generator", "turns"})
+    if unknown:
+        raise TaskFileError(source, unknown[0], "unknown field")
+    sid, domain, actor = data.get("id"), data.get("domain"), data.get("actor")
+    if not isinstance(sid, str) or not _ID.match(sid):
+        raise TaskFileError(source, "id", "lowercase letters, digits, '-' and '_' (3-81 characters)")
+    if not isinstance(domain, str):
+        raise TaskFileError(source, "domain", "a domain name")
+    if not isinstance(actor, int) or isinstance(actor, bool) or actor < 1:
+        raise TaskFileError(source, "actor", "a positive integer id")
+    return sid, domain, actor
+
+
+def _parse_turn(item: Any, i: int, source: str, domain: str, actor: int) -> Turn:
+    """Turn `i` of a scenario, checked: its kind, message, tasks (the scenario's domain and actor) and reference."""
+    where = f"turns[{i}]"
+    if not isinstance(item, dict) or set(item) - {"kind", "message", "tasks", "refers_to"}:
+        raise TaskFileError(source, where, 'each turn is {"kind": ..., "message": ..., "tasks": [...], "refers_to": ...}')
+    kind, message = item.get("kind"), item.get("message")
+    if kind not in KINDS:
+        raise TaskFileError(source, f"{where}.kind", f"one of {', '.join(KINDS)}")
+    if not isinstance(message, str) or not message.strip():
+        raise TaskFileError(source, f"{where}.message", "a non-empty string")
+    raw = item.get("tasks", [])
+    if not isinstance(raw, list) or len(raw) != TASK_COUNT[kind]:
+        raise TaskFileError(source, f"{where}.tasks", f"a {kind} turn has {TASK_COUNT[kind]} task(s)")
+    tasks = [parse_task(t, f"{source}: {where}.tasks[{j}]") for j, t in enumerate(raw)]
+    if any((task.domain, task.actor) != (domain, actor) for task in tasks):
+        raise TaskFileError(source, f"{where}.tasks", "every task of a scenario is the scenario's domain and actor")
+    if kind == "clarify" and not tasks[0].user_profile:
+        raise TaskFileError(source, f"{where}.tasks", "a clarify turn's task holds the user profile it needs")
+    refers_to = item.get("refers_to")
+    if refers_to is not None and (not isinstance(refers_to, int) or isinstance(refers_to, bool) or not 0 <= refers_to < i):
+        raise TaskFileError(source, f"{where}.refers_to", "the index of an earlier turn")
+    if refers_to is not None and kind not in REFERRING:
+        raise TaskFileError(source, f"{where}.refers_to", f"only a {', '.join(REFERRING)} turn refers to an earlier one")
+    return Turn(kind, message, tasks, refers_to)
 
 
 def load_scenario(path: Path) -> Scenario:

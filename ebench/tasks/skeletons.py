@@ -68,7 +68,8 @@ def _redraft(template: Template, task: Task, conn: sqlite3.Connection, chosen: i
             ctx.phrasing = chosen
             captured.clear()
             captured.update(values)
-            return self.phrasings[chosen].format(**values)
+            text: str = self.phrasings[chosen].format(**values)
+            return text
 
     rng = Random(f"{task.domain}:{generator.get('seed')}:{template.name}:{generator.get('attempt')}")
     try:

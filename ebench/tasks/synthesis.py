@@ -29,7 +29,6 @@ from typing import Any
 from ..engine.domain_registry import get_domain
 from ..engine.tools import ToolKind, ToolResult
 from ..engine.world import ensure_world, scratch_copy, world_id
-from .audit import reference_shortcuts
 from .careful import reference_variants
 from .certify import capabilities_from
 from .diff import ChangeTracker, Diff
@@ -37,6 +36,7 @@ from .generation import MIN_CHANGED_ROWS, SeenTasks, budget_for, solution_signat
 from .grading import grade, signature
 from .readonly_sql import ROW_LIMIT, SqlBudget, run_readonly
 from .reference import ReferenceFailed, leaks, run_steps
+from .shortcuts import reference_shortcuts
 from .spec import CAPABILITIES, Step, Task, diff_stats
 from .template_api import Template, leaked, query_key
 

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ..engine.domain_registry import get_domain
 from .public import Condition, PublicAPI, Reading
@@ -34,6 +34,9 @@ class Draft:
     hidden: list[Any] = field(default_factory=list)
     # The entities the task is about ("song", 42): at most MAX_PER_TARGET tasks of a template share one.
     targets: tuple[Any, ...] = ()
+
+
+T = TypeVar("T")
 
 
 class GenContext:
@@ -64,7 +67,7 @@ class GenContext:
         row = self.conn.execute(sql, params).fetchone()
         return None if row is None else row[0]
 
-    def choice(self, items: list[Any], what: str = "target") -> Any:
+    def choice(self, items: list[T], what: str = "target") -> T:
         if not items:
             raise NoTarget(f"no {what}")
         return self.rng.choice(items)

@@ -559,7 +559,9 @@ class _Server(ThreadingHTTPServer):
 
 class FakeOpenAI:
     """The server; `requests` keeps every request body received, `headers` their headers (lower-case
-    names). With `api_key`, a request must carry it (`Authorization: Bearer <key>`) or get a 401."""
+    names), `arrivals` when each arrived (time.time(), once its body was read: benchmarks/model_start.py
+    compares the first with a client process's start). With `api_key`, a request must carry it
+    (`Authorization: Bearer <key>`) or get a 401."""
 
     def __init__(self, responder: Callable[[dict[str, Any]], Reply], delay: float = 0.0, port: int = 0, api_key: str | None = None) -> None:
         self.responder = responder
@@ -567,6 +569,7 @@ class FakeOpenAI:
         self.api_key = api_key
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.arrivals: list[float] = []
         self.stopping = threading.Event()  # hanging answers end when it is set
         self.handlers = 0  # handler threads still running (a connection open, an answer under way or hanging)
         self._idle = threading.Condition()
@@ -597,12 +600,14 @@ class FakeOpenAI:
             def _answer(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
+                arrived = time.time()
                 try:
                     body = json.loads(raw)
                 except json.JSONDecodeError:
                     self._send(error(400, "request body is not JSON"))
                     return
                 owner.requests.append(body)
+                owner.arrivals.append(arrived)
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 owner.headers.append(headers)
                 refusal = owner._check_key(headers.get("authorization"))

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import sqlite3
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from random import Random
-from typing import Any
+from typing import Any, TypeVar
 
-from ...engine.fill import FillContext, derive_seed
+from ...engine.fill import FillContext, Row, derive_seed
 from ...engine.moments import DAY_FMT, between, clock, ts
 from . import vocabulary as V
 
@@ -32,23 +33,27 @@ DURATION_WEIGHTS = [8, 34, 14, 30, 9, 5]
 HOLIDAYS = {date(2026, 5, d) for d in range(1, 6)} | {date(2026, 10, d) for d in range(1, 9)}
 
 
-def _plan(ctx: FillContext, name: str, build: Callable[[FillContext, Random], Any]) -> Any:
+P = TypeVar("P")
+
+
+def _plan(ctx: FillContext, name: str, build: Callable[[FillContext, Random], P]) -> P:
     """A plan shared by several generators of one build, drawn once from its own stream."""
     key = f"plan:{name}"
     if key not in ctx.shared:
         ctx.shared[key] = build(ctx, Random(derive_seed(ctx.seed, "plan", name)))
-    return ctx.shared[key]
+    plan: P = ctx.shared[key]  # what `build` made for this name
+    return plan
 
 
 # -- places --------------------------------------------------------------------------------
 
 
-def locations(ctx: FillContext):
+def locations(ctx: FillContext) -> Iterable[Row]:
     for i, (city, country, office, address, hq) in enumerate(V.LOCATIONS, start=1):
         yield {"id": i, "city": city, "country": country, "office_name": office, "address": address, "is_headquarters": hq}
 
 
-def buildings(ctx: FillContext):
+def buildings(ctx: FillContext) -> Iterable[Row]:
     rng = ctx.rng
     city_ids = {r["city"]: r["id"] for r in ctx.rows("locations", "id, city")}
     bid = 0
@@ -66,7 +71,7 @@ def buildings(ctx: FillContext):
             }
 
 
-def rooms(ctx: FillContext):
+def rooms(ctx: FillContext) -> Iterable[Row]:
     rng = ctx.rng
     types, capacities, weights = zip(*[(t, c, w) for t, c, w in V.ROOM_TYPES])
     rid = 0
@@ -132,7 +137,7 @@ def _departments_tree(rng: Random) -> list[Dept]:
     return depts
 
 
-def departments(ctx: FillContext):
+def departments(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     for d in _departments_tree(Random(derive_seed(ctx.seed, "departments-tree"))):
         words = [w for w in d.name.replace("&", " ").replace(",", " ").split() if w[0].isalpha()]
@@ -254,11 +259,11 @@ def _org(ctx: FillContext, rng: Random) -> Org:
     return org
 
 
-def employees(ctx: FillContext):
+def employees(ctx: FillContext) -> Iterable[Row]:
     return iter(_plan(ctx, "org", _org).employees)
 
 
-def department_heads(ctx: FillContext):
+def department_heads(ctx: FillContext) -> Iterable[Row]:
     org = _plan(ctx, "org", _org)
     for dept_id in sorted(org.heads):
         yield {"department_id": dept_id, "employee_id": org.heads[dept_id], "appointed_on": org.appointed[dept_id]}
@@ -527,13 +532,7 @@ def _schedule_meetings(
             created = now - timedelta(minutes=rng.randint(10, 5 * 24 * 60))
         cancelled = rng.random() < 0.07
         cancelled_at = between(rng, created, min(m["start"], now)) if cancelled else None
-        room = None
-        if m["want_room"]:
-            fitting = [r for r in rooms_by_loc[staff.location[m["organizer"]]] if r["capacity"] >= len(m["people"])]
-            for candidate in fitting[: rng.randint(2, 6)]:  # the smallest rooms that fit, tried in order
-                if cancelled or occupancy.free(candidate["id"], start_s, end_s):
-                    room = candidate["id"]
-                    break
+        room = _meeting_room(rng, m, staff, rooms_by_loc, occupancy, cancelled) if m["want_room"] else None
         if room is not None and not cancelled:
             occupancy.take(room, start_s, end_s)
         status = "cancelled" if cancelled else ("completed" if past else "scheduled")
@@ -558,30 +557,7 @@ def _schedule_meetings(
                 "cancel_reason": rng.choice(V.CANCEL_REASONS) if cancelled else None,
             }
         )
-        answered_by = min(m["start"], now)
-        for person in m["people"]:
-            if person == m["organizer"]:
-                role, response, responded = "organiser", "accepted", created
-            else:
-                role = "optional" if rng.random() < 0.15 else "required"
-                weights = [5, 80, 10, 5] if past else [27, 55, 8, 10]
-                response = rng.choices(["invited", "accepted", "declined", "tentative"], weights=weights)[0]
-                responded = None if response == "invited" else between(rng, created, answered_by)
-            attended = None
-            if status == "completed":
-                share = {"accepted": 0.92, "tentative": 0.5, "invited": 0.2, "declined": 0.0}[response]
-                attended = 1 if role == "organiser" else int(rng.random() < share)
-            cal.participants.append(
-                {
-                    "meeting_id": mid,
-                    "employee_id": person,
-                    "role": role,
-                    "response": response,
-                    "invited_at": ts(created),
-                    "responded_at": ts(responded) if responded else None,
-                    "attended": attended,
-                }
-            )
+        cal.participants += _participants(rng, mid, m, created, status, now)
         if room is not None:
             cal.bookings.append(
                 {
@@ -597,6 +573,58 @@ def _schedule_meetings(
                 }
             )
     return cal
+
+
+def _meeting_room(
+    rng: Random,
+    m: dict[str, Any],
+    staff: Staff,
+    rooms_by_loc: dict[int, list[dict[str, Any]]],
+    occupancy: Occupancy,
+    cancelled: bool,
+) -> int | None:
+    """A room for a meeting that wants one: the first free one among the few smallest that fit (a
+    cancelled meeting keeps the first it tried), or None."""
+    start_s, end_s = ts(m["start"]), ts(m["end"])
+    fitting = [r for r in rooms_by_loc[staff.location[m["organizer"]]] if r["capacity"] >= len(m["people"])]
+    for candidate in fitting[: rng.randint(2, 6)]:  # the smallest rooms that fit, tried in order
+        if cancelled or occupancy.free(candidate["id"], start_s, end_s):
+            room: int = candidate["id"]
+            return room
+    return None
+
+
+def _participants(rng: Random, mid: int, m: dict[str, Any], created: datetime, status: str, now: datetime) -> list[dict[str, Any]]:
+    """A meeting's invitations: the organiser's, and each invitee's role, answer (given by the
+    start, or by now) and, once the meeting is over, attendance."""
+    past = m["end"] <= now
+    answered_by = min(m["start"], now)
+    rows: list[dict[str, Any]] = []
+    for person in m["people"]:
+        responded: datetime | None
+        if person == m["organizer"]:
+            role, response, responded = "organiser", "accepted", created
+        else:
+            role = "optional" if rng.random() < 0.15 else "required"
+            weights = [5, 80, 10, 5] if past else [27, 55, 8, 10]
+            response = rng.choices(["invited", "accepted", "declined", "tentative"], weights=weights)[0]
+            responded = None if response == "invited" else between(rng, created, answered_by)
+        attended = None
+        if status == "completed":
+            share = {"accepted": 0.92, "tentative": 0.5, "invited": 0.2, "declined": 0.0}[response]
+            attended = 1 if role == "organiser" else int(rng.random() < share)
+        rows.append(
+            {
+                "meeting_id": mid,
+                "employee_id": person,
+                "role": role,
+                "response": response,
+                "invited_at": ts(created),
+                "responded_at": ts(responded) if responded else None,
+                "attended": attended,
+            }
+        )
+    return rows
 
 
 def _book_standalone(
@@ -667,19 +695,19 @@ def _calendar(ctx: FillContext, rng: Random) -> Calendar:
     return cal
 
 
-def meetings(ctx: FillContext):
+def meetings(ctx: FillContext) -> Iterable[Row]:
     return iter(_plan(ctx, "calendar", _calendar).meetings)
 
 
-def meeting_participants(ctx: FillContext):
+def meeting_participants(ctx: FillContext) -> Iterable[Row]:
     return iter(_plan(ctx, "calendar", _calendar).participants)
 
 
-def room_bookings(ctx: FillContext):
+def room_bookings(ctx: FillContext) -> Iterable[Row]:
     return iter(_plan(ctx, "calendar", _calendar).bookings)
 
 
-def schedule_entries(ctx: FillContext):
+def schedule_entries(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     entries: list[dict[str, Any]] = []
     # Accepted meetings that still take place are on the participant's calendar.
@@ -762,31 +790,22 @@ def schedule_entries(ctx: FillContext):
 # -- chats ---------------------------------------------------------------------------------
 
 
-def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    now = clock(ctx)
-    emps = ctx.rows("employees", "id, department_id, location_id, hire_date, level")
-    hired = {e["id"]: datetime.fromisoformat(e["hire_date"]) for e in emps}
-    dept_rows = ctx.rows("departments", "id, name, kind, parent_id")
-    heads = {r["department_id"]: r["employee_id"] for r in ctx.rows("department_heads", "department_id, employee_id")}
-    cities = {r["id"]: r["city"] for r in ctx.rows("locations", "id, city")}
-    parent = {d["id"]: d["parent_id"] for d in dept_rows}
-    subtree: dict[int, list[int]] = defaultdict(list)  # department -> employees in it and below
-    for e in emps:
-        cur = e["department_id"]
-        while cur is not None:
-            subtree[cur].append(e["id"])
-            cur = parent[cur]
-    by_location: dict[int, list[int]] = defaultdict(list)
-    for e in emps:
-        by_location[e["location_id"]].append(e["id"])
-    all_ids = [e["id"] for e in emps]
-    chats: list[dict[str, Any]] = []
-    members: list[dict[str, Any]] = []
+@dataclass
+class ChatPlan:
+    """The chats and their members as they are drawn (in order: ids follow)."""
 
-    def chat(name: str, kind: str, owner: int, people: list[int], department: int | None, earliest: datetime) -> None:
-        cid = len(chats) + 1
+    rng: Random
+    now: datetime
+    hired: dict[int, datetime]
+    chats: list[dict[str, Any]] = field(default_factory=list)
+    members: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, name: str, kind: str, owner: int, people: list[int], department: int | None, earliest: datetime) -> None:
+        """One chat owned by `owner` with `people` (some of them admins), created after `earliest`."""
+        rng, now, hired = self.rng, self.now, self.hired
+        cid = len(self.chats) + 1
         created = between(rng, max(earliest, hired[owner]), now - timedelta(days=2))
-        chats.append(
+        self.chats.append(
             {
                 "id": cid,
                 "name": name[:60],
@@ -807,7 +826,7 @@ def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], lis
                 joined = max(created, hired[person]) + timedelta(minutes=rng.randint(1, 120))
                 joined = min(joined, now - timedelta(hours=1))
             role = "owner" if person == owner else "admin" if person in admins else "member"
-            members.append(
+            self.members.append(
                 {
                     "chat_id": cid,
                     "employee_id": person,
@@ -817,13 +836,42 @@ def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], lis
                 }
             )
 
+
+def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    now = clock(ctx)
+    emps = ctx.rows("employees", "id, department_id, location_id, hire_date, level")
+    dept_rows = ctx.rows("departments", "id, name, kind, parent_id")
+    heads = {r["department_id"]: r["employee_id"] for r in ctx.rows("department_heads", "department_id, employee_id")}
+    parent: dict[int, int | None] = {d["id"]: d["parent_id"] for d in dept_rows}
+    subtree = _subtrees(emps, parent)
+    plan = ChatPlan(rng, now, {e["id"]: datetime.fromisoformat(e["hire_date"]) for e in emps})
     start = now - timedelta(days=900)
     for d in dept_rows:
         if d["kind"] == "team" or (d["kind"] == "department" and rng.random() < 0.5):
-            chat(f"{d['name']} team", "department", heads[d["id"]], subtree[d["id"]], d["id"], start)
+            plan.add(f"{d['name']} team", "department", heads[d["id"]], subtree[d["id"]], d["id"], start)
         elif d["kind"] == "division":
             audience = [p for p in subtree[d["id"]] if rng.random() < 0.6]  # not everyone joins
-            chat(f"{d['name']} announcements", "announcement", heads[d["id"]], audience, d["id"], start)
+            plan.add(f"{d['name']} announcements", "announcement", heads[d["id"]], audience, d["id"], start)
+    _project_chats(plan, emps, subtree, parent)
+    _social_chats(plan, emps, {r["id"]: r["city"] for r in ctx.rows("locations", "id, city")}, start)
+    return plan.chats, plan.members
+
+
+def _subtrees(emps: list[sqlite3.Row], parent: dict[int, int | None]) -> dict[int, list[int]]:
+    """Department -> the employees in it and below."""
+    subtree: dict[int, list[int]] = defaultdict(list)
+    for e in emps:
+        cur = e["department_id"]
+        while cur is not None:
+            subtree[cur].append(e["id"])
+            cur = parent[cur]
+    return subtree
+
+
+def _project_chats(plan: ChatPlan, emps: list[sqlite3.Row], subtree: dict[int, list[int]], parent: dict[int, int | None]) -> None:
+    """Project chats: owned by a senior employee, with people mostly from near them in the org."""
+    rng = plan.rng
+    all_ids = [e["id"] for e in emps]
     fillers = {"project": V.PROJECTS, "customer": V.CUSTOMERS, "topic": V.TOPICS}
     for _ in range(58):
         owner = rng.choice([e["id"] for e in emps if e["level"] >= 3])
@@ -836,28 +884,36 @@ def _chat_plan(ctx: FillContext, rng: Random) -> tuple[list[dict[str, Any]], lis
             customer=rng.choice(fillers["customer"]),
             topic=rng.choice(fillers["topic"]).capitalize(),
         )
-        chat(name, "project", owner, people, None, now - timedelta(days=300))
+        plan.add(name, "project", owner, people, None, plan.now - timedelta(days=300))
+
+
+def _social_chats(plan: ChatPlan, emps: list[sqlite3.Row], cities: dict[int, str], start: datetime) -> None:
+    """Social chats: anyone's, with people mostly from the owner's office."""
+    rng = plan.rng
+    all_ids = [e["id"] for e in emps]
+    by_location: dict[int, list[int]] = defaultdict(list)
+    for e in emps:
+        by_location[e["location_id"]].append(e["id"])
     for _ in range(26):
         owner = rng.choice(all_ids)
         loc = next(e["location_id"] for e in emps if e["id"] == owner)
         people = [rng.choice(by_location[loc] if rng.random() < 0.8 else all_ids) for _ in range(rng.randint(6, 36))]
         name = rng.choice(V.CHAT_SOCIAL_NAMES).format(city=cities[loc], year=rng.choice([2024, 2025, 2026]))
-        chat(name, "social", owner, people, None, start)
-    return chats, members
+        plan.add(name, "social", owner, people, None, start)
 
 
-def chats(ctx: FillContext):
+def chats(ctx: FillContext) -> Iterable[Row]:
     return iter(_plan(ctx, "chats", _chat_plan)[0])
 
 
-def chat_members(ctx: FillContext):
+def chat_members(ctx: FillContext) -> Iterable[Row]:
     return iter(_plan(ctx, "chats", _chat_plan)[1])
 
 
 MESSAGE_COUNT = 4800
 
 
-def chat_messages(ctx: FillContext):
+def chat_messages(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     roster: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for r in ctx.rows("chat_members", "chat_id, employee_id, joined_at"):

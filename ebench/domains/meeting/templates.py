@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ...tasks.public import WRITTEN, Condition, PublicAPI, PublicSolverFailed, Reading, find_one
 from ...tasks.spec import Step
@@ -179,7 +179,10 @@ def _any_slot(ctx: GenContext) -> tuple[str, str, str]:
     return day, start, end
 
 
-def _pick(ctx: GenContext, items: Iterable[Any], build: Any, what: str, tries: int = 30) -> Any:
+T = TypeVar("T")
+
+
+def _pick(ctx: GenContext, items: Iterable[T], build: Callable[[T], Draft], what: str, tries: int = 30) -> Draft:
     """`build(item)` for the first of the items, in a random order, that makes a task (NoTarget: the next one)."""
     pool = list(items)
     ctx.rng.shuffle(pool)
@@ -256,11 +259,13 @@ def _room_free(ctx: GenContext, room_id: int, start: str, end: str) -> bool:
 
 
 def _location(ctx: GenContext, employee_id: int) -> int:
-    return ctx.value("SELECT location_id FROM employees WHERE id = ?", employee_id)
+    location: int = ctx.value("SELECT location_id FROM employees WHERE id = ?", employee_id)
+    return location
 
 
 def _active(ctx: GenContext, employee_id: int) -> bool:
-    return ctx.value("SELECT status FROM employees WHERE id = ?", employee_id) == "active"
+    active: bool = ctx.value("SELECT status FROM employees WHERE id = ?", employee_id) == "active"
+    return active
 
 
 def _two_words(names: Iterable[str]) -> bool:
@@ -302,12 +307,13 @@ def _unique_chat_for(ctx: GenContext, employee_id: int, name: str) -> bool:
 
 def _meetings_titled(ctx: GenContext, employee_id: int, title: str) -> int:
     """How many of the employee's meetings (organised or invited to, any status) have this title."""
-    return ctx.value(
+    count: int = ctx.value(
         "SELECT COUNT(*) FROM meetings m JOIN meeting_participants p ON p.meeting_id = m.id AND p.employee_id = ? "
         "WHERE m.title = ? COLLATE NOCASE",
         employee_id,
         title,
     )
+    return count
 
 
 def _named_by_title(ctx: GenContext, employee_id: int, title: str) -> None:
@@ -414,7 +420,8 @@ def _group_options(people: list[dict[str, Any]], key: str, low: int, high: int) 
 
 
 def _me(api: PublicAPI) -> dict[str, Any]:
-    return api.call("get_my_profile")
+    me: dict[str, Any] = api.call("get_my_profile")
+    return me
 
 
 def _department(api: PublicAPI, name: str) -> dict[str, Any]:
@@ -476,7 +483,8 @@ def _not_declined(api: PublicAPI, participants: Iterable[dict[str, Any]]) -> Ite
 
 def _head_below(person: dict[str, Any], unit: dict[str, Any]) -> bool:
     """Whether the person heads a department or team below the unit (not the unit itself)."""
-    return person["is_department_head"] and person["department_id"] != unit["department_id"]
+    heads: bool = person["is_department_head"] and person["department_id"] != unit["department_id"]
+    return heads
 
 
 def _by_role(people: Iterable[dict[str, Any]], required_if: Callable[[dict[str, Any]], bool]) -> tuple[list[int], list[int]]:
@@ -495,7 +503,8 @@ def _room(api: PublicAPI, name: str, building: str) -> dict[str, Any]:
 def _building_id(api: PublicAPI, name: str) -> int:
     for room in api.all_pages("search_rooms", query=name):
         if room["building"].casefold() == name.casefold():
-            return room["building_id"]
+            building: int = room["building_id"]
+            return building
     raise PublicSolverFailed(f"no building {name!r}")
 
 
@@ -505,7 +514,8 @@ def _meeting_titled(api: PublicAPI, title: str, narrow: dict[str, Any] | None = 
     found = [m for m in api.all_pages("list_my_meetings", narrow=narrow) if api.keep("title", m["title"].casefold() == title.casefold())]
     if len(found) != 1:
         raise PublicSolverFailed(f"{len(found)} meetings match {title!r}")
-    return found[0]
+    meeting: dict[str, Any] = found[0]
+    return meeting
 
 
 def _my_chat(api: PublicAPI, name: str) -> dict[str, Any]:
@@ -1285,18 +1295,7 @@ class OutOfOffice(Template):
         )
 
     def _draft(self, ctx: GenContext, actor: int, mine: list[tuple[str, str, int]], release: bool) -> Draft:
-        days = sorted({i[0][:10] for i in mine})
-        windows = [
-            (a, b)
-            for i, a in enumerate(days)
-            for b in days[i + 1 :]
-            if a >= FIRST_DAY and days[0] < a and b < days[-1] and (_day(b) - _day(a)).days <= 21
-        ]
-        if release:
-            windows = [(a, b) for a, b in windows if any(i[1] == "release" and a <= i[0][:10] <= b for i in mine)]
-        # the cancel reason is said, so something is cancelled with it
-        windows = [(a, b) for a, b in windows if any(i[1] == "cancel" and a <= i[0][:10] <= b for i in mine)]
-        first, last = ctx.choice(windows, "window")
+        first, last = ctx.choice(self._windows(mine, release), "window")
         inside = [i for i in mine if first <= i[0][:10] <= last]
         if len(inside) < 3:
             raise NoTarget("little to clear")
@@ -1313,6 +1312,26 @@ class OutOfOffice(Template):
         )
         stated = {"first": first, "last": last, "title": title, "reason": reason}
         return Draft(actor, query, steps, stated=stated, hidden=[len(inside)], targets=(("employee", actor),))
+
+    @staticmethod
+    def _windows(mine: list[tuple[str, str, int]], release: bool) -> list[tuple[str, str]]:
+        """The leaves (first day, last day) to draw from: at most three weeks strictly inside the
+        actor's busy days, holding something to cancel (and a booking to release, when `release`)."""
+        days = sorted({i[0][:10] for i in mine})
+        windows = [
+            (a, b)
+            for i, a in enumerate(days)
+            for b in days[i + 1 :]
+            if a >= FIRST_DAY and days[0] < a and b < days[-1] and (_day(b) - _day(a)).days <= 21
+        ]
+
+        def holds(a: str, b: str, act: str) -> bool:
+            return any(i[1] == act and a <= i[0][:10] <= b for i in mine)
+
+        if release:
+            windows = [(a, b) for a, b in windows if holds(a, b, "release")]
+        # the cancel reason is said, so something is cancelled with it
+        return [(a, b) for a, b in windows if holds(a, b, "cancel")]
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         first, last = stated["first"], stated["last"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 NOW = "2026-10-15 09:30:00"
 
@@ -28,8 +29,8 @@ LIMIT 1
 LOOKUPS = {"get_my_profile", "get_employee", "get_department"}
 
 
-def cases(conn: sqlite3.Connection, actor: int) -> dict[str, dict]:
-    def one(sql: str, *params):
+def cases(conn: sqlite3.Connection, actor: int) -> dict[str, dict[str, Any]]:
+    def one(sql: str, *params: Any) -> Any:
         row = conn.execute(sql, params).fetchone()
         return None if row is None else row[0]
 

@@ -214,7 +214,7 @@ def _subtree(department_id: int) -> tuple[str, list[Any]]:
 
 
 def _location(env: ToolEnv, city: str) -> int:
-    loc = env.scalar("SELECT id FROM locations WHERE city = ? COLLATE NOCASE", (city.strip(),))
+    loc: int | None = env.scalar("SELECT id FROM locations WHERE city = ? COLLATE NOCASE", (city.strip(),))
     if loc is None:
         cities = ", ".join(r["city"] for r in env.all("SELECT city FROM locations ORDER BY id"))
         raise ToolError(ErrorCode.INVALID_VALUE, f"No office in {city!r}; the offices are in: {cities}.")
@@ -291,7 +291,8 @@ def _organised(env: ToolEnv, meeting_id: int) -> dict[str, Any]:
 
 
 def _attending(env: ToolEnv, meeting_id: int) -> int:
-    return env.scalar("SELECT COUNT(*) FROM meeting_participants WHERE meeting_id = ? AND response != 'declined'", (meeting_id,))
+    attending: int = env.scalar("SELECT COUNT(*) FROM meeting_participants WHERE meeting_id = ? AND response != 'declined'", (meeting_id,))
+    return attending
 
 
 def _recount(env: ToolEnv, meeting_id: int) -> int:
@@ -299,7 +300,8 @@ def _recount(env: ToolEnv, meeting_id: int) -> int:
         "UPDATE meetings SET participant_count = (SELECT COUNT(*) FROM meeting_participants WHERE meeting_id = :m) WHERE id = :m",
         {"m": meeting_id},
     )
-    return env.scalar("SELECT participant_count FROM meetings WHERE id = ?", (meeting_id,))
+    count: int = env.scalar("SELECT participant_count FROM meetings WHERE id = ?", (meeting_id,))
+    return count
 
 
 def _add_entry(env: ToolEnv, meeting: dict[str, Any], employee_id: int) -> None:
@@ -332,7 +334,8 @@ def _managed_chat(env: ToolEnv, chat_id: int) -> tuple[dict[str, Any], dict[str,
 
 def _recount_chat(env: ToolEnv, chat_id: int) -> int:
     env.conn.execute("UPDATE chats SET member_count = (SELECT COUNT(*) FROM chat_members WHERE chat_id = :c) WHERE id = :c", {"c": chat_id})
-    return env.scalar("SELECT member_count FROM chats WHERE id = ?", (chat_id,))
+    count: int = env.scalar("SELECT member_count FROM chats WHERE id = ?", (chat_id,))
+    return count
 
 
 # -- me and colleagues ---------------------------------------------------------------------

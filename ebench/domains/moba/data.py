@@ -644,24 +644,11 @@ def room_invitations(ctx: FillContext) -> Iterable[Row]:
         for n in range(extra + (room["status"] == "open")):
             invitee = rng.choice(leaders) if n == extra else rng.choice(ids)
             inviter = rng.choice(sorted(inside)) if inside else room["owner_id"]
-            if (
-                invitee in inside
-                or invitee in invited
-                or invitee == inviter
-                or (invitee, inviter) in blocked
-                or (inviter, invitee) in blocked
-                or info[invitee][0] >= created
-            ):
+            if invitee in inside or invitee in invited or _estranged(invitee, inviter, blocked) or info[invitee][0] >= created:
                 continue
             invited.add(invitee)
             sent = between(rng, created, end - timedelta(minutes=1))
-            if room["status"] == "open":
-                status = rng.choices(["pending", "declined"], weights=[75, 25])[0]
-            elif room["status"] == "in_game":
-                status = rng.choice(["declined", "expired"])
-            else:
-                status = rng.choices(["accepted", "declined", "expired"], weights=[50, 25, 25])[0]
-            answered = None if status in ("pending", "expired") else ts(min(end, sent + timedelta(seconds=rng.randint(10, 600))))
+            status, answered = _invitation_answer(rng, room["status"], sent, end)
             rows.append((sent, room["id"], inviter, invitee, status, answered))
     rows.sort(key=lambda r: (r[0], r[1], r[3]))
     for i, (sent, room_id, inviter, invitee, status, answered) in enumerate(rows, start=1):
@@ -674,6 +661,23 @@ def room_invitations(ctx: FillContext) -> Iterable[Row]:
             "sent_at": ts(sent),
             "answered_at": answered,
         }
+
+
+def _estranged(invitee: int, inviter: int, blocked: set[tuple[int, int]]) -> bool:
+    """Whether `inviter` cannot invite `invitee`: the same player, or one blocks the other."""
+    return invitee == inviter or (invitee, inviter) in blocked or (inviter, invitee) in blocked
+
+
+def _invitation_answer(rng: Random, room_status: str, sent: datetime, end: datetime) -> tuple[str, str | None]:
+    """An invitation's status (as its room's state allows) and when it was answered (None: not)."""
+    if room_status == "open":
+        status = rng.choices(["pending", "declined"], weights=[75, 25])[0]
+    elif room_status == "in_game":
+        status = rng.choice(["declined", "expired"])
+    else:
+        status = rng.choices(["accepted", "declined", "expired"], weights=[50, 25, 25])[0]
+    answered = None if status in ("pending", "expired") else ts(min(end, sent + timedelta(seconds=rng.randint(10, 600))))
+    return status, answered
 
 
 # -- matches -------------------------------------------------------------------------------
@@ -721,13 +725,16 @@ ROLE_STATS = {
 }
 
 
+Pools = list[tuple[list[int], list[float]]]  # (players, cumulative weights): the region's, then everyone eligible
+Owned = dict[int, list[tuple[str, int, int]]]  # player -> (acquired_at, hero, proficiency) in time order
+
+
 def match_players(ctx: FillContext) -> Iterable[Row]:
     rng = ctx.rng
     profiles = _profiles(ctx)
     info = _player_info(ctx)
-    hero_role = {r["id"]: r["role"] for r in ctx.rows("heroes", "id, role")}
-    hero_lane = {r["id"]: r["lane"] for r in ctx.rows("heroes", "id, lane")}
-    owned: dict[int, list[tuple[str, int, int]]] = defaultdict(list)
+    heroes = {r["id"]: (r["role"], r["lane"]) for r in ctx.rows("heroes", "id, role, lane")}
+    owned: Owned = defaultdict(list)
     for r in ctx.rows("player_heroes", "player_id, hero_id, acquired_at, proficiency"):
         owned[r["player_id"]].append((r["acquired_at"], r["hero_id"], r["proficiency"]))
     for items in owned.values():
@@ -735,7 +742,7 @@ def match_players(ctx: FillContext) -> Iterable[Row]:
     acquired_at = {pid: [a for a, _, _ in items] for pid, items in owned.items()}
     by_created = sorted(info, key=lambda p: (info[p][0], p))
     created_list = [info[p][0] for p in by_created]
-    pool_cache: dict[tuple[int, str], list[tuple[list[int], list[float]]]] = {}
+    pool_cache: dict[tuple[int, str], Pools] = {}
     for match in ctx.rows("matches", "id, mode, started_at, duration_sec, winner_side"):
         start = match["started_at"]
         moment = _parse(start)
@@ -745,75 +752,86 @@ def match_players(ctx: FillContext) -> Iterable[Row]:
         if key not in pool_cache:
             local = [p for p in eligible if info[p][1] == region]
             pool_cache[key] = [(pool, list(accumulate(profiles[p][2] for p in pool))) for pool in (local, eligible)]
-        pools = pool_cache[key]
-        local = pools[0][0]
-        chosen: list[int] = []
-        used_heroes: set[int] = set()
-        picks: list[tuple[int, int]] = []
-        tries = 0
-        while len(picks) < 10 and tries < 400:
-            tries += 1
-            pool, cumulative = pools[0] if len(local) >= 14 and rng.random() < 0.85 else pools[1]
-            pid = rng.choices(pool, cum_weights=cumulative)[0]
-            if pid in chosen:
-                continue
-            have = owned[pid][: bisect_right(acquired_at[pid], start)]  # heroes owned when the match starts
-            available = [(h, prof) for _, h, prof in have if h not in used_heroes]
-            if not available:
-                continue
-            hero = rng.choices([h for h, _ in available], weights=[prof + 200 for _, prof in available])[0]
-            chosen.append(pid)
-            used_heroes.add(hero)
-            picks.append((pid, hero))
+        picks = _pick_players(rng, pool_cache[key], owned, acquired_at, start)
         assert len(picks) == 10, f"match {match['id']} could not be staffed"
-        minutes = match["duration_sec"] / 60
-        scale = minutes / 18
-        slots = []
-        for n, (pid, hero) in enumerate(picks):
-            side = "blue" if n < 5 else "red"
-            win = side == match["winner_side"]
-            role = hero_role[hero]
-            k, d, a, dmg, taken, heal, tower = ROLE_STATS[role]
-            skill = profiles[pid][0]
-            boost = (1.3 if win else 0.8) * (0.8 + skill / 16)
-            kills = max(0, int(rng.gauss(k * scale * boost, 1.6)))
-            deaths = max(0, int(rng.gauss(d * scale * (0.75 if win else 1.3), 1.6)))
-            assists = max(0, int(rng.gauss(a * scale * boost, 2.2)))
-            gold = int(minutes * rng.uniform(380, 520) + kills * 160 + assists * 45)
-            damage = int(dmg * minutes * rng.uniform(0.7, 1.3) * boost)
-            score = (
-                3.5 + kills * 0.55 + assists * 0.3 - deaths * 0.35 + damage / (minutes * 4000) + (1.5 if win else 0) + rng.uniform(0, 1.5)
-            )
-            slots.append(
-                {
-                    "match_id": match["id"],
-                    "player_id": pid,
-                    "side": side,
-                    "hero_id": hero,
-                    "lane": hero_lane[hero],
-                    "kills": kills,
-                    "deaths": deaths,
-                    "assists": assists,
-                    "gold": gold,
-                    "damage_dealt": damage,
-                    "damage_taken": int(taken * minutes * rng.uniform(0.7, 1.3)),
-                    "healing": int(heal * minutes * rng.uniform(0.5, 1.5)),
-                    "tower_damage": int(tower * minutes * rng.uniform(0.3, 1.7) * (1.4 if win else 0.7)),
-                    "score": round(min(16.0, max(1.0, score)), 1),
-                    "result": "win" if win else "loss",
-                    "is_mvp": 0,
-                    "rating_change": 0,
-                }
-            )
-        for side in ("blue", "red"):
-            team = [s for s in slots if s["side"] == side]
-            best = max(team, key=lambda s: (s["score"], -s["player_id"]))
-            best["is_mvp"] = 1
-        for s in slots:
-            if match["mode"] == "ranked":
-                s["rating_change"] = (2 if s["is_mvp"] else 1) if s["result"] == "win" else (0 if s["is_mvp"] else -1)
+        slots = [_stat_line(rng, match, n, (pid, hero), heroes[hero], profiles[pid][0]) for n, (pid, hero) in enumerate(picks)]
+        _award(slots, match["mode"])
         slots.sort(key=lambda s: s["player_id"])
         yield from slots
+
+
+def _pick_players(rng: Random, pools: Pools, owned: Owned, acquired_at: dict[int, list[str]], start: str) -> list[tuple[int, int]]:
+    """Up to ten (player, hero) picks, mostly from the region when it has players enough, each
+    hero once and owned by its player when the match starts."""
+    local = pools[0][0]
+    chosen: list[int] = []
+    used_heroes: set[int] = set()
+    picks: list[tuple[int, int]] = []
+    tries = 0
+    while len(picks) < 10 and tries < 400:
+        tries += 1
+        pool, cumulative = pools[0] if len(local) >= 14 and rng.random() < 0.85 else pools[1]
+        pid = rng.choices(pool, cum_weights=cumulative)[0]
+        if pid in chosen:
+            continue
+        have = owned[pid][: bisect_right(acquired_at[pid], start)]  # heroes owned when the match starts
+        available = [(h, prof) for _, h, prof in have if h not in used_heroes]
+        if not available:
+            continue
+        hero = rng.choices([h for h, _ in available], weights=[prof + 200 for _, prof in available])[0]
+        chosen.append(pid)
+        used_heroes.add(hero)
+        picks.append((pid, hero))
+    return picks
+
+
+def _stat_line(rng: Random, match: sqlite3.Row, n: int, pick: tuple[int, int], hero: tuple[str, str], skill: float) -> Row:
+    """Pick `n`'s line of a match (the first five play blue): stats drawn from the hero's role
+    (`hero`: role, lane), the player's skill and the result."""
+    pid, hero_id = pick
+    minutes = match["duration_sec"] / 60
+    scale = minutes / 18
+    side = "blue" if n < 5 else "red"
+    win = side == match["winner_side"]
+    role, lane = hero
+    k, d, a, dmg, taken, heal, tower = ROLE_STATS[role]
+    boost = (1.3 if win else 0.8) * (0.8 + skill / 16)
+    kills = max(0, int(rng.gauss(k * scale * boost, 1.6)))
+    deaths = max(0, int(rng.gauss(d * scale * (0.75 if win else 1.3), 1.6)))
+    assists = max(0, int(rng.gauss(a * scale * boost, 2.2)))
+    gold = int(minutes * rng.uniform(380, 520) + kills * 160 + assists * 45)
+    damage = int(dmg * minutes * rng.uniform(0.7, 1.3) * boost)
+    score = 3.5 + kills * 0.55 + assists * 0.3 - deaths * 0.35 + damage / (minutes * 4000) + (1.5 if win else 0) + rng.uniform(0, 1.5)
+    return {
+        "match_id": match["id"],
+        "player_id": pid,
+        "side": side,
+        "hero_id": hero_id,
+        "lane": lane,
+        "kills": kills,
+        "deaths": deaths,
+        "assists": assists,
+        "gold": gold,
+        "damage_dealt": damage,
+        "damage_taken": int(taken * minutes * rng.uniform(0.7, 1.3)),
+        "healing": int(heal * minutes * rng.uniform(0.5, 1.5)),
+        "tower_damage": int(tower * minutes * rng.uniform(0.3, 1.7) * (1.4 if win else 0.7)),
+        "score": round(min(16.0, max(1.0, score)), 1),
+        "result": "win" if win else "loss",
+        "is_mvp": 0,
+        "rating_change": 0,
+    }
+
+
+def _award(slots: list[Row], mode: str) -> None:
+    """Each side's best score is its MVP; a ranked match moves ratings (an MVP's more)."""
+    for side in ("blue", "red"):
+        team = [s for s in slots if s["side"] == side]
+        best = max(team, key=lambda s: (s["score"], -s["player_id"]))
+        best["is_mvp"] = 1
+    for s in slots:
+        if mode == "ranked":
+            s["rating_change"] = (2 if s["is_mvp"] else 1) if s["result"] == "win" else (0 if s["is_mvp"] else -1)
 
 
 def favourite_matches(ctx: FillContext) -> Iterable[Row]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ...tasks.composition import Action, Drafting, Entity, Grammar, Reduction, Row, Solving, Source
 from ...tasks.part_kinds import AboveAverage, EachCall, Equals, Every, Flag, GroupThreshold, GroupTop, Threshold, TopK
@@ -94,10 +94,13 @@ def _memo(d: Drafting, key: str, make: Callable[[], Any]) -> Any:
     return store[key]
 
 
+T = TypeVar("T")
+
 # The world's answers to the drafts' queries, per connection (a generation run drafts thousands of
 # times on one read-only copy): a few connections are kept, each with what was asked of it. Holding
 # the connection keeps its id from being reused by another one.
-_WORLD: OrderedDict[int, tuple[Any, dict[Any, list[Row]]]] = OrderedDict()
+# Per connection: what was read from it (row lists by query, values by name).
+_WORLD: OrderedDict[int, tuple[Any, dict[Any, Any]]] = OrderedDict()
 
 
 def _world_rows(d: Drafting, sql: str, **params: Any) -> list[Row]:
@@ -112,10 +115,11 @@ def _world_rows(d: Drafting, sql: str, **params: Any) -> list[Row]:
     key = (sql, tuple((name, given.get(name)) for name in sorted(set(re.findall(r":(\w+)", sql)))))
     if key not in entry[1]:
         entry[1][key] = d.rows(sql, **params)
-    return entry[1][key]
+    rows: list[Row] = entry[1][key]
+    return rows
 
 
-def _world_value(d: Drafting, name: str, make: Callable[[], Any]) -> Any:
+def _world_value(d: Drafting, name: str, make: Callable[[], T]) -> T:
     """A value computed from the world for the draw's actor, once per world copy."""
     conn = d.ctx.conn
     _world_rows(d, "SELECT 1")  # makes sure the connection has its entry
@@ -123,7 +127,8 @@ def _world_value(d: Drafting, name: str, make: Callable[[], Any]) -> Any:
     key = ("value", name, d.actor)
     if key not in store:
         store[key] = make()
-    return store[key]
+    value: T = store[key]  # what `make` made for this name
+    return value
 
 
 def _world_column(d: Drafting, sql: str, **params: Any) -> list[Any]:
@@ -698,7 +703,8 @@ def _match_day(s: Solving, item: Row) -> str | None:
 
 
 def _kda(item: Row) -> float:
-    return (item["kills"] + item["assists"]) / max(item["deaths"], 1)
+    kda: float = (item["kills"] + item["assists"]) / max(item["deaths"], 1)
+    return kda
 
 
 def _hero_role(s: Solving, item: Row) -> Any:
@@ -1441,7 +1447,7 @@ class SideCount(Reduction):
     def stated_keys(self) -> tuple[str, ...]:
         return ("r_n",)
 
-    def _counts(self, d: Drafting, rows: list[Row]) -> Counter:
+    def _counts(self, d: Drafting, rows: list[Row]) -> Counter[int]:
         sides = _sides(d)
         return Counter(p for r in rows for p, same in sides.get(r["id"], ()) if same == self.ally)
 
@@ -1459,7 +1465,7 @@ class SideCount(Reduction):
         return sorted(p for p, c in counts.items() if (c > bound if mode == "off_by_one" else c >= bound))
 
     def solve(self, s: Solving, items: list[Row]) -> list[Row]:
-        counts: Counter = Counter()
+        counts: Counter[int] = Counter()
         me = _me(s)["player_id"]
         for item in items:
             side, players = _side_of(s, item["match_id"])
@@ -1501,7 +1507,7 @@ class SideTop(Reduction):
         return ranked[:k]
 
     def solve(self, s: Solving, items: list[Row]) -> list[Row]:
-        counts: Counter = Counter()
+        counts: Counter[int] = Counter()
         names: dict[int, str] = {}
         me = _me(s)["player_id"]
         for item in items:

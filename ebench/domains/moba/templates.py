@@ -114,7 +114,8 @@ def _today(ctx: GenContext) -> str:
 
 
 def _current_season(ctx: GenContext) -> int:
-    return ctx.value("SELECT id FROM seasons WHERE start_date <= ? AND end_date >= ?", _today(ctx), _today(ctx))
+    season: int = ctx.value("SELECT id FROM seasons WHERE start_date <= ? AND end_date >= ?", _today(ctx), _today(ctx))
+    return season
 
 
 def _once(*targets: Any) -> tuple[Any, ...]:
@@ -265,7 +266,7 @@ def _accepts(steps: Iterable[Step]) -> int:
     return sum(step.tool == "answer_friend_request" for step in steps)
 
 
-def _befrienders(counts: Counter, enough: Callable[[int], bool], befriend: Callable[[int], Step | None]) -> list[tuple[int, Step]]:
+def _befrienders(counts: Counter[int], enough: Callable[[int], bool], befriend: Callable[[int], Step | None]) -> list[tuple[int, Step]]:
     """The counted players, by id, whose count is enough and whom befriending changes, each with the step that does it."""
     return [(p, step) for p in sorted(counts) if enough(counts[p]) and (step := befriend(p)) is not None]
 
@@ -278,11 +279,13 @@ def _free_to_host(ctx: GenContext, player: int) -> bool:
 
 
 def _nickname(ctx: GenContext, player: int) -> str:
-    return ctx.value("SELECT nickname FROM players WHERE id = ?", player)
+    nickname: str = ctx.value("SELECT nickname FROM players WHERE id = ?", player)
+    return nickname
 
 
 def _clan_of(ctx: GenContext, player: int) -> int:
-    return ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", player)
+    clan: int = ctx.value("SELECT team_id FROM team_members WHERE player_id = ?", player)
+    return clan
 
 
 def _room_name(ctx: GenContext) -> str:
@@ -339,12 +342,14 @@ def _at_most(mode: str) -> Callable[[Any, Any], bool]:
 
 
 def _profile(api: PublicAPI) -> dict[str, Any]:
-    return api.call("get_my_profile")
+    profile: dict[str, Any] = api.call("get_my_profile")
+    return profile
 
 
 def _player_id(api: PublicAPI, nickname: str) -> int:
     """A player, by the exact nickname the query gives."""
-    return find_one(api.all_pages("search_players", query=nickname), nickname=nickname)["player_id"]
+    player: int = find_one(api.all_pages("search_players", query=nickname), nickname=nickname)["player_id"]
+    return player
 
 
 def _favourite_ids(api: PublicAPI) -> set[int]:
@@ -377,7 +382,7 @@ def _favourite(api: PublicAPI, match: dict[str, Any], stated: dict[str, Any]) ->
     api.call("favourite_match", match_id=match["match_id"], note=stated["note"])
 
 
-def _befriend_frequent(api: PublicAPI, counts: Counter, stated: dict[str, Any], asked_first: str | None = None) -> None:
+def _befriend_frequent(api: PublicAPI, counts: Counter[int], stated: dict[str, Any], asked_first: str | None = None) -> None:
     """Befriend each player counted at least the stated number of times (the `times` condition)."""
     for player in sorted(counts):
         if api.compare("times", counts[player], ">=", stated["k"]):
@@ -385,13 +390,15 @@ def _befriend_frequent(api: PublicAPI, counts: Counter, stated: dict[str, Any], 
 
 
 def _season_id(api: PublicAPI, name: str) -> int:
-    return find_one(api.call("get_rank")["seasons"], name=name)["season_id"]
+    season: int = find_one(api.call("get_rank")["seasons"], name=name)["season_id"]
+    return season
 
 
 def _clan_mates(api: PublicAPI, me: dict[str, Any]) -> list[dict[str, Any]]:
     """The other players of my clan, every role (the wording says so: `CLAN_READING`)."""
     members = [m for m in api.all_pages("get_team", within="members", team_id=me["clan"]["team_id"]) if m["player_id"] != me["player_id"]]
-    return api.reading(CLAN_READING.name, members, [m for m in members if m["role"] == "member"])
+    mates: list[dict[str, Any]] = api.reading(CLAN_READING.name, members, [m for m in members if m["role"] == "member"])
+    return mates
 
 
 class MobaTemplate(Template):
@@ -586,7 +593,7 @@ class BlockRepeatOpponents(MobaTemplate):
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         blocked = {p["player_id"] for p in api.all_pages("list_blacklist")}
-        counts: Counter = Counter()
+        counts: Counter[int] = Counter()
         for match in api.all_pages("list_match_history", narrow={"start_date": stated["since"]}, result="loss"):
             if api.compare("since", match["started_at"][:10], ">=", stated["since"]):
                 for player in api.call("get_match", match_id=match["match_id"])["players"]:
@@ -655,7 +662,7 @@ class BefriendFrequentTeammates(MobaTemplate):
         return _player_draft(user, query, [step for _, step in targets], {"since": since, "k": k, "message": msg}, _hide([len(targets)], k))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        counts: Counter = Counter()
+        counts: Counter[int] = Counter()
         me = _profile(api)["player_id"]
         for match in api.all_pages("list_match_history", narrow={"start_date": stated["since"]}):
             if api.compare("since", match["started_at"][:10], ">=", stated["since"]):
@@ -823,7 +830,9 @@ class TidyFavourites(MobaTemplate):
         result = {m["id"]: m["result"] for m in matches}
         losses = sorted(m for m in saved if result[m] == "loss")
 
-        def chosen(k: int, by_losses: bool = True, by_season: bool = True, by_win: bool = True, by_k: str = RIGHT) -> tuple:
+        def chosen(
+            k: int, by_losses: bool = True, by_season: bool = True, by_win: bool = True, by_k: str = RIGHT
+        ) -> tuple[tuple[int, ...], tuple[int, ...]]:
             dropped = sorted(m for m in saved if result[m] == "loss" or not by_losses)
             ranked = sorted(
                 (m for m in matches if (m["season_id"] == season or not by_season) and (m["result"] == "win" or not by_win)),
@@ -1122,7 +1131,8 @@ def _top_hero(ctx: GenContext, player: int) -> int | None:
     top = ctx.rows("SELECT hero_id, proficiency FROM player_heroes WHERE player_id = ? ORDER BY proficiency DESC, hero_id LIMIT 2", player)
     if not top or (len(top) == 2 and top[0]["proficiency"] == top[1]["proficiency"]):
         return None
-    return top[0]["hero_id"]
+    hero: int | None = top[0]["hero_id"]
+    return hero
 
 
 class BuyFriendsTopHeroes(MobaTemplate):
@@ -1286,7 +1296,7 @@ def _host_room(api: PublicAPI, players: Iterable[int], **room: Any) -> None:
 
 
 def _host_candidates(ctx: GenContext, sql: str, *params: Any) -> int:
-    user = _draw(ctx, "host", sql, *params)
+    user: int = _draw(ctx, "host", sql, *params)
     if not _free_to_host(ctx, user):
         raise NoTarget("in a running game")
     return user
@@ -1493,7 +1503,7 @@ class RoomForFrequentTeammates(MobaTemplate):
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
         me = _profile(api)
         season = me["current_season"]["season_id"]
-        counts: Counter = Counter()
+        counts: Counter[int] = Counter()
         for match in api.all_pages("list_match_history", narrow={"season_id": season}):
             if api.keep("season", match["season_id"] == season):
                 for player in api.call("get_match", match_id=match["match_id"])["players"]:
@@ -1706,7 +1716,7 @@ class ClanTopContributor(MobaTemplate):
         since = ctx.rng.choice(days[1 : max(2, len(days) // 2)])
         befriend = _befriend_steps(ctx, user, [m["player_id"] for m in mates], msg)
 
-        def chosen(n: int | None = 1, by_since: str = RIGHT, by_side: bool = True) -> tuple:
+        def chosen(n: int | None = 1, by_since: str = RIGHT, by_side: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
             who = [m["player_id"] for m in (mates if n is None else mates[:n])]
             games = sorted(
                 {
@@ -2188,7 +2198,9 @@ class SeasonMvpRecap(MobaTemplate):
         msg, note = ctx.rng.choice(FRIEND_MESSAGES), ctx.rng.choice(MATCH_NOTES)
         befriend = _befriend_step(ctx, user, msg)
 
-        def chosen(k: int, by_season: bool = True, by_mvp: bool = True, by_k: str = RIGHT) -> tuple:
+        def chosen(
+            k: int, by_season: bool = True, by_mvp: bool = True, by_k: str = RIGHT
+        ) -> tuple[tuple[int, ...], tuple[tuple[int, Step], ...]]:
             picked = [m["id"] for m in matches if (m["season_id"] == season or not by_season) and (m["is_mvp"] or not by_mvp)]
             counts = Counter(p for m in picked for p, same in sides[m] if same)
             friends = tuple(_befrienders(counts, lambda n: _at_least(by_k)(n, k), befriend))
@@ -2213,7 +2225,7 @@ class SeasonMvpRecap(MobaTemplate):
         me = _profile(api)
         season = me["current_season"]["season_id"]
         saved = _favourite_ids(api)
-        counts: Counter = Counter()
+        counts: Counter[int] = Counter()
         for match in api.all_pages("list_match_history", narrow={"season_id": season}):
             if not (api.keep("season", match["season_id"] == season) & api.keep("mvp", match["is_mvp"])):
                 continue

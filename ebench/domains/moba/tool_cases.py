@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 # The actor measured: a clan leader or vice leader with a pending application from a clanless
 # player to a clan with room, who owns an open room with a free place, has a pending room
@@ -28,8 +29,8 @@ ORDER BY p.total_matches DESC, p.id LIMIT 1
 LOOKUPS = {"get_my_profile", "get_player", "get_hero"}
 
 
-def cases(conn: sqlite3.Connection, actor: int) -> dict[str, dict]:
-    def one(sql: str, *params):
+def cases(conn: sqlite3.Connection, actor: int) -> dict[str, dict[str, Any]]:
+    def one(sql: str, *params: Any) -> Any:
         row = conn.execute(sql, params).fetchone()
         assert row is not None, f"no benchmark data for: {sql}"
         return row[0]

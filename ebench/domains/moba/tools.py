@@ -12,6 +12,7 @@ insufficient balance), invalid_value (a bad argument value).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from ...engine.query import NamedWhere, bool_columns, check_date_range, check_text, require, sql_literal
@@ -47,7 +48,8 @@ def _today(env: ToolEnv) -> str:
 
 
 def _current_season(env: ToolEnv) -> int:
-    return env.scalar(f"SELECT {CURRENT_SEASON_SQL}", {"today": _today(env)})
+    season: int = env.scalar(f"SELECT {CURRENT_SEASON_SQL}", {"today": _today(env)})
+    return season
 
 
 def _player(env: ToolEnv, player_id: int) -> dict[str, Any]:
@@ -63,7 +65,8 @@ def _other_player(env: ToolEnv, player_id: int, action: str) -> dict[str, Any]:
 
 def _relation(env: ToolEnv, a: int, b: int) -> str | None:
     """'friend', 'blocked' (a blocked b) or None."""
-    return env.scalar("SELECT kind FROM relations WHERE player_id = ? AND other_id = ?", (a, b))
+    kind: str | None = env.scalar("SELECT kind FROM relations WHERE player_id = ? AND other_id = ?", (a, b))
+    return kind
 
 
 def _block_between(env: ToolEnv, other: dict[str, Any], action: str) -> None:
@@ -83,8 +86,8 @@ def _rate(wins: int, games: int) -> float | None:
 
 def _team_officer(env: ToolEnv, team_id: int) -> str:
     """The actor's role in a clan, refusing unless leader or vice leader."""
-    role = env.scalar("SELECT role FROM team_members WHERE team_id = ? AND player_id = ?", (team_id, env.actor_id))
-    if role not in ("leader", "vice_leader"):
+    role: str | None = env.scalar("SELECT role FROM team_members WHERE team_id = ? AND player_id = ?", (team_id, env.actor_id))
+    if role is None or role not in ("leader", "vice_leader"):
         raise ToolError(ErrorCode.FORBIDDEN, "Only the clan's leader or a vice leader can review its applications.")
     return role
 
@@ -240,7 +243,8 @@ FROM heroes h
 """
 
 
-def _hero(env: ToolEnv):
+def _hero(env: ToolEnv) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The shaping of a hero row for the actor (owned, released by today)."""
     today = _today(env)
 
     def shape(row: dict[str, Any]) -> dict[str, Any]:

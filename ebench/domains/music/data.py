@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from random import Random
 
-from ...engine.fill import FillContext
+from ...engine.fill import FillContext, Row
 from ...engine.moments import DAY_FMT, TS_FMT, between, clock, recent, ts
 from . import vocabulary as V
 
@@ -37,14 +37,14 @@ def _genre_ids(ctx: FillContext) -> dict[str, int]:
 # -- roots ---------------------------------------------------------------------------------
 
 
-def genres(ctx: FillContext):
+def genres(ctx: FillContext) -> Iterable[Row]:
     ids: dict[str, int] = {}
     for i, (name, parent, description) in enumerate(V.GENRES, start=1):
         ids[name] = i
         yield {"id": i, "name": name, "parent_id": ids[parent] if parent else None, "description": description}
 
 
-def tags(ctx: FillContext):
+def tags(ctx: FillContext) -> Iterable[Row]:
     for i, (name, category) in enumerate(V.TAGS, start=1):
         yield {"id": i, "name": name, "category": category}
 
@@ -52,7 +52,7 @@ def tags(ctx: FillContext):
 USER_COUNT = 54
 
 
-def users(ctx: FillContext):
+def users(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     usernames: set[str] = set()
     en = ctx.faker["en_US"]
@@ -114,7 +114,7 @@ GENRE_WEIGHTS = {
 }
 
 
-def artists(ctx: FillContext):
+def artists(ctx: FillContext) -> Iterable[Row]:
     rng = ctx.rng
     genre_ids = _genre_ids(ctx)
     names, weights = zip(*GENRE_WEIGHTS.items())
@@ -167,7 +167,7 @@ def artists(ctx: FillContext):
 ALBUM_TRACKS = {"single": (1, 2), "ep": (3, 6), "album": (7, 14)}
 
 
-def albums(ctx: FillContext):
+def albums(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     album_id = 0
     for artist in ctx.rows("artists", "id, genre_id, debut_year"):
@@ -202,7 +202,7 @@ def _lyrics(rng: Random) -> str:
     return " / ".join(line.format(adj=rng.choice(V.ADJECTIVES).lower(), noun=rng.choice(V.NOUNS).lower()) for line in lines)
 
 
-def songs(ctx: FillContext):
+def songs(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     genre_names = {r["id"]: r["name"] for r in ctx.rows("genres", "id, name")}
     artist_country = {r["id"]: r["country"] for r in ctx.rows("artists", "id, country")}
@@ -244,7 +244,7 @@ def songs(ctx: FillContext):
             }
 
 
-def song_artists(ctx: FillContext):
+def song_artists(ctx: FillContext) -> Iterable[Row]:
     rng = ctx.rng
     artist_ids = ctx.ids("artists")
     song_rows = ctx.rows("songs", "id, artist_id")
@@ -257,7 +257,7 @@ def song_artists(ctx: FillContext):
             yield {"song_id": song["id"], "artist_id": artist, "role": role}
 
 
-def song_tags(ctx: FillContext):
+def song_tags(ctx: FillContext) -> Iterable[Row]:
     rng = ctx.rng
     tag_ids = {r["name"]: r["id"] for r in ctx.rows("tags", "id, name")}
     by_category: dict[str, list[int]] = defaultdict(list)
@@ -313,7 +313,7 @@ def _joined(ctx: FillContext) -> dict[int, datetime]:
     return {r["id"]: datetime.strptime(r["joined_at"], TS_FMT) for r in ctx.rows("users", "id, joined_at")}
 
 
-def playlists(ctx: FillContext):
+def playlists(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     pid = 0
     for uid in ctx.ids("users"):
@@ -333,7 +333,7 @@ def playlists(ctx: FillContext):
             }
 
 
-def playlist_songs(ctx: FillContext):
+def playlist_songs(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     tastes, by_genre, all_songs = _tastes(ctx), _by_genre(ctx, "songs"), ctx.ids("songs")
     for playlist in ctx.rows("playlists", "id, owner_id, created_at"):
@@ -351,7 +351,7 @@ def _library(
     size: tuple[int, float, float],
     bias: float,
     when: Callable[[Random, datetime, datetime], datetime],
-):
+) -> Iterator[Row]:
     """Rows (user, item, moment) of a listener's library: about size=(minimum, mean, sd) items
     per listener, a share `bias` of them from the listener's favourite genres."""
     rng, now = ctx.rng, clock(ctx)
@@ -363,20 +363,20 @@ def _library(
             yield {"user_id": uid, key: item, stamp: ts(when(rng, joined, now))}
 
 
-def favourite_songs(ctx: FillContext):
+def favourite_songs(ctx: FillContext) -> Iterable[Row]:
     # Favourites lean recent: 30% within the last 120 days.
     return _library(ctx, "songs", "song_id", "favourited_at", (4, 42, 20), 0.7, lambda rng, joined, now: recent(rng, now, joined, 120, 0.3))
 
 
-def followed_artists(ctx: FillContext):
+def followed_artists(ctx: FillContext) -> Iterable[Row]:
     return _library(ctx, "artists", "artist_id", "followed_at", (2, 14, 6), 0.65, lambda rng, joined, now: between(rng, joined, now))
 
 
-def saved_albums(ctx: FillContext):
+def saved_albums(ctx: FillContext) -> Iterable[Row]:
     return _library(ctx, "albums", "album_id", "saved_at", (1, 10, 4), 0.7, lambda rng, joined, now: between(rng, joined, now))
 
 
-def listening_history(ctx: FillContext):
+def listening_history(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     tastes, by_genre, all_songs = _tastes(ctx), _by_genre(ctx, "songs"), ctx.ids("songs")
     favourites: dict[int, list[int]] = defaultdict(list)
@@ -408,7 +408,7 @@ def listening_history(ctx: FillContext):
         }
 
 
-def comments(ctx: FillContext):
+def comments(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     user_ids = ctx.ids("users")
     song_rows = ctx.rows("songs", "id, play_count")
@@ -448,7 +448,7 @@ def comments(ctx: FillContext):
         }
 
 
-def comment_likes(ctx: FillContext):
+def comment_likes(ctx: FillContext) -> Iterable[Row]:
     rng, now = ctx.rng, clock(ctx)
     user_ids = ctx.ids("users")
     comment_rows = ctx.rows("comments", "id, created_at")

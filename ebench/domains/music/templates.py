@@ -112,7 +112,8 @@ OPEN_TERMS = (
 
 
 def _listener(ctx: GenContext, sql: str, *params: Any) -> int:
-    return ctx.choice(ctx.column(sql, *params), "listener")
+    listener: int = ctx.choice(ctx.column(sql, *params), "listener")
+    return listener
 
 
 def user_any(ctx: GenContext) -> int:
@@ -222,7 +223,8 @@ def _unique(ids: Iterable[int]) -> list[int]:
 
 def _artist_id(api: PublicAPI, name: str) -> int:
     """An artist, by the exact name the query gives."""
-    return find_one(api.all_pages("search_artists", query=name), name=name)["artist_id"]
+    artist: int = find_one(api.all_pages("search_artists", query=name), name=name)["artist_id"]
+    return artist
 
 
 def _favourite_ids(api: PublicAPI) -> set[int]:
@@ -1320,7 +1322,7 @@ class RenameAndTrim(MusicTemplate):
 
 def _play_ranking(plays: Iterable[dict[str, Any]], key: str = "song_id") -> list[tuple[int, int, str]]:
     """(song, plays, last played) best first: most plays, then the most recent play, then the higher id."""
-    count: Counter = Counter()
+    count: Counter[int] = Counter()
     last: dict[int, str] = {}
     for p in plays:
         count[p[key]] += 1
@@ -1618,7 +1620,7 @@ class TopListenTimePlaylist(MusicTemplate):
         k = ctx.rng.choice([5, 6, 8, 10])
 
         def ranked(ok: Callable[[str], bool]) -> list[tuple[int, int]]:
-            total: Counter = Counter()
+            total: Counter[int] = Counter()
             for p in plays:
                 if ok(p["day"]):
                     total[p["song_id"]] += p["secs"]
@@ -1636,7 +1638,7 @@ class TopListenTimePlaylist(MusicTemplate):
         return Draft(user, query, _playlist_steps(name, right), stated={"name": name, "k": k, "since": date}, targets=(("user", user),))
 
     def solve(self, api: PublicAPI, stated: dict[str, Any]) -> None:
-        total: Counter = Counter()
+        total: Counter[int] = Counter()
         for play in api.all_pages("get_listening_history", narrow={"start_date": stated["since"]}):
             if api.compare("since", play["played_at"][:10], ">=", stated["since"]):
                 total[play["song_id"]] += play["seconds_played"]

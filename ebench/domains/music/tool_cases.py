@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 # The actor measured: the listener with the most playlists (the heaviest library).
 ACTOR_SQL = "SELECT owner_id FROM playlists GROUP BY owner_id ORDER BY COUNT(*) DESC, owner_id LIMIT 1"
@@ -14,8 +15,10 @@ ACTOR_SQL = "SELECT owner_id FROM playlists GROUP BY owner_id ORDER BY COUNT(*) 
 LOOKUPS = {"get_my_profile", "get_song", "get_artist", "get_album"}
 
 
-def cases(conn: sqlite3.Connection, actor: int) -> dict[str, dict]:
-    one = lambda sql, *p: conn.execute(sql, p).fetchone()[0]  # noqa: E731
+def cases(conn: sqlite3.Connection, actor: int) -> dict[str, dict[str, Any]]:
+    def one(sql: str, *params: Any) -> Any:
+        return conn.execute(sql, params).fetchone()[0]
+
     song = one("SELECT id FROM songs WHERE copyright_status != 'expired' ORDER BY play_count DESC LIMIT 1")
     artist = one("SELECT artist_id FROM songs WHERE id = ?", song)
     album = one("SELECT album_id FROM songs WHERE id = ?", song)

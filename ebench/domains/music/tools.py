@@ -105,7 +105,7 @@ _comment = bool_columns("liked_by_me")
 
 
 def _genre_id(env: ToolEnv, name: str) -> int:
-    gid = env.scalar("SELECT id FROM genres WHERE name = ? COLLATE NOCASE", (name,))
+    gid: int | None = env.scalar("SELECT id FROM genres WHERE name = ? COLLATE NOCASE", (name,))
     if gid is None:
         raise ToolError(ErrorCode.INVALID_VALUE, f"No genre named {name!r}; list_genres shows the genres.")
     return gid

@@ -1,9 +1,10 @@
-"""The model solver: litellm function calling, one trial at a time per coroutine.
+"""The model solver: function calling through the model client (model_client.py: the lean client
+for openai/ models, litellm for the rest), one trial at a time per coroutine.
 
 The loop: system prompt (product, actor, time) and the task's request; each model turn may ask for
 tool calls, all of which are executed in order (parallel calls included) and answered with their
 results, errors included; the trial ends when the model answers without a tool call or a limit is
-hit. litellm is imported here only, with its network lookups turned off.
+hit. litellm is imported only when a request goes through it (model_client.load_litellm).
 
 What is the model's doing and what is not (a failure the model did not cause is never scored):
 - Transient API errors (rate limits, 5xx, timeouts, truncated or dropped answers) are retried with
@@ -32,22 +33,25 @@ import asyncio
 import json
 import random
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ...errors import InputError
 from ..events import ApiErrorEvent, BadResponseEvent, code_argument
 from ..model_client import (
     SURROGATE,
     LLMConfig,
     PricesError,
     RecordedApiError,
+    acompletion,
     classify,
     client_refused,
     describe,
-    load_litellm,
     load_prices,
     missing_credentials,
+    routable,
     sendable_json,
     status_of,
+    uses_lean,
 )
 from ..prompts import system_prompt
 from ..trial import (
@@ -64,6 +68,9 @@ from ..trial import (
 from ..users import UserUnavailable
 from .base import FatalSolverError, Outcome, SolverOptions, SolverOptionsError, StepHook
 from .recorded import RecordedResponses
+
+if TYPE_CHECKING:
+    from ..openai_lean import EncodedMessages
 
 
 def _fatal_message(model: str, exc: BaseException) -> str:
@@ -123,42 +130,50 @@ class LLMSolver:
         return {"name": self.name, **self.settings.to_dict()}
 
     def check(self) -> None:
-        """Refuse a model string litellm cannot route (no provider) before any trial runs: every
-        trial would fail the same way."""
+        """Refuse a model string no client can route (no provider) before any trial runs: every
+        trial would fail the same way. An openai/ model on the lean path needs no litellm."""
+        cfg = self.settings
         try:
-            load_litellm().get_llm_provider(model=self.settings.model, api_base=self.settings.api_base)
-        except Exception:  # litellm's own message is a paragraph of advice: the one line names the fix
+            ok = routable(cfg.model, cfg.api_base, cfg.model_args, cfg.client)
+        except InputError as exc:  # a lean client asked for a model it does not send
+            raise FatalSolverError(str(exc)) from None
+        if not ok:
             raise FatalSolverError(
-                f"model {self.settings.model!r}: litellm cannot tell which provider serves it; "
+                f"model {cfg.model!r}: litellm cannot tell which provider serves it; "
                 "write provider/model, e.g. openai/gpt-4o-mini (providers: https://docs.litellm.ai/docs/providers)"
-            ) from None
+            )
+        if uses_lean(cfg.model, cfg.model_args, cfg.client):
+            import httpx  # noqa: F401 - loaded before workers fork (and by a Ray worker's warm-up), as litellm is on its path
+
+    def conversation(self) -> EncodedMessages | None:
+        """What keeps one conversation's messages encoded between its requests (lean path only)."""
+        cfg = self.settings
+        if self.recorded is not None or not uses_lean(cfg.model, cfg.model_args, cfg.client):
+            return None
+        from ..openai_lean import EncodedMessages
+
+        return EncodedMessages()
 
     # -- one request, with retries ---------------------------------------------------------
-    async def _complete(self, trial: Trial, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Any:
-        litellm = load_litellm()
+    async def _complete(
+        self, trial: Trial, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, encoded: EncodedMessages | None = None
+    ) -> Any:
         cfg = self.settings
-        kwargs: dict[str, Any] = {
-            "model": cfg.model,
-            "messages": messages,
-            "tools": tools,
-            "timeout": cfg.request_timeout,
-            "max_retries": 0,
-            "num_retries": 0,
-        }
-        if cfg.api_base:
-            kwargs["api_base"] = cfg.api_base
-        kwargs.update(cfg.model_args)
-        # litellm's own timeout may not cover every provider's path: a request that outlives it by
-        # far is given up here too (a TimeoutError, transient like litellm's).
-        timeout = kwargs["timeout"]
+        timeout = cfg.model_args.get("timeout", cfg.request_timeout)  # a model argument wins, as litellm's kwargs did
+        # The client's own timeout may not cover every provider's path: a request that outlives it
+        # by far is given up here too (a TimeoutError, transient like the client's).
         backstop = timeout * 1.5 + 5 if isinstance(timeout, (int, float)) else None
+        args = {k: v for k, v in cfg.model_args.items() if k != "timeout"}
         attempt = 0
         while True:
             started = time.perf_counter()
             try:
                 if self.recorded is not None:
                     return self.recorded.answer(trial.session_name, trial.turns + 1)
-                return await asyncio.wait_for(litellm.acompletion(**kwargs), backstop)
+                request = acompletion(
+                    cfg.model, messages, tools, api_base=cfg.api_base, model_args=args, timeout=timeout, client=cfg.client, encoded=encoded
+                )
+                return await asyncio.wait_for(request, backstop)
             except FatalSolverError:  # a replay that went another way than its recording
                 raise
             except Exception as exc:  # classified below; nothing escapes unrecorded
@@ -191,8 +206,8 @@ class LLMSolver:
             return (tokens_in * (cfg.price_in or 0.0) + tokens_out * (cfg.price_out or 0.0)) / 1e6
         if price:
             return (tokens_in * price["input"] + tokens_out * price["output"]) / 1e6
-        # litellm prices every response of a model in its (local, offline) cost map; None means
-        # it does not know the model. Asking completion_cost again would cost ~4 ms per turn.
+        # Both clients price every response of a model in litellm's (local, offline) cost map; None
+        # means it does not know the model. Asking completion_cost again would cost ~4 ms per turn.
         hidden = getattr(response, "_hidden_params", None) or {}
         cost = hidden.get("response_cost")
         return float(cost) if isinstance(cost, (int, float)) else None
@@ -218,7 +233,10 @@ class LLMSolver:
         trial.message("user", trial.request)
         schemas = trial.tool_schemas()  # perturbed under --perturb interface (perturb.py); code mode's with exec_code
         extra = self.local_tools(trial)
-        tools = [*schemas, *extra]  # a new list: the schemas are shared by every trial
+        # The lean client keeps a list of schemas encoded (the shared one: encoded once per domain);
+        # litellm is given a new list, the schemas being shared by every trial.
+        encoded = self.conversation()
+        tools = schemas if encoded is not None and not extra else [*schemas, *extra]
         local = {t["function"]["name"] for t in extra}
         # The time limit counts the trial's wall time less its waits on the API (and on a pause):
         # each wait moves the deadline. A dead API ends the turn by its own timeouts and retries.
@@ -234,7 +252,7 @@ class LLMSolver:
                 return Outcome(TIME_LIMIT)
             started = time.perf_counter()
             try:
-                response = await self._complete(trial, messages, tools)
+                response = await self._complete(trial, messages, tools, encoded)
             except FatalSolverError:
                 raise
             except Exception as exc:
