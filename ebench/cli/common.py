@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -18,6 +18,16 @@ from typer.core import TyperGroup
 # The exit codes (README, "Commands") are defined with the errors that carry them.
 from ..errors import EXIT_ENVIRONMENT as EXIT_ENVIRONMENT  # re-exported: the commands name it common.EXIT_ENVIRONMENT
 from ..errors import EXIT_INTERRUPTED, EBenchError, os_error_exit_code, os_error_message
+
+if TYPE_CHECKING:  # for the annotations only: the command line stays cheap to start
+    from rich.console import Console
+
+    from ..engine.domain import Domain
+    from ..engine.fill import TableFill
+    from ..engine.tools import ToolEnv
+    from ..engine.world import BuildReport
+    from ..sessions.runs import RunData
+    from ..tasks.spec import Task
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables.")
 
@@ -65,14 +75,14 @@ def print_json(data: Any) -> None:
     sys.stdout.write(printable_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n")
 
 
-def console():
+def console() -> Console:
     from rich.console import Console
 
     # No emoji codes either: ":x:" in a model's text is shown as written, not as a picture.
     return Console(highlight=False, emoji=False)
 
 
-def domain(name: str):
+def domain(name: str) -> Domain:
     """The domain called `name`: UnknownDomain, or PluginError for an installed domain package
     that cannot be loaded, are one line (exit 2) from the root command."""
     from ..engine.domain_registry import get_domain
@@ -80,14 +90,14 @@ def domain(name: str):
     return get_domain(name)
 
 
-def domains(name: str | None) -> list:
+def domains(name: str | None) -> list[Domain]:
     """The domain named, or every domain that loads: a broken plug-in is a warning, and skipped."""
     from ..engine.domain_registry import loaded_domains
 
     return [domain(name)] if name else loaded_domains()
 
 
-def world(domain, quiet: bool = False, seed: int | None = None):
+def world(domain: Domain, quiet: bool = False, seed: int | None = None) -> Path:
     """The path of the domain's world for `seed` (default: the domain's own), building it first
     (with progress) when missing or stale. Each seed is its own file."""
     from ..engine.world import world_path, world_state
@@ -103,7 +113,7 @@ def world(domain, quiet: bool = False, seed: int | None = None):
     return world_path(domain, seed)
 
 
-def build_with_progress(domains: list, seed: int | None, quiet: bool = False) -> list:
+def build_with_progress(domains: list[Domain], seed: int | None, quiet: bool = False) -> list[BuildReport]:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..engine.world import build_world
@@ -122,7 +132,7 @@ def build_with_progress(domains: list, seed: int | None, quiet: bool = False) ->
         for domain in domains:
             task = progress.add_task(f"building {domain.name}", total=len(domain.schema.tables) + 1, table="")
 
-            def on_table(fill, task=task):
+            def on_table(fill: TableFill, task: Any = task) -> None:
                 progress.update(task, advance=1, table=f"{fill.table} ({fill.rows} rows)")
 
             progress.update(task, table="schema")
@@ -141,7 +151,7 @@ def build_with_progress(domains: list, seed: int | None, quiet: bool = False) ->
     return reports
 
 
-def task(task_id: str, root=None):
+def task(task_id: str, root: Path | None = None) -> Task:
     """A task by id (from the shipped suite, or from `root`), or a scenario by id (the shipped
     ones, or `root`'s) as the task a trial runs; or a one-line error (a damaged file: its
     TaskFileError, exit 2, from the root command)."""
@@ -162,7 +172,7 @@ def task(task_id: str, root=None):
     return found[0]
 
 
-def actor_env(domain, actor: int):
+def actor_env(domain: Domain, actor: int) -> ToolEnv:
     """A scratch copy of the domain's world and a tool environment acting as `actor` (or a
     one-line error for an unknown actor)."""
     from ..engine.tools import ToolError
@@ -372,7 +382,7 @@ def warn(lines: list[str], label: str = "warning:") -> None:
             err.print(f"[yellow]{label}[/] {markup_escaped(line)}")
 
 
-def runs(paths: list[Path]) -> list:
+def runs(paths: list[Path]) -> list[RunData]:
     """The runs (run directories, sessions folders) named on the command line, their damaged lines
     warned about; one that cannot be read is a usage error naming it."""
     from ..sessions.runs import RunError, load_runs

@@ -28,6 +28,8 @@ from ..engine.schema import INTERNAL_PREFIX, Schema, Table
 Op = Literal["insert", "update", "delete"]
 _LOG = f"{INTERNAL_PREFIX}_touched"
 
+Row = dict[str, Any]  # a row as the change log holds it: column -> value
+
 
 @dataclass(frozen=True)
 class RowChange:
@@ -53,14 +55,14 @@ class RowChange:
     def from_dict(cls, data: dict[str, Any]) -> RowChange:
         return cls(data["table"], data["op"], dict(data["key"]), data.get("old"), data.get("new"))
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         return (self.table, _OP_ORDER[self.op], tuple(_sortable(v) for v in self.key.values()))
 
 
 _OP_ORDER = {"delete": 0, "update": 1, "insert": 2}
 
 
-def _sortable(value: Any) -> tuple:
+def _sortable(value: Any) -> tuple[Any, ...]:
     # Mixed types (NULL, numbers, text) sort deterministically.
     return (0, 0) if value is None else (1, value) if isinstance(value, (int, float)) else (2, str(value))
 
@@ -155,7 +157,8 @@ class ChangeTracker:
 
     def touched(self) -> int:
         """How many row ids were touched so far (before netting)."""
-        return self.conn.execute(f"SELECT COUNT(*) FROM {_LOG}").fetchone()[0]
+        count: int = self.conn.execute(f"SELECT COUNT(*) FROM {_LOG}").fetchone()[0]
+        return count
 
     def diff(self) -> Diff:
         changes: list[RowChange] = []
@@ -185,15 +188,15 @@ class ChangeTracker:
         return net_changes(table, [(old_rows.get(rid), new_rows.get(rid), bool(replaced)) for rid, replaced in log.items()])
 
 
-def net_changes(table: Table, touched: list[tuple[dict | None, dict | None, bool]]) -> list[RowChange]:
+def net_changes(table: Table, touched: list[tuple[Row | None, Row | None, bool]]) -> list[RowChange]:
     """Net row changes from (original row, current row, id reused) triples of one table."""
     key_cols = table.key
     volatile = set(table.volatile_columns)
-    deleted: dict[tuple, dict] = {}
-    inserted: dict[tuple, dict] = {}
+    deleted: dict[tuple[Any, ...], Row] = {}
+    inserted: dict[tuple[Any, ...], Row] = {}
     out: list[RowChange] = []
 
-    def key_of(row: dict) -> tuple:
+    def key_of(row: Row) -> tuple[Any, ...]:
         return tuple(row[k] for k in key_cols)
 
     for old, new, replaced in touched:
@@ -219,7 +222,7 @@ def net_changes(table: Table, touched: list[tuple[dict | None, dict | None, bool
     return out
 
 
-def _update(table: Table, old: dict, new: dict, volatile: set[str]) -> RowChange | None:
+def _update(table: Table, old: Row, new: Row, volatile: set[str]) -> RowChange | None:
     changed = [c for c in table.column_names if c not in volatile and old[c] != new[c]]
     if not changed:
         return None

@@ -211,10 +211,10 @@ class _Resolver:
         volatile = self.facts(change.table).volatile
         return {c: self.value(change.table, c, v) for c, v in change.new.items() if c not in volatile}
 
-    def incoming(self) -> Counter:
+    def incoming(self) -> Counter[Any]:
         """The multiset, over new rows, of (row's label, sorted labels of the new rows pointing at it).
         It tells apart new rows whose own content is equal (twins) but whose children differ."""
-        children: dict[tuple[str, Any], list[tuple]] = {ident: [] for ident in self.new_rows}
+        children: dict[tuple[str, Any], list[tuple[Any, ...]]] = {ident: [] for ident in self.new_rows}
         for change in self.new_inserts:
             for column, ref_table in self.facts(change.table).links:
                 target = (ref_table, change.new[column])  # type: ignore[index]
@@ -223,7 +223,7 @@ class _Resolver:
         return Counter((self.label(*ident), tuple(sorted(kids))) for ident, kids in children.items())
 
 
-def _key(change: RowChange) -> tuple:
+def _key(change: RowChange) -> tuple[Any, ...]:
     return (change.table, tuple(sorted(change.key.items())))
 
 
@@ -250,10 +250,10 @@ def _equal(expected: Diff, actual: Diff, schema: Schema) -> bool:
     if len(expected) != len(actual):
         return False
 
-    def existing(resolver: _Resolver, diff: Diff) -> dict:
+    def existing(resolver: _Resolver, diff: Diff) -> dict[Any, Any]:
         return {_key(c): (c.op, resolver.update_values(c) if c.op == "update" else None) for c in diff if c.op != "insert"}
 
-    def inserts(resolver: _Resolver, diff: Diff) -> Counter:
+    def inserts(resolver: _Resolver, diff: Diff) -> Counter[Any]:
         return Counter(resolver.insert_label(c) for c in diff if c.op == "insert")
 
     return (
@@ -342,10 +342,33 @@ def _pair_table(
         found.missing.extend(change for _, change in e_rows)
         found.unexpected.extend(change for _, change in sorted_a)
         return []
-    # Equal rows are found through a multiset of contents (each expected row takes the first equal
-    # actual row left, in sorted order): linear in the rows, where scanning the list was quadratic.
-    # A few rows, and contents holding a value that cannot be hashed, are scanned as before.
-    equal: dict[frozenset, deque[int]] = defaultdict(deque)
+    pairs, rest_e, taken = _equal_pairs(e_rows, sorted_a, found)
+    left = [index for index in range(len(sorted_a)) if index not in taken]
+    similar = _Similar([sorted_a[index][0] for index in left]) if rest_e and left else None
+    for content, change in rest_e:
+        best = similar.pop_most_similar(content) if similar is not None else None
+        if best is None:  # no row left, or too different to be the same row
+            found.missing.append(change)
+            continue
+        a_content, other = sorted_a[left[best]]
+        pairs.append((change, other))
+        for column in sorted(content):
+            if content[column] != a_content[column]:
+                # References show the trial's id of the paired new row, so both sides read alike.
+                found.wrong.append(WrongValue(table_name, change.key, column, _shown(content[column]), a_content[column], op="insert"))
+    kept = similar.left() if similar is not None else range(len(left))
+    found.unexpected.extend(sorted_a[left[position]][1] for position in kept)
+    return pairs
+
+
+def _equal_pairs(
+    e_rows: list[tuple[Content, RowChange]], sorted_a: list[tuple[Content, RowChange]], found: _Findings
+) -> tuple[list[tuple[RowChange, RowChange]], list[tuple[Content, RowChange]], set[int]]:
+    """The expected rows equal to an actual row, paired (each takes the first equal actual row left,
+    in sorted order); the expected rows left; the actual rows taken. Found through a multiset of
+    contents, linear in the rows where scanning the list was quadratic; a few rows, and contents
+    holding a value that cannot be hashed, are scanned as before."""
+    equal: dict[frozenset[Any], deque[int]] = defaultdict(deque)
     unhashable: list[int] = []
     for position, (a_content, _) in enumerate(sorted_a):
         key = _content_key(a_content) if len(sorted_a) > _SCAN else None
@@ -370,22 +393,7 @@ def _pair_table(
             taken.add(found_at)
             pairs.append((change, sorted_a[found_at][1]))
             found.exact.append(change)
-    left = [index for index in range(len(sorted_a)) if index not in taken]
-    similar = _Similar([sorted_a[index][0] for index in left]) if rest_e and left else None
-    for content, change in rest_e:
-        best = similar.pop_most_similar(content) if similar is not None else None
-        if best is None:  # no row left, or too different to be the same row
-            found.missing.append(change)
-            continue
-        a_content, other = sorted_a[left[best]]
-        pairs.append((change, other))
-        for column in sorted(content):
-            if content[column] != a_content[column]:
-                # References show the trial's id of the paired new row, so both sides read alike.
-                found.wrong.append(WrongValue(table_name, change.key, column, _shown(content[column]), a_content[column], op="insert"))
-    kept = similar.left() if similar is not None else range(len(left))
-    found.unexpected.extend(sorted_a[left[position]][1] for position in kept)
-    return pairs
+    return pairs, rest_e, taken
 
 
 class _Similar:
@@ -405,14 +413,14 @@ class _Similar:
         if not self.indexed:
             return
         columns = list(rows[0])
-        counts: dict[str, Counter] = {c: Counter(row[c] for row in rows) for c in columns}
+        counts: dict[str, Counter[Any]] = {c: Counter(row[c] for row in rows) for c in columns}
         self.large = {c: {v for v, n in counts[c].items() if n > _LARGE} for c in columns}
         self.grouped = [c for c in columns if self.large[c]]
         # Small values: (column, value) -> the rows holding it, in order.
         self.holders: dict[tuple[str, Any], list[int]] = defaultdict(list)
         # Large values: the rows by their large values (a small value reads as _SMALL), in order.
-        self.groups: dict[tuple, list[int]] = defaultdict(list)
-        self.group_of: list[tuple] = []
+        self.groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+        self.group_of: list[tuple[Any, ...]] = []
         for index, row in enumerate(rows):
             for c in columns:
                 if row[c] not in self.large[c]:
@@ -493,7 +501,7 @@ def _content_order(item: tuple[Content, RowChange]) -> str:
     return repr(sorted(item[0].items()))
 
 
-def _content_key(content: Content) -> frozenset | None:
+def _content_key(content: Content) -> frozenset[Any] | None:
     """A content as a hashable key, equal exactly when the contents are (None when a value cannot
     be hashed)."""
     try:
