@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from . import common
@@ -14,7 +16,7 @@ def domains_list(as_json: bool = common.JSON_OPTION) -> None:
     """List the domains and whether their worlds are built (a plug-in that cannot be loaded: a warning)."""
     from ..engine.world import built_seeds, world_path, world_state
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for domain in common.domains(None):
         name = domain.name
         # The default world always has a row; worlds of other seeds are listed when present.
