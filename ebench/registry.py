@@ -142,7 +142,7 @@ class Registry(Generic[T]):
         else:
             value = target
         try:
-            loaded = self._check(value) if self._check else value  # type: ignore[assignment]
+            loaded = self._check(value) if self._check else value
         except PluginError as exc:
             raise PluginError(f"the {self.kind} {name!r} ({target if isinstance(target, str) else 'built in'}): {exc}") from None
         self._loaded[name] = loaded  # type: ignore[assignment]

@@ -26,7 +26,7 @@ from ..themes import DEFAULT_THEME, DIFF_VARIABLES, all_themes
 from .render import UnprintableFilter
 from .settings import Value, load_settings, save_settings, settings_path
 
-ScreenFactory = Callable[[], Screen]
+ScreenFactory = Callable[[], Screen[Any]]
 # What a person does at the keyboard or with the mouse (a mouse merely moving over the screen is not input).
 PERSON_INPUT = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp, events.Paste)
 
@@ -149,7 +149,7 @@ class EBenchApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's commands, then one per key binding active on the screen: every action is
         reachable from the palette as well as from its key."""
         yield from super().get_system_commands(screen)
@@ -168,7 +168,7 @@ class EBenchApp(App[None]):
             )
 
 
-def _browser() -> Screen:
+def _browser() -> Screen[Any]:
     from .screens.browser import BrowserScreen
 
     return BrowserScreen()

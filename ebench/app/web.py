@@ -265,7 +265,7 @@ def serve(play_args: list[str], host: str, port: int, max_tabs: int) -> None:
 
             web.run_app(self._make_app(), host=self.host, port=self.port, handle_signals=False, loop=loop, print=announce)
 
-        async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
+        async def handle_index(self, request: web.Request) -> web.Response:
             # The page's websocket goes to the address the browser used, not to --host (0.0.0.0 is no
             # address to connect to); the Host was checked by the guard.
             scheme = "wss" if request.secure else "ws"

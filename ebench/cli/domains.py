@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from . import common
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..engine.world import BuildReport
 
 domains_app = typer.Typer(help="Build, inspect and measure the domain worlds.", no_args_is_help=True)
 
@@ -79,7 +84,7 @@ def domains_build(
         _print_build_report(console, report)
 
 
-def _print_build_report(console, report) -> None:
+def _print_build_report(console: Console, report: BuildReport) -> None:
     from rich.table import Table
 
     from ..terminal import markup_escaped as escape  # a path (EBENCH_HOME) may hold anything

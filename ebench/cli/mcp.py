@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from . import common
+
+if TYPE_CHECKING:
+    from ..sessions.results import TrialSummary
+    from ..sessions.trial import Trial
 
 mcp_app = typer.Typer(help="Serve a domain's tools over MCP (stdio).", no_args_is_help=True)
 
@@ -51,7 +57,8 @@ def mcp_serve(
     from ..sessions.mcp_server import serve
     from ..terminal import printable
 
-    def finished(trial, summary) -> None:
+    def finished(trial: Trial, summary: TrialSummary | None) -> None:
+        assert trial.task is not None  # end_trial calls this for --task trials only
         if summary is None:  # no tool call: recorded as abandoned, not a trial of any solver
             line = f"task {trial.task.id}: abandoned (no tool call; not scored); session: {trial.session_name}"
         else:

@@ -4,10 +4,15 @@ starts, so a wrong task id or run folder is a one-line error rather than a broke
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from . import common
+
+if TYPE_CHECKING:
+    from ..app.app import ScreenFactory
+    from ..sessions.solvers.base import Solver
 
 THEME_OPTION = typer.Option(
     None,
@@ -22,7 +27,7 @@ DEFAULT_WEB_HOST, DEFAULT_WEB_PORT = "127.0.0.1", 8000
 DEFAULT_MAX_TABS = 3
 
 
-def launch(start, theme: str | None) -> None:
+def launch(start: ScreenFactory | None, theme: str | None) -> None:
     """Run the app on `start` (a screen factory; None opens the task browser)."""
     from ..app.app import EBenchApp
     from ..paths import data_dir
@@ -95,6 +100,47 @@ def play_command(
     With --web the same app is served at http://HOST:PORT for a browser, to whoever opens the URL printed with its token
     (?token=...); Ctrl+C stops the server."""
     check_theme(theme)
+    _check_watch_flags(task_id, code=code, blind=blind, model=model, oracle=oracle, as_user=as_user, speed=speed)
+    tasks_dir = common.tasks_folder(tasks_dir, split)
+    _check_web_flags(web, host, port, max_tabs)
+    task = None
+    if task_id is not None:
+        task = common.task(task_id, tasks_dir)
+        common.world(common.domain(task.domain))  # built (with progress) before the app takes the screen
+    if web:
+        from .run import parse_model_args
+
+        parse_model_args(model_arg)  # a malformed pair is said here, not in every browser tab
+        valued_options = {
+            "--task": task_id,
+            "--tasks-dir": str(tasks_dir.resolve()) if tasks_dir else None,
+            "--model": model,
+            "--api-base": api_base,
+            "--theme": theme,
+            "--speed": None if speed is None else f"{speed:g}",
+        }
+        flags = {"--code": code, "--blind": blind, "--oracle": oracle, "--as-user": as_user}
+        serve_web(_web_play_args(valued_options, model_arg, flags), host, port, max_tabs)
+        return
+    if task is None:
+        from ..app.screens.browser import BrowserScreen
+
+        launch(lambda: BrowserScreen(tasks_dir=tasks_dir), theme)
+        return
+    watcher = _watcher(model, api_base, model_arg) if model or oracle else None
+    from ..app.screens.solve import SolveScreen
+    from ..sessions.watch import DEFAULT_SPEED
+
+    rate = DEFAULT_SPEED if speed is None else speed or None  # 0: no limit
+    if as_user and not task.user_profile:
+        common.fail(f"--as-user: {task.id} has no user profile, so the model has nothing to ask (try a task of the ask split)", 2)
+    launch(lambda: SolveScreen(task, code=code, blind=blind, watcher=watcher, speed=rate, play_user=as_user), theme)
+
+
+def _check_watch_flags(
+    task_id: str | None, *, code: bool, blind: bool, model: str | None, oracle: bool, as_user: bool, speed: float | None
+) -> None:
+    """The options that solve or watch one task: each needs the task, and some exclude others."""
     if (model or oracle or blind or code) and not task_id:
         common.fail("--code, --blind, --model and --oracle apply to one task: add --task ID", 2)
     if model and oracle:
@@ -105,52 +151,31 @@ def play_command(
         common.fail("--as-user is for watching a model: add --model", 2)
     if speed is not None and not (model or oracle):
         common.fail("--speed applies to watching: add --model or --oracle", 2)
-    tasks_dir = common.tasks_folder(tasks_dir, split)
+
+
+def _check_web_flags(web: bool, host: str, port: int, max_tabs: int) -> None:
     if not web and (host, port) != (DEFAULT_WEB_HOST, DEFAULT_WEB_PORT):
         common.fail("--host and --port apply to --web", 2)
     if not web and max_tabs != DEFAULT_MAX_TABS:
         common.fail("--max-tabs applies to --web", 2)
-    if task_id is not None:
-        task = common.task(task_id, tasks_dir)
-        common.world(common.domain(task.domain))  # built (with progress) before the app takes the screen
-    if web:
-        from .run import parse_model_args
 
-        parse_model_args(model_arg)  # a malformed pair is said here, not in every browser tab
-        # Each tab runs `ebench play` with the same options (the folder made absolute), without --web.
-        valued_options = {
-            "--task": task_id,
-            "--tasks-dir": str(tasks_dir.resolve()) if tasks_dir else None,
-            "--model": model,
-            "--api-base": api_base,
-            "--theme": theme,
-            "--speed": None if speed is None else f"{speed:g}",
-        }
-        play_args = [part for name, value in valued_options.items() if value is not None for part in (name, value)]
-        play_args += [part for pair in model_arg for part in ("--model-arg", pair)]
-        play_args += [flag for flag, on in {"--code": code, "--blind": blind, "--oracle": oracle, "--as-user": as_user}.items() if on]
-        serve_web(play_args, host, port, max_tabs)
-        return
-    if task_id is None:
-        from ..app.screens.browser import BrowserScreen
 
-        launch(lambda: BrowserScreen(tasks_dir=tasks_dir), theme)
-        return
-    watcher = None
-    if model or oracle:
-        from ..sessions.solvers.base import SolverOptions
-        from .run import chosen_solver, parse_model_args
+def _web_play_args(valued_options: dict[str, str | None], model_arg: list[str], flags: dict[str, bool]) -> list[str]:
+    """Each tab runs `ebench play` with the same options (the folder made absolute), without --web."""
+    play_args = [part for name, value in valued_options.items() if value is not None for part in (name, value)]
+    play_args += [part for pair in model_arg for part in ("--model-arg", pair)]
+    play_args += [flag for flag, on in flags.items() if on]
+    return play_args
 
-        # A watched model retries less than a batch: a person is waiting on the screen.
-        options = SolverOptions(model=model, api_base=api_base, model_args=parse_model_args(model_arg), retries=2, backoff=1.0)
-        watcher = chosen_solver("llm" if model else "oracle", options)
-    from ..app.screens.solve import SolveScreen
-    from ..sessions.watch import DEFAULT_SPEED
 
-    rate = DEFAULT_SPEED if speed is None else speed or None  # 0: no limit
-    if as_user and not task.user_profile:
-        common.fail(f"--as-user: {task.id} has no user profile, so the model has nothing to ask (try a task of the ask split)", 2)
-    launch(lambda: SolveScreen(task, code=code, blind=blind, watcher=watcher, speed=rate, play_user=as_user), theme)
+def _watcher(model: str | None, api_base: str | None, model_arg: list[str]) -> Solver:
+    """The solver watched on the solve screen: the model when one is named, else the oracle."""
+    from ..sessions.solvers.base import SolverOptions
+    from .run import chosen_solver, parse_model_args
+
+    # A watched model retries less than a batch: a person is waiting on the screen.
+    options = SolverOptions(model=model, api_base=api_base, model_args=parse_model_args(model_arg), retries=2, backoff=1.0)
+    return chosen_solver("llm" if model else "oracle", options)
 
 
 def replay_command(

@@ -11,7 +11,9 @@ from ..errors import os_error_exit_code
 from . import common
 
 if TYPE_CHECKING:
-    from ..sessions.report import Baseline
+    from rich.console import Console
+
+    from ..sessions.report import Baseline, TableData
     from ..sessions.run_report import RunReport
 
 RUNS_ARGUMENT = typer.Argument(
@@ -80,15 +82,9 @@ def report_command(
     from ..sessions.frontier_plot import frontier_svg as svg_of
     from ..sessions.frontier_plot import frontier_text
     from ..sessions.metrics import MetricsError
-    from ..sessions.report import build_reports, report_document, tables, write_csv
+    from ..sessions.report import build_reports, report_document, tables
 
-    if frontier_axis not in FRONTIER_AXES:
-        common.fail(f"--frontier-axis {frontier_axis}: not an axis; use one of {', '.join(FRONTIER_AXES)}", 2)
-    if no_baseline and baseline_folder is not None:
-        common.fail("--baseline and --no-baseline do not combine", 2)
-    if baseline_folder is not None and not baseline_folder.is_dir():
-        common.fail(f"--baseline {baseline_folder}: no such folder; give a folder of sessions such as <data dir>/sessions", 2)
-
+    _check_options(frontier_axis, no_baseline, baseline_folder)
     loaded = common.runs(runs)
     try:
         reports = build_reports(loaded)
@@ -104,45 +100,75 @@ def report_command(
         report_app(list(runs), theme)
         return
     baseline = None if no_baseline else _baseline(reports, baseline_folder)
-    if csv_path is not None:
-        try:
-            written = write_csv(reports, csv_path, baseline)
-        except OSError as exc:
-            common.fail(f"cannot write {csv_path}: {exc.strerror or exc}", os_error_exit_code(exc))
+    written = _write_csv(reports, csv_path, baseline) if csv_path is not None else 0
     chart = frontier(reports, frontier_axis)
     if frontier_svg is not None:
-        try:
-            frontier_svg.write_text(svg_of(chart), encoding="utf-8")
-        except OSError as exc:
-            common.fail(f"cannot write {frontier_svg}: {exc.strerror or exc}", os_error_exit_code(exc))
+        _write_text(frontier_svg, svg_of(chart))
     if as_json:
         common.print_json(report_document(reports, baseline))
         return
-    from rich.console import Console
-    from rich.measure import Measurement
-    from rich.table import Table
-
     from ..terminal import markup_escaped as escape  # run labels and task ids come from the runs' files
 
     console = common.console()
     for data in tables(reports, baseline):
-        table = Table(title=escape(data.title), caption=data.caption and escape(data.caption), title_justify="left")
-        for i, column in enumerate(data.columns):
-            table.add_column(escape(column), justify="left" if i < data.labels else "right", no_wrap=i >= data.labels)
-        for row in data.rows:
-            if row is None:
-                table.add_section()
-            else:
-                table.add_row(*[escape(cell) for cell in row])
-        # Never squeeze numbers into ellipses: a table wider than the terminal is printed at its natural width.
-        natural = Measurement.get(console, console.options.update(max_width=10_000), table).maximum
-        Console(highlight=False, emoji=False, width=natural).print(table) if natural > console.width else console.print(table)
+        _print_table(console, data)
     console.print(f"[bold]Frontier chart[/]: Avg^k over {FRONTIER_AXES[frontier_axis]}")
     console.print(escape("\n".join(frontier_text(chart))), highlight=False, soft_wrap=True)
     if csv_path is not None:
         console.print(f"wrote {written} rows to {escape(str(csv_path))}")
     if frontier_svg is not None:
         console.print(f"wrote the frontier chart to {escape(str(frontier_svg))}")
+
+
+def _check_options(frontier_axis: str, no_baseline: bool, baseline_folder: Path | None) -> None:
+    from ..sessions.analyses import FRONTIER_AXES
+
+    if frontier_axis not in FRONTIER_AXES:
+        common.fail(f"--frontier-axis {frontier_axis}: not an axis; use one of {', '.join(FRONTIER_AXES)}", 2)
+    if no_baseline and baseline_folder is not None:
+        common.fail("--baseline and --no-baseline do not combine", 2)
+    if baseline_folder is not None and not baseline_folder.is_dir():
+        common.fail(f"--baseline {baseline_folder}: no such folder; give a folder of sessions such as <data dir>/sessions", 2)
+
+
+def _write_csv(reports: list[RunReport], path: Path, baseline: Baseline | None) -> int:
+    """--csv: the rows written, or a one-line error."""
+    from ..sessions.report import write_csv
+
+    try:
+        return write_csv(reports, path, baseline)
+    except OSError as exc:
+        common.fail(f"cannot write {path}: {exc.strerror or exc}", os_error_exit_code(exc))
+
+
+def _write_text(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        common.fail(f"cannot write {path}: {exc.strerror or exc}", os_error_exit_code(exc))
+
+
+def _print_table(console: Console, data: TableData) -> None:
+    """One report table; never squeezes numbers into ellipses: a table wider than the terminal is printed at its natural width."""
+    from rich.console import Console
+    from rich.measure import Measurement
+    from rich.table import Table
+
+    from ..terminal import markup_escaped as escape  # run labels and task ids come from the runs' files
+
+    table = Table(title=escape(data.title), caption=data.caption and escape(data.caption), title_justify="left")
+    for i, column in enumerate(data.columns):
+        table.add_column(escape(column), justify="left" if i < data.labels else "right", no_wrap=i >= data.labels)
+    for row in data.rows:
+        if row is None:
+            table.add_section()
+        else:
+            table.add_row(*[escape(cell) for cell in row])
+    natural = Measurement.get(console, console.options.update(max_width=10_000), table).maximum
+    if natural > console.width:
+        Console(highlight=False, emoji=False, width=natural).print(table)
+    else:
+        console.print(table)
 
 
 def _baseline(reports: list[RunReport], folder: Path | None) -> Baseline | None:

@@ -9,14 +9,25 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..errors import EXIT_INTERRUPTED
 from ..sessions.solvers.registry import builtin_solver_names
 from . import common
 from .common import JSON_OPTION, console, fail, print_json
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from rich.console import Console
+
+    from ..sessions.batch import Batch, Progress
     from ..sessions.events import SessionEvent
+    from ..sessions.perturb import Perturbation
     from ..sessions.record import SessionWriter
+    from ..sessions.results import TrialSummary
     from ..sessions.solvers.base import Solver, SolverOptions
+    from ..sessions.trial import TrialLimits
+    from ..sessions.users import UserSettings
+    from ..tasks.spec import Task
 
 
 def parse_model_args(items: list[str]) -> dict[str, Any]:
@@ -42,7 +53,7 @@ def chosen_solver(name: str, options: SolverOptions) -> Solver:
     return build_solver(name, options)
 
 
-def select_tasks(domain: str | None, task_ids: list[str], capability: str | None, tasks_dir: Path | None):
+def select_tasks(domain: str | None, task_ids: list[str], capability: str | None, tasks_dir: Path | None) -> list[Task]:
     from ..tasks.suite import load_suite
 
     capability = common.capability(capability)
@@ -67,7 +78,7 @@ def _shipped_scenarios() -> str:
     return str(SCENARIOS_DIR)
 
 
-def select_scenarios(domain: str | None, ids: list[str], capability: str | None, folder: Path | None):
+def select_scenarios(domain: str | None, ids: list[str], capability: str | None, folder: Path | None) -> list[Task]:
     """The scenarios chosen, each as the task a trial runs (`Scenario.as_task`)."""
     from ..tasks.scenarios import load_scenarios
 
@@ -89,7 +100,7 @@ def select_scenarios(domain: str | None, ids: list[str], capability: str | None,
     return tasks
 
 
-def check_worlds(tasks) -> None:
+def check_worlds(tasks: Iterable[Task]) -> None:
     """Refuse tasks made on a world this ebench does not build, before any trial starts."""
     from ..tasks.worlds import WorldMismatch, check_world
 
@@ -171,7 +182,6 @@ def run_command(
 ) -> None:
     """Score a solver on tasks ([bold]--batch[/]), or run one task and watch its trace."""
     from ..sessions.solvers.base import SolverOptions
-    from ..sessions.solvers.simple import ReplaySolver
     from ..sessions.trial import TrialLimits
 
     options = SolverOptions(
@@ -194,10 +204,7 @@ def run_command(
         fail("--split names a set of tasks; --scenarios runs the shipped scenarios (or --tasks-dir's)", 2)
     tasks_dir = common.tasks_folder(tasks_dir, split)
     tasks = select_scenarios(domain, task, capability, tasks_dir) if scenarios else select_tasks(domain, task, capability, tasks_dir)
-    if isinstance(the_solver, ReplaySolver):
-        tasks = [t for t in tasks if t.id in set(the_solver.task_ids)]
-        if not tasks:
-            fail("none of the selected tasks has a recorded session to replay", 2)
+    tasks = _replayable(the_solver, tasks)
     limits = TrialLimits(max_turns=max_turns, max_tool_calls=max_tool_calls, timeout=trial_timeout)
     if not batch:
         if len(tasks) != 1 or trials != 1:
@@ -213,16 +220,8 @@ def run_command(
     }
     run_label = label or model or solver_name
     if out is None:
-        from ..paths import runs_dir
-
-        safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in run_label)
-        out = runs_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{safe}"
-    if executor not in ("local", "ray"):
-        fail(f"--executor {executor!r}: expected local or ray", 2)
-    if ray_address and executor != "ray":
-        fail("--ray-address is for --executor ray", 2)
-    if executor == "ray" and workers is not None:
-        fail("--workers is for --executor local: on Ray, the cluster's CPUs decide", 2)
+        out = _new_run_dir(run_label)
+    _check_executor(executor, ray_address, workers)
     where = {"workers": workers, "executor": executor, "ray_address": ray_address}
     _batch(
         the_solver,
@@ -242,7 +241,36 @@ def run_command(
     )
 
 
-def _perturbation(values: list[str], seed: int, code: bool):
+def _replayable(solver: Solver, tasks: list[Task]) -> list[Task]:
+    """With --solver replay, only the tasks it has a recorded session of."""
+    from ..sessions.solvers.simple import ReplaySolver
+
+    if not isinstance(solver, ReplaySolver):
+        return tasks
+    tasks = [t for t in tasks if t.id in set(solver.task_ids)]
+    if not tasks:
+        fail("none of the selected tasks has a recorded session to replay", 2)
+    return tasks
+
+
+def _new_run_dir(label: str) -> Path:
+    """A new run directory under the data directory, named by the time and the label."""
+    from ..paths import runs_dir
+
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in label)
+    return runs_dir() / f"{time.strftime('%Y%m%d-%H%M%S')}-{safe}"
+
+
+def _check_executor(executor: str, ray_address: str | None, workers: int | None) -> None:
+    if executor not in ("local", "ray"):
+        fail(f"--executor {executor!r}: expected local or ray", 2)
+    if ray_address and executor != "ray":
+        fail("--ray-address is for --executor ray", 2)
+    if executor == "ray" and workers is not None:
+        fail("--workers is for --executor local: on Ray, the cluster's CPUs decide", 2)
+
+
+def _perturbation(values: list[str], seed: int, code: bool) -> Perturbation:
     """--perturb and --perturb-seed, checked (a usage error in one line)."""
     from ..sessions.perturb import PerturbError, parse_perturb
 
@@ -254,7 +282,7 @@ def _perturbation(values: list[str], seed: int, code: bool):
     return perturbation
 
 
-def _user_settings(kind: str, model: str | None, api_base: str | None):
+def _user_settings(kind: str, model: str | None, api_base: str | None) -> UserSettings:
     from ..sessions.users import UserSettings
 
     if kind not in ("scripted", "llm"):
@@ -267,12 +295,24 @@ def _user_settings(kind: str, model: str | None, api_base: str | None):
 
 
 def _batch(
-    solver, tasks, trials, code, limits, selection, label, out: Path, force, concurrency, as_json, where, user, perturb=None
+    solver: Solver,
+    tasks: list[Task],
+    trials: int,
+    code: bool,
+    limits: TrialLimits,
+    selection: dict[str, Any],
+    label: str,
+    out: Path,
+    force: bool,
+    concurrency: int,
+    as_json: bool,
+    where: dict[str, Any],
+    user: UserSettings,
+    perturb: Perturbation | None = None,
 ) -> None:
     from ..sessions.batch import Batch, Progress
-    from ..sessions.executors import ExecutorError, default_workers
+    from ..sessions.executors import default_workers
     from ..sessions.runs import RunError
-    from ..sessions.solvers.base import FatalSolverError
 
     batch = Batch(out, tasks, solver, trials, code, limits, selection, label, force, user, **({"perturb": perturb} if perturb else {}))
     try:
@@ -284,47 +324,13 @@ def _batch(
     progress = Progress(total=len(batch.todo))
     if err and batch.kept:
         err.print(f"Resuming {out}: {batch.kept} trial(s) already finished, {len(batch.todo)} to run.", markup=False)
-    workers = where["workers"] or default_workers(len(batch.todo))
+    workers: int = where["workers"] or default_workers(len(batch.todo))
     if where["executor"] == "ray":  # connected and its workers readied before the clock starts: a local Ray takes seconds
-        from ..sessions.executors import connect_ray, warm_ray
-
-        try:
-            connect_ray(where["ray_address"])
-            if err:
-                err.print("Readying the Ray workers (imports, worlds)...")
-            warm_ray(batch.runner, batch.manifest["suite"]["worlds"])
-        except ExecutorError as exc:
-            batch.lock.release()
-            fail(str(exc), 2)
+        _ready_ray(batch, where["ray_address"], err)
     local_pool = where["executor"] == "local" and workers > 1 and len(batch.todo) > 1
     workers = min(workers, len(batch.todo)) if local_pool else 1 if where["executor"] == "local" else workers
     started = time.perf_counter()
-    status = "finished"
-    pool = None
-    try:
-        pool = batch.worker_pool(workers) if local_pool else None  # before the bar's thread: forked workers start at once
-        with _progress_bar(progress, quiet=as_json) as on_trial:
-            batch.execute(concurrency, on_trial, pool=pool, executor=where["executor"], ray_address=where["ray_address"])
-    except KeyboardInterrupt:
-        status = "interrupted"
-    except ExecutorError as exc:
-        batch.finish("failed")
-        fail(f"{exc}; {progress.done} trial(s) were kept: run the same command again to resume", 1)
-    except FatalSolverError as exc:
-        status = "failed"
-        batch.finish(status)
-        fail(
-            f"{exc}; the run stopped with {progress.done} trial(s) kept: fix the configuration and run the same command again to resume", 1
-        )
-    except OSError as exc:  # a full disk or a folder that became unwritable: what is recorded stays
-        try:
-            batch.finish("failed")
-        except OSError:
-            batch.lock.release()
-        common.fail_os(exc, f" ({progress.done} trial(s) of this session were kept)")
-    finally:
-        if pool is not None:
-            pool.close()
+    status = _execute(batch, progress, concurrency, workers if local_pool else None, as_json, where)
     batch.finish(status)
     seconds = time.perf_counter() - started
     summary = {
@@ -347,13 +353,62 @@ def _batch(
     else:
         _print_summary(summary, out)
     if status == "interrupted":
-        raise typer.Exit(common.EXIT_INTERRUPTED)
+        raise typer.Exit(EXIT_INTERRUPTED)
     if progress.done and progress.infra == progress.done:
         fail(
             f"every trial that ran ({progress.done}) ended in an infrastructure error, so nothing was scored; "
             f"the sessions in {out} say why, and running the same command again retries them",
             1,
         )
+
+
+def _ready_ray(batch: Batch, address: str | None, err: Console | None) -> None:
+    """Connect to Ray and ready its workers (imports, worlds); a failure releases the run and is one line."""
+    from ..sessions.executors import ExecutorError, connect_ray, warm_ray
+
+    try:
+        connect_ray(address)
+        if err:
+            err.print("Readying the Ray workers (imports, worlds)...")
+        warm_ray(batch.runner, batch.manifest["suite"]["worlds"])
+    except ExecutorError as exc:
+        batch.lock.release()
+        fail(str(exc), 2)
+
+
+def _execute(batch: Batch, progress: Progress, concurrency: int, pool_workers: int | None, as_json: bool, where: dict[str, Any]) -> str:
+    """Run the batch's trials under the progress bar (on a pool of `pool_workers` processes when
+    given): the run's status, finished or interrupted; what stops it is recorded and one line."""
+    from ..sessions.executors import ExecutorError
+    from ..sessions.solvers.base import FatalSolverError
+
+    status = "finished"
+    pool = None
+    try:
+        # Before the bar's thread: forked workers start at once.
+        pool = batch.worker_pool(pool_workers) if pool_workers is not None else None
+        with _progress_bar(progress, quiet=as_json) as on_trial:
+            batch.execute(concurrency, on_trial, pool=pool, executor=where["executor"], ray_address=where["ray_address"])
+    except KeyboardInterrupt:
+        status = "interrupted"
+    except ExecutorError as exc:
+        batch.finish("failed")
+        fail(f"{exc}; {progress.done} trial(s) were kept: run the same command again to resume", 1)
+    except FatalSolverError as exc:
+        batch.finish("failed")
+        fail(
+            f"{exc}; the run stopped with {progress.done} trial(s) kept: fix the configuration and run the same command again to resume", 1
+        )
+    except OSError as exc:  # a full disk or a folder that became unwritable: what is recorded stays
+        try:
+            batch.finish("failed")
+        except OSError:
+            batch.lock.release()
+        common.fail_os(exc, f" ({progress.done} trial(s) of this session were kept)")
+    finally:
+        if pool is not None:
+            pool.close()
+    return status
 
 
 def _print_summary(summary: dict[str, Any], out: Path) -> None:
@@ -376,11 +431,11 @@ def _print_summary(summary: dict[str, Any], out: Path) -> None:
 class _progress_bar:
     """A rich progress bar on stderr (trials, pass rate so far, tokens, cost, ETA), or nothing."""
 
-    def __init__(self, progress, quiet: bool) -> None:
+    def __init__(self, progress: Progress, quiet: bool) -> None:
         self.progress = progress
         self.quiet = quiet
 
-    def __enter__(self):
+    def __enter__(self) -> Callable[[TrialSummary], None]:
         if self.quiet:
             return self.progress.add
         from rich.console import Console
@@ -400,7 +455,7 @@ class _progress_bar:
         self.bar.start()
         self.task = self.bar.add_task("trials", total=self.progress.total, stats=self._stats())
 
-        def on_trial(summary) -> None:
+        def on_trial(summary: TrialSummary) -> None:
             self.progress.add(summary)
             self.bar.update(self.task, advance=1, stats=self._stats())
 
@@ -418,7 +473,9 @@ class _progress_bar:
             self.bar.stop()
 
 
-def _watch(solver, task, code: bool, limits, as_json: bool, user, perturb=None) -> None:
+def _watch(
+    solver: Solver, task: Task, code: bool, limits: TrialLimits, as_json: bool, user: UserSettings, perturb: Perturbation | None = None
+) -> None:
     """One trial with its events printed as they happen; recorded in the data directory's sessions."""
     import asyncio
     from functools import partial

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..errors import EXIT_INTERRUPTED
 from . import common
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from ..engine.domain import Domain
+    from ..sessions.paraphrase import AttemptRecord, ParaphraseSummary
+    from ..sessions.synthesize import DraftRecord, SynthesisSummary
+    from ..tasks.spec import LoadReport, Task
 
 tasks_app = typer.Typer(help="Browse, generate and validate tasks (the shipped suite by default).", no_args_is_help=True)
 
@@ -34,7 +43,7 @@ def _output_folder(out: Path | None, as_suite: bool, shipped: Path, default_name
     return out if out is not None else data_dir() / default_name
 
 
-def _load(root: Path | None, domain: str | None = None, capability: str | None = None, ids: list[str] | None = None):
+def _load(root: Path | None, domain: str | None = None, capability: str | None = None, ids: list[str] | None = None) -> LoadReport:
     from ..tasks.suite import load_suite
 
     if domain:
@@ -43,7 +52,7 @@ def _load(root: Path | None, domain: str | None = None, capability: str | None =
     return load_suite(root, domain, capability, ids)  # a missing or empty source: NoTasks, one line
 
 
-def _warn_errors(errors) -> None:
+def _warn_errors(errors: Iterable[object]) -> None:
     common.warn([str(e) for e in errors], "skipped")
 
 
@@ -177,7 +186,7 @@ def tasks_show(
         )
 
 
-def _actor_label(domain, actor: int) -> str:
+def _actor_label(domain: Domain, actor: int) -> str:
     from ..engine.world import open_world_readonly
 
     conn = open_world_readonly(common.world(domain, quiet=True))
@@ -205,30 +214,45 @@ def tasks_stats(
 ) -> None:
     """Per domain: templates and tasks per template, public solution length, changed rows,
     capability shares, and the shortcut audit's result."""
-    from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
     from ..tasks.suite import suite_info, suite_stats
 
     report = _load(root, domain)
     _warn_errors(report.errors)
     stats = suite_stats(report.tasks)
     info = suite_info(root)
-    if run_audit:
-        from ..tasks.audit import audit, audit_brief
-
-        stats["audit"] = {"recorded": False, **audit_brief(audit(report.tasks, _world_for).summary())}
-    elif info.get("audit"):
-        stats["audit"] = {"recorded": True, **info["audit"]}
-    else:
-        stats["audit"] = None
+    stats["audit"] = _stats_audit(run_audit, report.tasks, info)
     stats["suite_version"] = info.get("version")
     _add_structure_stats(stats, report.tasks)
     if as_json:
         common.print_json(stats)
         return
+    console = common.console()
+    console.print(_stats_table(stats, info.get("version")))
+    rows = stats["changed_rows"]
+    console.print(f"all domains: changed rows min {rows['min']}, mean {rows['mean']}, max {rows['max']}")
+    _print_stats_audit(stats["audit"])
+    _print_structure_stats(stats)
+
+
+def _stats_audit(run_audit: bool, tasks: list[Task], info: dict[str, Any]) -> dict[str, Any] | None:
+    """The shortcut audit's brief: run now (--audit), else the suite's recorded one, else None."""
+    if run_audit:
+        from ..tasks.audit import audit, audit_brief
+
+        return {"recorded": False, **audit_brief(audit(tasks, _world_for).summary())}
+    if info.get("audit"):
+        return {"recorded": True, **info["audit"]}
+    return None
+
+
+def _stats_table(stats: dict[str, Any], version: Any) -> Table:
+    """`tasks stats`' table: one row per measure, one column per domain."""
     from rich.table import Table
 
+    from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
+
     names = list(stats["domains"])
-    table = Table(title=f"{stats['tasks']} tasks" + (f" (suite version {info['version']})" if info.get("version") else ""))
+    table = Table(title=f"{stats['tasks']} tasks" + (f" (suite version {version})" if version else ""))
     table.add_column("")
     for name in names:
         table.add_column(name, justify="right")
@@ -256,27 +280,26 @@ def tasks_stats(
         table.add_row(
             f"tasks with {k} biting condition{'s' if k != '1' else ''}", *[str(doms[n]["biting_conditions"].get(k, 0)) for n in names]
         )
+    return table
+
+
+def _print_stats_audit(audit_info: dict[str, Any] | None) -> None:
     console = common.console()
-    console.print(table)
-    rows = stats["changed_rows"]
-    console.print(f"all domains: changed rows min {rows['min']}, mean {rows['mean']}, max {rows['max']}")
-    audit_info = stats["audit"]
     if audit_info is None:
         console.print("shortcut audit: not recorded for these tasks (run with --audit, or `ebench tasks audit`)")
-    else:
-        how = "recorded when the suite was made" if audit_info["recorded"] else "run now"
-        passed = {k: v for k, v in audit_info["passed"].items() if v}
-        verdict = "[green]no shortcut passes any task[/]" if audit_info["clean"] else f"[red]shortcuts pass tasks: {passed}[/]"
-        console.print(f"shortcut audit ({how}, {audit_info['tasks']} tasks): {verdict}")
-        careful = audit_info.get("careful")
-        if careful:
-            tried = sum(f["tried"] for f in careful.values())
-            passed = sum(f["passed"] for f in careful.values())
-            console.print(f"careful variants ({how}): {passed} of {tried} passed")
-    _print_structure_stats(stats)
+        return
+    how = "recorded when the suite was made" if audit_info["recorded"] else "run now"
+    passed = {k: v for k, v in audit_info["passed"].items() if v}
+    verdict = "[green]no shortcut passes any task[/]" if audit_info["clean"] else f"[red]shortcuts pass tasks: {passed}[/]"
+    console.print(f"shortcut audit ({how}, {audit_info['tasks']} tasks): {verdict}")
+    careful = audit_info.get("careful")
+    if careful:
+        tried = sum(f["tried"] for f in careful.values())
+        passed_careful = sum(f["passed"] for f in careful.values())
+        console.print(f"careful variants ({how}): {passed_careful} of {tried} passed")
 
 
-def _add_structure_stats(stats: dict, tasks) -> None:
+def _add_structure_stats(stats: dict[str, Any], tasks: list[Task]) -> None:
     """Structure (distinct structures, the largest one's share) and difficulty (depth, biting
     conditions, reference length), over all the tasks and per domain."""
     from ..tasks.structures import structure_stats
@@ -286,12 +309,12 @@ def _add_structure_stats(stats: dict, tasks) -> None:
         entry["structure"] = structure_stats([t for t in tasks if t.domain == name])
 
 
-def _spread_text(spread: dict) -> str:
+def _spread_text(spread: dict[str, Any]) -> str:
     counts = ", ".join(f"{k}: {n}" for k, n in spread["counts"].items())
     return f"min {spread['min']}, mean {spread['mean']}, max {spread['max']} ({counts})" if spread["counts"] else "n/a"
 
 
-def _print_structure_stats(stats: dict) -> None:
+def _print_structure_stats(stats: dict[str, Any]) -> None:
     console = common.console()
     for name, entry in [("all domains", stats["structure"]), *((n, d["structure"]) for n, d in stats["domains"].items())]:
         if not entry["tasks"]:
@@ -308,7 +331,7 @@ def _print_structure_stats(stats: dict) -> None:
     console.print(f"reference length: min {ref['min']}, mean {ref['mean']}, max {ref['max']}")
 
 
-def _world_for(task):
+def _world_for(task: Task) -> Path:
     """The task's world, or the one-line refusal when it was made on another."""
     from ..tasks.worlds import WorldMismatch, task_world
 
@@ -358,7 +381,7 @@ def tasks_generate(
     written: list[str] = []
     with _task_bar("generating", count, quiet=as_json) as advance:
 
-        def save(task) -> None:
+        def save(task: Task) -> None:
             path = folder / f"{task.id}.json"
             path.write_text(task.to_json(), encoding="utf-8")
             written.append(str(path))
@@ -442,7 +465,7 @@ def tasks_synthesize(
     the README's Tasks section), and kept when at least --min-votes verifier models solve it.
     Run again with the same --out and options to continue an interrupted synthesis.
     Exit code 1 when fewer than --count were accepted (the budget or --max-drafts ran out)."""
-    from ..sessions.solvers.llm import LLMConfig
+    from ..sessions.model_client import LLMConfig
     from ..sessions.synthesize import Synthesis, SynthesisConfig, SynthesisError
     from ..terminal import markup_escaped
     from .run import parse_model_args
@@ -498,7 +521,7 @@ def tasks_synthesize(
         return
     with _task_bar("synthesizing", count, quiet=as_json) as advance:
 
-        def on_draft(record, summary) -> None:
+        def on_draft(record: DraftRecord, summary: SynthesisSummary) -> None:
             if record.outcome == "accepted":
                 advance()
             if not as_json:
@@ -542,7 +565,7 @@ def tasks_synthesize(
             f"{summary.votes_needed} needed; their tools: {', '.join(summary.verifier_tools)}"
         )
     if interrupted:
-        raise typer.Exit(common.EXIT_INTERRUPTED)
+        raise typer.Exit(EXIT_INTERRUPTED)
     if summary.accepted < count:
         how = {
             "budget": "the budget was spent",
@@ -573,7 +596,7 @@ def tasks_synthesize_replay(
         common.fail(str(exc), 2)
     summary, interrupted = _run_model_job(synthesis.run, lambda: synthesis.summary, f"the replay stopped; what it made is in {out}")
     if interrupted:
-        raise typer.Exit(common.EXIT_INTERRUPTED)
+        raise typer.Exit(EXIT_INTERRUPTED)
     differences = replay_differences(source, out, config.domain)
     if as_json:
         common.print_json({**summary.to_dict(), "source": str(source), "differences": differences})
@@ -585,7 +608,7 @@ def tasks_synthesize_replay(
         common.console().print("the same drafts, verdicts and task files as the recording")
 
 
-def _print_synthesis_plan(plan: dict, as_json: bool) -> None:
+def _print_synthesis_plan(plan: dict[str, Any], as_json: bool) -> None:
     if as_json:
         common.print_json({"dry_run": True, **plan})
         return
@@ -636,8 +659,8 @@ def tasks_paraphrase(
     solution, actor and world, and is kept only when it leaks no id or count and at least
     --min-votes verifier models solve the task from the new wording. Exit code 1 when none was kept
     or the budget stopped the run."""
+    from ..sessions.model_client import LLMConfig
     from ..sessions.paraphrase import ParaphraseConfig, ParaphraseError, Paraphrasing
-    from ..sessions.solvers.llm import LLMConfig
     from ..terminal import markup_escaped
     from .run import check_worlds, parse_model_args
 
@@ -668,7 +691,7 @@ def tasks_paraphrase(
         common.world(common.domain(name), quiet=as_json)
     with _task_bar("paraphrasing", len(report.tasks) * variants, quiet=as_json) as advance:
 
-        def on_attempt(record, summary) -> None:
+        def on_attempt(record: AttemptRecord, summary: ParaphraseSummary) -> None:
             advance()
             if not as_json:
                 verdict = record.paraphrase if record.outcome == "kept" else f"{record.outcome}: {record.reason}"  # a model's words
@@ -695,7 +718,7 @@ def tasks_paraphrase(
             f"({summary.unverified} unverified; rejected: {markup_escaped(rejected)}); cost ${summary.cost:.4f}"
         )
     if interrupted:
-        raise typer.Exit(common.EXIT_INTERRUPTED)
+        raise typer.Exit(EXIT_INTERRUPTED)
     if summary.status == "budget":
         common.fail(f"the budget was spent after {summary.attempts} attempts; kept {summary.kept}")
     if summary.kept == 0:
@@ -883,7 +906,7 @@ def tasks_audit(
         raise typer.Exit(1)
 
 
-def _record_audit(root: Path | None, domain: str | None, summary) -> None:
+def _record_audit(root: Path | None, domain: str | None, summary: dict[str, Any]) -> None:
     import json
 
     from ..tasks.audit import audit_brief
@@ -902,7 +925,7 @@ def _record_audit(root: Path | None, domain: str | None, summary) -> None:
         common.fail(f"cannot record the audit in {path}: {exc}", 2)
 
 
-def _print_audit(summary) -> None:
+def _print_audit(summary: dict[str, Any]) -> None:
     from rich.table import Table
 
     from ..terminal import markup_escaped
@@ -1005,26 +1028,12 @@ def tasks_compose(
     shipped = load_suite(SUITE_DIR, domain=domain).tasks
     if any(t.id.startswith(f"{prefix}-") for t in shipped):
         common.fail(f"--prefix {prefix!r} would give ids of the shipped suite; choose another", 2)
-    folder = root / domain
-    if folder.exists() and not folder.is_dir():
-        common.fail(f"{folder} is not a folder", 2)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        common.fail_os(exc)
-    existing = sorted(p.name for p in folder.glob("*.json"))
-    if existing and not force:
-        common.fail(f"{folder} already holds {len(existing)} task files; use --force to replace them, or another --out", 2)
-    for name in existing:
-        (folder / name).unlink()
-    written: list[str] = []
-    made = []
+    folder = _emptied_folder(root / domain, force)
+    made: list[Task] = []
     with _task_bar("composing", count, quiet=as_json) as advance:
 
-        def save(task) -> None:
-            path = folder / f"{task.id}.json"
-            path.write_text(task.to_json(), encoding="utf-8")
-            written.append(str(path))
+        def save(task: Task) -> None:
+            (folder / f"{task.id}.json").write_text(task.to_json(), encoding="utf-8")
             made.append(task)
 
         try:
@@ -1067,7 +1076,7 @@ def tasks_compose(
         "conditions": conditions,
         "calls": calls,
         "world_seed": world_seed if world_seed is not None else the_domain.default_seed,
-        "written": len(written),
+        "written": len(made),
         "attempts": report.attempts,
         "rejected": dict(report.rejected),
         "distinct_structures": structure["distinct_structures"],
@@ -1079,11 +1088,27 @@ def tasks_compose(
     else:
         rejected = ", ".join(f"{n} {reason}" for reason, n in report.rejected.most_common()) or "none"
         common.console().print(
-            f"wrote {len(written)} composed tasks ({structure['distinct_structures']} distinct structures) to {folder} "
+            f"wrote {len(made)} composed tasks ({structure['distinct_structures']} distinct structures) to {folder} "
             f"({report.attempts} drafts; rejected: {rejected})"
         )
-    if len(written) < count:
-        common.fail(f"only {len(written)} of {count} tasks could be composed: the grammar's structures found no more certifiable data")
+    if len(made) < count:
+        common.fail(f"only {len(made)} of {count} tasks could be composed: the grammar's structures found no more certifiable data")
+
+
+def _emptied_folder(folder: Path, force: bool) -> Path:
+    """The domain's output folder, made and emptied of task files (which needs --force)."""
+    if folder.exists() and not folder.is_dir():
+        common.fail(f"{folder} is not a folder", 2)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        common.fail_os(exc)
+    existing = sorted(p.name for p in folder.glob("*.json"))
+    if existing and not force:
+        common.fail(f"{folder} already holds {len(existing)} task files; use --force to replace them, or another --out", 2)
+    for name in existing:
+        (folder / name).unlink()
+    return folder
 
 
 @tasks_app.command("overlap")

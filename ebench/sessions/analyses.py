@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .metrics import Efficiency, ScopeScore, efficiency, score_tasks
 from .run_report import RunReport
@@ -256,7 +256,7 @@ class DomainEffort:
         return asdict(self)
 
     def effort(self, name: str) -> float | None:
-        return getattr(self, name)
+        return cast(float | None, getattr(self, name))  # `name` is one of EFFORTS, each a float | None field
 
 
 def domain_efforts(reports: list[RunReport]) -> list[DomainEffort]:

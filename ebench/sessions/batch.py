@@ -25,6 +25,7 @@ from ..tasks.spec import Task
 from .executors import TrialRunner, WorkerPool, freeze_imports, run_in_processes, run_on_ray
 from .perturb import Perturbation
 from .record import secret_values
+from .results import TrialSummary
 from .runs import (
     LOCK,
     MANIFEST,
@@ -39,7 +40,7 @@ from .runs import (
     write_json_atomic,
 )
 from .solvers.base import Solver
-from .trial import TrialLimits, TrialSummary
+from .trial import TrialLimits
 from .users import UserSettings
 
 

@@ -49,9 +49,10 @@ from ..tasks.spec import Task
 from .events import InternalErrorEvent
 from .perturb import Perturbation
 from .record import trial_session_file
+from .results import TrialSummary
 from .runs import SESSIONS
 from .solvers.base import FatalSolverError, Solver
-from .trial import INFRA_ERROR, MANY_COPIES, TrialLimits, TrialSummary, drop_idle_copies, map_large_blocks, open_trial
+from .trial import INFRA_ERROR, MANY_COPIES, TrialLimits, drop_idle_copies, map_large_blocks, open_trial
 from .users import UserSettings
 
 EXECUTORS = ("local", "ray")

@@ -24,7 +24,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -43,7 +43,8 @@ from ..tasks.spec import Task
 from .events import ClientEvent, EndEvent, SignalEvent
 from .prompts import solver_context
 from .record import new_session_file, secret_values
-from .trial import AGENT_STOPPED, Trial, TrialSummary, open_trial
+from .results import TrialSummary
+from .trial import AGENT_STOPPED, Trial, open_trial
 from .users import UserSettings
 
 log = logging.getLogger("ebench.mcp")
@@ -67,6 +68,10 @@ class RegistryTool(MCPTool):
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
         return await self.fn(arguments, context)
+
+
+# A tool's handler: the call's arguments and the MCP request, answered with the tool's result.
+Handler = Callable[[dict[str, Any], Any], Awaitable[CallToolResult]]
 
 
 def registry_tool(fn: Callable[[dict[str, Any], Any], Any], name: str, description: str, parameters: dict[str, Any]) -> RegistryTool:
@@ -132,7 +137,7 @@ def build_server(trial: Trial, code: bool = False, calls: Calls | None = None) -
     calls = calls or Calls(trial)
     tools: list[MCPTool] = []
 
-    def handler(name: str) -> Callable[[dict[str, Any], Any], Any]:
+    def handler(name: str) -> Handler:
         async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
             result = await anyio.to_thread.run_sync(calls.run, request, lambda: trial.call(name, arguments))
             return _result(result.for_solver(), not result.ok)
@@ -191,7 +196,7 @@ def _add_text(server: MCPServer, uri: str, name: str, title: str, description: s
     server.add_resource(TextResource(uri=uri, name=name, title=title, description=description, mime_type=mime_type, text=text))
 
 
-def _exec_code_handler(trial: Trial, calls: Calls) -> Callable[[dict[str, Any], Any], Any]:
+def _exec_code_handler(trial: Trial, calls: Calls) -> Handler:
     async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
         code = arguments.get("code") if isinstance(arguments, dict) and set(arguments) == {"code"} else None
         result = await anyio.to_thread.run_sync(calls.run, request, lambda: trial.exec_code(code))
@@ -206,7 +211,7 @@ ASK_USER_DESCRIPTION = (
 ASK_USER_PARAMETERS = {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}
 
 
-def _ask_user_handler(trial: Trial) -> Callable[[dict[str, Any], Any], Any]:
+def _ask_user_handler(trial: Trial) -> Handler:
     async def handle(arguments: dict[str, Any], request: Any) -> CallToolResult:
         question = arguments.get("question") if isinstance(arguments, dict) else None
         if not isinstance(question, str) or not question.strip():

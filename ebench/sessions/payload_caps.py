@@ -107,7 +107,7 @@ def matches_marker(recorded: Any, value: Any) -> bool:
     if not isinstance(recorded, dict):
         return False
     found = _marker(payload_text(value), head=False)
-    return recorded.get("bytes") == found["bytes"] and recorded.get("sha256") == found["sha256"]
+    return bool(recorded.get("bytes") == found["bytes"] and recorded.get("sha256") == found["sha256"])
 
 
 def rerunnable(event: ToolCallEvent) -> bool:

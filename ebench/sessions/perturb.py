@@ -447,32 +447,56 @@ class Layer:
             return LayerCall(text, args, result, injected="distractor", stage="wrong_tool")
         canonical = self.by_offered.get(text) if isinstance(name, str) else None
         if canonical is None:
-            close = difflib.get_close_matches(text, list(self.by_offered), n=3) if len(text) <= 100 else []
-            hint = f" Did you mean: {', '.join(close)}?" if close else ""
-            result = _error(text, ErrorCode.UNKNOWN_TOOL, f"Unknown tool {text[:60]!r}.{hint}", latency)
-            return LayerCall(name, args, result, stage="wrong_tool")
+            return self._unknown_tool(name, text, args, latency)
         parsed = _parsed(args)
         if parsed is None:  # not a JSON object: the registry says why, under the offered name
             raw = execute(canonical, args)
             result = _wrapped(raw, text, latency, self._message(canonical, raw.error_message))
             return LayerCall(canonical, args, result, sent=self._sent(name, args, canonical, args))
+        canonical_args = {self._by_offered_param(canonical).get(k, k): v for k, v in parsed.items()}
+        refused = self._schema_error(name, text, args, canonical, parsed, canonical_args, latency)
+        if refused is None:
+            refused = self._injected(name, text, args, canonical, canonical_args, latency, rng)
+        if refused is not None:
+            return refused
+        return self._run(name, text, args, canonical, canonical_args, execute, latency, rng)
+
+    def _by_offered_param(self, canonical: str) -> dict[str, str]:
+        return {v: k for k, v in self.param_names[canonical].items()}
+
+    def _unknown_tool(self, name: Any, text: str, args: Any, latency: float) -> LayerCall:
+        close = difflib.get_close_matches(text, list(self.by_offered), n=3) if len(text) <= 100 else []
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        result = _error(text, ErrorCode.UNKNOWN_TOOL, f"Unknown tool {text[:60]!r}.{hint}", latency)
+        return LayerCall(name, args, result, stage="wrong_tool")
+
+    def _schema_error(
+        self, name: Any, text: str, args: Any, canonical: str, parsed: dict[str, Any], canonical_args: dict[str, Any], latency: float
+    ) -> LayerCall | None:
+        """An unknown or missing parameter (under the offered names), answered without running."""
         offered_params = self.param_names[canonical]
-        by_offered = {v: k for k, v in offered_params.items()}
+        by_offered = self._by_offered_param(canonical)
         unknown = [k for k in parsed if k not in by_offered]
         tool = self.registry.get(canonical)
-        canonical_args = {by_offered.get(k, k): v for k, v in parsed.items()}
         missing = [offered_params[p.name] for p in tool.params if p.required and p.name not in canonical_args]
+        if not unknown and not missing:
+            return None
+        message = (
+            f"{text} does not take {', '.join(repr(u) for u in unknown[:5])}; it takes: {', '.join(offered_params.values()) or 'no arguments'}."
+            if unknown
+            else f"{text} is missing required argument(s): {', '.join(missing)}."
+        )
+        result = _error(text, ErrorCode.INVALID_ARGUMENTS, message, latency)
         sent = self._sent(name, args, canonical, canonical_args)
-        if unknown or missing:
-            message = (
-                f"{text} does not take {', '.join(repr(u) for u in unknown[:5])}; it takes: {', '.join(offered_params.values()) or 'no arguments'}."
-                if unknown
-                else f"{text} is missing required argument(s): {', '.join(missing)}."
-            )
-            result = _error(text, ErrorCode.INVALID_ARGUMENTS, message, latency)
-            return LayerCall(canonical, canonical_args, result, sent=sent, stage="schema_error")
+        return LayerCall(canonical, canonical_args, result, sent=sent, stage="schema_error")
+
+    def _injected(
+        self, name: Any, text: str, args: Any, canonical: str, canonical_args: dict[str, Any], latency: float, rng: Random
+    ) -> LayerCall | None:
+        """A transient or rate-limit error given instead of running the call (counted as a call of the tool)."""
         self.tool_calls[canonical] += 1
         count = self.tool_calls[canonical]
+        sent = self._sent(name, args, canonical, canonical_args)
         if self.perturbation.has("output:transient") and count == 1:
             self.injected_pending[canonical] = self.injected_pending.get(canonical, 0) + 1
             result = _error(text, UNAVAILABLE, f"{text} is temporarily unavailable; try again.", latency)
@@ -483,10 +507,28 @@ class Layer:
             result = _error(text, RATE_LIMITED, f"Too many calls to {text}; retry after {wait} seconds.", latency, retry_after=wait)
             return LayerCall(canonical, canonical_args, result, sent=sent, injected="ratelimit")
         self.injected_pending.pop(canonical, None)
+        return None
+
+    def _run(
+        self,
+        name: Any,
+        text: str,
+        args: Any,
+        canonical: str,
+        canonical_args: dict[str, Any],
+        execute: Execute,
+        latency: float,
+        rng: Random,
+    ) -> LayerCall:
+        """Run the call (a smaller page mapped to the canonical one) and change what it gave back."""
         stage = "mishandled_output" if self.noise_values and _values(canonical_args) & self.noise_values else None
         page = canonical_args.get("page", 1)
         paged = (
-            self.page_size != PAGE_SIZE and "page" in offered_params and isinstance(page, int) and not isinstance(page, bool) and page >= 1
+            self.page_size != PAGE_SIZE
+            and "page" in self.param_names[canonical]
+            and isinstance(page, int)
+            and not isinstance(page, bool)
+            and page >= 1
         )
         if paged:
             canonical_args["page"] = (page - 1) * self.page_size // PAGE_SIZE + 1
@@ -496,8 +538,17 @@ class Layer:
             return LayerCall(
                 canonical, canonical_args, _wrapped(raw, text, latency, self._message(canonical, raw.error_message)), sent, stage=stage
             )
-        value, altered = raw.value, []
-        if paged and isinstance(value, dict) and isinstance(value.get("items"), list) and "page_size" in value:
+        value, altered = self._altered(raw.value, page if paged else None, rng)
+        tool = self.registry.get(canonical)
+        if stage is None and tool.kind == "write" and self._expected_ids and _id_values(canonical_args) - self._expected_ids:
+            stage = "wrong_value"
+        result = PerturbedResult(text, True, raw.value, None, None, raw.seconds, canonical=raw.value, latency=latency, shown=value)
+        return LayerCall(canonical, canonical_args, result, sent, altered=altered, stage=stage)
+
+    def _altered(self, value: Any, page: int | None, rng: Random) -> tuple[Any, list[str]]:
+        """A result as shown: cut to the smaller page (`page`: the one asked for, None when not paged), noise, reordered."""
+        altered: list[str] = []
+        if page is not None and isinstance(value, dict) and isinstance(value.get("items"), list) and "page_size" in value:
             value = self._page(value, page)
             altered.append("pages")
         if self.noise_fields:
@@ -506,10 +557,7 @@ class Layer:
         if self.perturbation.has("output:reorder"):
             value = _reorder(value, rng)
             altered.append("reorder")
-        if stage is None and tool.kind == "write" and self._expected_ids and _id_values(canonical_args) - self._expected_ids:
-            stage = "wrong_value"
-        result = PerturbedResult(text, True, raw.value, None, None, raw.seconds, canonical=raw.value, latency=latency, shown=value)
-        return LayerCall(canonical, canonical_args, result, sent, altered=altered, stage=stage)
+        return value, altered
 
     def _sent(self, name: Any, args: Any, canonical: str, canonical_args: Any) -> dict[str, Any] | None:
         if name == canonical and args == canonical_args:

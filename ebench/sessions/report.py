@@ -19,7 +19,7 @@ from typing import Any
 from ..tasks.spec import CAPABILITIES, CAPABILITY_TITLES
 from .analyses import EFFORTS, FRONTIER_AXES, Analyses, Correlation, Gain, Pair, UsageGroup, analyses
 from .attempts import HUMAN
-from .metrics import FAILURE_STAGES, ScopeScore, failure_stages, run_metrics, total_calls
+from .metrics import FAILURE_STAGES, Conversations, ScopeScore, failure_stages, run_metrics, total_calls
 from .perturb import Perturbation
 from .record import SessionFileError, read_session, session_files
 from .results import ResultsLineError, TrialSummary
@@ -322,9 +322,7 @@ def summary_table(reports: list[RunReport]) -> TableData:
     ks = range(1, _max_k(reports) + 1)
     overall = [r.metrics.overall for r in reports]
     rows: list[list[str] | None] = [
-        ["solver", *[str(r.solver() or DASH) for r in reports]],
-        ["model", *[str(r.model() or DASH) for r in reports]],
-        ["tasks planned", *[str(r.tasks_planned() if r.tasks_planned() is not None else DASH) for r in reports]],
+        *_run_rows(reports),
         ["tasks scored", *[str(s.tasks) for s in overall]],
         ["scored trials", *[str(s.trials) for s in overall]],
         ["passed trials", *[str(s.passes) for s in overall]],
@@ -335,16 +333,32 @@ def summary_table(reports: list[RunReport]) -> TableData:
         ["Avg", *[pct(s.avg) for s in overall]],
         *_k_rows(list(overall), ks),
     ]
-    # Uneven trial counts: say over how many tasks each k is averaged.
+    rows += _uneven_rows(overall, ks)
+    return TableData("Summary", ["", *[r.label for r in reports]], rows, caption=_versions_caption(reports))
+
+
+def _run_rows(reports: list[RunReport]) -> list[list[str] | None]:
+    """Who ran: the solver, the model, the tasks planned."""
+    return [
+        ["solver", *[str(r.solver() or DASH) for r in reports]],
+        ["model", *[str(r.model() or DASH) for r in reports]],
+        ["tasks planned", *[str(r.tasks_planned() if r.tasks_planned() is not None else DASH) for r in reports]],
+    ]
+
+
+def _uneven_rows(overall: list[ScopeScore], ks: range) -> list[list[str] | None]:
+    """Uneven trial counts: say over how many tasks each k is averaged (no rows when even)."""
     uneven = [k for k in ks if any(k in s.by_k and s.by_k[k].tasks < s.tasks for s in overall)]
-    if uneven:
-        rows.append(None)
-        rows += [[f"tasks with ≥{k} trials", *[str(s.by_k[k].tasks if k in s.by_k else 0) for s in overall]] for k in uneven]
+    if not uneven:
+        return []
+    return [None, *[[f"tasks with ≥{k} trials", *[str(s.by_k[k].tasks if k in s.by_k else 0) for s in overall]] for k in uneven]]
+
+
+def _versions_caption(reports: list[RunReport]) -> str | None:
     versions = sorted({r.suite_version() or "unknown" for r in reports})
-    caption = (
-        f"Runs made on different suite versions ({', '.join(versions)}): their scores are not comparable." if len(versions) > 1 else None
-    )
-    return TableData("Summary", ["", *[r.label for r in reports]], rows, caption=caption)
+    if len(versions) > 1:
+        return f"Runs made on different suite versions ({', '.join(versions)}): their scores are not comparable."
+    return None
 
 
 def scope_table(reports: list[RunReport], kind: str) -> TableData:
@@ -435,17 +449,8 @@ def conversations_table(reports: list[RunReport]) -> TableData | None:
     for kind in dict.fromkeys(k for c in found for k in c.by_kind):
         shares = [c.by_kind.get(kind) for c in found]
         rows.append([f"  {kind.replace('_', '-')} turns", *[_share(s, "turns") for s in shares]])
-    if any(c.by_position for c in found):
-        rows.append(None)
-        for position in dict.fromkeys(k for c in found for k in c.by_position):
-            rows.append([f"turn {position}", *[_share(c.by_position.get(position), "turns") for c in found]])
-    for title, attr, noun in (("switch", "by_switches", "switches"), ("transition", "by_transitions", "transitions")):
-        groups = [getattr(c, attr) for c in found]
-        if any(groups):
-            rows.append(None)
-            for count in sorted(dict.fromkeys(k for g in groups for k in g), key=int):
-                label = f"sessions, {count} {title if count == '1' else noun}"
-                rows.append([label, *[_share(g.get(count), "scenarios") for g in groups]])
+    rows += _position_rows(found)
+    rows += _change_rows(found)
     rows += [None, ["asked before acting", *[f"{c.asked_first} of {c.asking}" if c.asking else DASH for c in found]]]
     return TableData(
         "Conversations",
@@ -455,6 +460,29 @@ def conversations_table(reports: list[RunReport]) -> TableData | None:
         " changes a value mid-request; transitions: changes between task, clarify and chat turns from one turn to the next"
         " (sessions passed of sessions); asked before acting: tasks whose user holds facts (acting first fails the task)",
     )
+
+
+def _position_rows(found: list[Conversations]) -> list[list[str] | None]:
+    """Turns passed at each position (no rows when no run has scenarios of several turns)."""
+    if not any(c.by_position for c in found):
+        return []
+    rows: list[list[str] | None] = [None]
+    for position in dict.fromkeys(k for c in found for k in c.by_position):
+        rows.append([f"turn {position}", *[_share(c.by_position.get(position), "turns") for c in found]])
+    return rows
+
+
+def _change_rows(found: list[Conversations]) -> list[list[str] | None]:
+    """Sessions passed by how many switches, then by how many transitions, each block when any run has one."""
+    rows: list[list[str] | None] = []
+    for title, attr, noun in (("switch", "by_switches", "switches"), ("transition", "by_transitions", "transitions")):
+        groups = [getattr(c, attr) for c in found]
+        if any(groups):
+            rows.append(None)
+            for count in sorted(dict.fromkeys(k for g in groups for k in g), key=int):
+                label = f"sessions, {count} {title if count == '1' else noun}"
+                rows.append([label, *[_share(g.get(count), "scenarios") for g in groups]])
+    return rows
 
 
 def _share(group: dict[str, int] | None, total: str) -> str:

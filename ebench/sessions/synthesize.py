@@ -63,11 +63,12 @@ from ..tasks.synthesis import DraftRejected, Rejection, SynthesisDraft, is_seen,
 from .events import InternalErrorEvent
 from .model_client import LLMConfig, model_prices, sendable_json
 from .record import SessionWriter, drop_torn_line, secret_values
+from .results import TrialSummary
 from .solvers.base import FatalSolverError, Outcome
 from .solvers.llm import LLMSolver, failed_request
 from .solvers.recorded import RecordedResponses
 from .terminations import Termination
-from .trial import Trial, TrialLimits, TrialSummary, current_world, open_trial
+from .trial import Trial, TrialLimits, current_world, open_trial
 
 SYNTHESIS_LOG = "synthesis.jsonl"  # one line per draft
 SYNTHESIS_SETTINGS = "synthesis.json"  # what a resumed run must match

@@ -35,7 +35,7 @@ from ..tasks.diff import ChangeTracker, Diff, tracker_script
 from ..tasks.grading import Grade, grade
 from ..tasks.paths import optimal_turns, write_tools
 from ..tasks.reference import DEFAULT_LIMITS, ReferenceFailed, run_steps
-from ..tasks.scenarios import not_reached, scenario_grade, turn_grade
+from ..tasks.scenarios import Scenario, not_reached, scenario_grade, turn_grade
 from ..tasks.spec import Task
 from ..tasks.worlds import WorldMismatch, check_world, task_seed
 from .events import (
@@ -85,7 +85,7 @@ def replays_as_recorded(event: ToolCallEvent, replayed: Any) -> bool:
     one its marker stands for)."""
     if "result" in (event.capped or ()):
         return matches_marker(event.result, replayed)
-    return as_read_back(replayed) == as_read_back(event.result)
+    return bool(as_read_back(replayed) == as_read_back(event.result))
 
 
 @dataclass
@@ -383,7 +383,7 @@ class Trial:
         profile = task.user_profile if task is not None else []
         # A scenario (several turns of one conversation, scenarios.py) runs its turns in order:
         # each ends when the solver says so (`end_turn`) and is graded on its own changes.
-        self.scenario = task.scenario if task is not None else None
+        self.scenario: Scenario | None = task.scenario if task is not None else None
         self.turn_index = 0
         self._turn_calls = 0  # top-level calls made before the current turn began
         self.turn_grades: list[tuple[str, Grade, Diff]] = []

@@ -14,8 +14,9 @@ import threading
 import time
 from collections.abc import Callable
 
+from .results import TrialSummary
 from .solvers.base import FatalSolverError, Solver
-from .trial import AGENT_ERROR, INFRA_ERROR, Trial, TrialLimits, TrialSummary
+from .trial import AGENT_ERROR, INFRA_ERROR, Trial, TrialLimits
 
 
 class Abandoned(Exception):

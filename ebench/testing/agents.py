@@ -38,6 +38,7 @@ from ..tasks.certify import first_page_plan, run_public
 from ..tasks.paths import write_tools
 from ..tasks.public import CORRECT, FILTERED, FIRST_PAGE, PLAIN, Lazy
 from ..tasks.reference import run_steps
+from ..tasks.scenarios import Scenario
 from ..tasks.shortcuts import without_last_write
 from ..tasks.spec import Step, Task
 from ..tasks.template_catalog import template_named
@@ -139,7 +140,7 @@ def _with_plan(task: Task, plan: Iterable[Step]) -> Task:
 
 def _scenario_with(task: Task, planner: Any) -> Task:
     """A scenario task whose every turn's tasks follow `planner(task)`."""
-    scenario = copy.copy(task.scenario)
+    scenario: Scenario = copy.copy(task.scenario)
     turns = []
     for turn in scenario.turns:
         turns.append(replace(turn, tasks=[_with_plan(t, planner(t)) for t in turn.tasks]))

@@ -320,18 +320,11 @@ class PerturbedPlayer:
         if not found:
             return completion("I do not know this task.")
         task, layer = found[0]
-        answers = []
-        for message in messages:
-            if message.get("role") == "tool":
-                try:
-                    answers.append(json.loads(message.get("content") or "null"))
-                except json.JSONDecodeError:
-                    answers.append(None)
+        answers = [_tool_answer(message) for message in messages if message.get("role") == "tool"]
         position = 0
         results: list[Any] = []
         for step in task.reference_solution:
-            args = resolve_args(step.args, results)
-            name, sent = layer.present(step.tool, args)
+            name, sent = layer.present(step.tool, resolve_args(step.args, results))
             page_name = layer.param_names.get(step.tool, {}).get("page")
             parts = PAGE_SIZE // layer.page_size if page_name is not None else 1
             pieces: list[Any] = []
@@ -339,20 +332,37 @@ class PerturbedPlayer:
                 call = dict(sent)
                 if part:
                     call[page_name] = sent[page_name] + part
-                while True:
-                    if position >= len(answers):
-                        return completion(None, [(name, call)])
-                    answer = answers[position]
-                    position += 1
-                    error = answer.get("error") if isinstance(answer, dict) else None
-                    if not (isinstance(error, dict) and error.get("code") in RETRYABLE):
-                        break
+                position = _past_retryable(answers, position, RETRYABLE)
+                if position >= len(answers):
+                    return completion(None, [(name, call)])
+                answer = answers[position]
+                position += 1
                 pieces.append(_without(answer, layer.noise_fields))
                 items = answer.get("items") if isinstance(answer, dict) else None
                 if not isinstance(items, list) or len(items) < layer.page_size:
                     break
             results.append(_merged(pieces, PAGE_SIZE))
         return completion("Done.")
+
+
+def _tool_answer(message: dict[str, Any]) -> Any:
+    """A tool message's payload (None when it is not JSON)."""
+    try:
+        return json.loads(message.get("content") or "null")
+    except json.JSONDecodeError:
+        return None
+
+
+def _past_retryable(answers: list[Any], position: int, retryable: Any) -> int:
+    """The position of the first answer from `position` on that is not a retryable error (the
+    player asked again after each): the answer the call finally got, or the end."""
+    while position < len(answers):
+        answer = answers[position]
+        error = answer.get("error") if isinstance(answer, dict) else None
+        if not (isinstance(error, dict) and error.get("code") in retryable):
+            return position
+        position += 1
+    return position
 
 
 def _without(value: Any, names: tuple[str, ...]) -> Any:
@@ -476,32 +486,36 @@ class Faulty:
 
     def _extra_turn(self, body: dict[str, Any]) -> Reply:
         messages = body.get("messages") or []
-        clean: list[dict[str, Any]] = []
-        for message in messages:  # the conversation without the extra exchanges
-            calls = message.get("tool_calls") or []
-            if message.get("role") == "assistant" and calls and all(c.get("id") in self._injected for c in calls):
-                continue
-            if message.get("role") == "tool" and message.get("tool_call_id") in self._injected:
-                continue
-            clean.append(message)
+        clean = [m for m in messages if not self._was_injected(m)]  # the conversation without the extra exchanges
         body = {**body, "messages": clean}
         if len(clean) < len(messages) or not self._take(body):
             return self.inner(body)  # once per conversation
         answer = self.inner(body)
-        calls = []
+        calls: list[dict[str, Any]] = []
         if answer.status == 200 and answer.send == "json":
             calls = answer.body["choices"][0]["message"].get("tool_calls") or []
-        if self.fault == "unknown_tool":
-            bad = completion(None, [("teleport_to_headquarters", {"urgent": True})])
-        elif calls and isinstance(args := json.loads(calls[0]["function"]["arguments"] or "{}"), dict) and args:
-            bad = completion(None, [(calls[0]["function"]["name"], {k: _wrong_type(v) for k, v in args.items()})])
-        else:  # a tool without arguments: the arguments are an array, not an object
-            tools = [t["function"]["name"] for t in body.get("tools") or []]
-            name = calls[0]["function"]["name"] if calls else (tools[0] if tools else "search")
-            bad = completion(None, [(name, "[1, 2, 3]")])
+        bad = self._bad_call(body, calls)
         with self._lock:
             self._injected.update(c["id"] for c in bad.body["choices"][0]["message"]["tool_calls"])
         return bad
+
+    def _was_injected(self, message: dict[str, Any]) -> bool:
+        """A message of an extra exchange this fault made (its call, or the tool's answer to it)."""
+        calls = message.get("tool_calls") or []
+        if message.get("role") == "assistant" and calls and all(c.get("id") in self._injected for c in calls):
+            return True
+        return message.get("role") == "tool" and message.get("tool_call_id") in self._injected
+
+    def _bad_call(self, body: dict[str, Any], calls: list[dict[str, Any]]) -> Reply:
+        """The malformed call this fault sends instead of the model's answer."""
+        if self.fault == "unknown_tool":
+            return completion(None, [("teleport_to_headquarters", {"urgent": True})])
+        if calls and isinstance(args := json.loads(calls[0]["function"]["arguments"] or "{}"), dict) and args:
+            return completion(None, [(calls[0]["function"]["name"], {k: _wrong_type(v) for k, v in args.items()})])
+        # a tool without arguments: the arguments are an array, not an object
+        tools = [t["function"]["name"] for t in body.get("tools") or []]
+        name = calls[0]["function"]["name"] if calls else (tools[0] if tools else "search")
+        return completion(None, [(name, "[1, 2, 3]")])
 
 
 def _conversation(body: dict[str, Any]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,7 +12,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 
-def binding_rows(screen: Screen) -> list[tuple[str, str, str]]:
+def binding_rows(screen: Screen[Any]) -> list[tuple[str, str, str]]:
     """(where, key, what) for every described binding active on `screen`, app bindings last."""
     app = screen.app
     rows: list[tuple[str, str, str]] = []
@@ -33,7 +35,7 @@ def binding_rows(screen: Screen) -> list[tuple[str, str, str]]:
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,f1,q", "dismiss", "Close", id="help.close")]
 
-    def __init__(self, under: Screen) -> None:
+    def __init__(self, under: Screen[Any]) -> None:
         super().__init__()
         self.under = under
         self.rows = binding_rows(under)

@@ -47,8 +47,9 @@ from ...sessions.attempts import (
 )
 from ...sessions.describe import preview, shown_args
 from ...sessions.events import ApiErrorEvent, MessageEvent, SessionEvent, ToolCallEvent, TurnEndEvent, as_tool_call
+from ...sessions.results import TrialSummary
 from ...sessions.solvers.base import Solver
-from ...sessions.trial import AGENT_STOPPED, Trial, TrialLimits, TrialSummary
+from ...sessions.trial import AGENT_STOPPED, Trial, TrialLimits
 from ...sessions.users import PersonUser
 from ...sessions.watch import DEFAULT_SPEED, SPEEDS, StepGate, watch
 from ...tasks.diff import Diff

@@ -162,34 +162,51 @@ def convert_field(spec: FieldSpec, text: str) -> tuple[Any, str | None]:
     if spec.kind == "string":
         return text, None
     if spec.kind == "integer":
-        try:
-            value = int(stripped)
-        except ValueError:
-            return None, "expected an integer"
-        problem = _value_problem(spec.schema, value)
-        return (None, problem) if problem else (value, None)
+        return _convert_integer(spec, stripped)
     if spec.kind == "number":
-        try:
-            number = float(stripped)
-        except ValueError:
-            return None, "expected a number"
-        if number != number or number in (float("inf"), float("-inf")):
-            return None, "expected a finite number"
-        try:
-            return int(stripped), None
-        except ValueError:
-            return number, None
+        return _convert_number(stripped)
     if spec.kind == "boolean":
         lowered = stripped.lower()
         if lowered in ("true", "false"):
             return lowered == "true", None
         return None, "expected true or false"
     if spec.kind == "enum":
-        for choice in spec.enum:
-            if stripped == (choice if isinstance(choice, str) else json.dumps(choice)):
-                return choice, None
-        return None, "expected one of: " + ", ".join(_describe(v) for v in spec.enum)
-    # array, object, json: JSON text (an array may leave out its brackets: `1, 2, 3`)
+        return _convert_enum(spec, stripped)
+    return _convert_json(spec, stripped)
+
+
+def _convert_integer(spec: FieldSpec, stripped: str) -> tuple[Any, str | None]:
+    try:
+        value = int(stripped)
+    except ValueError:
+        return None, "expected an integer"
+    problem = _value_problem(spec.schema, value)
+    return (None, problem) if problem else (value, None)
+
+
+def _convert_number(stripped: str) -> tuple[Any, str | None]:
+    """A finite number; an integer's text stays an int."""
+    try:
+        number = float(stripped)
+    except ValueError:
+        return None, "expected a number"
+    if number != number or number in (float("inf"), float("-inf")):
+        return None, "expected a finite number"
+    try:
+        return int(stripped), None
+    except ValueError:
+        return number, None
+
+
+def _convert_enum(spec: FieldSpec, stripped: str) -> tuple[Any, str | None]:
+    for choice in spec.enum:
+        if stripped == (choice if isinstance(choice, str) else json.dumps(choice)):
+            return choice, None
+    return None, "expected one of: " + ", ".join(_describe(v) for v in spec.enum)
+
+
+def _convert_json(spec: FieldSpec, stripped: str) -> tuple[Any, str | None]:
+    """Array, object, json: JSON text (an array may leave out its brackets: `1, 2, 3`)."""
     try:
         decoded = json.loads(stripped)
     except json.JSONDecodeError:

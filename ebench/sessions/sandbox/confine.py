@@ -61,14 +61,14 @@ def _libc() -> tuple[Any, CDLL]:
 
 def no_new_privs(ctypes: Any, libc: CDLL) -> bool:
     PR_SET_NO_NEW_PRIVS = 38
-    return libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+    return bool(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
 
 
 def new_netns(ctypes: Any, libc: CDLL) -> bool:
     CLONE_NEWNET, CLONE_NEWUSER = 0x40000000, 0x10000000
     if libc.unshare(CLONE_NEWNET) == 0:
         return True
-    return libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0
+    return bool(libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0)
 
 
 # -- Landlock ---------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ def landlock(ctypes: Any, libc: CDLL, read_paths: Iterable[str], exec_paths: Ite
                 libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0)
             finally:
                 os.close(fd)
-        return libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0) == 0
+        return bool(libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0) == 0)
     finally:
         os.close(ruleset)
 
@@ -224,7 +224,7 @@ def seccomp(ctypes: Any, libc: CDLL) -> bool:
     filters = (Filter * len(prog))(*[Filter(*ins) for ins in prog])  # type: ignore[operator]
     fprog = Prog(len(prog), filters)
     PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-    return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
+    return bool(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0)
 
 
 def low_descriptors(fds: list[int]) -> list[int]:

@@ -29,12 +29,12 @@ def tool_specs(tools: Iterable[Any]) -> list[dict[str, Any]]:
     """The specs of `tools`; those of a registry are made once (every code-mode trial asks).
     Shared: a caller never changes them."""
     try:
-        cached = _SPECS.get(tools)  # type: ignore[arg-type]
+        cached = _SPECS.get(tools)
     except TypeError:  # not a registry: a list of tools or specs
         return [tool_spec(t) for t in tools]
     members = tuple(tools)
     if cached is None or cached[0] != members:  # first use, or the registry changed since
-        cached = _SPECS[tools] = (members, [tool_spec(t) for t in members])  # type: ignore[index]
+        cached = _SPECS[tools] = (members, [tool_spec(t) for t in members])
     return cached[1]
 
 

@@ -34,7 +34,7 @@ class UnknownSolver(UnknownName):
 def _factory(value: object) -> SolverFactory:
     if not callable(value):
         raise PluginError(f"a solver entry point must name a factory (options: SolverOptions) -> Solver, got {type(value).__name__}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 SOLVERS: Registry[SolverFactory] = Registry("solver", GROUP, _factory, unknown=UnknownSolver)

@@ -183,18 +183,27 @@ class ReplaySolver:
             elif isinstance(event, TurnEndEvent) and event.reached and trial.turns_left:
                 trial.end_turn()
             elif id(event) in calls:
-                if trial.tool_calls >= limits.max_tool_calls:
-                    return Outcome(MAX_TOOL_CALLS)
                 assert isinstance(event, ToolCallEvent)
-                if event.injected and not same:
-                    continue
-                if not rerunnable(event) and event.ok:  # a failed one is sent as recorded: it fails again, changing nothing
-                    return Outcome(AGENT_ERROR, f"call {event.id} was recorded with its arguments truncated; it cannot be replayed")
-                tool, args = event.tool, event.args
-                if same and isinstance(event.sent, dict):
-                    tool, args = event.sent.get("tool"), event.sent.get("args")
-                elif trial.layer is not None and not same and isinstance(tool, str) and isinstance(args, dict):
-                    tool, args = trial.layer.present(tool, args)
-                await _call(trial, tool, args, step)
-                await trial.wait_latency()
+                stopped = await self._replay_call(trial, event, same, limits, step)
+                if stopped is not None:
+                    return stopped
         return Outcome(AGENT_STOPPED)
+
+    async def _replay_call(
+        self, trial: Trial, event: ToolCallEvent, same: bool, limits: TrialLimits, step: StepHook | None
+    ) -> Outcome | None:
+        """One recorded call sent again (None), or why the replay stops here."""
+        if trial.tool_calls >= limits.max_tool_calls:
+            return Outcome(MAX_TOOL_CALLS)
+        if event.injected and not same:
+            return None
+        if not rerunnable(event) and event.ok:  # a failed one is sent as recorded: it fails again, changing nothing
+            return Outcome(AGENT_ERROR, f"call {event.id} was recorded with its arguments truncated; it cannot be replayed")
+        tool, args = event.tool, event.args
+        if same and isinstance(event.sent, dict):
+            tool, args = event.sent.get("tool"), event.sent.get("args")
+        elif trial.layer is not None and not same and isinstance(tool, str) and isinstance(args, dict):
+            tool, args = trial.layer.present(tool, args)
+        await _call(trial, tool, args, step)
+        await trial.wait_latency()
+        return None
