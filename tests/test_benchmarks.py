@@ -131,6 +131,10 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         for result in data[key]:  # the real app painted, then showed its data, in a pseudo-terminal
             assert result["missed"] == 0 and 0 < result["first_paint_median_s"] <= result["loaded_median_s"]
         assert data["heavy_modules_imported"] == []
+    elif script == "model_start.py":  # a fresh model command reached the fake server, both ways
+        assert 0 < data[key]["first_request_s"] <= data[key]["command_s"]
+        assert 0 < data["litellm"]["first_request_s"] <= data["litellm"]["command_s"]
+        assert data["lean_imports_litellm"] is False
     elif script == "compose.py":  # both seeds composed every task asked for, each its own structure
         [music] = data[key]
         assert [r["written"] for r in music["runs"]] == [6, 6] and music["distinct_structures"] == 6
