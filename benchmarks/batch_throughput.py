@@ -21,7 +21,9 @@ suite's), then run in the suite's order. Figures:
    and how many processes there were. The goal is on the default run at the top concurrency.
 4. Memory in one process (`--workers 1`) at the top concurrency: RSS when the trials start, the
    peak, and once the trials have ended (what a long batch leaks).
-5. The oracle over the shipped suite x 3 (the harness alone, no model): trials per second, one
+5. Worker start: the default workers forked by a batch process that has loaded its worlds, the
+   milliseconds until every one has answered, and a worker's first trial beside its second.
+6. The oracle over the shipped suite x 3 (the harness alone, no model): trials per second, one
    process and the default workers.
 
     python benchmarks/batch_throughput.py [--delay 0.2] [--waves 4] [--levels 1,16,64,256] [--json]
@@ -235,6 +237,54 @@ def memory_probe(base: str, trials: int, concurrency: int) -> None:
         print(json.dumps({"trials": len(batch.summaries), "start_mb": round(start), "peak_mb": round(peak), "after_mb": round(after)}))
 
 
+def worker_start_probe(workers: int) -> None:
+    """In this process (run as a child, as `ebench run --batch` runs): the worlds of the suite's mix
+    loaded, then `workers` workers forked and ready, and each one's first trial beside its second
+    (oracle: the harness alone), printing milliseconds. A worker forked after the worlds are
+    loaded finds the imports and the prepared worlds already there."""
+    from ebench.sessions.batch import Batch
+    from ebench.sessions.executors import preload_worlds
+    from ebench.sessions.solvers.simple import OracleSolver
+    from ebench.tasks.suite import load_suite
+
+    by_id = {t.id: t for t in load_suite().tasks}
+    tasks = [by_id[i] for i in sorted(set(suite_mix(MIX_TASKS)))]
+    with tempfile.TemporaryDirectory() as tmp:
+        batch = Batch(Path(tmp) / "run", tasks, OracleSolver(), 2)
+        batch.prepare()
+        started = time.perf_counter()
+        preload_worlds(tasks)  # what worker_pool does first: timed apart from the fork
+        loaded = time.perf_counter()
+        with batch.worker_pool(workers) as pool:
+            ready = time.perf_counter()  # every worker forked and has answered a first job
+            firsts = [pool.pool.submit(_two_trials, batch.runner, tasks[i]).result() for i in range(workers)]
+        batch.finish("finished")
+    print(
+        json.dumps(
+            {
+                "workers": workers,
+                "method": pool.method,
+                "worlds_ms": round(1000 * (loaded - started), 1),
+                "ready_ms": round(1000 * (ready - loaded), 1),
+                "first_trial_ms": round(max(first for first, _ in firsts), 1),
+                "second_trial_ms": round(max(second for _, second in firsts), 1),
+            }
+        )
+    )
+
+
+def _two_trials(runner: object, task: object) -> tuple[float, float]:
+    """In a worker: its first trial of `task`, then another (ms each)."""
+    import asyncio
+
+    times = []
+    for number in (1, 2):
+        started = time.perf_counter()
+        asyncio.run(runner.run_trial(task, number))  # type: ignore[attr-defined]
+        times.append(1000 * (time.perf_counter() - started))
+    return times[0], times[1]
+
+
 def _rss_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -261,6 +311,7 @@ def main() -> None:
     parser.add_argument("--sample", type=float, default=0.25, help="seconds between two samples of a leg's process tree's memory")
     parser.add_argument("--quick", action="store_true", help="a smoke run: " + " ".join(QUICK))
     parser.add_argument("--memory-probe", nargs=3, metavar=("BASE", "TRIALS", "CONCURRENCY"), help=argparse.SUPPRESS)
+    parser.add_argument("--worker-start-probe", type=int, metavar="WORKERS", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.quick:
@@ -268,6 +319,9 @@ def main() -> None:
     if args.memory_probe:
         base, trials, concurrency = args.memory_probe
         memory_probe(base, int(trials), int(concurrency))
+        return
+    if args.worker_start_probe:
+        worker_start_probe(args.worker_start_probe)
         return
     say = (lambda text: None) if args.json else print
     levels = [int(level) for level in args.levels.split(",")]
@@ -317,6 +371,16 @@ def main() -> None:
             say(
                 f"memory, concurrency {top}, one process: {memory['start_mb']} MB at the start, peak {memory['peak_mb']} MB,"
                 f" {memory['after_mb']} MB once the trials ended"
+            )
+            probe = subprocess.run(
+                [sys.executable, __file__, "--worker-start-probe", str(max(2, os.cpu_count() or 1))], capture_output=True, text=True
+            )
+            if probe.returncode != 0:
+                raise SystemExit(f"the worker start probe failed: {probe.stderr.strip()[-500:]}")
+            start = figures["worker_start"] = json.loads(probe.stdout)
+            say(
+                f"worker start: {start['workers']} workers ({start['method']}) ready {start['ready_ms']} ms after the worlds were loaded"
+                f" ({start['worlds_ms']} ms); a worker's first trial {start['first_trial_ms']} ms, its second {start['second_trial_ms']} ms"
             )
             if args.oracle_trials:
                 for workers in ("1", str(os.cpu_count() or 1)):
@@ -432,6 +496,13 @@ def readme_rows(figures: dict) -> list[dict]:
                 top["memory"]["peak_pss_mb"] <= GOALS["peak_mb"],
             )
         )
+    start = figures.get("worker_start")
+    if start:
+        value = (
+            f"{start['ready_ms']} ms for {start['workers']} workers ({start['method']}ed after the worlds were loaded, {start['worlds_ms']} ms);"
+            f" a worker's first trial {start['first_trial_ms']} ms, its second {start['second_trial_ms']} ms (oracle)"
+        )
+        rows.append(_row("batch workers ready after the fork", value, "at most 100 ms", start["ready_ms"] <= 100))
     tree = [(name, legs[key]) for name, key in (("--workers 2", "workers_2"), ("Ray", "ray")) if key in legs]
     if tree:
         value = "; ".join(f"{name} {_tree(leg['memory'])}" for name, leg in tree)

@@ -1,15 +1,17 @@
 """exec_code latency as a code-mode trial sees it: the first block, warm blocks, proxied calls.
 
-Goals (issue 18): the first block of a code-mode trial under 20 ms after the model's first turn
-(the worker started when the trial opened is ready by then); (issue 6) under 150 ms to start a
-block with a warm worker, under 1 ms per proxied tool call.
+Goals (issue 34 §4): the first block of a code-mode trial under 20 ms however soon after the trial
+opens (right away, or after a 200 ms first model turn), and blocks run back to back under 20 ms
+each: workers are forked by a confined, preloaded zygote shared by the process's trials, so no
+block waits for a fresh interpreter; (issue 6) under 1 ms per proxied tool call.
 Every figure goes through `ebench.sessions.trial.Trial(task, code=True)` and `trial.exec_code`
 (the lock, the sandbox, the recording of the block and of its calls), as a solver uses it:
 - first block, cold: a trivial block run right after the trial opens (nothing waited for);
 - first block after a first model turn: the same, 200 ms after the trial opens (a quick model);
 - warm block: a trivial block run when the spare worker is ready, as between two model turns;
-  blocks run back to back (no pause) are reported too: they wait for the next worker to start
-  (a fresh confined process per block);
+- back to back: blocks run with no pause, each waiting for whatever the next worker still needs
+  (a fresh worker per block, forked from the zygote while the block before ran);
+- the zygote's own start (once per process, by its first code-mode trial): a figure to watch;
 - round trip: one block makes many calls to a cheap read tool, each timed inside the block; the
   median is compared with the same call through `trial.call` and through the registry directly.
 Medians of --trials fresh trials (first blocks) and of --blocks blocks.
@@ -23,7 +25,7 @@ import json
 import statistics
 import time
 
-GOALS_MS = {"first_block_after_turn": 20.0, "block_start_warm": 150.0, "proxied_call": 1.0}
+GOALS_MS = {"first_block_cold": 20.0, "first_block_after_turn": 20.0, "block_back_to_back": 20.0, "proxied_call": 1.0}
 MODEL_TURN_S = 0.2  # a simulated first model turn: the time between the trial's start and its first block
 
 
@@ -55,12 +57,16 @@ def first_blocks(task, trials: int, pause: float) -> tuple[list[float], list[flo
 
 
 def measure(domain_name: str, trials: int, blocks: int, calls: int) -> dict:
+    from ebench.sessions.sandbox import zygote
     from ebench.sessions.trial import Trial
     from ebench.tasks.suite import load_suite
 
     task = load_suite(domain=domain_name).tasks[0]
-    warm = Trial(task, code=True)  # the world's image made, the sandbox imported, a first worker run: paid once per process
+    zygote.shutdown()
+    started = time.perf_counter()
+    warm = Trial(task, code=True)  # the world's image made, the sandbox imported, the zygote started: paid once per process
     _block_ms(warm)
+    zygote_start = (time.perf_counter() - started) * 1000
     warm.close()
     cold, opens = first_blocks(task, trials, 0.0)
     after_turn, _ = first_blocks(task, trials, MODEL_TURN_S)
@@ -71,7 +77,8 @@ def measure(domain_name: str, trials: int, blocks: int, calls: int) -> dict:
         for _ in range(blocks):
             trial.sandbox().wait_ready()
             warm.append(_block_ms(trial))
-        back_to_back = [_block_ms(trial) for _ in range(max(3, blocks // 4))]
+        trial.sandbox().wait_ready()
+        back_to_back = [_block_ms(trial) for _ in range(blocks)]
         trial.sandbox().wait_ready()
         code = (
             "import time\ntimes = []\n"
@@ -108,23 +115,27 @@ def measure(domain_name: str, trials: int, blocks: int, calls: int) -> dict:
         "first_block_after_turn_max_ms": round(max(after_turn), 2),
         "block_start_warm_ms": round(statistics.median(warm), 2),
         "block_start_back_to_back_ms": round(statistics.median(back_to_back), 2),
+        "block_start_back_to_back_max_ms": round(max(back_to_back), 2),
+        "first_trial_with_zygote_start_ms": round(zygote_start, 2),
         "proxied_call_ms": round(proxied, 4),
         "trial_call_ms": round(statistics.median(through_trial), 4),
         "direct_call_ms": round(direct_ms, 4),
         "proxy_overhead_ms": round(proxied - direct_ms, 4),
         "goals_ms": GOALS_MS,
     }
-    figures["meets_goals"] = (
-        figures["first_block_after_turn_ms"] < GOALS_MS["first_block_after_turn"]
-        and figures["block_start_warm_ms"] < GOALS_MS["block_start_warm"]
-        and figures["proxied_call_ms"] < GOALS_MS["proxied_call"]
-    )
     figures["readme"] = readme_rows(figures)
+    figures["meets_goals"] = all(row["met"] for row in figures["readme"] if row["met"] is not None)
     return figures
 
 
 def readme_rows(f: dict) -> list[dict]:
     return [
+        {
+            "figure": "first exec_code block of a code-mode trial, right after it opens (nothing waited for)",
+            "value": f"{f['first_block_cold_ms']:.1f} ms (max {f['first_block_cold_max_ms']:.1f} ms; opening the trial: {f['code_trial_open_ms']:.1f} ms)",
+            "goal": f"< {GOALS_MS['first_block_cold']:.0f} ms",
+            "met": f["first_block_cold_ms"] < GOALS_MS["first_block_cold"],
+        },
         {
             "figure": f"first exec_code block of a code-mode trial, {f['model_turn_s'] * 1000:.0f} ms after it opens (a first model turn)",
             "value": f"{f['first_block_after_turn_ms']:.1f} ms (max {f['first_block_after_turn_max_ms']:.1f} ms)",
@@ -132,16 +143,17 @@ def readme_rows(f: dict) -> list[dict]:
             "met": f["first_block_after_turn_ms"] < GOALS_MS["first_block_after_turn"],
         },
         {
-            "figure": "first block right after the trial opens (cold: nothing waited for)",
-            "value": f"{f['first_block_cold_ms']:.1f} ms (opening the code-mode trial: {f['code_trial_open_ms']:.1f} ms)",
-            "goal": "a figure to watch",
-            "met": None,
+            "figure": "exec_code blocks back to back (no pause: a new worker per block, forked by the zygote)",
+            "value": f"{f['block_start_back_to_back_ms']:.1f} ms each (max {f['block_start_back_to_back_max_ms']:.1f} ms; "
+            f"{f['block_start_warm_ms']:.1f} ms with the worker ready)",
+            "goal": f"< {GOALS_MS['block_back_to_back']:.0f} ms",
+            "met": f["block_start_back_to_back_ms"] < GOALS_MS["block_back_to_back"],
         },
         {
-            "figure": "a block with the worker warm (between two model turns)",
-            "value": f"{f['block_start_warm_ms']:.1f} ms ({f['block_start_back_to_back_ms']:.0f} ms back to back: a new worker per block)",
-            "goal": f"< {GOALS_MS['block_start_warm']:.0f} ms",
-            "met": f["block_start_warm_ms"] < GOALS_MS["block_start_warm"],
+            "figure": "the first code-mode trial of a process: opening, the zygote's start and a first block",
+            "value": f"{f['first_trial_with_zygote_start_ms']:.0f} ms (once per process)",
+            "goal": "a figure to watch",
+            "met": None,
         },
         {
             "figure": f"a tool call from a block ({f['tool']}, recorded as the block's child)",

@@ -41,6 +41,20 @@ def runs_dir() -> Path:
     return _subdir("runs")
 
 
+def cache_dir() -> Path:
+    """What ebench can rebuild at any time (the parsed task suites): under `EBENCH_HOME` when it is
+    set (everything of one home together), else the user's cache directory."""
+    home = os.environ.get("EBENCH_HOME")
+    if home:
+        path = Path(home).expanduser() / "cache"
+    else:
+        from platformdirs import user_cache_dir
+
+        path = Path(user_cache_dir("ebench", appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def write_text_atomically(path: Path, text: str, prefix: str = ".") -> None:
     """Write `text` to `path` through a temporary file in the same folder and `os.replace`, so a
     crash or a kill mid-write leaves the previous file whole; OSError when it cannot."""

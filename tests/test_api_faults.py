@@ -6,7 +6,6 @@ a fault the model did cause is recorded in its session and scored like any other
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import threading
 import urllib.error
@@ -303,7 +302,9 @@ def test_a_fault_of_the_model_is_recorded_and_scored(tmp_path, tasks, fault):
 def test_tasks_that_share_a_request_text_each_get_their_own_solution(tmp_path, tasks):
     original = tasks[FAULTED]
     # Another player asks for the same thing; their solution here is only the first step.
-    twin = dataclasses.replace(original, id="moba-9023", actor=tasks[CLEAN].actor, reference_solution=original.reference_solution[:1])
+    twin = original.model_copy(
+        update={"id": "moba-9023", "actor": tasks[CLEAN].actor, "reference_solution": original.reference_solution[:1]}
+    )
     player = ReferencePlayer([original, twin])
     with FakeOpenAI(player) as server:
         results = by_task(run_batch(tmp_path, [original, twin], server))
@@ -315,7 +316,7 @@ def test_tasks_that_share_a_request_text_each_get_their_own_solution(tmp_path, t
 
 def test_tasks_that_cannot_be_told_apart_get_no_one_elses_solution(tmp_path, tasks):
     original = tasks[FAULTED]
-    twin = dataclasses.replace(original, id="moba-9023", reference_solution=original.reference_solution[:1])
+    twin = original.model_copy(update={"id": "moba-9023", "reference_solution": original.reference_solution[:1]})
     with FakeOpenAI(ReferencePlayer([original, twin])) as server:
         results = by_task(run_batch(tmp_path, [original, twin], server))
     assert all(r.tool_calls == 0 and r.termination == "agent_stopped" for r in results.values())

@@ -132,8 +132,8 @@ async def test_a_person_solves_a_scenario_turn_by_turn():
         await pilot.press("ctrl+s")
         await until_settled(pilot, lambda: screen.summary is not None)
         assert screen.summary.passed
-        assert [t["kind"] for t in screen.summary.scenario_turns] == scenario.kinds
-        assert all(t["passed"] for t in screen.summary.scenario_turns)
+        assert [t.kind for t in screen.summary.scenario_turns] == scenario.kinds
+        assert all(t.passed for t in screen.summary.scenario_turns)
 
 
 SIZES = {"80x24": (80, 24), "160x50": (160, 50)}

@@ -20,6 +20,7 @@ from ebench.app.widgets.trace import CallTrace
 from ebench.sessions.attempts import human_trial
 from ebench.sessions.batch import Batch
 from ebench.sessions.record import SessionWriter
+from ebench.sessions.results import TrialSummary
 from ebench.sessions.runs import load_runs
 from ebench.sessions.solvers import NoopSolver, OracleSolver, Outcome
 from ebench.sessions.timeline import Timeline
@@ -440,11 +441,14 @@ async def test_the_diff_has_the_room_its_lines_need_and_the_steps_no_empty_rows(
 
 
 def test_the_path_is_said_in_words():
-    assert path_line({"call_turns": 3, "optimal_turns": 3}) == "the model called tools in 3 turns, the fewest this task allows"
-    assert path_line({"call_turns": 5, "optimal_turns": 2}) == (
+    def line(**turns: int | None) -> str | None:
+        return path_line(TrialSummary(task="t", trial=1, passed=True, **turns))  # type: ignore[arg-type]
+
+    assert line(call_turns=3, optimal_turns=3) == "the model called tools in 3 turns, the fewest this task allows"
+    assert line(call_turns=5, optimal_turns=2) == (
         "the model called tools in 5 turns; 2 would do (calls that need no earlier result can share a turn)"
     )
-    assert path_line({"call_turns": None, "optimal_turns": 0}) is None and path_line(None) is None
+    assert line(call_turns=None, optimal_turns=0) is None and line(call_turns=4) is None and path_line(None) is None
 
 
 def test_model_events_read_well_in_the_list_and_the_event_pane():

@@ -6,13 +6,14 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import jsonschema
 import pytest
 from textual.app import ComposeResult
 from textual.widgets import Static
 
 from ebench.app.app import EBenchApp
 from ebench.app.screens.base import EBenchScreen
-from ebench.app.settings import dumps, load_settings, save_settings
+from ebench.settings import AppSettings, dumps, load_settings, save_settings, settings_json_schema
 from tests.appcheck import until_settled
 
 
@@ -44,7 +45,7 @@ async def test_a_theme_chosen_in_the_app_is_restored_at_the_next_start(tmp_path:
 
 
 async def test_an_explicit_theme_wins_for_the_run_and_is_not_saved(tmp_path: Path):
-    save_settings(tmp_path / "settings.toml", {"theme": "ebench-light", "other": 3})
+    save_settings(tmp_path / "settings.toml", AppSettings.model_validate({"theme": "ebench-light", "other": 3}))
     app = EBenchApp(Probe, theme="ebench-contrast", home=tmp_path)
     async with app.run_test() as pilot:
         await until_settled(pilot)
@@ -85,12 +86,31 @@ def test_the_writer_round_trips_and_is_atomic(tmp_path: Path):
     values: dict[str, str | int | bool] = {"theme": 'a "quoted"\\ thé\n', "size": 12, "on": True, "off": False}
     assert tomllib.loads(dumps(values)) == values
     path = tmp_path / "sub" / "settings.toml"
-    save_settings(path, values)
-    assert load_settings(path) == (values, None)
+    save_settings(path, AppSettings.model_validate(values))
+    settings, error = load_settings(path)
+    assert error is None and settings.values() == values and settings.theme == values["theme"]
     assert [p.name for p in path.parent.iterdir()] == ["settings.toml"]  # no temporary left behind
     path.write_text("theme = [1, 2]\nx = 1\n")
     settings, error = load_settings(path)
-    assert settings == {"x": 1} and error and "ignored" in error
+    assert settings.values() == {"x": 1} and settings.theme is None
+    assert error == f"{path}: ignored theme (a string)"
+
+
+def test_values_of_the_wrong_type_are_dropped_one_line_and_the_rest_kept(tmp_path: Path):
+    """The typed field and the kept keys are validated apart: one bad value costs only itself."""
+    path = tmp_path / "settings.toml"
+    path.write_text('theme = "ebench-light"\nwhen = 2026-12-05\nratio = 0.5\nnewer = "kept"\ncount = 2\n')
+    settings, error = load_settings(path)
+    assert settings.theme == "ebench-light" and settings.values() == {"theme": "ebench-light", "newer": "kept", "count": 2}
+    assert error == f"{path}: ignored ratio (a string, integer or boolean), when (a string, integer or boolean)"
+    settings.theme = "ebench-contrast"
+    save_settings(path, settings)  # the keys a newer ebench wrote survive an older one's save
+    assert tomllib.loads(path.read_text(encoding="utf-8")) == {"theme": "ebench-contrast", "newer": "kept", "count": 2}
+    for damaged in (b"\xff\xfe", b"[table\n"):
+        path.write_bytes(damaged)
+        settings, error = load_settings(path)
+        assert settings == AppSettings() and error and error.startswith(f"{path}: ignored: ") and "\n" not in error
+    assert load_settings(tmp_path / "absent.toml") == (AppSettings(), None)
 
 
 async def test_choosing_with_f10_is_saved(tmp_path: Path):
@@ -105,3 +125,14 @@ async def test_choosing_with_f10_is_saved(tmp_path: Path):
         await until_settled(pilot, lambda: (tmp_path / "settings.toml").exists())
         assert app.theme == "ebench-contrast"
     assert saved(tmp_path) == {"theme": "ebench-contrast"}
+
+
+def test_the_settings_schema_describes_the_file(tmp_path: Path):
+    """The model's JSON Schema holds a saved file (TOML's table read as JSON's object) and refuses a wrong type."""
+    path = tmp_path / "settings.toml"
+    save_settings(path, AppSettings.model_validate({"theme": "ebench-light", "newer": 2, "on": True}))
+    jsonschema.validate(saved(tmp_path), settings_json_schema())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"theme": 3}, settings_json_schema())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"ratio": 0.5}, settings_json_schema())

@@ -91,8 +91,8 @@ async def test_compose_and_run_calls_then_submit_and_pass(task):
         assert screen.trial.tool_calls == 4
     [new] = session_files() - before
     session = read_session(new)
-    assert session.finished and session.end.grade["passed"]
-    assert session.start.solver["name"] == "human" and session.start.solver["label"] == "human-assisted"
+    assert session.finished and session.end.grade.passed
+    assert session.start.solver.name == "human" and session.start.solver.label == "human-assisted"
     assert [e.tool for e in session.tool_calls()] == ["create_room", *["invite_to_room"] * 3]
 
 
@@ -177,8 +177,8 @@ async def test_blind_mode_hides_the_expected_side_until_submit(task, monkeypatch
         assert pane.elapsed == stopped  # the timer stopped at submit
         path = screen.trial.writer.path
     session = read_session(path)
-    assert session.start.solver == {"name": "human", "label": "human", "blind": True, "via": "terminal"}
-    assert session.end.grade["passed"] is False
+    assert session.start.solver.to_dict() == {"name": "human", "label": "human", "blind": True, "via": "terminal"}
+    assert session.end.grade.passed is False
 
 
 async def test_watching_the_oracle_paused_stepping_then_resumed(task):
@@ -200,7 +200,7 @@ async def test_watching_the_oracle_paused_stepping_then_resumed(task):
         status = screen.query_one(task_pane.TaskPane).status
         assert "PASS" in status and "(agent_stopped)" in status  # a model's trial keeps its termination
         path = screen.trial.writer.path
-    assert read_session(path).start.solver == {"name": "oracle"}
+    assert read_session(path).start.solver.to_dict() == {"name": "oracle"}
 
 
 async def test_a_call_picked_in_the_trace_comes_back_into_the_composer(task):
@@ -315,4 +315,4 @@ async def test_watching_a_model_one_turn_at_a_time(task, monkeypatch):
             assert screen.summary.passed and screen.summary.turns == 5
             path = screen.trial.writer.path
     start = read_session(path).start
-    assert start.solver["name"] == "llm" and start.solver["model"] == "openai/fake"
+    assert start.solver.name == "llm" and start.solver.model == "openai/fake"

@@ -76,7 +76,7 @@ async def test_an_attempt_left_by_quitting_is_resumed_with_its_world_and_passes(
         await until_settled(pilot, lambda: screen.summary is not None)
         assert screen.summary.passed and screen.summary.tool_calls == 4
     session = read_session(path)
-    assert session.finished and session.end.grade["passed"] and not session.warnings
+    assert session.finished and session.end.grade.passed and not session.warnings
     assert unfinished_attempt(task) is None
 
 

@@ -44,7 +44,7 @@ def test_a_submitted_attempt_is_a_human_session_that_report_and_browser_read(tmp
     summary = trial.finish(AGENT_STOPPED)
     assert not summary.passed and summary.solver == "human"
     session = read_session(trial.writer.path)
-    assert session.start.solver == {"name": "human", "label": "human", "blind": True, "via": "terminal"}
+    assert session.start.solver.to_dict() == {"name": "human", "label": "human", "blind": True, "via": "terminal"}
     [run] = load_sessions(tmp_path)
     assert run.label == "human" and [r.task for r in run.results] == [TASK]
     latest = latest_attempts(tmp_path)
@@ -55,7 +55,7 @@ def test_a_submitted_attempt_is_a_human_session_that_report_and_browser_read(tmp
 def test_assisted_attempts_are_labelled_apart_from_blind_baselines(tmp_path: Path, task):
     trial = human_trial(task, blind=False, folder=tmp_path)
     trial.finish(AGENT_STOPPED)
-    assert read_session(trial.writer.path).start.solver["label"] == "human-assisted"
+    assert read_session(trial.writer.path).start.solver.label == "human-assisted"
 
 
 def test_the_latest_attempt_wins_and_a_discarded_one_leaves_no_file(tmp_path: Path, task):

@@ -218,7 +218,7 @@ def test_ebench_run_of_one_task_prints_the_trace_and_records_a_session(ebench_ho
     assert result.exit_code == 0, result.output
     assert "PASS music-0005" in result.output and "create_playlist" in result.output
     [session] = (ebench_home / "sessions").glob("*-music-0005-oracle.jsonl")
-    assert read_session(session).end.summary["passed"]
+    assert read_session(session).end.summary.passed
 
 
 @pytest.mark.parametrize(

@@ -103,6 +103,9 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
         assert data[key][1]["mix"]["tasks"] == 4 and all(leg["process_seconds"] > leg["batch_seconds"] for leg in data[key])
         assert data["memory"]["peak_mb"] >= data["memory"]["start_mb"] > 0
         assert data["legs"]["oracle_workers_1"]["trials"] == data["legs"]["oracle_workers_1"]["passed"] > 0
+        # workers forked after the worlds are loaded: each answers, and runs its first trial
+        start = data["worker_start"]
+        assert start["method"] == "fork" and start["ready_ms"] > 0 and start["first_trial_ms"] > 0
     elif script == "live_diff.py":
         for result in data[key]:  # tasks with about 200 changed rows, all explained and painted
             assert result["expected_rows"] >= 150 and result["lines"] >= 150 and result["refresh_ms"] > result["diff_ms"] > 0

@@ -9,8 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ebench.engine.world import open_world_readonly, scratch_copy
-from ebench.tasks.diff import ChangeTracker, full_diff
-from ebench.tasks.records import diff_from_list
+from ebench.tasks.diff import ChangeTracker, diff_from_list, full_diff
 
 ACTOR = 1
 

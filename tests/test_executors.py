@@ -20,6 +20,8 @@ from ebench.cli import app
 from ebench.sessions.batch import Batch
 from ebench.sessions.executors import ExecutorError
 from ebench.sessions.runs import load_run
+from ebench.sessions.solvers.simple import OracleSolver
+from ebench.sessions.trial import MANY_COPIES
 from ebench.tasks.suite import SUITE_DIR, load_suite
 from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer
 from ebench.testing.solvers import CrashOnceSolver, StallingSolver
@@ -283,3 +285,81 @@ def test_the_executor_options_are_checked(tmp_path, worlds, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
     result = runner.invoke(app, [*base, "--executor", "ray"])
     assert result.exit_code == 2 and "pip install 'ebench[ray]'" in result.stderr
+
+
+# -- forked workers start from what the parent loaded ---------------------------------------
+FORKED = """
+import gc, json, os, sys, threading
+from pathlib import Path
+from ebench.sessions import trial
+from ebench.sessions.batch import Batch
+from ebench.sessions.solvers.simple import OracleSolver
+from ebench.tasks.suite import SUITE_DIR, load_suite
+
+def state():
+    return {"pid": os.getpid(), "parent": os.getppid(), "images": sorted(map(list, trial._IMAGES)), "frozen": gc.get_freeze_count()}
+
+tasks = [t for d in ("moba", "music") for t in load_suite(SUITE_DIR, domain=d).tasks[:6]]
+out = {}
+for workers in (1, 2):
+    batch = Batch(Path(sys.argv[1]) / str(workers), tasks, OracleSolver(), 2)
+    batch.prepare()
+    if workers == 1:
+        batch.execute(4)
+    else:
+        threads = threading.active_count()
+        with batch.worker_pool(workers) as pool:
+            states = [pool.pool.submit(state).result() for _ in range(8)]
+            batch.execute(4, pool=pool)
+            pids = sorted({s["pid"] for s in states})
+        out.update(method=pool.method, threads=threads, states=states, here=os.getpid(), parent_images=sorted(map(list, trial._IMAGES)))
+        out["alive_after_close"] = [p for p in pids if os.path.exists(f"/proc/{p}") and open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"]
+    batch.finish("finished")
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only (spawned elsewhere)")
+def test_forked_workers_start_from_the_loaded_worlds_and_give_the_same_results(tmp_path, ebench_home, worlds):
+    env = {**os.environ, "EBENCH_HOME": str(ebench_home), "LITELLM_OFFLINE_MODE": "true"}
+    done = subprocess.run([sys.executable, "-c", FORKED, str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["threads"] == 1 and found["method"] == "fork"
+    worlds_used = sorted([[name, seed] for name, seed in found["parent_images"]])
+    assert {name for name, _ in worlds_used} == {"moba", "music"}
+    for state in found["states"]:
+        assert state["parent"] == found["here"]  # a worker of this batch's process
+        assert state["images"] == worlds_used  # the worlds came with the fork: no worker prepares its own
+        assert state["frozen"] > 0  # what the parent loaded is out of the collector's sight
+    assert found["alive_after_close"] == []  # every worker ended with its pool
+    assert comparable(tmp_path / "2") == comparable(tmp_path / "1")
+    assert session_events(tmp_path / "2") == session_events(tmp_path / "1")
+
+
+class _KeepRecorder(OracleSolver):
+    """The oracle, noting how many idle copies a world the process keeps while it solves."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+
+    async def solve(self, trial, limits, *, step=None):
+        from ebench.sessions import trial as trials
+
+        self.seen.add(trials._COPIES.KEEP)
+        return await super().solve(trial, limits, step=step)
+
+
+@pytest.mark.parametrize(("concurrency", "kept"), [(4, None), (MANY_COPIES, 1)])
+def test_a_process_holding_many_trials_keeps_one_idle_copy_a_world(tmp_path, moba_tasks, worlds, concurrency, kept):
+    from ebench.sessions import trial as trials
+
+    default = type(trials._COPIES).KEEP
+    solver = _KeepRecorder()
+    batch = Batch(tmp_path / "run", moba_tasks[:6], solver, 2)
+    batch.prepare()
+    batch.execute(concurrency)
+    batch.finish("finished")
+    assert solver.seen == {kept or default}  # copies are most of a busy process's memory: one idle a world
+    assert default == trials._COPIES.KEEP  # and the default again once the batch is over
+    assert all(r.passed for r in load_run(tmp_path / "run").results)

@@ -7,9 +7,8 @@ import json
 import pytest
 
 from ebench.tasks import generation
-from ebench.tasks.diff import Diff, RowChange
+from ebench.tasks.diff import Diff, RowChange, diff_from_list
 from ebench.tasks.generation import generate
-from ebench.tasks.records import diff_from_list
 from ebench.tasks.reference import ReferenceRun
 from ebench.tasks.spec import Step, parse_task
 from ebench.tasks.task_check import check_task

@@ -128,8 +128,8 @@ def test_each_sample_is_recorded_as_an_ebench_session_kept_in_the_log(passing_lo
         on_disk = Path(summary["session"])
         assert on_disk.read_text(encoding="utf-8") == recorded
         session = read_session(on_disk)
-        assert session.start.task.id == sample.id and session.start.solver == {"name": "inspect", "model": "openai/fake"}
-        assert session.end.grade["passed"] is True
+        assert session.start.task.id == sample.id and session.start.solver.to_dict() == {"name": "inspect", "model": "openai/fake"}
+        assert session.end.grade.passed is True
         calls = [e.tool for e in session.tool_calls()]
         assert calls == [step.tool for step in tasks[str(sample.id)].reference_solution]
 
@@ -310,7 +310,7 @@ def test_ebench_import_inspect_makes_a_run_that_ebench_report_scores_the_same(pa
     assert run["limits"] == {"max_turns": 30, "max_tool_calls": 100}
     for task_id in IDS:
         session = read_session(out / "sessions" / task_id / "1.jsonl")
-        assert session.start.task.id == task_id and session.end.grade["passed"] is True
+        assert session.start.task.id == task_id and session.end.grade.passed is True
 
 
 def test_a_failed_trial_imports_as_a_failure_with_its_grade(tasks, tmp_path):

@@ -72,7 +72,7 @@ def test_sequential_tool_calls_solve_the_task(tmp_path, tasks):
     assert [c.tool for c in calls] == ["create_room"] + ["invite_to_room"] * 3
     assert all(c.ok for c in calls)
     end = events(tmp_path, result, "end")[0]
-    assert end.grade["passed"] and len(end.diff) == len(tasks[TASK].expected_diff)
+    assert end.grade.passed and len(end.diff) == len(tasks[TASK].expected_diff)
 
 
 def test_parallel_tool_calls_are_all_executed(tmp_path, tasks):
@@ -91,8 +91,8 @@ def test_stopping_one_call_short_fails_with_the_missing_change(tmp_path, tasks):
     assert not result.passed and result.termination == "agent_stopped"
     assert result.grade.missing >= 1 and result.grade.unexpected == 0
     grade = events(tmp_path, result, "end")[0].grade
-    missing = grade["missing"]
-    assert missing and all(change["table"] == "room_invitations" for change in missing)
+    missing = grade.missing
+    assert missing and all(change.table == "room_invitations" for change in missing)
 
 
 def test_unknown_tool_and_malformed_arguments_go_back_to_the_model(tmp_path, tasks):

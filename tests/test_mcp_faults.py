@@ -178,7 +178,7 @@ def test_an_unknown_tool_gets_the_registrys_structured_error_and_is_recorded(hom
     ]
     assert [c.result for c in recorded[:3]] == [payload(calls[name]) for name in calls]
     summary = session.end.summary
-    assert summary["tool_calls"] == 4 and summary["tool_errors"] == {"invalid_arguments": 1, "unknown_tool": 3}
+    assert summary is not None and summary.tool_calls == 4 and summary.tool_errors == {"invalid_arguments": 1, "unknown_tool": 3}
     [scored] = report(home)["runs"]
     assert scored["metrics"]["failures"]["unknown_tool"] == 1  # the failure breakdown names it
 
@@ -222,7 +222,7 @@ def test_a_connection_that_made_no_tool_call_is_abandoned_and_left_out_of_scores
     assert abandoned.finished and abandoned.end.termination == "abandoned"
     assert abandoned.end.summary is None and abandoned.end.grade is None and abandoned.end.diff == []
     assert not list(abandoned.tool_calls())
-    assert solved.end.summary["passed"]
+    assert solved.end.summary.passed
     # the report over the folder holds the solved trial only: the abandoned connection is no trial of any solver
     [scored] = report(home)["runs"]
     assert scored["label"] == "mcp:mcp"
@@ -261,8 +261,8 @@ def test_a_stop_signal_grades_the_trial_and_writes_its_end_event(signum, solved,
     log = (tmp_path / "err.log").read_text()
     assert "Traceback" not in log
     if solved:
-        assert session.end.termination == "agent_stopped" and session.end.grade["passed"]
-        assert session.end.summary["tool_calls"] == len(task.reference_solution)
+        assert session.end.termination == "agent_stopped" and session.end.grade.passed
+        assert session.end.summary.tool_calls == len(task.reference_solution)
         assert f"task {task.id}: PASS" in log
         assert report(home)["runs"][0]["metrics"]["overall"]["passes"] == 1
     else:
@@ -301,7 +301,7 @@ def test_a_call_in_flight_when_the_signal_comes_is_finished_and_recorded_first(h
     children = list(session.tool_calls(leaves=True))
     assert len(children) == reads + 1 == top.result["tool_calls"]
     assert any(row["table"] == "playlists" and row["op"] == "insert" for row in session.end.diff)
-    assert session.end.summary["exec_blocks"] == 1 and session.end.summary["inner_calls"] == reads + 1
+    assert session.end.summary.exec_blocks == 1 and session.end.summary.inner_calls == reads + 1
 
 
 async def wait_for_files(folder: Path) -> list[Path]:

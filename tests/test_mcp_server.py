@@ -159,8 +159,8 @@ def test_a_task_solved_through_mcp_passes_and_an_incomplete_one_fails(task_id, e
     # both trials are recorded as sessions, the solver named after the MCP client
     sessions = [read_session(p) for p in sorted(_sessions(ebench_home, task.id) - before)]
     assert len(sessions) == 2 and all(s.finished for s in sessions)
-    assert sorted(s.end.summary["passed"] for s in sessions) == [False, True]
-    assert {s.end.summary["solver"] for s in sessions} == {"mcp:mcp"}  # the SDK client's default name
+    assert sorted(s.end.summary.passed for s in sessions) == [False, True]
+    assert {s.end.summary.solver for s in sessions} == {"mcp:mcp"}  # the SDK client's default name
     calls = [len(list(s.tool_calls())) for s in sessions]
     assert sorted(calls) == [len(task.reference_solution) - 1, len(task.reference_solution)]
     # ... and they show in `ebench report`, like a run's trials
@@ -243,7 +243,7 @@ def test_a_code_mode_trial_records_block_calls_as_children_of_the_block(ebench_h
     assert not block.is_error, _payload(block)
     [path] = _sessions(ebench_home, task.id) - before
     session = read_session(path)
-    assert session.end.summary["passed"] and session.end.summary["exec_blocks"] == 1
+    assert session.end.summary.passed and session.end.summary.exec_blocks == 1
     top = list(session.tool_calls(leaves=False))
     children = list(session.tool_calls(leaves=True))
     assert [c.tool for c in top] == ["exec_code"]

@@ -186,6 +186,32 @@ def test_a_growing_conversation_is_encoded_once_per_message():
     assert openai_lean.encoded_tools(TOOLS) is openai_lean.encoded_tools(TOOLS)
 
 
+def test_requests_in_flight_are_spread_over_clients_of_bounded_size(monkeypatch):
+    """httpcore's pool scans all its connections per request: no client carries more than
+    SHARD_SIZE requests at once, and each answered or failed request gives its place back."""
+    monkeypatch.setattr(openai_lean, "SHARD_SIZE", 4)
+    seen: list[list[int]] = []
+
+    async def many(base: str, count: int) -> list[Any]:
+        async def one() -> Any:
+            return await acompletion("openai/fake", MESSAGES, TOOLS, api_base=base, timeout=30.0, client="lean")
+
+        calls = [asyncio.ensure_future(one()) for _ in range(count)]
+        await asyncio.sleep(0)  # every request has taken its client
+        while not all(call.done() for call in calls):
+            seen.append(list(openai_lean._loop_shards().in_flight))
+            await asyncio.wait(calls, return_when=asyncio.FIRST_COMPLETED)
+        shards = openai_lean._loop_shards()
+        seen.append(list(shards.in_flight))
+        return [call.result() for call in calls]
+
+    with FakeOpenAI(Script([completion("ok")] * 10), delay=0.3) as server:
+        answers = asyncio.run(many(server.base_url, 10))
+    assert [a.choices[0].message.content for a in answers] == ["ok"] * 10
+    assert seen[0] == [4, 4, 2]  # three clients, none over four
+    assert max(max(counts) for counts in seen) <= 4 and seen[-1] == [0, 0, 0]
+
+
 # -- the same answer ----------------------------------------------------------------------------
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -37,7 +36,7 @@ def original() -> Task:
 
 @pytest.fixture
 def server(original):
-    reworded = replace(original, query=NEW)
+    reworded = original.model_copy(update={"query": NEW})
     players = {
         "para": lambda body: completion(f'"{NEW}"'),
         "para-leaky": lambda body: completion(LEAKY),
@@ -153,7 +152,7 @@ def test_tasks_are_reworded_at_once_with_concurrency(original, tmp_path):
         both.wait()
         return completion(NEW)
 
-    players = {"para": waits_for_the_other, **verifier_players(ReferencePlayer([replace(original, query=NEW)]))}
+    players = {"para": waits_for_the_other, **verifier_players(ReferencePlayer([original.model_copy(update={"query": NEW})]))}
     out = tmp_path / "para"
     with FakeOpenAI(by_model(players)) as server:
         args = ["tasks", "paraphrase", "--model", "openai/para", "--task", TASK, "--task", "moba-0010", "--out", str(out)]

@@ -198,11 +198,12 @@ def test_trials_without_model_turns_have_no_path(tmp_path, chosen):
 
 
 def test_path_line_words():
-    assert path_line({"call_turns": 3, "optimal_turns": 3}) == "the model called tools in 3 turns, the fewest this task allows"
-    assert path_line({"call_turns": 5, "optimal_turns": 2}) == (
-        "the model called tools in 5 turns; 2 would do (calls that need no earlier result can share a turn)"
-    )
-    assert path_line({"call_turns": None, "optimal_turns": 0}) is None and path_line(None) is None
+    def summary(call_turns: int | None, optimal_turns: int) -> TrialSummary:
+        return TrialSummary.read({"task": "t", "trial": 1, "passed": True, "call_turns": call_turns, "optimal_turns": optimal_turns})
+
+    assert path_line(summary(3, 3)) == "the model called tools in 3 turns, the fewest this task allows"
+    assert path_line(summary(5, 2)) == "the model called tools in 5 turns; 2 would do (calls that need no earlier result can share a turn)"
+    assert path_line(summary(None, 0)) is None and path_line(None) is None
 
 
 async def test_the_replay_debugger_shows_a_model_trials_path(tmp_path, chosen):

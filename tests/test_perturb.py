@@ -5,7 +5,6 @@ report."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from pathlib import Path
 
@@ -157,7 +156,7 @@ def test_paraphrase_draws_from_the_stored_list_and_leaves_a_task_without_one(fix
     assert not task.paraphrases
     plain = trial_of(task, "intent:paraphrase")
     assert plain.request == task.query and plain.layer.header()["notes"] == ["no paraphrase"]
-    worded = dataclasses.replace(task, paraphrases=["First wording.", "Second wording."])
+    worded = task.model_copy(update={"paraphrases": ["First wording.", "Second wording."]})
     requests = {trial_of(worded, "intent:paraphrase", number=n).request for n in range(1, 9)}
     assert requests == {"First wording.", "Second wording."}
 
@@ -275,7 +274,7 @@ def test_the_oracle_passes_the_shipped_suite_under_every_subtype(ebench_home):
         sample = tasks[:: 40 if subtype != "runtime:latency" else 160]
         results = [run(solve(OracleSolver(), t, parse_perturb([subtype]), number=2)) for t in sample]
         assert all(r.passed for r in results), subtype
-        assert all(r.perturbation["subtypes"] == [subtype] for r in results)
+        assert all(r.perturbation.subtypes == [subtype] for r in results)
 
 
 def test_noop_and_a_lazy_solver_fail_perturbed_runs(ebench_home):
@@ -284,7 +283,7 @@ def test_noop_and_a_lazy_solver_fail_perturbed_runs(ebench_home):
 
     class NoLastWrite(OracleSolver):  # the audit's "no_last_write" shortcut, through the layer
         async def solve(self, trial, limits, *, step=None):
-            trial.task = dataclasses.replace(trial.task, reference_solution=trial.task.reference_solution[:-1])
+            trial.task = trial.task.model_copy(update={"reference_solution": trial.task.reference_solution[:-1]})
             return await super().solve(trial, limits, step=step)
 
     for task in tasks:
@@ -309,8 +308,8 @@ def test_a_clean_session_reads_as_before_and_a_perturbed_one_records_the_layer(t
     perturbed.finish("agent_stopped")
     session = read_session(tmp_path / "p.jsonl")
     assert isinstance(session.start, StartEvent)
-    assert session.start.perturbation["subtypes"] == ["interface:rename", "intent:extra"] and session.start.perturbation["seed"] == 5
-    assert session.start.perturbation["request"] != task.query
+    assert session.start.perturbation.subtypes == ["interface:rename", "intent:extra"] and session.start.perturbation.seed == 5
+    assert session.start.perturbation.request != task.query
     (call,) = session.tool_calls()
     assert isinstance(call, ToolCallEvent) and call.tool == "search_songs" and call.sent["tool"] != "search_songs"
 
@@ -377,10 +376,10 @@ def test_the_model_solver_runs_perturbed_trials_against_the_fake_server(tmp_path
             batch.finish("finished")
     results = load_run(out).results
     assert len(results) == 4 and all(r.passed for r in results), [(r.task, r.termination, r.error) for r in results]
-    assert all(r.perturbation["subtypes"] == list(perturbation.subtypes) for r in results)
+    assert all(r.perturbation.subtypes == list(perturbation.subtypes) for r in results)
     session = read_session(out / results[0].session)
     user = next(e for e in session.events if getattr(e, "role", None) == "user")
-    assert user.content == session.start.perturbation["request"] != fixtures[results[0].task].query
+    assert user.content == session.start.perturbation.request != fixtures[results[0].task].query
     calls = session.tool_calls()
     assert any(c.injected == "transient" for c in calls) and all(c.latency for c in calls)
     assert all(c.sent is not None for c in calls)  # renamed: every call was sent under another name

@@ -87,7 +87,7 @@ def test_a_polite_careful_agent_passes_every_shipped_scenario(tmp_path, scenario
     tasks = [s.as_task() for s in scenarios]
     responder = ReferencePlayer(tasks, optimal=True) if agent == "optimal" else realistic_agent(tasks, CAREFUL[agent])
     results = run(tmp_path, tasks, responder, scenarios=True)
-    failed = sorted((r.task, tuple(t["passed"] for t in r.scenario_turns or [])) for r in results if not r.passed)
+    failed = sorted((r.task, tuple(t.passed for t in r.scenario_turns or [])) for r in results if not r.passed)
     assert len(results) == len(tasks) and failed == []
     if agent == "optimal":
         assert paths(results).optimal_path_rate == 1.0

@@ -31,3 +31,14 @@ def test_a_shipped_task_and_a_recorded_diff_validate_against_their_schemas():
     task = json.loads(task_file.read_text(encoding="utf-8"))
     jsonschema.validate(task, json.loads(schema_text("task")))
     jsonschema.validate(task["expected_diff"], json.loads(schema_text("diff")))
+
+
+def test_a_shipped_scenario_validates_against_its_schema_and_a_wrong_kind_does_not():
+    from ebench.tasks.scenarios import SCENARIOS_DIR
+
+    scenario = json.loads(next((SCENARIOS_DIR / "music").glob("*.json")).read_text(encoding="utf-8"))
+    schema = json.loads(schema_text("scenario"))
+    jsonschema.validate(scenario, schema)
+    scenario["turns"][0]["kind"] = "gossip"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(scenario, schema)

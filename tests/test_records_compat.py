@@ -5,7 +5,6 @@ place (the exec_code payload, opening a trial, naming session files) hold."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -73,13 +72,13 @@ def test_old_sessions_read_as_typed_events_without_loss(path):
     assert start.mode in ("tools", "code") and start.domain == start.task.domain and isinstance(start.world_seed, int)
     end = session.end
     assert isinstance(end, EndEvent) and end.termination == "agent_stopped" and isinstance(end.diff, list)
-    assert end.passed == bool(end.grade and end.grade["passed"]) and end.summary is not None
+    assert end.passed == bool(end.grade and end.grade.passed) and end.summary is not None
     for event, line in zip(session.events, lines, strict=True):
         assert event.to_dict() == line  # the model is its line: same values...
         assert list(event.record()) == list(line)  # ...same keys in the same order when written again
     calls = list(session.tool_calls())
     assert calls and all(isinstance(c, ToolCallEvent) and c.role != BLOCK for c in calls)
-    assert end.summary["tool_calls"] == len(list(session.tool_calls(leaves=False)))
+    assert end.summary.tool_calls == len(list(session.tool_calls(leaves=False)))
     messages = [e for e in session.events if isinstance(e, MessageEvent)]
     assert all(m.role in ("system", "user", "assistant") for m in messages)  # the oracle sends none
 
@@ -196,7 +195,7 @@ def test_the_solver_gets_the_whole_exec_code_payload_also_on_error():
 
 
 def test_a_trial_that_cannot_start_leaves_no_session_file(tmp_path, worlds):
-    task = dataclasses.replace(suite_task("music-0001"), actor=999_999)
+    task = suite_task("music-0001").model_copy(update={"actor": 999_999})
     path = new_session_file(tmp_path, task.id, "test")
     assert path.exists() and path.parent == tmp_path and path.name.endswith(f"-{task.id}-test.jsonl")
     with pytest.raises(Exception, match="999999"):

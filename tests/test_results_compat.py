@@ -12,14 +12,16 @@ from pathlib import Path
 
 import pytest
 import typer
+from pydantic import TypeAdapter
 from typer.testing import CliRunner
 
 from ebench.cli.report import report_command
 from ebench.sessions.results import GradeCounts, ResultsLineError, TrialSummary, results_json_schema
 from ebench.sessions.runs import RunManifest, load_run, manifest_json_schema, read_manifest, read_results
 from ebench.sessions.terminations import Termination
-from ebench.tasks.records import DiffRecord, GradeRecord, RowChangeRecord, WrongValueRecord
-from ebench.tasks.spec import TaskDocument, parse_task, task_json_schema
+from ebench.tasks.diff import Diff, RowChange
+from ebench.tasks.grading import Grade, WrongValue
+from ebench.tasks.spec import Task, parse_task, task_json_schema
 
 FORMATS = Path(__file__).resolve().parent / "fixtures" / "formats"
 RUNS = sorted(p for p in FORMATS.glob("run-*") if p.is_dir())
@@ -59,10 +61,9 @@ def test_a_sessions_grade_and_diff_read_as_records_and_dump_as_written(session):
     ends = [e for e in map(json.loads, _lines(session)) if e.get("event") == "end"]
     assert len(ends) == 1
     end = ends[0]
-    assert GradeRecord.model_validate(end["grade"]).model_dump() == end["grade"]
-    diff = DiffRecord.model_validate(end["diff"])
-    assert diff.model_dump() == end["diff"] and diff.diff().to_list() == end["diff"]
-    assert DiffRecord.of(diff.diff()).model_dump() == end["diff"]
+    assert Grade.model_validate(end["grade"]).model_dump() == end["grade"]
+    diff = Diff.from_list(end["diff"])
+    assert diff.to_list() == end["diff"] and TypeAdapter(Diff).dump_python(diff) == end["diff"]
     assert TrialSummary.read(end["summary"]).to_dict() == end["summary"]
 
 
@@ -113,7 +114,7 @@ def test_regrade_of_a_fixture_run_keeps_every_line_and_key(tmp_path, monkeypatch
 def test_task_files_of_both_versions_load_and_write_back_unchanged(name):
     path = FORMATS / f"{name}.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
-    TaskDocument.model_validate(raw)
+    Task.model_validate(raw)
     task = parse_task(raw, str(path))
     assert task.to_dict() == raw and task.to_json() == path.read_text(encoding="utf-8")
     assert bool(task.world) == (name == "task-v2")
@@ -148,9 +149,9 @@ def test_a_line_written_now_reads_back_equal(tmp_path):
 def test_a_wrong_value_keeps_old_for_updates_only():
     update = {"table": "songs", "op": "update", "key": {"id": 1}, "column": "title", "expected": "a", "actual": "b", "old": None}
     insert = {"table": "songs", "op": "insert", "key": {"id": 2}, "column": "title", "expected": "a", "actual": "b"}
-    assert WrongValueRecord.model_validate(update).model_dump() == update
-    assert WrongValueRecord.model_validate(insert).model_dump() == insert
-    assert RowChangeRecord.model_validate({"table": "t", "op": "delete", "key": {"id": 1}, "old": {"id": 1}}).model_dump() == {
+    assert WrongValue.model_validate(update).model_dump() == update
+    assert WrongValue.model_validate(insert).model_dump() == insert
+    assert RowChange.from_dict({"table": "t", "op": "delete", "key": {"id": 1}, "old": {"id": 1}}).to_dict() == {
         "table": "t",
         "op": "delete",
         "key": {"id": 1},

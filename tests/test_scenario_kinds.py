@@ -18,7 +18,6 @@ import json
 import re
 import sqlite3
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -275,8 +274,8 @@ def with_plan(scenario: Scenario, index: int, steps: list[Step]) -> Scenario:
     """The scenario with one turn played another way (its expected diff unchanged)."""
     turns = list(scenario.turns)
     [task] = turns[index].tasks
-    turns[index] = replace(turns[index], tasks=[replace(task, reference_solution=steps)])
-    return replace(scenario, turns=turns)
+    turns[index] = turns[index].model_copy(update={"tasks": [task.model_copy(update={"reference_solution": steps})]})
+    return scenario.model_copy(update={"turns": turns})
 
 
 def play(out: Path, scenario: Scenario, *, asks: bool = True) -> TrialSummary:
@@ -294,7 +293,7 @@ def play(out: Path, scenario: Scenario, *, asks: bool = True) -> TrialSummary:
 
 
 def verdicts(result: TrialSummary) -> list[bool]:
-    return [turn["passed"] for turn in result.scenario_turns or []]
+    return [turn.passed for turn in result.scenario_turns or []]
 
 
 def only_fails(result: TrialSummary, index: int) -> bool:

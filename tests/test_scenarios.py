@@ -29,7 +29,7 @@ from ebench.sessions.solvers.base import Outcome
 from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.terminations import Termination
 from ebench.sessions.timeline import Timeline
-from ebench.tasks.scenarios import KINDS, SCENARIOS_DIR, load_scenarios, parse_scenario
+from ebench.tasks.scenarios import KINDS, SCENARIOS_DIR, load_scenarios, parse_scenario, scenario_json_schema
 from ebench.tasks.spec import TaskFileError
 from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, completion
 
@@ -57,7 +57,7 @@ def run_batch(out: Path, scenarios, solver) -> list[TrialSummary]:
 
 
 def kinds_of(result: TrialSummary) -> list[tuple[str, bool]]:
-    return [(turn["kind"], turn["passed"]) for turn in result.scenario_turns or []]
+    return [(turn.kind, turn.passed) for turn in result.scenario_turns or []]
 
 
 # -- the shipped scenarios -----------------------------------------------------------------
@@ -111,6 +111,56 @@ def test_a_bad_scenario_file_is_named_by_its_field(shipped):
         assert caught.value.field == where
 
 
+def test_each_field_of_a_scenario_file_has_its_one_line_message(shipped):
+    """The model's checks (pydantic) read as the hand-written ones did: the file, the field, what it holds."""
+    good = shipped[0].to_dict()
+    first = good["turns"][0]
+    task = first["tasks"][0]
+    for change, where, says in (
+        ({"format": "ebench-scenario/0"}, "format", "expected 'ebench-scenario/1'"),
+        ({"id": "Bad Id"}, "id", "lowercase letters"),
+        ({"actor": True}, "actor", "a positive integer id"),
+        ({"world": []}, "world", "an object"),
+        ({"turns": [3]}, "turns[0]", "each turn is"),
+        ({"turns": [{**first, "message": " "}]}, "turns[0].message", "a non-empty string"),
+        ({"turns": [{**first, "mood": "glad"}]}, "turns[0].mood", "unknown field"),
+        ({"turns": [{**first, "refers_to": 0}]}, "turns[0].refers_to", "only a follow_up, reference, long_range turn"),
+        ({"turns": [{**first, "tasks": [{**task, "actor": good["actor"] + 1}] * len(first["tasks"])}]}, "turns[0].tasks", "the scenario's"),
+        (
+            {"turns": [first, {"kind": "reference", "message": "that one", "tasks": [task], "refers_to": 1}]},
+            "turns[1].refers_to",
+            "an earlier turn",
+        ),
+    ):
+        with pytest.raises(TaskFileError) as caught:
+            parse_scenario({**good, **change}, "s.json")
+        assert (caught.value.source, caught.value.field) == ("s.json", where), change
+        assert says in caught.value.reason and "\n" not in str(caught.value)
+    # An embedded task's own message, placed in the scenario.
+    with pytest.raises(TaskFileError) as caught:
+        parse_scenario({**good, "turns": [{**first, "tasks": [{**task, "query": " "}] * len(first["tasks"])}]}, "s.json")
+    assert str(caught.value) == "s.json: turns[0].tasks[0]: query: empty"
+    missing = {k: v for k, v in good.items() if k != "format"}
+    with pytest.raises(TaskFileError, match="format"):
+        parse_scenario(missing)
+
+
+def test_a_scenario_read_keeps_its_source_and_writes_back_the_same_bytes(shipped):
+    path = SCENARIOS_DIR / shipped[0].domain / f"{shipped[0].id}.json"
+    assert shipped[0].source == str(path)
+    assert shipped[0].to_json() == path.read_text(encoding="utf-8")
+    chat = next(turn for scenario in shipped for turn in scenario.turns if turn.kind == "chat")
+    assert set(chat.to_dict()) == {"kind", "message"}  # no empty tasks, no refers_to: as the files hold it
+
+
+def test_tasks_schema_prints_the_scenario_files_schema():
+    printed = CliRunner().invoke(app, ["tasks", "schema", "--scenario"])
+    assert printed.exit_code == 0, printed.output
+    schema = json.loads(printed.stdout)
+    assert schema == scenario_json_schema() and schema["$id"] == "urn:ebench-scenario:1"
+    assert schema["$defs"]["Turn"]["properties"]["kind"]["enum"] == list(KINDS)
+
+
 def test_the_oracle_passes_every_scenario_and_noop_passes_none(tmp_path, shipped):
     oracle = run_batch(tmp_path / "oracle", shipped, OracleSolver())
     assert len(oracle) == len(shipped) and all(r.passed for r in oracle)
@@ -157,8 +207,8 @@ def test_acting_before_asking_fails_the_clarify_turn_only(tmp_path, shipped):
     assert not result.passed
     assert [(k, p) for k, p in kinds_of(result)] == [(k, k != "clarify") for k in scenario.kinds]
     end = next(e for e in read_session(tmp_path / result.session).events if e.event == "turn_end" and e.kind == "clarify")
-    assert end.grade["note"].startswith("acted before asking the user for:")
-    assert end.grade["matched_rows"] == end.grade["expected_rows"]  # the right changes, made too early
+    assert end.grade.note.startswith("acted before asking the user for:")
+    assert end.grade.matched_rows == end.grade.expected_rows  # the right changes, made too early
 
 
 def test_a_chat_turn_allows_reads_and_fails_on_a_write(tmp_path, shipped):
@@ -215,7 +265,7 @@ def test_a_trial_cut_short_fails_the_turns_it_never_reached(tmp_path, shipped):
     ends = [e for e in read_session(tmp_path / result.session).events if e.event == "turn_end"]
     assert [e.reached for e in ends] == [True, False, False, False]
     assert not any(e.passed for e in ends[1:])
-    assert ends[1].grade["note"] == "the trial ended before this turn"
+    assert ends[1].grade.note == "the trial ended before this turn"
 
 
 def test_replay_and_the_debuggers_chapters(tmp_path, shipped):

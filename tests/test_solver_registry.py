@@ -73,7 +73,7 @@ def test_a_plugin_solver_scores_a_batch_through_its_entry_point(echo_plugin: Pat
     assert (row["task"], row["solver"], row["passed"], row["tool_calls"]) == (TASK, "echo", False, 1)
     assert json.loads((out / "manifest.json").read_text())["config"]["solver"] == {"name": "echo", "voice": "loud"}
     session = read_session(out / row["session"])
-    assert session.start.solver == {"name": "echo", "voice": "loud"}  # the options reached the plug-in's factory
+    assert session.start.solver.to_dict() == {"name": "echo", "voice": "loud"}  # the options reached the plug-in's factory
     [call] = session.tool_calls()
     assert call.tool == load_suite(ids=[TASK]).tasks[0].reference_solution[0].tool
 

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from ebench.engine.domain_registry import get_domain
-from ebench.tasks.diff import Diff
+from ebench.tasks.diff import Diff, diff_from_list
 from ebench.tasks.grading import explain, grade
-from ebench.tasks.records import diff_from_list
 from ebench.tasks.suite import load_suite
 
 GOOD = "music-0005"

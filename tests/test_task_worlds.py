@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
@@ -24,7 +23,7 @@ def task(music_world):
 
 def _elsewhere(task):
     """The task as if made on a world this ebench does not build."""
-    return replace(task, world={"seed": task_seed(task), "fingerprint": "0123456789abcdef01234567"})
+    return task.model_copy(update={"world": {"seed": task_seed(task), "fingerprint": "0123456789abcdef01234567"}})
 
 
 def test_a_task_on_another_world_is_refused_everywhere(task, tmp_path):
@@ -49,7 +48,7 @@ def test_a_task_on_another_world_is_refused_everywhere(task, tmp_path):
 
 
 def test_a_task_without_a_world_record_runs_on_the_default_world(task, music):
-    older = replace(task, world={})
+    older = task.model_copy(update={"world": {}})
     check_world(older)
     assert task_seed(older) == music.default_seed
 
@@ -61,13 +60,13 @@ def test_the_fingerprint_recorded_is_the_one_this_ebench_builds(task):
 
 def test_a_task_budget_raises_the_limits_never_lowers_them(task):
     limits = TrialLimits(max_turns=30, max_tool_calls=100)
-    assert limits.for_task(replace(task, budget={})) is limits
-    raised = limits.for_task(replace(task, budget={"max_tool_calls": 150, "max_turns": 12}))
+    assert limits.for_task(task.model_copy(update={"budget": {}})) is limits
+    raised = limits.for_task(task.model_copy(update={"budget": {"max_tool_calls": 150, "max_turns": 12}}))
     assert (raised.max_tool_calls, raised.max_turns) == (150, 30)
 
 
 def test_the_oracle_runs_under_the_same_limits_as_any_solver(task):
-    trial = Trial(replace(task, budget={}))
+    trial = Trial(task.model_copy(update={"budget": {}}))
     outcome = asyncio.run(OracleSolver().solve(trial, TrialLimits(max_tool_calls=2)))
     assert outcome.termination == MAX_TOOL_CALLS and trial.tool_calls == 2
     trial.close()

@@ -60,7 +60,7 @@ def test_the_last_step_rebuilds_the_recorded_end_diff(tmp_path, task, music_worl
     final = timeline.state_at(timeline.last)
     assert final.diff.to_list() == read_session(path).end.diff == timeline.recorded_diff().to_list()
     assert final.grade is not None and not final.grade.passed
-    assert final.grade.to_dict() == read_session(path).end.grade | {"note": final.grade.note}
+    assert final.grade.to_dict() == read_session(path).end.grade.to_dict() | {"note": final.grade.note}
     assert timeline.faithful and timeline.check() is None
     assert [s.kind for s in timeline.steps] == ["start"] + ["tool_call"] * 8 + ["end"]
     assert all(s.role == CALL and s.is_leaf for s in timeline.steps[1:-1])

@@ -112,7 +112,8 @@ def test_calls_are_recorded_with_their_results_and_errors(tmp_path, music_world)
     calls = list(session.tool_calls())
     assert [c.tool for c in calls] == ["get_my_profile", "get_song"]
     assert calls[1].error_code == "invalid_arguments" and calls[1].result["error"]["code"] == "invalid_arguments"
-    assert session.end.summary == json.loads(json.dumps(summary.to_dict()))
+    assert session.end.summary is not None
+    assert session.end.summary.to_dict() == json.loads(json.dumps(summary.to_dict()))  # read back as written
     assert summary.tool_errors == {"invalid_arguments": 1} and not summary.passed
 
 

@@ -20,7 +20,7 @@ from ebench.sessions.attempts import human_trial, resume_trial, unfinished_attem
 from ebench.sessions.batch import Batch
 from ebench.sessions.model_client import LLMConfig
 from ebench.sessions.runs import load_run
-from ebench.sessions.sandbox import runner
+from ebench.sessions.sandbox import runner, zygote
 from ebench.sessions.sandbox.schema import code_mode_tools, exec_code_tool
 from ebench.sessions.solvers.llm import LLMSolver
 from ebench.sessions.trial import AGENT_STOPPED, ResumeError, Trial
@@ -122,22 +122,30 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="li
 
 
 def _children() -> set[int]:
-    """The processes this one started and has not reaped."""
-    me, found = os.getpid(), set()
+    """The processes this one started and has not reaped, and theirs (exec_code's workers are
+    forked by the sandbox's zygote, a child of this process)."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == me:
-                found.add(int(entry.name))
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, new = set(), {os.getpid()}
+    while new:
+        new = {pid for pid, parent in parents.items() if parent in new} - found
+        found |= new
     return found
 
 
 @pytest.fixture
 def spawned(monkeypatch):
-    """The exec_code workers started during the test (real processes), and an event set at each."""
+    """The exec_code workers started during the test (real processes), and an event set at each.
+    The zygote stops as soon as no trial uses it (no lingering), so that the counts of processes
+    before and after a test compare."""
+    monkeypatch.setattr(zygote, "LINGER_SECONDS", 0)
+    zygote.shutdown()
 
     class Spawned(list):
         def __init__(self) -> None:

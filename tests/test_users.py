@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -131,7 +130,7 @@ def test_a_hidden_value_leaves_the_request_and_is_what_the_task_writes(ask_tasks
     assert ask_variant(music).query.startswith("Make a playlist with a name I'll give you with every song I played between")
     # a scenario's clarify turn lacks the value without announcing the gap
     assert ask_variant(music, announce=False).query.startswith("Make a playlist with every song I played between")
-    assert ask_variant(replace(music, generator={})) is None  # nothing stated: nothing to hide
+    assert ask_variant(music.model_copy(update={"generator": {}})) is None  # nothing stated: nothing to hide
 
 
 # -- batches -------------------------------------------------------------------------------
@@ -179,7 +178,7 @@ def test_a_model_that_asks_passes_and_one_that_acts_first_fails_with_the_right_d
     assert not any(r.passed for r in guessed) and not any(r.asked_first for r in guessed)
     assert all(r.grade and r.grade.matched_rows == r.grade.expected_rows for r in guessed)  # the end state was right
     end = read_session(tmp_path / "guessed" / guessed[0].session).end
-    assert end.grade["note"].startswith("acted before asking the user for:")
+    assert end.grade.note.startswith("acted before asking the user for:")
 
     # Regrading applies the same rule from the session's events.
     report = regrade_run(tmp_path / "guessed")

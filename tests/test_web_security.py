@@ -319,7 +319,7 @@ def test_an_attempt_in_a_web_tab_records_via_web(tmp_path: Path, task, monkeypat
     monkeypatch.setenv("EBENCH_VIA", "web")  # as `ebench play --web` runs each tab's app
     trial = human_trial(task, blind=True, folder=tmp_path / "web")
     trial.finish(AGENT_STOPPED)
-    assert read_session(trial.writer.path).start.solver == {"name": "human", "label": "human", "blind": True, "via": "web"}
+    assert read_session(trial.writer.path).start.solver.to_dict() == {"name": "human", "label": "human", "blind": True, "via": "web"}
     assert latest_attempts(tmp_path / "web")[task.id].via == WEB
     monkeypatch.delenv("EBENCH_VIA")
     trial = human_trial(task, blind=True, folder=tmp_path / "terminal")

@@ -39,14 +39,18 @@ What is here
   `tool_schemas()`, `call()`, `exec_code()`, `message()`, `grade()`...), `TrialLimits`,
   `Termination`, `Solver`, `SolverFactory`, `SolverOptions`, `Outcome`, `StepHook`.
 - Sessions and runs: `TrialSummary`, `SessionEvent`, `StartEvent`, `MessageEvent`,
-  `ToolCallEvent`, `TurnEndEvent`, `EndEvent`, `Session`, `read_session`, `new_session_file`,
-  `trial_session_file`, `RunManifest`, `RunData`, `load_run`, `load_runs`.
+  `ToolCallEvent`, `TurnEndEvent`, `EndEvent`, `event_from`, `Session`, `read_session`,
+  `new_session_file`, `trial_session_file`, `RunManifest`, `RunData`, `load_run`, `load_runs`;
+  the typed parts of those records: `SolverInfo`, `ClientInfo`, `PerturbationRecord`,
+  `ScenarioTurnResult`, `RunConfig`, `RunLimits`, `TaskSelection`, `UserRecord`, `TaskSet`,
+  `SuiteRecord`, `RegradeNote` (each a `JsonObject`: known keys typed, other keys kept); a
+  scenario file, `Scenario` and `Turn`.
 - The registries: `DOMAINS`, `get_domain`, `domain_names`, `builtin_domain_names`; `SOLVERS`,
   `build_solver`, `solver_names`.
 - What an adapter needs (an eval harness, an RL environment, a dataset exporter): the task sets
   (`SPLITS`, `shipped_splits`, `suite_version`, `tasks_root`, `TASK_FIELDS`, `TASK_FORMAT`,
   `parse_task`,
-  `compose`, `task_world`), grades as recorded (`GradeRecord`, `diff_from_list`), the model client
+  `compose`, `task_world`), grades as recorded (`GradeRecord`, the old name of `Grade`; `diff_from_list`), the model client
   and solver (`LLMConfig`, `LLMSolver`, `UserSettings`, `system_prompt`, `secret_values`), and run
   directories (`sessions_dir`, `config_hash`, `MANIFEST`, `RESULTS`, `RUN_FORMAT`, `SESSIONS`,
   `write_json_atomic`).
@@ -78,12 +82,40 @@ if TYPE_CHECKING:
     from ..paths import sessions_dir
     from ..registry import PluginError, PluginWarning, UnknownName
     from ..sessions.batch import config_hash
-    from ..sessions.events import EndEvent, MessageEvent, SessionEvent, StartEvent, ToolCallEvent, TurnEndEvent
+    from ..sessions.events import (
+        ClientInfo,
+        EndEvent,
+        MessageEvent,
+        SessionEvent,
+        SolverInfo,
+        StartEvent,
+        ToolCallEvent,
+        TurnEndEvent,
+        event_from,
+    )
     from ..sessions.model_client import LLMConfig
+    from ..sessions.objects import JsonObject
     from ..sessions.prompts import system_prompt
     from ..sessions.record import Session, new_session_file, read_session, secret_values, trial_session_file
-    from ..sessions.results import TrialSummary
-    from ..sessions.runs import MANIFEST, RESULTS, RUN_FORMAT, SESSIONS, RunData, RunManifest, load_run, load_runs, write_json_atomic
+    from ..sessions.results import PerturbationRecord, ScenarioTurnResult, TrialSummary
+    from ..sessions.runs import (
+        MANIFEST,
+        RESULTS,
+        RUN_FORMAT,
+        SESSIONS,
+        RegradeNote,
+        RunConfig,
+        RunData,
+        RunLimits,
+        RunManifest,
+        SuiteRecord,
+        TaskSelection,
+        TaskSet,
+        UserRecord,
+        load_run,
+        load_runs,
+        write_json_atomic,
+    )
     from ..sessions.solvers.base import (
         FatalSolverError,
         Outcome,
@@ -100,10 +132,10 @@ if TYPE_CHECKING:
     from ..sessions.trial import Trial, TrialLimits, open_trial
     from ..sessions.users import UserSettings
     from ..tasks.composition import compose
-    from ..tasks.diff import Diff, RowChange
-    from ..tasks.grading import Grade, WrongValue, grade
+    from ..tasks.diff import Diff, RowChange, diff_from_list
+    from ..tasks.grading import Grade, GradeRecord, WrongValue, grade
     from ..tasks.public import WRITTEN, Condition, PublicAPI, Reading
-    from ..tasks.records import GradeRecord, diff_from_list
+    from ..tasks.scenarios import Scenario, Turn
     from ..tasks.spec import CAPABILITIES, TASK_FIELDS, TASK_FORMAT, Step, Task, TaskFileError, load_task, load_tasks, parse_task
     from ..tasks.suite import SPLITS, find_task, load_suite, shipped_splits, suite_version, tasks_root
     from ..tasks.template_api import Draft, GenContext, NoTarget, Template
@@ -248,8 +280,8 @@ _HOMES: dict[str, str] = {
     "parse_task": "ebench.tasks.spec",
     "compose": "ebench.tasks.composition",
     "task_world": "ebench.tasks.worlds",
-    "GradeRecord": "ebench.tasks.records",
-    "diff_from_list": "ebench.tasks.records",
+    "GradeRecord": "ebench.tasks.grading",  # the old name of Grade, kept for third-party code
+    "diff_from_list": "ebench.tasks.diff",
     "LLMConfig": "ebench.sessions.model_client",
     "LLMSolver": "ebench.sessions.solvers.llm",
     "UserSettings": "ebench.sessions.users",
@@ -262,9 +294,40 @@ _HOMES: dict[str, str] = {
     "RUN_FORMAT": "ebench.sessions.runs",
     "SESSIONS": "ebench.sessions.runs",
     "write_json_atomic": "ebench.sessions.runs",
+    # the typed parts of the records (a solver's description, a run's configuration, a scenario)
+    "ClientInfo": "ebench.sessions.events",
+    "SolverInfo": "ebench.sessions.events",
+    "event_from": "ebench.sessions.events",
+    "JsonObject": "ebench.sessions.objects",
+    "PerturbationRecord": "ebench.sessions.results",
+    "ScenarioTurnResult": "ebench.sessions.results",
+    "RegradeNote": "ebench.sessions.runs",
+    "RunConfig": "ebench.sessions.runs",
+    "RunLimits": "ebench.sessions.runs",
+    "SuiteRecord": "ebench.sessions.runs",
+    "TaskSelection": "ebench.sessions.runs",
+    "TaskSet": "ebench.sessions.runs",
+    "UserRecord": "ebench.sessions.runs",
+    "Scenario": "ebench.tasks.scenarios",
+    "Turn": "ebench.tasks.scenarios",
 }
 
 __all__ = [
+    "ClientInfo",
+    "SolverInfo",
+    "event_from",
+    "JsonObject",
+    "PerturbationRecord",
+    "ScenarioTurnResult",
+    "RegradeNote",
+    "RunConfig",
+    "RunLimits",
+    "SuiteRecord",
+    "TaskSelection",
+    "TaskSet",
+    "UserRecord",
+    "Scenario",
+    "Turn",
     "CAPABILITIES",
     "DAY_FMT",
     "DOMAINS",

@@ -21,10 +21,10 @@ from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.signal import Signal
 
+from ..settings import AppSettings, load_settings, save_settings, settings_path
 from ..terminal import printable
 from ..themes import DEFAULT_THEME, DIFF_VARIABLES, all_themes
 from .render import UnprintableFilter
-from .settings import Value, load_settings, save_settings, settings_path
 
 ScreenFactory = Callable[[], Screen[Any]]
 # What a person does at the keyboard or with the mouse (a mouse merely moving over the screen is not input).
@@ -51,13 +51,12 @@ class EBenchApp(App[None]):
         self.theme_errors: list[str] = []
         # `<data dir>/settings.toml`: the theme last chosen in the app. An explicit `theme` wins
         # for this run and is not saved; a theme chosen in the app is.
-        self.settings: dict[str, Value] = {}
+        self.settings = AppSettings()
         if home is not None:
             self.settings, error = load_settings(settings_path(home))
             if error:
                 self.theme_errors.append(error)
-        saved = self.settings.get("theme")
-        self._wanted_theme = theme or (saved if isinstance(saved, str) else None) or DEFAULT_THEME
+        self._wanted_theme = theme or self.settings.theme or DEFAULT_THEME
         found = all_themes(home / "themes" if home else None)
         self.theme_errors.extend(found.errors)
         for item in found.themes:
@@ -113,9 +112,9 @@ class EBenchApp(App[None]):
         if self._home is None or theme.name == self._applied_theme:
             return
         self._applied_theme = theme.name
-        if self.settings.get("theme") == theme.name:
+        if self.settings.theme == theme.name:
             return
-        self.settings["theme"] = theme.name
+        self.settings.theme = theme.name
         try:
             save_settings(settings_path(self._home), self.settings)
         except OSError as exc:

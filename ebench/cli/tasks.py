@@ -197,12 +197,16 @@ def _actor_label(domain: Domain, actor: int) -> str:
 
 
 @tasks_app.command("schema")
-def tasks_schema(as_json: bool = common.JSON_OPTION) -> None:
-    """Print the JSON Schema of the task format (ebench-task/1), for editors and other tools
-    (always JSON; --json is accepted like everywhere)."""
+def tasks_schema(
+    scenario: bool = typer.Option(False, "--scenario", help="The scenario file's schema (ebench-scenario/1) instead."),
+    as_json: bool = common.JSON_OPTION,
+) -> None:
+    """Print the JSON Schema of the task format (ebench-task/1), or with --scenario of the scenario
+    format (ebench-scenario/1), for editors and other tools (always JSON; --json is accepted like everywhere)."""
+    from ..tasks.scenarios import scenario_json_schema
     from ..tasks.spec import task_json_schema
 
-    common.print_json(task_json_schema())
+    common.print_json(scenario_json_schema() if scenario else task_json_schema())
 
 
 @tasks_app.command("stats")

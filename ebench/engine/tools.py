@@ -13,6 +13,7 @@ nested deeper than any argument, numbers JSON cannot carry), each refused as inv
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import re
@@ -146,6 +147,11 @@ class Tool:
     description: str
     params: list[Param]
     parameters: dict[str, Any] = field(default_factory=dict)
+
+    @functools.cached_property
+    def params_by_name(self) -> dict[str, Param]:
+        """The parameters by name, in order (made once: every call looks its arguments up here)."""
+        return {p.name: p for p in self.params}
 
     def openai_schema(self) -> dict[str, Any]:
         return {
@@ -483,7 +489,7 @@ def _text_problem(text: str, longest: int) -> str | None:
 
 
 def validate_arguments(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
-    known = {p.name: p for p in tool.params}
+    known = tool.params_by_name
     unknown = [k for k in args if k not in known]
     if unknown:
         names = ", ".join(_shown(str(u), 40) for u in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
@@ -505,6 +511,8 @@ def validate_arguments(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
 
 def _integral(annotation: Any, value: Any) -> Any:
     """2.0 where an integer is expected becomes 2 (JSON has one number type)."""
+    if not isinstance(value, (float, list)):  # the usual argument: nothing to convert, no annotation to read
+        return value
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         members = [a for a in typing.get_args(annotation) if a is not type(None)]
         if len(members) == 1:

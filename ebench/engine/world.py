@@ -8,6 +8,7 @@ crash leaves the old one. Trials and tool calls work on private copies, never on
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -125,8 +126,9 @@ def build_world(
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.unlink(missing_ok=True)
     fp = fingerprint(domain, seed)
-    conn = sqlite3.connect(tmp, isolation_level=None)
-    try:
+    conn: sqlite3.Connection | None = None
+    try:  # from the connect on: the connect itself makes the file
+        conn = sqlite3.connect(tmp, isolation_level=None)
         # The file is private until renamed into place, so durability during the build is moot.
         conn.execute("PRAGMA journal_mode=OFF")
         conn.execute("PRAGMA synchronous=OFF")
@@ -161,7 +163,9 @@ def build_world(
         os.replace(tmp, path)
         os.replace(digest_tmp, digest_path(path))
     except BaseException:  # ctrl+c at any point before the world is in place leaves no temporary file
-        conn.close()
+        if conn is not None:
+            with contextlib.suppress(sqlite3.Error):  # a close that fails must not keep the file
+                conn.close()
         tmp.unlink(missing_ok=True)
         digest_path(tmp).unlink(missing_ok=True)
         raise

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import Scorer
     from inspect_ai.solver import Solver
 
-    from ..api import Grade, Trial, TrialLimits, TrialSummary
+    from ..api import EndEvent, Grade, RunManifest, StartEvent, Trial, TrialLimits, TrialSummary
     from ..api import Task as EBenchTask
 
 SOLVER_NAME = "inspect"  # the solver's name in sessions and results lines
@@ -541,7 +541,7 @@ def import_log(log: Path, out: Path) -> Imported:
     with (out / RESULTS).open("w", encoding="utf-8") as results:
         for line in lines:
             results.write(json.dumps(line, ensure_ascii=False) + "\n")
-    write_json_atomic(out / MANIFEST, manifest)
+    write_json_atomic(out / MANIFEST, manifest.to_dict())
     return summary
 
 
@@ -578,9 +578,10 @@ def _sample_result(sample: Any, out: Path, worlds: dict[str, str]) -> tuple[Tria
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(session, encoding="utf-8")
         start, end = _start_and_end(session)
-        if start.get("world") and start.get("domain"):
-            worlds[f"{start['domain']}:{start.get('world_seed')}"] = str(start["world"])
-        recorded = recorded or end.get("summary")
+        if start is not None and start.world and start.domain:
+            worlds[f"{start.domain}:{start.world_seed}"] = str(start.world)
+        if not recorded and end is not None and isinstance(end.summary, TrialSummary):
+            recorded = end.summary.to_dict()
     if isinstance(recorded, dict):
         return TrialSummary.read(dict(recorded, session=relative, trial=epoch)), isinstance(session, str)
     metadata = sample.metadata or {}  # the sample failed before its trial opened
@@ -599,36 +600,51 @@ def _sample_result(sample: Any, out: Path, worlds: dict[str, str]) -> tuple[Tria
     return failed, isinstance(session, str)
 
 
-def _manifest(evaluated: Any, log: Path, lines: list[dict[str, Any]], worlds: dict[str, str]) -> dict[str, Any]:
+def _manifest(evaluated: Any, log: Path, lines: list[dict[str, Any]], worlds: dict[str, str]) -> RunManifest:
     """The run's manifest: the model and the options the eval ran with, the tasks, the worlds."""
-    from ..api import RUN_FORMAT, __version__, config_hash
+    from ..api import (
+        RUN_FORMAT,
+        RunConfig,
+        RunLimits,
+        RunManifest,
+        SolverInfo,
+        SuiteRecord,
+        TaskSelection,
+        TaskSet,
+        __version__,
+        config_hash,
+    )
 
     params = _solver_params(evaluated)
     ids = sorted({line["task"] for line in lines})
     args = evaluated.eval.task_args or {}
-    config = {
-        "solver": {"name": SOLVER_NAME, "model": evaluated.eval.model},
-        "code": params.get("mode") == "code",
-        "limits": {"max_turns": params.get("max_turns"), "max_tool_calls": params.get("max_tool_calls")},
-        "tasks": {k: args[k] for k in ("split", "domain", "tasks", "tasks_dir", "capability") if args.get(k) is not None},
-        "inspect": {"log": str(log), "eval_id": evaluated.eval.eval_id, "run_id": evaluated.eval.run_id, "task": evaluated.eval.task},
-    }
-    return {
-        "format": RUN_FORMAT,
-        "label": f"inspect {evaluated.eval.model}",
-        "ebench_version": __version__,
-        "config": config,
-        "config_hash": config_hash(config),
-        "trials": max((s.epoch for s in evaluated.samples or []), default=1),
-        "tasks": {"count": len(ids), "ids": ids},
-        "started": evaluated.eval.created,
-        "ended": evaluated.stats.completed_at or None,
-        "status": "finished" if evaluated.status == "success" else evaluated.status,
-        "suite": {
-            "version": str(evaluated.eval.task_version) if evaluated.eval.task_version else None,
-            "worlds": dict(sorted(worlds.items())),
-        },
-    }
+    selection = {k: args[k] for k in ("split", "domain", "tasks", "tasks_dir", "capability") if args.get(k) is not None}
+    config = RunConfig.model_validate(
+        {
+            "solver": SolverInfo(name=SOLVER_NAME, model=evaluated.eval.model),
+            "code": params.get("mode") == "code",
+            "limits": RunLimits(max_turns=params.get("max_turns"), max_tool_calls=params.get("max_tool_calls")),
+            "tasks": TaskSelection.model_validate(selection),
+            # where the run came from (a key of this import's own, kept as an extra)
+            "inspect": {"log": str(log), "eval_id": evaluated.eval.eval_id, "run_id": evaluated.eval.run_id, "task": evaluated.eval.task},
+        }
+    )
+    return RunManifest(
+        format=RUN_FORMAT,
+        label=f"inspect {evaluated.eval.model}",
+        ebench_version=__version__,
+        config=config,
+        config_hash=config_hash(config.to_dict()),
+        trials=max((s.epoch for s in evaluated.samples or []), default=1),
+        tasks=TaskSet(count=len(ids), ids=ids),
+        started=evaluated.eval.created,
+        ended=evaluated.stats.completed_at or None,
+        status="finished" if evaluated.status == "success" else evaluated.status,
+        suite=SuiteRecord(
+            version=str(evaluated.eval.task_version) if evaluated.eval.task_version else None,
+            worlds=dict(sorted(worlds.items())),
+        ),
+    )
 
 
 def _scored(sample: Any) -> Score | None:
@@ -646,19 +662,21 @@ def _solver_params(evaluated: Any) -> dict[str, Any]:
     return {}
 
 
-def _start_and_end(session: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A session's first and last events (empty when unreadable)."""
+def _start_and_end(session: str) -> tuple[StartEvent | None, EndEvent | None]:
+    """A session's start and end events (None when missing or unreadable)."""
+    from ..api import EndEvent, StartEvent, event_from
+
     lines = session.splitlines()
 
-    def event(line: str | None) -> dict[str, Any]:
+    def event(line: str | None) -> Any:
         try:
-            value = json.loads(line) if line else {}
+            value = json.loads(line) if line else None
         except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
+            return None
+        return event_from(value)[0] if isinstance(value, dict) else None
 
     start, end = event(lines[0] if lines else None), event(lines[-1] if lines else None)
-    return start, end if end.get("event") == "end" else {}
+    return start if isinstance(start, StartEvent) else None, end if isinstance(end, EndEvent) else None
 
 
 def _suite_version(folder: Path) -> str | None:

@@ -219,21 +219,11 @@ class EbenchTaskset(vf.Taskset[EbenchTask, EbenchTasksetConfig]):
 def _grade_of(trace: vf.Trace) -> Grade | None:
     """The grade the harness recorded on the trace (None: the rollout never got one)."""
     from ..api import Grade as GradeType
-    from ..api import GradeRecord, diff_from_list
 
     record = trace.info.get("ebench_grade")
     if not isinstance(record, dict):
         return None
-    parsed = GradeRecord.model_validate(record)
-    return GradeType(
-        passed=parsed.passed,
-        expected_rows=parsed.expected_rows,
-        actual_rows=parsed.actual_rows,
-        matched_rows=parsed.matched_rows,
-        missing=list(diff_from_list([c.model_dump(exclude_none=True) for c in parsed.missing])),
-        unexpected=list(diff_from_list([c.model_dump(exclude_none=True) for c in parsed.unexpected])),
-        note=parsed.note,
-    )
+    return GradeType.model_validate(record)
 
 
 # -- verifiers: the harness that plays a rollout in-process --------------------------------------------

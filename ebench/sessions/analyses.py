@@ -148,8 +148,8 @@ class Pair:
 
 
 def _task_ids(report: RunReport) -> frozenset[str]:
-    ids = report.manifest.tasks.get("ids") if report.manifest.tasks else None
-    return frozenset(ids) if isinstance(ids, list) else frozenset(t.task for t in report.results)
+    tasks = report.manifest.tasks
+    return frozenset(tasks.ids) if tasks is not None and "ids" in tasks.model_fields_set else frozenset(t.task for t in report.results)
 
 
 def _who(report: RunReport) -> str:

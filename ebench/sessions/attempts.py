@@ -21,7 +21,7 @@ from typing import Any
 
 from ..paths import sessions_dir, write_text_atomically
 from ..tasks.spec import Task
-from .events import EndEvent, SessionEvent, StartEvent, ToolCallEvent, event_from
+from .events import EndEvent, SessionEvent, SolverInfo, StartEvent, ToolCallEvent, event_from
 from .record import REDACTED, SessionFileError, SessionWriter, new_session_file, read_session, secret_values, session_files
 from .trial import ResumeError, Trial, open_trial
 from .users import UserSettings
@@ -46,9 +46,9 @@ HUMAN_OUTCOMES = {
 }
 
 
-def is_human(solver: dict[str, Any]) -> bool:
+def is_human(solver: SolverInfo) -> bool:
     """Whether a session's solver is a person (the app's human attempts)."""
-    return solver.get("name") == HUMAN
+    return solver.name == HUMAN
 
 
 def human_outcome(termination: object) -> str:
@@ -273,7 +273,7 @@ def unfinished_attempt(task: Task, folder: Path | None = None) -> UnfinishedAtte
         latest.session,
         len(calls),
         start.mode == "code",
-        bool(start.solver.get("blind")),
+        bool(start.solver.blind),
         max(recorded, draft.seconds if draft else 0.0),
         draft,
     )
@@ -290,7 +290,7 @@ def resume_trial(task: Task, path: Path) -> Trial:
     start = session.start
     if start.task is None or start.task.id != task.id or start.task.query != task.query:
         raise ResumeError(f"{path}: an attempt at another task")
-    if start.solver.get("name") != HUMAN:
+    if not is_human(start.solver):
         raise ResumeError(f"{path}: not a person's attempt")
     if any(isinstance(e, EndEvent) for e in session.events):
         raise ResumeError(f"{path}: already submitted")
@@ -299,10 +299,10 @@ def resume_trial(task: Task, path: Path) -> Trial:
     draft = load_draft(path)
     # The time spent after the last call (reading, typing) was saved with the draft.
     spent = max(recorded, draft.seconds if draft else 0.0)
-    writer = SessionWriter(path, secret_values(start.solver), resume_at=spent)
+    writer = SessionWriter(path, secret_values(start.solver.to_dict()), resume_at=spent)
     try:
         user = UserSettings().for_task(task)
-        trial = Trial(task, writer=writer, solver=dict(start.solver), code=start.mode == "code", resumed=events, user=user)
+        trial = Trial(task, writer=writer, solver=start.solver.to_dict(), code=start.mode == "code", resumed=events, user=user)
     except BaseException:
         writer.close()  # the file stays as it was: the attempt is still there to resume or discard
         raise
@@ -373,7 +373,7 @@ def latest_attempts(folder: Path | None = None, solver: str = HUMAN, queries: di
     for path in sorted(session_files(folder, solver), key=written):  # oldest first: the latest wins
         try:
             start = _event(_first_line(path))
-            if not isinstance(start, StartEvent) or start.solver.get("name") != solver or start.task is None:
+            if not isinstance(start, StartEvent) or start.solver.name != solver or start.task is None:
                 continue
             end = None
             try:
@@ -386,7 +386,7 @@ def latest_attempts(folder: Path | None = None, solver: str = HUMAN, queries: di
         task_id = start.task.id
         if queries is not None and queries.get(task_id) != start.task.query:
             continue
-        via = start.solver.get("via")
+        via = start.solver.via
         latest[task_id] = Attempt(
             task_id,
             end.passed if end else None,

@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import __version__
 from ..tasks.spec import Task
-from .executors import TrialRunner, WorkerPool, freeze_imports, run_in_processes, run_on_ray
+from .executors import TrialRunner, WorkerPool, freeze_imports, preload_worlds, run_in_processes, run_on_ray
 from .perturb import Perturbation
 from .record import secret_values
 from .results import TrialSummary
@@ -239,7 +239,8 @@ class Batch:
     def worker_pool(self, workers: int) -> WorkerPool:
         """Worker processes for this batch, started now (before any progress bar's thread, so
         they can be forked); they do not keep the run's lock."""
-        return WorkerPool(min(workers, len(self.todo)), inherited=self.lock.fds)
+        todo = self.todo
+        return WorkerPool(min(workers, len(todo)), inherited=self.lock.fds, preload=lambda: preload_worlds(task for task, _ in todo))
 
     @contextmanager
     def _recorder(self, on_trial: Callable[[TrialSummary], None] | None) -> Iterator[Callable[[TrialSummary], None]]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .events import BLOCK, CHILD, ApiErrorEvent, EndEvent, MessageEvent, SessionEvent, StartEvent, ToolCallEvent, TurnEndEvent
+from .results import TrialSummary
 
 FIELD = "field"  # "name: value" on one line
 PROSE = "prose"  # a heading and text as written (`italic` for a model's reasoning)
@@ -80,7 +81,7 @@ def describe(event: SessionEvent) -> Description:
 def _turn_end(event: TurnEndEvent) -> Description:
     """A scenario's turn is over: the chapter mark of a replay."""
     verdict = "PASS" if event.passed else "FAIL" if event.reached else "not reached"
-    note = (event.grade or {}).get("note") or ""
+    note = event.grade.note if event.grade is not None else ""
     parts = [
         Part(FIELD, "turn", event.index + 1),
         Part(FIELD, "kind", event.kind.replace("_", "-")),
@@ -106,13 +107,9 @@ def _start(event: StartEvent) -> Description:
     if task and task.query:
         parts.append(Part(PROSE, "request", task.query))
     if event.perturbation:  # a perturbed run (perturb.py): what the solver met instead
-        parts.append(
-            Part(
-                FIELD, "perturbations", ", ".join(event.perturbation.get("subtypes") or []) + f" (seed {event.perturbation.get('seed', 0)})"
-            )
-        )
-        if event.perturbation.get("request"):
-            parts.append(Part(PROSE, "request as the solver saw it", event.perturbation["request"]))
+        parts.append(Part(FIELD, "perturbations", ", ".join(event.perturbation.subtypes) + f" (seed {event.perturbation.seed})"))
+        if event.perturbation.request:
+            parts.append(Part(PROSE, "request as the solver saw it", event.perturbation.request))
     return Description(f"start {task.id if task else ''} ({event.mode} mode, actor {event.actor})", parts)
 
 
@@ -176,7 +173,7 @@ def _end(event: EndEvent) -> Description:
     if event.error:
         parts.append(Part(FIELD, "error", event.error))
     parts.append(Part(FIELD, "recorded grade", "none" if not event.grade else event.verdict))
-    summary = event.summary or {}
+    summary = event.summary.to_dict() if isinstance(event.summary, TrialSummary) else {}  # none, or recorded unreadable
     for name in ("tool_calls", "inner_calls", "turns", "tokens_in", "tokens_out", "cost"):
         if summary.get(name) is not None:
             parts.append(Part(FIELD, name, summary[name]))

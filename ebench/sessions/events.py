@@ -23,6 +23,10 @@ from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..tasks.grading import Grade
+from .objects import JsonObject
+from .results import PerturbationRecord, TrialSummary
+
 SESSION_FORMAT = "ebench-session/2"
 SESSION_FORMATS = ("ebench-session/1", SESSION_FORMAT)  # what read_session reads: every format ebench wrote
 
@@ -57,7 +61,7 @@ class Record(BaseModel):
 
 
 def _plain(value: Any) -> Any:
-    return value.to_dict() if isinstance(value, Record) else value
+    return value.to_dict() if isinstance(value, (Record, JsonObject, TrialSummary, Grade)) else value
 
 
 class SessionEvent(Record):
@@ -76,10 +80,14 @@ class SessionEvent(Record):
         """The line to write, shallow: values stay as given (the writer copes with what json cannot
         write), nested models become dicts when json meets them."""
         data: dict[str, Any] = {"event": self.event, "t": self.t}
-        for name in type(self).model_fields:
-            if name in self.model_fields_set and name not in data:
-                data[name] = getattr(self, name)
-        data.update(self.model_extra or {})
+        # pydantic's own attributes, read once: model_fields_set is a property and model_fields a
+        # slow descriptor, and this runs for every call a trial records
+        fields_set = self.__pydantic_fields_set__
+        values = self.__dict__
+        for name in type(self).__pydantic_fields__:
+            if name in fields_set and name not in data:
+                data[name] = values[name]
+        data.update(self.__pydantic_extra__ or {})
         return data
 
 
@@ -95,6 +103,37 @@ class TaskHeader(Record):
     source: str | None = None
 
 
+class ClientInfo(JsonObject):
+    """The MCP client that was the solver (`ebench mcp serve`), as it named itself."""
+
+    name: str = ""
+    version: str = ""
+
+
+class SolverInfo(JsonObject):
+    """What a solver says about itself (its `config()`), in a start event and a run's configuration:
+    the keys ebench's own solvers write are typed, a third-party solver's own keys are kept."""
+
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    name: str = ""
+    label: str | None = None  # how reports name it, when not by `name` (a person, an MCP client)
+    model: str | None = None  # llm: the litellm model string
+    api_base: str | None = None
+    model_args: dict[str, Any] | None = None  # llm: as sent, secrets redacted
+    price_in: float | None = None  # llm: USD per million tokens, when given
+    price_out: float | None = None
+    source: str | None = None  # replay: the run or session file replayed
+    blind: bool | None = None  # human: the expected changes were hidden
+    via: str | None = None  # human: "terminal" or "web"
+    client: ClientInfo | None = None  # mcp: the client that called
+
+    @property
+    def shown_name(self) -> str:
+        """The solver as reports name it: its label, else its name."""
+        return self.label or self.name
+
+
 class StartEvent(SessionEvent):
     """The first line: what the trial is (the task, the solver, the mode) and on which world."""
 
@@ -104,7 +143,7 @@ class StartEvent(SessionEvent):
     task: TaskHeader | None = None
     domain: str = ""
     actor: int | None = None
-    solver: dict[str, Any] = Field(default_factory=dict)
+    solver: SolverInfo = Field(default_factory=SolverInfo)
     mode: str = "tools"
     trial: int = 1
     ebench: str = ""
@@ -112,11 +151,11 @@ class StartEvent(SessionEvent):
     world_seed: int | None = None
     started: str = ""
     # perturbed runs (perturb.py): {subtypes, seed, request?, notes?}; written only when perturbed
-    perturbation: dict[str, Any] | None = None
+    perturbation: PerturbationRecord | None = None
 
     @property
     def solver_label(self) -> str:
-        return str(self.solver.get("label") or self.solver.get("name") or "")
+        return self.solver.shown_name if isinstance(self.solver, SolverInfo) else ""
 
 
 class MessageEvent(SessionEvent):
@@ -252,12 +291,12 @@ class EndEvent(SessionEvent):
     termination: str = ""
     error: str | None = None
     diff: list[Any] = Field(default_factory=list)
-    grade: dict[str, Any] | None = None
-    summary: dict[str, Any] | None = None
+    grade: Grade | None = None
+    summary: TrialSummary | None = None  # the trial's results line
 
     @property
     def passed(self) -> bool:
-        return bool(self.grade and self.grade.get("passed"))
+        return grade_passed(self.grade)
 
     @property
     def verdict(self) -> str:
@@ -274,7 +313,14 @@ class TurnEndEvent(SessionEvent):
     calls: int = 0  # top-level calls made during the turn
     reached: bool = True  # false: the trial ended before the turn began
     diff: list[Any] = Field(default_factory=list)
-    grade: dict[str, Any] | None = None
+    grade: Grade | None = None
+
+
+def grade_passed(grade: Grade | Mapping[str, Any] | None) -> bool:
+    """A recorded grade's verdict; an event kept unvalidated (`event_from`) holds the grade as read."""
+    if isinstance(grade, Mapping):
+        return bool(grade.get("passed"))
+    return grade is not None and grade.passed
 
 
 class OtherEvent(SessionEvent):
@@ -310,8 +356,37 @@ def event_from(data: Mapping[str, Any]) -> tuple[SessionEvent, bool]:
     cls = EVENT_TYPES.get(str(data.get("event")), OtherEvent)
     try:
         return cls.model_validate(data), True
+    except ValidationError as exc:
+        return _kept_as_recorded(cls, data, exc), False
+
+
+def _kept_as_recorded(cls: type[SessionEvent], data: Mapping[str, Any], exc: ValidationError) -> SessionEvent:
+    """An event with fields of unexpected types: those kept as recorded (a nested object's known
+    keys unchecked), the others validated, so a reader meets the same kinds of values as usual."""
+    wrong = {str(error["loc"][0]) for error in exc.errors() if error["loc"]}
+    try:
+        checked = cls.model_validate({k: v for k, v in data.items() if k not in wrong})
     except ValidationError:
-        return cls.model_construct(**data), False
+        checked = None
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in wrong and checked is not None and key in checked.model_fields_set:
+            values[key] = getattr(checked, key)
+        else:
+            values[key] = _unchecked(cls, key, value)
+    return cls.model_construct(**values)
+
+
+def _unchecked(cls: type[SessionEvent], key: str, value: Any) -> Any:
+    """A JSON object recorded where a JsonObject is expected (a solver), as that model, unchecked;
+    anything else as recorded."""
+    field = cls.model_fields.get(key)
+    if field is None or not isinstance(value, dict):
+        return value
+    for kind in (field.annotation, *get_args(field.annotation)):
+        if isinstance(kind, type) and issubclass(kind, JsonObject):
+            return kind.model_construct(**value)
+    return value
 
 
 def make_event(kind: str, **data: Any) -> SessionEvent:

@@ -266,7 +266,7 @@ def trajectory(run: RunData, result: TrialSummary, tools: ToolSchemas, *, passed
         "passed": result.passed,
         "termination": str(result.termination) if result.termination is not None else None,
         "grade": result.grade.model_dump() if result.grade is not None else None,
-        "model": start.solver.get("model"),
+        "model": start.solver.model,
         "solver": start.solver_label or result.solver,
         "run": str(run.path),  # as given: the session is named relative to it
         "session": _relative(path, run.path),
@@ -275,7 +275,7 @@ def trajectory(run: RunData, result: TrialSummary, tools: ToolSchemas, *, passed
     if start.perturbation:  # what a perturbed model was offered (interface:*), not the domain's own
         from .perturb import Perturbation, offered_schemas
 
-        perturbation = Perturbation.from_dict(start.perturbation)
+        perturbation = Perturbation.from_dict(start.perturbation.to_dict())
         if "interface" in perturbation.families:
             from ..engine.domain_registry import get_domain
 

@@ -246,13 +246,13 @@ def conversations(trials: list[TrialSummary]) -> Conversations:
         out.scenarios += 1
         out.session_passed += r.passed
         for position, turn in enumerate(r.scenario_turns, 1):
-            passed = bool(turn.get("passed"))
+            passed = turn.passed
             out.turns += 1
             out.turns_passed += passed
-            for group in (kinds[str(turn.get("kind"))], positions[position]):
+            for group in (kinds[turn.kind], positions[position]):
                 group["turns"] += 1
                 group["passed"] += passed
-        session_kinds = [str(turn.get("kind")) for turn in r.scenario_turns]
+        session_kinds = [turn.kind for turn in r.scenario_turns]
         for groups, count in ((switches, session_kinds.count("switch")), (transitions, instruction_transitions(session_kinds))):
             groups[count]["scenarios"] += 1
             groups[count]["passed"] += r.passed

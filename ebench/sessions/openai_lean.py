@@ -432,20 +432,49 @@ def read_answer(requested: str, body: Any, raw: bytes) -> Response:
 
 # -- the request --------------------------------------------------------------------------------
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+# httpcore's pool looks at every one of its connections on each request and each answer, so one
+# pool serving hundreds of requests at once spends CPU that grows with the square of them (a fifth
+# of a concurrency-256 batch's CPU). Requests are spread over several clients, none with more than
+# SHARD_SIZE in flight.
+SHARD_SIZE = 24
 
 
-def _client() -> Any:
-    """This event loop's httpx client (a pool's connections belong to one loop), with the OpenAI
-    SDK's connection limits."""
-    import httpx
+class _Shards:
+    """One event loop's httpx clients (a pool's connections belong to one loop) and the requests
+    each has in flight."""
 
+    def __init__(self) -> None:
+        self.clients: list[Any] = []
+        self.in_flight: list[int] = []
+
+    def take(self) -> int:
+        """The index of the least busy client, a new one when every client is full."""
+        import httpx
+
+        if self.clients:
+            index = min(range(len(self.clients)), key=self.in_flight.__getitem__)
+            if self.in_flight[index] < SHARD_SIZE:
+                self.in_flight[index] += 1
+                return index
+        # The OpenAI SDK's connection limits, per client.
+        limits = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
+        self.clients.append(httpx.AsyncClient(limits=limits, follow_redirects=True))
+        self.in_flight.append(1)
+        return len(self.clients) - 1
+
+    def give_back(self, index: int) -> None:
+        self.in_flight[index] -= 1
+
+
+_shards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shards] = weakref.WeakKeyDictionary()
+
+
+def _loop_shards() -> _Shards:
     loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
-    if client is None:
-        client = httpx.AsyncClient(limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100), follow_redirects=True)
-        _clients[loop] = client
-    return client
+    shards = _shards.get(loop)
+    if shards is None:
+        shards = _shards[loop] = _Shards()
+    return shards
 
 
 def request_parts(
@@ -496,8 +525,10 @@ async def acompletion(
         body += b"," + dumps(params)[1:-1]
     body += b"}"
     started = time.monotonic()
+    shards = _loop_shards()
+    shard = shards.take()
     try:
-        answer = await _client().post(url, content=body, headers=headers, timeout=httpx.Timeout(timeout))
+        answer = await shards.clients[shard].post(url, content=body, headers=headers, timeout=httpx.Timeout(timeout))
         raw = answer.content
     except httpx.TimeoutException:
         taken = time.monotonic() - started
@@ -508,6 +539,8 @@ async def acompletion(
         ) from None
     except httpx.HTTPError:
         raise InternalServerError("OpenAIException - Connection error.", 500) from None
+    finally:
+        shards.give_back(shard)
     if answer.status_code >= 300:
         raise status_error(answer.status_code, _error_message(answer.status_code, raw))
     try:

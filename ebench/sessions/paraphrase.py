@@ -17,7 +17,7 @@ import json
 import traceback
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -269,7 +269,7 @@ class Paraphrasing:
             return self._rejected(
                 record, ParaphraseRejection.UNCHANGED, "the original" if earlier[0] == task.query else "an earlier variant"
             )
-        paraphrased = replace(task, id=new_id, query=query, source="", generator=self._generator_note(task))
+        paraphrased = task.model_copy(update={"id": new_id, "query": query, "source": "", "generator": self._generator_note(task)})
         # Only what the rewording added counts: the original's own wording was checked when it was made.
         before = set(leaks(task))
         if found := [f for f in leaks(paraphrased) if f not in before]:

@@ -48,7 +48,7 @@ from typing import Any
 
 from ..engine.tools import ToolResult
 from .events import ToolCallEvent
-from .record import value_json
+from .record import encoded_value, value_json
 
 KIB = 1024
 VALUE_CAP = 512 * KIB
@@ -141,12 +141,34 @@ class RecordingBudget:
         not charged (its marker would be as large), so a tool name, an id and the arguments of an
         ordinary call are recorded whatever the budget: a call after a flood still replays. None,
         booleans and numbers are such values."""
+        kept, truncated, _ = self.keep_encoded(value, in_block)
+        return kept, truncated
+
+    def keep_encoded(self, value: Any, in_block: bool = False) -> tuple[Any, bool, bytes | None]:
+        """`keep`, and the JSON of a value kept whole that is neither a string nor a number (as
+        `record.encoded_value` makes it; None otherwise): it was made to measure the value, and
+        the session line takes it as made instead of encoding the value again."""
         if value is None or isinstance(value, (bool, int, float)):
-            return value, False
-        text = payload_text(value)
-        size = len(text) if text.isascii() else len(_encoded(text))
+            return value, False, None
+        if isinstance(value, str) and len(value) * 4 <= ALWAYS_KEPT:  # at most 4 UTF-8 bytes a character: a name, an id
+            return value, False, None
+        encoded = None if isinstance(value, str) else encoded_value(value)
+        made: str | bytes
+        if encoded is not None:  # measured by the encoding's length: no text made, nothing encoded again
+            made, size = encoded, len(encoded)
+        else:
+            made = payload_text(value)
+            size = len(made) if made.isascii() else len(_encoded(made))
         if size <= ALWAYS_KEPT:
-            return value, False
+            return value, False, encoded
+        charged = self._charge(size, in_block, made)
+        if charged is None:
+            return value, False, encoded
+        return _marker(*charged), True, None
+
+    def _charge(self, size: int, in_block: bool, made: str | bytes) -> tuple[str, bool] | None:
+        """Charge a value of `size` bytes (`made`: its text, or its JSON as encoded) to the
+        budgets: None when it is kept whole, else its text and whether its marker keeps a head."""
         with self._lock:
             block = in_block and self._in_block
             trial_fits = not self.trial_spent and self.spent + size <= self.caps.trial
@@ -156,19 +178,20 @@ class RecordingBudget:
                     self.spent += size
                     if block:
                         self._block_spent += size
-                    return value, False
+                    return None
                 self.trial_spent = self.trial_spent or not trial_fits
                 self._block_full = self._block_full or not block_fits
             self.truncated += 1
             if block:
                 self._block_truncated += 1
+            text = made.decode() if isinstance(made, bytes) else made
             head = len(_encoded(text[:HEAD_CHARS]))
             with_head = not self.trial_spent and self.spent + head <= self.caps.trial
             if with_head:
                 self.spent += head
             else:
                 self.trial_spent = True
-        return _marker(text, with_head), True
+            return text, with_head
 
     def begin_block(self) -> None:
         """The calls recorded from now on (with `in_block`) share one block's cap."""

@@ -27,7 +27,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,8 +131,10 @@ class SessionWriter:
         path.parent.mkdir(parents=True, exist_ok=True)
         if resume_at is not None:
             drop_torn_line(path)
-        self._handle = path.open("a" if resume_at is not None else "w", encoding="utf-8")
-        self._secrets = [s for s in secrets if s]
+        # Unbuffered bytes: a line is one write() of its UTF-8, so nothing waits in a buffer to be
+        # flushed and nothing is encoded twice (the line is made as bytes, `session_bytes`).
+        self._handle = path.open("ab" if resume_at is not None else "wb", buffering=0)
+        self._secrets = _Secrets([s for s in secrets if s])
         self._lock = threading.Lock()
         self._started = time.perf_counter() - (resume_at or 0.0)
         self._last_t = resume_at or 0.0  # the time of the last event written (leave_out never goes before it)
@@ -148,19 +150,19 @@ class SessionWriter:
             self._started += taken
         return taken
 
-    def write(self, event: SessionEvent | str, **data: Any) -> SessionEvent:
+    def write(self, event: SessionEvent | str, *, encoded: Mapping[str, bytes] | None = None, **data: Any) -> SessionEvent:
         """Append one event (a model, or a kind and its fields), stamped with its time, and return
         it. Never fails for what the event holds (whatever a solver sent: lone surrogates, NULs,
-        values nested too deeply for json, integers too long to print)."""
+        values nested too deeply for json, integers too long to print). `encoded`: fields whose
+        JSON the caller made already (`encoded_value`), written as made instead of encoded again."""
         model = event if isinstance(event, SessionEvent) else make_event(event, **data)
         with self._lock:  # stamped where leave_out cannot move the clock between the stamp and its record
             model.t = round(self.elapsed(), 4)
             self._last_t = max(self._last_t, model.t)
-        line = session_line(model.record(), self._secrets)
+        line = session_bytes(model.record(), self._secrets, encoded) + b"\n"
         with self._lock:
             if not self._handle.closed:
-                self._handle.write(line + "\n")
-                self._handle.flush()
+                _write_all(self._handle, line)
         return model
 
     def close(self) -> None:
@@ -185,27 +187,99 @@ _RAW_UNSAFE = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
 RECORDED_DEPTH = 100  # levels of a value kept when json cannot write it whole
 # Keys that are not strings written as json.dumps writes them; dataclasses and datetimes go to
 # `_jsonable`, as with json.dumps.
-_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+_ORJSON_STR_KEYS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | _ORJSON_STR_KEYS
+
+
+class _Secrets:
+    """The secrets a writer redacts, as text and as UTF-8 (a lone surrogate has no UTF-8, and no
+    line orjson wrote can hold it)."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self.text = [s for s in secrets if s]
+        self.utf8 = [s.encode("utf-8", "surrogatepass") for s in self.text]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.text)
 
 
 def session_line(record: dict[str, Any], secrets: Iterable[str] = ()) -> str:
     """One event as a line of JSON that is valid UTF-8 and reads back as the same values (a
     number that is not finite reads back as null); parts json cannot write (nested too deeply,
     integers too long, cycles) are replaced by a note, and `secrets` by REDACTED."""
+    return session_bytes(record, secrets).decode("utf-8")
+
+
+def session_bytes(record: dict[str, Any], secrets: Iterable[str] = (), encoded: Mapping[str, bytes] | None = None) -> bytes:
+    """`session_line` as UTF-8, made as bytes (orjson's own output) without a text round trip.
+    `encoded`: fields of `record` whose orjson JSON is made already (`encoded_value`)."""
+    found = secrets if isinstance(secrets, _Secrets) else _Secrets(secrets)
+    # orjson: the same JSON as json.dumps (compact), 5-10x faster on a page of results. It
+    # refuses what json.dumps writes (integers beyond 64 bits, lone surrogates, more than 254
+    # levels), which goes to json below; it writes a number that is not finite as null, as
+    # JSON has no NaN (json.dumps would write NaN, which no JSON reader takes).
+    data = _orjson_line(_with_fragments(record, encoded))
+    if data is None:
+        return _text_line(_stdlib_line(record), found.text).encode("utf-8")
+    for secret in found.utf8:  # UTF-8 is self-synchronizing: a match in bytes is a match in text
+        if secret in data:
+            data = data.replace(secret, REDACTED.encode())
+    if data.isascii():
+        return data
+    # Searched as text: a str of Latin-1 characters cannot hold U+2028 at all, and a search in
+    # it is a memchr (bytes.find of a 3-byte needle is slower than the decode by far).
+    text = data.decode("utf-8")
+    if "\x85" not in text and "\u2028" not in text and "\u2029" not in text:
+        return data
+    return _text_line(text, ()).encode("utf-8")
+
+
+def _orjson_line(record: Any) -> bytes | None:
+    """orjson's JSON of `record`, None when it refuses it. Keys that are not strings are rare and
+    make orjson take a slower path for every dict: tried without them first (the same JSON)."""
     try:
-        # orjson: the same JSON as json.dumps (compact), 5-10x faster on a page of results. It
-        # refuses what json.dumps writes (integers beyond 64 bits, lone surrogates, more than 254
-        # levels), which goes to json below; it writes a number that is not finite as null, as
-        # JSON has no NaN (json.dumps would write NaN, which no JSON reader takes).
-        line = orjson.dumps(record, default=_jsonable, option=_ORJSON_OPTIONS).decode()
+        return orjson.dumps(record, default=_jsonable, option=_ORJSON_STR_KEYS)
     except (orjson.JSONEncodeError, RecursionError, TypeError):
-        line = _stdlib_line(record)
+        pass
+    try:
+        return orjson.dumps(record, default=_jsonable, option=_ORJSON_OPTIONS)
+    except (orjson.JSONEncodeError, RecursionError, TypeError):
+        return None
+
+
+def _with_fragments(record: dict[str, Any], encoded: Mapping[str, bytes] | None) -> dict[str, Any]:
+    if not encoded:
+        return record
+    return {k: orjson.Fragment(encoded[k]) if k in encoded else v for k, v in record.items()}
+
+
+def _text_line(line: str, secrets: Iterable[str]) -> str:
+    """A line made as text (json's, for what orjson refuses): `secrets` redacted, and the
+    characters no session line holds raw escaped."""
     for secret in secrets:  # before escaping: a secret may hold what gets escaped
         if secret in line:
             line = line.replace(secret, REDACTED)
     if line.isascii():
         return line
     return _RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+
+
+def encoded_value(value: Any) -> bytes | None:
+    """One field's JSON exactly as orjson writes it inside a session line (compact UTF-8), or None
+    when orjson could not write it there (the line then goes through json, see `session_line`).
+    Encoded inside a list: one level down, as in the line, so a value nested as deeply as orjson
+    allows fails here as it would in the line."""
+    data = _orjson_line([value])
+    return None if data is None else data[1:-1]
+
+
+def _write_all(handle: Any, data: bytes) -> None:
+    """All of `data` to an unbuffered file (a write() may take only part of it)."""
+    written = handle.write(data)
+    if written < len(data):
+        view = memoryview(data)[written:]
+        while view:
+            view = view[handle.write(view) :]
 
 
 def value_json(value: Any) -> str:

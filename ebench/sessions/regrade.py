@@ -15,13 +15,13 @@ from typing import Any
 from .. import __version__
 from ..engine.domain_registry import get_domain
 from ..errors import InputError
+from ..tasks.diff import diff_from_list
 from ..tasks.grading import grade
-from ..tasks.records import diff_from_list
 from ..tasks.spec import Task
 from ..tasks.suite import FIRST_SUITE_VERSION, load_suite, suite_version
 from .record import SessionFileError, read_session
 from .results import TrialSummary, grade_counts
-from .runs import MANIFEST, RESULTS, RunData, RunError, RunLock, RunManifest, load_run, write_json_atomic, write_text_atomic
+from .runs import MANIFEST, RESULTS, RegradeNote, RunData, RunError, RunLock, RunManifest, load_run, write_json_atomic, write_text_atomic
 from .users import asked_first_of, with_asked_first
 
 
@@ -31,11 +31,12 @@ class RegradeError(InputError, ValueError):
 
 def run_tasks(manifest: RunManifest) -> dict[str, Task]:
     """The tasks a run was made from (the shipped suite, or the folder it named)."""
-    folder = (manifest.setting("tasks") or {}).get("dir")
+    selection = manifest.config.tasks if manifest.config else None
+    folder = selection.dir if selection else None
     root = Path(folder) if folder else None
     if root is not None and not root.exists():
         raise RegradeError(f"the run's tasks ({root}) are gone")
-    recorded = manifest.suite.get("version") if manifest.suite else None
+    recorded = manifest.suite.version if manifest.suite else None
     if recorded is None and root is None:
         recorded = FIRST_SUITE_VERSION  # runs made before suite versions were recorded used the first suite
     current = suite_version(root)
@@ -44,7 +45,7 @@ def run_tasks(manifest: RunManifest) -> dict[str, Task]:
             f"the run was made on suite version {recorded} and the tasks are now version {current}: "
             "regrading would score it against other tasks"
         )
-    if (manifest.setting("tasks") or {}).get("scenarios"):
+    if selection is not None and selection.scenarios:
         from ..tasks.scenarios import load_scenarios
 
         return {s.id: s.as_task() for s in load_scenarios(root)[0]}
@@ -112,7 +113,7 @@ def _regrade(run: RunData) -> dict[str, Any]:
             changes.append({"task": result.task, "trial": result.trial, "was": result.passed, "now": verdict.passed})
         result.passed, result.grade, result.regraded = verdict.passed, grade_counts(verdict), __version__
     write_text_atomic(run.path / RESULTS, "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in updated))
-    run.manifest.regraded = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ebench_version": __version__}
+    run.manifest.regraded = RegradeNote(at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), ebench_version=__version__)
     write_json_atomic(run.path / MANIFEST, run.manifest.to_dict())
     return {
         "run": str(run.path),

@@ -22,7 +22,7 @@ from .attempts import HUMAN
 from .metrics import FAILURE_STAGES, Conversations, ScopeScore, failure_stages, run_metrics, total_calls
 from .perturb import Perturbation
 from .record import SessionFileError, read_session, session_files
-from .results import ResultsLineError, TrialSummary
+from .results import TrialSummary
 from .run_report import NO_VALUE, RunReport
 from .runs import RunData
 
@@ -61,13 +61,14 @@ def build_reports(runs: list[RunData]) -> list[RunReport]:
 
 def _raised(run: RunData) -> int:
     """Tasks whose trials ran under higher limits than the run's (their budget raised them)."""
-    limits = run.manifest.setting("limits")
-    if not isinstance(limits, dict):
+    limits = run.manifest.config.limits if run.manifest.config else None
+    if limits is None:
         return 0
+    ran_under = {"max_turns": limits.max_turns, "max_tool_calls": limits.max_tool_calls}
     raised = set()
     for result in run.results:
         applied = result.limits or {}
-        if any(k in applied and isinstance(limits.get(k), int) and applied[k] > limits[k] for k in ("max_turns", "max_tool_calls")):
+        if any(k in applied and run_limit is not None and applied[k] > run_limit for k, run_limit in ran_under.items()):
             raised.add(result.task)
     return len(raised)
 
@@ -89,7 +90,8 @@ def report_document(reports: list[RunReport], baseline: Baseline | None = None) 
 
 def perturbation_of(report: RunReport) -> Perturbation:
     """The run's perturbation, from its configuration (clean when it has none)."""
-    return Perturbation.from_dict(report.config("perturb"))
+    perturb = report.manifest.config.perturb if report.manifest.config else None
+    return Perturbation.from_dict(perturb.to_dict() if perturb else None)
 
 
 def clean_partner(report: RunReport, reports: list[RunReport]) -> RunReport | None:
@@ -103,7 +105,7 @@ def clean_partner(report: RunReport, reports: list[RunReport]) -> RunReport | No
 
 def _without_paraphrase(report: RunReport) -> int:
     """Trials of the run whose task had no paraphrase to use (intent:paraphrase left them unchanged)."""
-    return sum(1 for r in report.results if isinstance(r.perturbation, dict) and "no paraphrase" in (r.perturbation.get("notes") or []))
+    return sum(1 for r in report.results if r.perturbation is not None and "no paraphrase" in (r.perturbation.notes or []))
 
 
 def perturbation_document(reports: list[RunReport]) -> list[dict[str, Any]]:
@@ -242,12 +244,9 @@ def blind_attempts(folder: Path) -> dict[str, list[TrialSummary]]:
         except SessionFileError:
             continue
         end = session.end
-        if session.start.solver.get("label") != HUMAN or end is None or not isinstance(end.summary, dict):
-            continue
-        try:
-            summary = TrialSummary.read(end.summary)
-        except ResultsLineError:
-            continue
+        if session.start.solver.label != HUMAN or end is None or not isinstance(end.summary, TrialSummary):
+            continue  # not a blind attempt, unfinished, or its results line cannot be read
+        summary = end.summary
         if summary.task and not summary.infra_error:
             found.setdefault(summary.task, []).append(summary)
     return found

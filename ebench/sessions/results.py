@@ -18,6 +18,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, Vali
 from ..errors import InputError
 from ..tasks.grading import Grade
 from ..tasks.spec import Task
+from .objects import JsonObject
 from .terminations import Termination
 
 RESULTS_FORMAT = "ebench-results/1"  # the version of the results line (named by its JSON schema)
@@ -74,6 +75,23 @@ def grade_counts(result: Grade) -> GradeCounts:
     return GradeCounts.of(result)
 
 
+class ScenarioTurnResult(JsonObject):
+    """A scenario's turn in a results line: its kind and whether it passed."""
+
+    kind: str = ""
+    passed: bool = False
+
+
+class PerturbationRecord(JsonObject):
+    """A perturbed trial's perturbation (perturb.py): its subtypes and seed; a start event adds the
+    request as the solver saw it (when reworded) and the layer's notes."""
+
+    subtypes: list[str] = Field(default_factory=list)
+    seed: int = 0
+    request: str | None = None
+    notes: list[str] | None = None
+
+
 class TrialSummary(BaseModel):
     """What a run keeps about a finished trial (one line of results.jsonl)."""
 
@@ -104,12 +122,12 @@ class TrialSummary(BaseModel):
     # write; None for a task without a user profile (and an older line).
     asked_first: Annotated[bool, Strict()] | None = None
     # A scenario (tasks/scenarios.py): each turn's kind and verdict, in order; None for a task.
-    scenario_turns: list[dict[str, Any]] | None = None
+    scenario_turns: list[ScenarioTurnResult] | None = None
     grade: Annotated[GradeCounts | None, BeforeValidator(_empty_is_none)] = None
     tool_errors: dict[str, Count] = Field(default_factory=dict)
     solver: str = ""
     # perturbed runs (perturb.py): {subtypes, seed}, and the failed calls by stage; None when clean
-    perturbation: dict[str, Any] | None = None
+    perturbation: PerturbationRecord | None = None
     failure_stages: dict[str, Count] | None = None
     limits: dict[str, Count] | None = None  # the limits that applied (the run's, raised by the task's budget)
     regraded: str | None = None  # the ebench version that last regraded the line (see regrade.py)
@@ -174,10 +192,10 @@ class TrialSummary(BaseModel):
             **({"call_turns": self.call_turns} if self.call_turns is not None else {}),
             **({"optimal_turns": self.optimal_turns} if self.optimal_turns else {}),
             **({"asked_first": self.asked_first} if self.asked_first is not None else {}),
-            **({"scenario_turns": self.scenario_turns} if self.scenario_turns is not None else {}),
+            **({"scenario_turns": [_json(turn) for turn in self.scenario_turns]} if self.scenario_turns is not None else {}),
             "grade": None if self.grade is None else self.grade.model_dump(),
             "tool_errors": self.tool_errors,
-            **({"perturbation": self.perturbation} if self.perturbation is not None else {}),
+            **({"perturbation": _json(self.perturbation)} if self.perturbation is not None else {}),
             **({"failure_stages": self.failure_stages} if self.failure_stages is not None else {}),
             **({"limits": self.limits} if self.limits is not None else {}),
             **({"regraded": self.regraded} if self.regraded is not None else {}),
@@ -186,6 +204,11 @@ class TrialSummary(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()
+
+
+def _json(value: Any) -> Any:
+    """A nested object's JSON (a value assigned as a plain dict stays one)."""
+    return value.to_dict() if isinstance(value, JsonObject) else value
 
 
 def results_json_schema() -> dict[str, Any]:

@@ -24,15 +24,15 @@ class RunReport:
     results: list[TrialSummary] = field(default_factory=list, repr=False)  # the run's trials (the baseline compares them)
 
     def suite_version(self) -> str | None:
-        version = self.manifest.suite.get("version") if self.manifest.suite else None
-        return None if version is None else str(version)
+        return self.manifest.suite.version if self.manifest.suite else None
 
     def limits(self) -> str:
         """The run's limits, and how many tasks their budget raised them for."""
-        limits = self.config("limits")
-        if not isinstance(limits, dict):
+        limits = self.manifest.config.limits if self.manifest.config else None
+        if limits is None:
             return NO_VALUE
-        text = f"{limits.get('max_turns', NO_VALUE)} turns / {limits.get('max_tool_calls', NO_VALUE)} calls"
+        shown = limits.to_dict()  # the limits as recorded: one not recorded shows as "-"
+        text = f"{shown.get('max_turns', NO_VALUE)} turns / {shown.get('max_tool_calls', NO_VALUE)} calls"
         return text + (f"; raised for {self.raised} task(s) by their budget" if self.raised else "")
 
     def config(self, key: str) -> Any:
@@ -41,19 +41,16 @@ class RunReport:
     # The solver is a name or, as batch runs write it, an object {name, model, ...}; trials sit in the
     # config or beside it. Both shapes are read.
     def solver(self) -> str | None:
-        solver = self.config("solver")
-        return solver.get("name") if isinstance(solver, dict) else solver
+        return self.manifest.config.solver_name if self.manifest.config else None
 
     def model(self) -> str | None:
-        solver = self.config("solver")
-        return self.config("model") or (solver.get("model") if isinstance(solver, dict) else None)
+        return self.config("model") or (self.manifest.config.solver_model if self.manifest.config else None)
 
     def trials(self) -> int | None:
         return self.config("trials") or self.manifest.trials
 
     def tasks_planned(self) -> int | None:
-        count = self.manifest.tasks.get("count") if self.manifest.tasks else None
-        return count if isinstance(count, int) else None
+        return self.manifest.tasks.count if self.manifest.tasks else None
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Strict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from ..errors import InputError
-from .results import ResultsLineError, TrialSummary
+from .events import SolverInfo
+from .objects import JsonObject
+from .results import PerturbationRecord, ResultsLineError, TrialSummary
 
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
@@ -35,33 +37,102 @@ class RunError(InputError, ValueError):
     """A run directory that cannot be used; the message says why."""
 
 
+class RunLimits(JsonObject):
+    """The limits a run's trials ran under (a task's budget may raise them)."""
+
+    max_turns: int | None = None
+    max_tool_calls: int | None = None
+    timeout: float | None = None
+
+
+class TaskSelection(JsonObject):
+    """How a run's tasks were chosen (`ebench run --batch` options; an import names its own)."""
+
+    scenarios: bool | None = None  # written only for a run of scenarios
+    dir: str | None = None
+    domain: str | None = None
+    capability: str | None = None
+    ids: list[str] | None = None
+
+
+class UserRecord(JsonObject):
+    """Who played the user (users.py), written only when not the default scripted user."""
+
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    kind: str = "scripted"
+    model: str | None = None
+    api_base: str | None = None
+    model_args: dict[str, Any] | None = None
+
+
+class RunConfig(JsonObject):
+    """What shapes a run's results, hashed into `config_hash`: the solver (as it describes itself,
+    or a bare name), the mode, the limits, the task selection, the user and the perturbation."""
+
+    solver: SolverInfo | str | None = None
+    code: bool | None = None
+    limits: RunLimits | None = None
+    tasks: TaskSelection | None = None
+    user: UserRecord | None = None
+    perturb: PerturbationRecord | None = None
+
+    @property
+    def solver_name(self) -> str | None:
+        return self.solver.name if isinstance(self.solver, SolverInfo) else self.solver
+
+    @property
+    def solver_model(self) -> str | None:
+        return self.solver.model if isinstance(self.solver, SolverInfo) else None
+
+
+class TaskSet(JsonObject):
+    """The tasks a run plans: how many, and their ids."""
+
+    count: int = 0
+    ids: list[str] = Field(default_factory=list)
+
+
+class SuiteRecord(JsonObject):
+    """The suite a run's tasks came from: its version, and each world's fingerprint by domain:seed."""
+
+    version: str | None = None
+    worlds: dict[str, str] = Field(default_factory=dict)
+
+
+class RegradeNote(JsonObject):
+    """When a run was last regraded (regrade.py), and by which ebench."""
+
+    at: str = ""
+    ebench_version: str = ""
+
+
 class RunManifest(BaseModel):
     """A run's manifest.json: its configuration and hash, the ebench version, the task set, the
-    suite's version and worlds, start and end. Keys it does not know are kept as read. The solver's
-    configuration stays a JSON object: each solver has its own settings."""
+    suite's version and worlds, start and end. Keys it does not know are kept as read, at every level."""
 
     model_config = ConfigDict(extra="allow")
 
     format: Literal["ebench-run/1"]
     label: Annotated[str, Strict()] | None = None
     ebench_version: str | None = None
-    config: dict[str, Any] | None = None
+    config: RunConfig | None = None
     config_hash: str | None = None
     trials: Annotated[int, Strict()] | None = None
-    tasks: dict[str, Any] | None = None  # {count, ids}
+    tasks: TaskSet | None = None
     started: str | None = None
     ended: str | None = None
     status: str | None = None
     resumed: str | None = None
-    suite: dict[str, Any] | None = None  # {version, worlds}
-    regraded: dict[str, Any] | None = None  # {at, ebench_version}
+    suite: SuiteRecord | None = None
+    regraded: RegradeNote | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as written: the keys it was read or made with."""
         return self.model_dump(exclude_unset=True)
 
     def setting(self, key: str) -> Any:
-        """A key of the configuration (None when absent)."""
+        """A key of the configuration as JSON (None when absent); the attributes of `config` are typed."""
         return self.config.get(key) if self.config else None
 
 
@@ -161,12 +232,9 @@ def load_sessions(root: Path) -> list[RunData]:
         except SessionFileError:
             continue
         summary = end.summary if end else None
-        if not isinstance(summary, dict) or not summary.get("task"):
-            continue
-        try:
-            result = TrialSummary.read(dict(summary, session=str(file)))
-        except ResultsLineError:
-            continue  # a summary that cannot be read is skipped like a session that cannot
+        if not isinstance(summary, TrialSummary) or not summary.task:
+            continue  # no results line, or one that cannot be read (skipped like a session that cannot)
+        result = summary.model_copy(update={"session": str(file)})
         groups.setdefault(result.solver or "unknown", []).append(result)
     if not groups:
         raise RunError(f"{root}: neither a run directory (no {MANIFEST}) nor a folder of finished sessions")
@@ -178,9 +246,9 @@ def load_sessions(root: Path) -> list[RunData]:
         manifest = RunManifest(
             format=RUN_FORMAT,
             label=solver,
-            config={"solver": {"name": solver}},
+            config=RunConfig(solver=SolverInfo(name=solver)),
             trials=max(counts.values()),
-            tasks={"count": len(counts), "ids": sorted(counts)},
+            tasks=TaskSet(count=len(counts), ids=sorted(counts)),
         )
         runs.append(RunData(root, manifest, results))
     return runs
@@ -212,9 +280,18 @@ def read_manifest(path: Path) -> RunManifest:
     try:
         return RunManifest.model_validate(manifest)
     except ValidationError as exc:
-        key = str(exc.errors()[0]["loc"][0])
+        raise RunError(f"{path}: {_wrong_key(exc)}") from None
+
+
+def _wrong_key(exc: ValidationError) -> str:
+    """What is wrong with a manifest, in one line: the first key of the wrong type, as a path."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"] if not str(part).startswith(("function-", "union[")))
+    key = str(error["loc"][0])
+    if len(error["loc"]) == 1:
         kind = {"label": "str", "trials": "int"}.get(key, "object" if key in ("config", "tasks", "suite", "regraded") else "str")
-        raise RunError(f"{path}: the manifest's {key!r} must be a JSON {kind}") from None
+        return f"the manifest's {key!r} must be a JSON {kind}"
+    return f"the manifest's {where!r}: {error['msg'].lower()}"
 
 
 def manifest_json_schema() -> dict[str, Any]:

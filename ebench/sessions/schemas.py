@@ -13,7 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..tasks.records import DiffRecord, GradeRecord
+from ..settings import settings_json_schema
+from ..tasks.diff import diff_json_schema
+from ..tasks.grading import Grade
+from ..tasks.scenarios import scenario_json_schema
 from ..tasks.spec import task_json_schema
 from .events import session_json_schema
 from .results import results_json_schema
@@ -25,8 +28,10 @@ RECORDS: dict[str, Callable[[], dict[str, Any]]] = {
     "session-event": session_json_schema,
     "results-line": results_json_schema,
     "run-manifest": manifest_json_schema,
-    "diff": lambda: DiffRecord.model_json_schema(),
-    "grade": lambda: GradeRecord.model_json_schema(),
+    "diff": diff_json_schema,
+    "grade": lambda: Grade.model_json_schema(),
+    "scenario": scenario_json_schema,
+    "app-settings": settings_json_schema,
 }
 
 

@@ -30,15 +30,14 @@ from typing import Any
 
 from ..engine.domain_registry import get_domain
 from ..engine.tools import ToolEnv
-from ..tasks.diff import ChangeTracker, Diff
+from ..tasks.diff import ChangeTracker, Diff, diff_from_list
 from ..tasks.grading import Grade, explain
-from ..tasks.records import diff_from_list
 from ..tasks.spec import Task, load_task, resolve_args
 from ..tasks.suite import find_task
 from ..tasks.worlds import WorldMismatch, task_seed, world_fingerprint, world_matches
 from .describe import describe, shown_args
 from .describe import preview as _preview
-from .events import BLOCK, CALL, CHILD, MessageEvent, SessionEvent, ToolCallEvent, TurnEndEvent
+from .events import BLOCK, CALL, CHILD, MessageEvent, SessionEvent, SolverInfo, ToolCallEvent, TurnEndEvent
 from .payload_caps import marker, rerunnable
 from .record import Session, read_session
 from .results import TrialSummary
@@ -482,8 +481,9 @@ class TrialRow:
 
 def solver_name(run: RunData, result: TrialSummary) -> str:
     """The model (or label) of the solver that made a trial: what tells runs apart."""
-    solver = (run.manifest.config or {}).get("solver") or {}  # each solver's own settings: a JSON object
-    for value in (solver.get("label"), solver.get("model"), result.solver, solver.get("name")):
+    solver = run.manifest.config.solver if run.manifest.config else None  # as it describes itself, or a bare name
+    described = solver if isinstance(solver, SolverInfo) else SolverInfo(name=solver or "")
+    for value in (described.label, described.model, result.solver, described.name):
         if value:
             return str(value)
     return run.label

@@ -46,17 +46,19 @@ from .events import (
     SESSION_FORMAT,
     EndEvent,
     SessionEvent,
+    SolverInfo,
     StartEvent,
     TaskHeader,
     ToolCallEvent,
     TurnEndEvent,
     block_args,
+    event_from,
     make_event,
 )
 from .payload_caps import CHILDREN, RecordingBudget, RecordingCaps, matches_marker, recording_note, rerunnable, with_note
 from .perturb import Layer, Perturbation
 from .record import SessionWriter, asked_arguments
-from .results import TrialSummary, grade_counts
+from .results import PerturbationRecord, ScenarioTurnResult, TrialSummary, grade_counts
 from .terminations import Termination
 from .users import MAX_SMALL_TALK, MAX_USER_REPLIES, AskedFirst, User, with_asked_first
 
@@ -68,6 +70,11 @@ TIME_LIMIT = Termination.TIME_LIMIT
 CONTEXT_LIMIT = Termination.CONTEXT_LIMIT
 AGENT_ERROR = Termination.AGENT_ERROR
 INFRA_ERROR = Termination.INFRA_ERROR
+
+
+# Bytes of a payload's JSON from which the line takes it as the caps made it: below, encoding it
+# again inside the line costs less than handing it over (orjson.Fragment).
+ENCODED_REUSED = 2048
 
 
 class ResumeError(InputError, ValueError):
@@ -296,6 +303,11 @@ _COPIES = _CopyPool()
 os.register_at_fork(after_in_child=_COPIES.forget)
 
 
+def keep_idle_copies(keep: int | None) -> None:
+    """How many copies of a world finished trials leave for the next (None: the default, KEEP)."""
+    _COPIES.KEEP = type(_COPIES).KEEP if keep is None else keep
+
+
 def drop_idle_copies() -> None:
     """Give back the memory of the copies finished trials left for the next ones."""
     _COPIES.drop()
@@ -407,7 +419,7 @@ class Trial:
                     task=task_header(task) if task else None,
                     domain=self.domain.name,
                     actor=self.actor,
-                    solver=self.solver,
+                    solver=SolverInfo.model_validate(self.solver),
                     mode="code" if code else "tools",
                     trial=trial_number,
                     ebench=__version__,
@@ -416,7 +428,7 @@ class Trial:
                     started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 )
                 if self.layer is not None:  # written only when perturbed: a clean start reads as before
-                    start.perturbation = self.layer.header()
+                    start.perturbation = PerturbationRecord.model_validate(self.layer.header())
                 self.record(start)
             if code:
                 # The worker of the first exec_code block starts now, in the background, while the
@@ -472,10 +484,14 @@ class Trial:
         return time.perf_counter() - self.started
 
     # -- recording -------------------------------------------------------------------------
-    def record(self, event: SessionEvent) -> None:
-        """Write one event to the session and hand it to the listeners."""
+    def record(self, event: SessionEvent, encoded: dict[str, bytes] | None = None) -> None:
+        """Write one event to the session and hand it to the listeners (`encoded`: fields whose
+        JSON is made already, `SessionWriter.write`)."""
         if self.writer is not None:
-            self.writer.write(event)
+            if encoded:
+                self.writer.write(event, encoded=encoded)
+            else:
+                self.writer.write(event)
         if self.asked_first is not None:
             self.asked_first.see(event)
         for listener in self.listeners:
@@ -513,10 +529,14 @@ class Trial:
             kept["function"] = {k: self._keep(v, f"tool_calls[{index}].{k}", capped) for k, v in function.items()}
         return kept
 
-    def _keep(self, value: Any, name: str, capped: list[str], in_block: bool = False) -> Any:
-        kept, truncated = self.recording.keep(value, in_block)
+    def _keep(self, value: Any, name: str, capped: list[str], in_block: bool = False, encoded: dict[str, Any] | None = None) -> Any:
+        """What the session keeps of one payload (`capped` names it when truncated); `encoded`
+        gets (what is kept, its JSON when the caps made it) under `name`."""
+        kept, truncated, json_made = self.recording.keep_encoded(value, in_block)
         if truncated:
             capped.append(name)
+        if encoded is not None and json_made is not None and len(json_made) >= ENCODED_REUSED:
+            encoded[name] = (kept, json_made)
         return kept
 
     def note(self, event: str, **data: Any) -> None:
@@ -719,33 +739,26 @@ class Trial:
         capped: list[str] = []
         in_block = parent is not None
         tool = self._keep(tool, "tool", capped, in_block)
+        # The JSON the caps measured args and result by goes into the line as made (not encoded twice).
+        encoded: dict[str, Any] = {}
         if parent is None and self._refers_to_message(call_id, tool, args):
             extra["args_in"] = ARGS_IN_MESSAGE
         else:
-            args = self._keep(args, "args", capped, in_block)
-        result = self._keep(result, "result", capped, in_block)
+            args = self._keep(args, "args", capped, in_block, encoded)
+        result = self._keep(result, "result", capped, in_block, encoded)
         if "sent" in extra:
             extra["sent"] = self._keep(extra["sent"], "sent", capped, in_block)
         if truncated_children:
             capped.append(CHILDREN)
         if capped:
             extra["capped"] = capped
-        event = make_event(
-            "tool_call",
-            id=call_id,
-            tool=tool,
-            args=args,
-            ok=ok,
-            result=result,
-            error_code=error_code,
-            seconds=round(seconds, 6),
-            parent=parent,
-            turn=turn,
-            **extra,
-        )
+        fields = {"event": "tool_call", "id": call_id, "tool": tool, "args": args, "ok": ok, "result": result}
+        fields.update(error_code=error_code, seconds=round(seconds, 6), parent=parent, turn=turn, **extra)
+        event = event_from(fields)[0]  # make_event's model, without its copy of the fields
         assert isinstance(event, ToolCallEvent)
         self.history.append(event)
-        self.record(event)
+        # only for the very values the event holds (a field its model made anew is encoded anew)
+        self.record(event, {name: json for name, (kept, json) in encoded.items() if getattr(event, name) is kept})
         return event
 
     def _refers_to_message(self, call_id: str, tool: Any, args: Any) -> bool:
@@ -805,9 +818,7 @@ class Trial:
         self.turn_grades.append((turn.kind, result, diff))
         if record:
             self.record(
-                TurnEndEvent(
-                    index=self.turn_index, kind=turn.kind, passed=result.passed, calls=calls, diff=diff.to_list(), grade=result.to_dict()
-                )
+                TurnEndEvent(index=self.turn_index, kind=turn.kind, passed=result.passed, calls=calls, diff=diff.to_list(), grade=result)
             )
         with self.lock:
             self.tracker.checkpoint()
@@ -835,7 +846,7 @@ class Trial:
             turn = self.scenario.turns[index]
             missed = not_reached(turn)
             self.turn_grades.append((turn.kind, missed, Diff([])))
-            self.record(TurnEndEvent(index=index, kind=turn.kind, passed=False, reached=False, grade=missed.to_dict()))
+            self.record(TurnEndEvent(index=index, kind=turn.kind, passed=False, reached=False, grade=missed))
         combined = scenario_grade([g for _, g, _ in self.turn_grades])
         return combined, Diff([change for _, _, diff in self.turn_grades for change in diff])
 
@@ -900,21 +911,21 @@ class Trial:
             call_turns=self.call_turns(),
             optimal_turns=self._optimal_turns(),
             asked_first=None if self.asked_first is None or self.scenario is not None else not self.asked_first.early,
-            scenario_turns=[{"kind": kind, "passed": g.passed} for kind, g, _ in self.turn_grades] if self.scenario is not None else None,
+            scenario_turns=None if self.scenario is None else [ScenarioTurnResult(kind=k, passed=g.passed) for k, g, _ in self.turn_grades],
             grade=grade_counts(result) if result else None,
             tool_errors=dict(sorted(self.tool_errors.items())),
             solver=str(self.solver.get("label") or self.solver.get("name", "")),
         )
         if self.layer is not None:  # perturbed (perturb.py): the report groups and attributes by these
-            summary.perturbation = {k: v for k, v in self.layer.header().items() if k != "request"}
+            summary.perturbation = PerturbationRecord.model_validate({k: v for k, v in self.layer.header().items() if k != "request"})
             summary.failure_stages = self.layer.finish()
         self.record(
             EndEvent(
                 termination=termination,
                 error=error,
                 diff=actual.to_list(),
-                grade=result.to_dict() if result else None,
-                summary=summary.to_dict(),
+                grade=result,
+                summary=TrialSummary.model_validate(summary.to_dict()),  # as written (rounded); a batch adds limits to its own
             )
         )
         self.finished = True

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -280,5 +280,5 @@ def asked_first_of(task: Any, events: Iterable[Any]) -> AskedFirst | None:
 def with_asked_first(verdict: Grade, rule: AskedFirst | None) -> Grade:
     """The grade under the rule: a passing end state reached by acting before asking fails."""
     if rule is not None and rule.early and verdict.passed:
-        return replace(verdict, passed=False, note=rule.note)
+        return verdict.model_copy(update={"passed": False, "note": rule.note})
     return verdict

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -110,14 +109,15 @@ def ask_variant(task: Task, announce: bool = True) -> Task | None:
         facts.append(UserFact(noun, asked_by, answer.format(value)))
     if not facts or _leaks(query, stated, hidden):
         return None
-    return replace(
-        task,
-        id=f"{task.id}-{VARIANT}",
-        query=query,
-        paraphrases=[p for p in (_hidden_in(text, stated, hidden, announce) for text in task.paraphrases) if p is not None],
-        generator={**task.generator, "variant": VARIANT, "hidden": hidden, "original": task.id},
-        user_profile=facts,
-        source="",
+    return task.model_copy(
+        update={
+            "id": f"{task.id}-{VARIANT}",
+            "query": query,
+            "paraphrases": [p for p in (_hidden_in(text, stated, hidden, announce) for text in task.paraphrases) if p is not None],
+            "generator": {**task.generator, "variant": VARIANT, "hidden": hidden, "original": task.id},
+            "user_profile": facts,
+            "source": "",
+        }
     )
 
 

@@ -21,7 +21,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cache
+from typing import Any, Literal, NotRequired
+
+from pydantic import ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from ..engine.schema import INTERNAL_PREFIX, Schema, Table
 
@@ -29,13 +35,31 @@ Op = Literal["insert", "update", "delete"]
 _LOG = f"{INTERNAL_PREFIX}_touched"
 
 Row = dict[str, Any]  # a row as the change log holds it: column -> value
+JsonValue = Any  # a column value as SQLite gives it: None, int, float, str (or bytes, shown by repr)
+
+
+class RowChangeFields(TypedDict):
+    """One row's net change: `key` holds its primary key values, `old`/`new` the full row for a
+    delete/insert and only the changed columns for an update; they are absent when not applicable."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", title="RowChange")  # type: ignore[misc]
+
+    table: str
+    op: Op
+    key: dict[str, JsonValue]
+    old: NotRequired[dict[str, JsonValue] | None]
+    new: NotRequired[dict[str, JsonValue] | None]
 
 
 @dataclass(frozen=True)
 class RowChange:
-    """One row's net change. `key` holds the primary key values (for an insert into a table with a
-    generated id, the id the trial happened to get; grading resolves it). `old`/`new` hold the full
-    row for a delete/insert, and only the changed columns for an update."""
+    """One row's net change (its JSON: `RowChangeFields`). For an insert into a table with a
+    generated id, `key` holds the id the trial happened to get (grading resolves it).
+
+    A dataclass, not a pydantic model: the tracker makes one per changed row and grading reads
+    them in its hottest loops, where a model's attributes cost three times as much to read.
+    pydantic validates and writes it through `__get_pydantic_core_schema__` (a field of `Grade`,
+    the items of a `Diff`, `RowChange.from_dict`), and its JSON Schema is `RowChangeFields`'."""
 
     table: str
     op: Op
@@ -52,11 +76,35 @@ class RowChange:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RowChange:
-        return cls(data["table"], data["op"], dict(data["key"]), data.get("old"), data.get("new"))
+    def from_dict(cls, data: Any) -> RowChange:
+        """A change as recorded; pydantic's ValidationError (a ValueError) says what is malformed."""
+        return _row_change_adapter().validate_python(data)
 
     def sort_key(self) -> tuple[Any, ...]:
         return (self.table, _OP_ORDER[self.op], tuple(_sortable(v) for v in self.key.values()))
+
+    @classmethod
+    def _of_fields(cls, data: RowChangeFields) -> RowChange:
+        return cls(data["table"], data["op"], data["key"], data.get("old"), data.get("new"))
+
+    @classmethod
+    def _kept(cls, value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> RowChange:
+        """A RowChange is kept as it is (Python callers made it); anything else is validated as JSON."""
+        return value if isinstance(value, cls) else validate(value)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        from_fields = core_schema.no_info_after_validator_function(cls._of_fields, handler.generate_schema(RowChangeFields))
+        return core_schema.json_or_python_schema(
+            json_schema=from_fields,
+            python_schema=core_schema.no_info_wrap_validator_function(cls._kept, from_fields),
+            serialization=core_schema.plain_serializer_function_ser_schema(cls.to_dict),
+        )
+
+
+@cache
+def _row_change_adapter() -> TypeAdapter[RowChange]:
+    return TypeAdapter(RowChange)
 
 
 _OP_ORDER = {"delete": 0, "update": 1, "insert": 2}
@@ -69,6 +117,11 @@ def _sortable(value: Any) -> tuple[Any, ...]:
 
 @dataclass
 class Diff:
+    """A net diff: row changes, in the tracker's order. A runtime container (counted, iterated,
+    extended by its makers), not a pydantic model; pydantic validates and serializes it as the JSON
+    list of its changes (`__get_pydantic_core_schema__`), so it can be a field of a model, has a
+    JSON Schema (docs/schemas/diff.schema.json), and `Diff.from_list` reads it back."""
+
     changes: list[RowChange] = field(default_factory=list)
 
     def __len__(self) -> int:
@@ -88,6 +141,40 @@ class Diff:
 
     def to_list(self) -> list[dict[str, Any]]:
         return [c.to_dict() for c in self.changes]
+
+    @classmethod
+    def from_list(cls, items: Any) -> Diff:
+        """A diff as recorded (a task's expected diff, a session's end event); pydantic's
+        ValidationError (a ValueError) says what is malformed."""
+        return _diff_adapter().validate_python(items)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        changes = handler.generate_schema(list[RowChange])
+        return core_schema.no_info_after_validator_function(
+            cls, changes, serialization=core_schema.plain_serializer_function_ser_schema(lambda diff: diff.changes, return_schema=changes)
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        json_schema.update(title="Diff", description="A net diff as a JSON list of row changes ({table, op, key, old?, new?}).")
+        return json_schema
+
+
+@cache
+def _diff_adapter() -> TypeAdapter[Diff]:
+    return TypeAdapter(Diff)
+
+
+def diff_from_list(items: Any) -> Diff:
+    """`Diff.from_list`, by its public name (`ebench.api`)."""
+    return Diff.from_list(items)
+
+
+def diff_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a recorded diff (docs/schemas/diff.schema.json)."""
+    return _diff_adapter().json_schema()
 
 
 def _shadow(table: str) -> str:

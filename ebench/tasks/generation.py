@@ -34,7 +34,7 @@ from .grading import grade, signature
 from .reference import DEFAULT_LIMITS, ReferenceFailed, run_steps
 from .shortcuts import reference_shortcuts
 from .skeletons import skeleton_paraphrases
-from .spec import Step, Task, diff_stats
+from .spec import Step, Task, TaskBudget, TaskWorld, diff_stats
 from .template_api import DATES_AND_TIMES, NUMBER, Draft, GenContext, NoTarget, Template, leaked, query_key, templates_for
 from .vocabulary import open_terms
 
@@ -90,10 +90,10 @@ def _numbers_in(value: Any) -> Iterable[Any]:
         yield value
 
 
-def budget_for(reference: list[Step]) -> dict[str, int]:
+def budget_for(reference: list[Step]) -> TaskBudget:
     """Limits a correct solver can finish within: 3x the public solution, never below the defaults."""
     calls = BUDGET_FACTOR * len(reference)
-    return {name: max(default, calls) for name, default in DEFAULT_LIMITS.items()}
+    return TaskBudget(max_tool_calls=max(DEFAULT_LIMITS["max_tool_calls"], calls), max_turns=max(DEFAULT_LIMITS["max_turns"], calls))
 
 
 def solution_signature(steps: list[Step]) -> str:
@@ -140,7 +140,7 @@ def generate(
         raise ValueError(f"no task templates for the {domain_name} domain")
     world_seed = domain.default_seed if world_seed is None else world_seed
     world = ensure_world(domain, world_seed)
-    world_record = {"seed": world_seed, "fingerprint": world_id(domain, world_seed)}
+    world_record = TaskWorld(seed=world_seed, fingerprint=world_id(domain, world_seed))
     inspect = scratch_copy(world)  # the generator's privileged view; never written
     report = GenerationReport([])
     seen = SeenTasks()
@@ -195,7 +195,7 @@ def generate(
 
 
 def certified_task(
-    task_id: str, domain_name: str, draft: Draft, cert: Certificate, generator: dict[str, Any], world: dict[str, Any] | None = None
+    task_id: str, domain_name: str, draft: Draft, cert: Certificate, generator: dict[str, Any], world: TaskWorld | None = None
 ) -> Task:
     """A certified draft as a task: the certificate's changes, solution and capabilities, and a
     budget a correct solver finishes within."""
@@ -209,7 +209,7 @@ def certified_task(
         reference_solution=cert.reference,
         generator=generator,
         stats=diff_stats(cert.diff),
-        world=dict(world or {}),
+        world=TaskWorld(**world) if world else TaskWorld(),
         budget=budget_for(cert.reference),
     )
 

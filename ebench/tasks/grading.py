@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from ..engine.schema import Schema
-from .diff import Diff, RowChange
-from .records import GradeRecord, RowChangeRecord, WrongValueRecord
+from .diff import Diff, Op, RowChange
+from .records import PositionalModel, trusted
 
 _MAX_DEPTH = 12  # chains of new rows (a meeting, its participants, their schedule entries) are short
 # Pairing a table's new rows: up to _SCAN rows, each is compared with each (an index costs more);
@@ -29,68 +32,111 @@ _SCAN = 16
 _LARGE = 8
 
 
-@dataclass(frozen=True)
-class WrongValue:
+class WrongValue(PositionalModel):
+    """A column the trial set to another value than expected. `old` (the world's value before the
+    trial) is present for updates only, and may be null there."""
+
+    # Made positionally as `WrongValue(table, key, column, expected, actual, op=..., old=...)`.
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    _positional: ClassVar[tuple[str, ...]] = ("table", "key", "column", "expected", "actual", "op", "old")
+
     table: str
+    op: Op = "update"
     key: dict[str, Any]
     column: str
-    expected: Any
-    actual: Any
-    op: str = "update"
-    old: Any = None  # the world's value before the trial (updates only)
+    expected: Any = None
+    actual: Any = None
+    old: Any = None
 
-    def to_dict(self) -> dict[str, Any]:
-        data = {
-            "table": self.table,
-            "op": self.op,
-            "key": self.key,
-            "column": self.column,
-            "expected": self.expected,
-            "actual": self.actual,
-        }
-        if self.op == "update":
-            data["old"] = self.old
+    if TYPE_CHECKING:
+
+        def __init__(
+            self, table: str, key: dict[str, Any], column: str, expected: Any = None, actual: Any = None, op: Op = "update", old: Any = None
+        ) -> None: ...
+
+    @model_serializer(mode="wrap")
+    def _old_for_updates(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.op != "update":
+            data.pop("old", None)
         return data
 
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump()
 
-@dataclass
-class Grade:
+
+class Grade(PositionalModel):
+    """A trial's grade as a session's end event records it: the row counts, precision and recall of
+    the row changes (4 places), the missing, unexpected and wrong-valued changes, and a note."""
+
+    # Made positionally as `Grade(passed, expected_rows, actual_rows, matched_rows, missing,
+    # unexpected, wrong, note)`: precision and recall follow from the counts when not given. Read
+    # back, keys an older ebench wrote that this one does not know are ignored.
+
+    model_config = ConfigDict(extra="ignore")
+    _positional: ClassVar[tuple[str, ...]] = (
+        "passed",
+        "expected_rows",
+        "actual_rows",
+        "matched_rows",
+        "missing",
+        "unexpected",
+        "wrong",
+        "note",
+    )
+
     passed: bool
     expected_rows: int
     actual_rows: int
     matched_rows: int
-    missing: list[RowChange] = field(default_factory=list)
-    unexpected: list[RowChange] = field(default_factory=list)
-    wrong: list[WrongValue] = field(default_factory=list)
+    precision: float
+    recall: float
+    missing: list[RowChange] = []
+    unexpected: list[RowChange] = []
+    wrong: list[WrongValue] = []
     note: str = ""
     # The expected changes the trial made exactly (filled by `explain`; not part of the record).
-    matched: list[RowChange] = field(default_factory=list, repr=False)
+    matched: SkipJsonSchema[list[RowChange]] = Field(default_factory=list, exclude=True, repr=False)
 
-    @property
-    def precision(self) -> float:
-        return self.matched_rows / self.actual_rows if self.actual_rows else 1.0
+    if TYPE_CHECKING:
 
-    @property
-    def recall(self) -> float:
-        return self.matched_rows / self.expected_rows if self.expected_rows else 1.0
+        def __init__(
+            self,
+            passed: bool,
+            expected_rows: int,
+            actual_rows: int,
+            matched_rows: int,
+            missing: Sequence[RowChange] = (),
+            unexpected: Sequence[RowChange] = (),
+            wrong: Sequence[WrongValue] = (),
+            note: str = "",
+            *,
+            precision: float = ...,
+            recall: float = ...,
+            matched: Sequence[RowChange] = (),
+        ) -> None: ...
 
-    def record(self) -> GradeRecord:
-        """The grade as a session's end event records it."""
-        return GradeRecord(
-            passed=self.passed,
-            expected_rows=self.expected_rows,
-            actual_rows=self.actual_rows,
-            matched_rows=self.matched_rows,
-            precision=round(self.precision, 4),
-            recall=round(self.recall, 4),
-            missing=[RowChangeRecord.of(c) for c in self.missing],
-            unexpected=[RowChangeRecord.of(c) for c in self.unexpected],
-            wrong=[WrongValueRecord.model_validate(w.to_dict()) for w in self.wrong],
-            note=self.note,
-        )
+    @model_validator(mode="before")
+    @classmethod
+    def _rates(cls, data: Any) -> Any:
+        """Made from the counts (not read back): precision and recall follow from them."""
+        if isinstance(data, dict) and ("precision" not in data or "recall" not in data):
+            matched, actual, expected = (data.get(name) for name in ("matched_rows", "actual_rows", "expected_rows"))
+            if isinstance(matched, int) and isinstance(actual, int) and isinstance(expected, int):
+                data = {
+                    "precision": round(matched / actual, 4) if actual else 1.0,
+                    "recall": round(matched / expected, 4) if expected else 1.0,
+                    **data,
+                }
+        return data
+
+    def record(self) -> Grade:
+        """The grade as a session's end event records it (itself: kept for older callers)."""
+        return self
 
     def to_dict(self) -> dict[str, Any]:
-        return self.record().model_dump()
+        return self.model_dump()
 
     def summary(self) -> str:
         verdict = "PASS" if self.passed else "FAIL"
@@ -98,6 +144,44 @@ class Grade:
             f"{verdict}: {self.matched_rows}/{self.expected_rows} expected row changes matched, "
             f"{len(self.missing)} missing, {len(self.unexpected)} unexpected, {len(self.wrong)} wrong values"
         )
+
+
+def _made_grade(
+    passed: bool,
+    expected_rows: int,
+    actual_rows: int,
+    matched_rows: int,
+    missing: list[RowChange] | None = None,
+    unexpected: list[RowChange] | None = None,
+    wrong: list[WrongValue] | None = None,
+    note: str = "",
+    matched: list[RowChange] | None = None,
+) -> Grade:
+    """A grade as grading makes it, of values it computed: not validated (validating a grade's
+    lists cost more than a small diff's whole verdict)."""
+    values = {
+        "passed": passed,
+        "expected_rows": expected_rows,
+        "actual_rows": actual_rows,
+        "matched_rows": matched_rows,
+        "precision": round(matched_rows / actual_rows, 4) if actual_rows else 1.0,
+        "recall": round(matched_rows / expected_rows, 4) if expected_rows else 1.0,
+        "missing": missing if missing is not None else [],
+        "unexpected": unexpected if unexpected is not None else [],
+        "wrong": wrong if wrong is not None else [],
+        "note": note,
+        "matched": matched if matched is not None else [],
+    }
+    return trusted(Grade, values)
+
+
+def _wrong_value(table: str, key: dict[str, Any], column: str, expected: Any, actual: Any, op: Op, old: Any = None) -> WrongValue:
+    """A wrong value as grading finds it: not validated (a failed trial may have thousands)."""
+    values = {"table": table, "op": op, "key": key, "column": column, "expected": expected, "actual": actual, "old": old}
+    return trusted(WrongValue, values)
+
+
+GradeRecord = Grade  # the name `ebench.api` exported for a recorded grade before the two were one class
 
 
 @dataclass(frozen=True)
@@ -230,7 +314,7 @@ def _key(change: RowChange) -> tuple[Any, ...]:
 def grade(expected: Diff, actual: Diff, schema: Schema) -> Grade:
     if _equal(expected, actual, schema):
         n = len(expected)
-        return Grade(True, n, len(actual), n)
+        return _made_grade(True, n, len(actual), n)
     return _explain(expected, actual, schema)
 
 
@@ -284,9 +368,7 @@ def _explain(expected: Diff, actual: Diff, schema: Schema) -> Grade:
     translate = _pair_new_rows(expected, actual, schema, found)
     _compare_existing_rows(expected, actual, schema, translate, found)
     note = "" if found.missing or found.unexpected or found.wrong else "new rows match one by one, but their links to other new rows differ"
-    return Grade(
-        False, len(expected), len(actual), len(found.exact), found.missing, found.unexpected, found.wrong, note, matched=found.exact
-    )
+    return _made_grade(False, len(expected), len(actual), len(found.exact), found.missing, found.unexpected, found.wrong, note, found.exact)
 
 
 def _pair_new_rows(expected: Diff, actual: Diff, schema: Schema, found: _Findings) -> Translate:
@@ -355,7 +437,7 @@ def _pair_table(
         for column in sorted(content):
             if content[column] != a_content[column]:
                 # References show the trial's id of the paired new row, so both sides read alike.
-                found.wrong.append(WrongValue(table_name, change.key, column, _shown(content[column]), a_content[column], op="insert"))
+                found.wrong.append(_wrong_value(table_name, change.key, column, _shown(content[column]), a_content[column], "insert"))
     kept = similar.left() if similar is not None else range(len(left))
     found.unexpected.extend(sorted_a[left[position]][1] for position in kept)
     return pairs
@@ -537,13 +619,14 @@ def _compare_existing_rows(expected: Diff, actual: Diff, schema: Schema, transla
                 if ev.get(column, _UNCHANGED) != av.get(column, _UNCHANGED):
                     # A column one side left alone ends with its original value (the other's old).
                     found.wrong.append(
-                        WrongValue(
+                        _wrong_value(
                             e.table,
                             e.key,
                             column,
                             _shown(ev[column]) if column in ev else _final(e, a, column),
                             _final(a, e, column),
-                            old=_original(a, e, column),
+                            "update",
+                            _original(a, e, column),
                         )
                     )
 

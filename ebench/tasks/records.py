@@ -1,96 +1,53 @@
-"""The serialized forms of a diff and a grade: what a task file's expected diff and a session's end
-event hold, and what regrade, the timeline and the app read back.
-
-The models validate on read and dump to exactly the JSON written before they existed (keys absent
-rather than null where the writers left them out), so old files and new files look alike.
+"""The base of the record models that replaced dataclasses (`RowChange`, `WrongValue`, `Grade`,
+`Step`): pydantic models that are also made with positional arguments, as the dataclasses were, so
+templates, plug-ins and scripts that write `Step("favourite_song", {"song_id": 7})` keep working.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, RootModel, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel
 
-from .diff import Diff, RowChange
-
-JsonValue = Any  # a column value as SQLite gives it: None, int, float, str (or bytes, shown by repr)
+M = TypeVar("M", bound=BaseModel)
 
 
-class RowChangeRecord(BaseModel):
-    """One row's net change (`diff.RowChange`): `old`/`new` are absent when not applicable."""
+class PositionalModel(BaseModel):
+    """A model made with keywords, or with positional arguments in the order `_positional` names
+    (the field order when empty). Validation (`model_validate`, a field of another model) passes
+    keywords only, so it reports missing and unknown fields as pydantic does. Each subclass declares
+    its signature for the type checker (`if TYPE_CHECKING: def __init__(...)`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    _positional: ClassVar[tuple[str, ...]] = ()  # the positional order, when not the fields'
 
-    table: str
-    op: Literal["insert", "update", "delete"]
-    key: dict[str, JsonValue]
-    old: dict[str, JsonValue] | None = None
-    new: dict[str, JsonValue] | None = None
+    def __init__(self, /, *args: Any, **data: Any) -> None:
+        if args:
+            names = self._positional or tuple(type(self).model_fields)
+            if len(args) > len(names):
+                raise TypeError(f"{type(self).__name__} takes at most {len(names)} positional arguments ({len(args)} given)")
+            for name, value in zip(names, args):
+                if name in data:
+                    raise TypeError(f"{type(self).__name__} got two values for {name!r}")
+                data[name] = value
+        super().__init__(**data)
 
-    @model_serializer(mode="wrap")
-    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
-        return {name: value for name, value in data.items() if not (name in ("old", "new") and value is None)}
-
-    @classmethod
-    def of(cls, change: RowChange) -> RowChangeRecord:
-        return cls(table=change.table, op=change.op, key=change.key, old=change.old, new=change.new)
-
-    def change(self) -> RowChange:
-        return RowChange(self.table, self.op, dict(self.key), self.old, self.new)
-
-
-class DiffRecord(RootModel[list[RowChangeRecord]]):
-    """A net diff as a JSON list of row changes (`Diff.to_list()`)."""
-
-    @classmethod
-    def of(cls, diff: Diff) -> DiffRecord:
-        return cls([RowChangeRecord.of(c) for c in diff])
-
-    def diff(self) -> Diff:
-        return Diff([record.change() for record in self.root])
+    # Validation passes keywords only, so it need not go through this `__init__`: pydantic skips an
+    # `__init__` so marked (its own is), which keeps validating at pydantic's speed. Were the mark
+    # ever ignored, validation would call this `__init__`, which does the same, slower.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
-class WrongValueRecord(BaseModel):
-    """A column the trial set to another value than expected. `old` (the world's value before the
-    trial) is present for updates only, and may be null there."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    table: str
-    op: Literal["insert", "update", "delete"] = "update"
-    key: dict[str, JsonValue]
-    column: str
-    expected: JsonValue = None
-    actual: JsonValue = None
-    old: JsonValue = None
-
-    @model_serializer(mode="wrap")
-    def _old_for_updates(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.op != "update":
-            data.pop("old", None)
-        return data
+def trusted(cls: type[M], values: dict[str, Any]) -> M:
+    """A model of `cls` made of values already checked, every field given (`values` becomes its
+    `__dict__`): not validated. For hot code only (the tracker's rows, a loaded task's steps): it
+    costs less than half of validating, and `model_construct` costs more than validating."""
+    model = _new_object(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", set(values))
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
 
 
-class GradeRecord(BaseModel):
-    """A grade as recorded in a session's end event (`grading.Grade.to_dict()`)."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    passed: bool
-    expected_rows: int
-    actual_rows: int
-    matched_rows: int
-    precision: float
-    recall: float
-    missing: list[RowChangeRecord] = []
-    unexpected: list[RowChangeRecord] = []
-    wrong: list[WrongValueRecord] = []
-    note: str = ""
-
-
-def diff_from_list(items: list[dict[str, Any]]) -> Diff:
-    """A diff as recorded (a task's expected diff, a session's end event); pydantic's
-    ValidationError (a ValueError) says what is malformed."""
-    return DiffRecord.model_validate(items).diff()
+_new_object = object.__new__
+_set = object.__setattr__

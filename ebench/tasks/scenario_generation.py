@@ -60,12 +60,12 @@ from ..engine.world import ensure_world, scratch_copy, world_id
 from .asking import FREE_VALUES, ask_variant
 from .certify import Rejected, certify, run_public
 from .diff import Diff
-from .generation import budget_for, certified_task
+from .generation import certified_task
 from .grading import grade
 from .public import WRITTEN, NotCertifiable, PublicSolverFailed
 from .reference import ReferenceFailed, run_steps
-from .scenarios import KINDS, Scenario, Turn
-from .spec import CAPABILITIES, Step, Task, diff_stats, remap_references
+from .scenarios import KINDS, Kind, Scenario, Turn
+from .spec import CAPABILITIES, Step, Task, TaskBudget, TaskWorld, diff_stats, remap_references
 from .template_api import DATES_AND_TIMES, Draft, GenContext, NoTarget, Template, leaked, templates_for
 from .template_helpers import pretty_day
 
@@ -541,7 +541,7 @@ class _Builder:
 
     def _task(self) -> Turn | None:
         taken = self._take(lambda p: True)
-        return None if taken is None else Turn("task", taken[1].query, [taken[1]])
+        return None if taken is None else Turn(kind="task", message=taken[1].query, tasks=[taken[1]])
 
     def _clarify(self) -> Turn | None:
         taken = self._take(lambda p: ask_variant(self._draft_task(p), announce=False) is not None)
@@ -551,10 +551,10 @@ class _Builder:
         if variant is None:
             return None
         variant.generator = {k: v for k, v in variant.generator.items() if k not in ("original", "variant")}
-        return Turn("clarify", variant.query, [variant])
+        return Turn(kind="clarify", message=variant.query, tasks=[variant])
 
     def _chat(self) -> Turn:
-        return Turn("chat", self._chat_line())
+        return Turn(kind="chat", message=self._chat_line())
 
     def _follow_up(self) -> Turn | None:
         before = self.turns[-1].tasks[0]
@@ -575,7 +575,9 @@ class _Builder:
             again = self._public_run(template, self.state.path, stated)
             if again is None or not grade(task.expected_diff, again, self.schema).passed:  # the change matters on this state
                 task.generator["changed"] = {k: old for k, old, _ in changes}
-                return Turn("follow_up", _follow_up_message(pairs, before.query, self.rng), [task], refers_to=len(self.turns) - 1)
+                return Turn(
+                    kind="follow_up", message=_follow_up_message(pairs, before.query, self.rng), tasks=[task], refers_to=len(self.turns) - 1
+                )
         return None
 
     def _switch(self) -> Turn | None:
@@ -601,7 +603,7 @@ class _Builder:
                 [(key, old, new)] = changes
                 task.generator["switched"] = {key: [old, new]}
                 self.used.add(pooled.template.name)
-                return Turn("switch", _switch_message(draft.query, pair, self.rng), [task])
+                return Turn(kind="switch", message=_switch_message(draft.query, pair, self.rng), tasks=[task])
         return None
 
     def _compound(self) -> Turn | None:
@@ -613,7 +615,7 @@ class _Builder:
         if b is None or _keys(a[1].expected_diff) & _keys(b[1].expected_diff):
             return None
         message = self.rng.choice(COMPOUNDS).format(a=a[1].query, b=b[1].query)
-        return Turn("compound", message, [a[1], b[1]])
+        return Turn(kind="compound", message=message, tasks=[a[1], b[1]])
 
     def _chained(self) -> Turn | None:
         """Two requests, the second using the first's result: an entity it created, named by
@@ -674,7 +676,7 @@ class _Builder:
         """A request naming an earlier turn's result (an entity it made) or a value it stated by
         description: the previous turn's (`near`), or one two or more turns back."""
         position = len(self.turns)
-        kind = "reference" if near else "long_range"
+        kind: Kind = "reference" if near else "long_range"
         made = [m for m in self.made if (m.turn == position - 1) == near]
         for entity in self.rng.sample(made, len(made)):
             description = self._entity_description(entity, position)
@@ -684,7 +686,7 @@ class _Builder:
             if found is not None:
                 task, message = found
                 task.generator["refers"] = {"turn": entity.turn, "entity": entity.table, **task.generator["refers"]}
-                return Turn(kind, message, [task], refers_to=entity.turn)
+                return Turn(kind=kind, message=message, tasks=[task], refers_to=entity.turn)
         said = [s for s in self.said if (s.turn == position - 1) == near]
         for value in self.rng.sample(said, len(said)):
             where = _since(value.turn, position)
@@ -697,7 +699,7 @@ class _Builder:
             if found is not None:
                 task, message = found
                 task.generator["refers"] = {"turn": value.turn, **task.generator["refers"]}
-                return Turn(kind, message, [task], refers_to=value.turn)
+                return Turn(kind=kind, message=message, tasks=[task], refers_to=value.turn)
         return None
 
     # -- the parts ---------------------------------------------------------------------------
@@ -927,9 +929,12 @@ class _Builder:
             reference_solution=steps,
             generator={"link": link, "parts": [first.generator, second.generator]},
             stats=diff_stats(joined.diff),
-            budget={name: first.budget.get(name, 0) + second.budget.get(name, 0) for name in budget_for(steps)},
+            budget=TaskBudget(
+                max_tool_calls=first.budget.get("max_tool_calls", 0) + second.budget.get("max_tool_calls", 0),
+                max_turns=first.budget.get("max_turns", 0) + second.budget.get("max_turns", 0),
+            ),
         )
-        return Turn("chained", message, [task])
+        return Turn(kind="chained", message=message, tasks=[task])
 
     def _stale(self, second: Task, before: Path, first: Task) -> Diff | None:
         """The net change when the second part's answer is taken before the first part ran (its
@@ -1000,7 +1005,7 @@ def generate_scenarios(domain_name: str, count: int, seed: int, on_scenario: Cal
     """`count` scenarios of the domain (fewer when its actors run out)."""
     domain = get_domain(domain_name)
     world = ensure_world(domain)
-    record = {"seed": domain.default_seed, "fingerprint": world_id(domain, domain.default_seed)}
+    record = TaskWorld(seed=domain.default_seed, fingerprint=world_id(domain, domain.default_seed))
     inspect = scratch_copy(world)
     try:
         pool = draft_pool(domain_name, seed, inspect, ATTEMPTS.get(domain_name, 60))
@@ -1021,11 +1026,11 @@ def generate_scenarios(domain_name: str, count: int, seed: int, on_scenario: Cal
             scenario = _build(domain_name, seed, sid, actor, pool[actor], world, Path(folder), values, kinds, patterns, cap)
             if scenario is None:
                 continue
-            scenario.world = dict(record)
+            scenario.world = record.copy()
             scenario.generator = {"seed": seed, "pattern": scenario.kinds}
             for turn in scenario.turns:
                 for task in turn.tasks:
-                    task.world = dict(record)
+                    task.world = record.copy()
             made.append(scenario)
             kinds.update(scenario.kinds)
             patterns[tuple(scenario.kinds)] += 1
@@ -1068,7 +1073,7 @@ def _build(
                     break
             else:
                 return None
-        return Scenario(sid, domain_name, actor, builder.turns)
+        return Scenario(id=sid, domain=domain_name, actor=actor, turns=builder.turns)
     finally:
         state.close()
 

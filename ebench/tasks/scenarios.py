@@ -30,29 +30,119 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Final, Literal, get_args
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    PrivateAttr,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
 from .diff import Diff
 from .grading import Grade, grade
-from .spec import Step, Task, TaskFileError, UserFact, parse_task, remap_references
+from .spec import Step, Task, TaskBudget, TaskFileError, TaskWorld, UserFact, parse_task, remap_references, task_json_schema
 
-SCENARIO_FORMAT = "ebench-scenario/1"
+SCENARIO_FORMAT: Final = "ebench-scenario/1"
 SCENARIOS_VERSION = "scenarios-3"
-KINDS = ("task", "follow_up", "compound", "chained", "reference", "long_range", "switch", "clarify", "chat")
+Kind = Literal["task", "follow_up", "compound", "chained", "reference", "long_range", "switch", "clarify", "chat"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
 TASK_COUNT = {"task": 1, "follow_up": 1, "compound": 2, "chained": 1, "reference": 1, "long_range": 1, "switch": 1, "clarify": 1, "chat": 0}
 REFERRING = ("follow_up", "reference", "long_range")  # kinds whose turn names the earlier turn it depends on
 SCENARIOS_DIR = Path(__file__).resolve().parent / "splits" / "scenarios"
 _ID = re.compile(r"^[a-z][a-z0-9_-]{2,80}$")
+_TURN_SHAPE = 'each turn is {"kind": ..., "message": ..., "tasks": [...], "refers_to": ...}'
+# What a field holds, as a bad file is told (by the field's name; a turn's by its index).
+_EXPECTED = {
+    "id": "lowercase letters, digits, '-' and '_' (3-81 characters)",
+    "domain": "a domain name",
+    "actor": "a positive integer id",
+    "world": "an object",
+    "generator": "an object",
+    "turns": "a non-empty list of turns",
+    "kind": f"one of {', '.join(KINDS)}",
+    "message": "a non-empty string",
+    "refers_to": "the index of an earlier turn",
+    "tasks": "a list of tasks",
+}
 
 
-@dataclass
-class Turn:
-    kind: str
-    message: str  # what the user says
-    tasks: list[Task] = field(default_factory=list)
-    refers_to: int | None = None  # the earlier turn (0-based) a follow-up or reference depends on
+class _Problem(ValueError):
+    """A check across fields failed: `field` (under the model's place in the file) and why."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+class _EmbeddedTask:
+    """A turn's task: a Task in Python; in the file, the task document (`parse_task` checks it
+    against its domain); its JSON Schema the task file's."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            _task, serialization=core_schema.plain_serializer_function_ser_schema(Task.to_dict)
+        )
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {}  # the task file's schema, put in by scenario_json_schema (its definitions beside the scenario's)
+
+
+def _task(value: Any) -> Task:
+    # parse_task's TaskFileError (a ValueError) reaches parse_scenario inside the ValidationError.
+    return value if isinstance(value, Task) else parse_task(value)
+
+
+class Turn(BaseModel):
+    """One user turn: its kind, what the user says, the tasks it is graded by, the turn it refers to."""
+
+    model_config = ConfigDict(extra="forbid", title="scenario turn")
+
+    kind: Kind = Field(description="what the turn asks of the agent (the module's docstring: ebench/tasks/scenarios.py)")
+    message: StrictStr = Field(description="what the user says")
+    refers_to: StrictInt | None = Field(
+        default=None, ge=0, description=f"the earlier turn (0-based) a {', '.join(REFERRING)} turn depends on"
+    )
+    tasks: list[Annotated[Task, _EmbeddedTask()]] = Field(
+        default_factory=list,
+        description="the tasks the turn is graded by (each a task file's document): "
+        + ", ".join(f"{kind} {count}" for kind, count in TASK_COUNT.items()),
+    )
+
+    @field_validator("message")
+    @classmethod
+    def _said(cls, message: str) -> str:
+        if not message.strip():
+            raise ValueError("empty")
+        return message
+
+    @model_validator(mode="after")
+    def _fits_its_kind(self) -> Turn:
+        if len(self.tasks) != TASK_COUNT[self.kind]:
+            raise _Problem("tasks", f"a {self.kind} turn has {TASK_COUNT[self.kind]} task(s)")
+        if self.kind == "clarify" and not self.tasks[0].user_profile:
+            raise _Problem("tasks", "a clarify turn's task holds the user profile it needs")
+        if self.refers_to is not None and self.kind not in REFERRING:
+            raise _Problem("refers_to", f"only a {', '.join(REFERRING)} turn refers to an earlier one")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _written(self, handler: core_schema.SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # As the files hold a turn: no refers_to when it refers to none, no tasks when it has none.
+        data: dict[str, Any] = handler(self)
+        return {k: v for k, v in data.items() if not (k == "refers_to" and v is None or k == "tasks" and not v)}
 
     @property
     def expected_diff(self) -> Diff:
@@ -76,23 +166,35 @@ class Turn:
         return steps
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"kind": self.kind, "message": self.message}
-        if self.refers_to is not None:
-            data["refers_to"] = self.refers_to
-        if self.tasks:
-            data["tasks"] = [task.to_dict() for task in self.tasks]
-        return data
+        return self.model_dump()
 
 
-@dataclass
-class Scenario:
-    id: str
-    domain: str
-    actor: int
-    turns: list[Turn]
-    world: dict[str, Any] = field(default_factory=dict)
-    generator: dict[str, Any] = field(default_factory=dict)
-    source: str = ""
+class Scenario(BaseModel):
+    """A scenario file (`ebench-scenario/1`): one actor's conversation over one world copy."""
+
+    model_config = ConfigDict(extra="forbid", title=f"ebench scenario ({SCENARIO_FORMAT})")
+
+    format: Literal["ebench-scenario/1"] = Field(default=SCENARIO_FORMAT, description=f"always {SCENARIO_FORMAT!r}")
+    id: StrictStr = Field(pattern=_ID.pattern, description="unique id: lowercase letters, digits, '-' and '_' (e.g. 'music-s001')")
+    domain: StrictStr = Field(description="the world the conversation runs in")
+    actor: StrictInt = Field(ge=1, description="id of the user the agent acts for (every task's actor)")
+    world: TaskWorld = Field(default_factory=lambda: TaskWorld(), description="the world it was made on: {seed, fingerprint}")
+    generator: dict[str, Any] = Field(default_factory=dict, description="how it was made: {seed, pattern: [kind, ...]}")
+    turns: list[Turn] = Field(min_length=1, description="the user's turns, in order")
+    _source: str = PrivateAttr(default="")  # the file it came from, for messages
+
+    @model_validator(mode="after")
+    def _turns_fit(self) -> Scenario:
+        for i, turn in enumerate(self.turns):
+            if any((task.domain, task.actor) != (self.domain, self.actor) for task in turn.tasks):
+                raise _Problem(f"turns[{i}].tasks", "every task of a scenario is the scenario's domain and actor")
+            if turn.refers_to is not None and turn.refers_to >= i:
+                raise _Problem(f"turns[{i}].refers_to", _EXPECTED["refers_to"])
+        return self
+
+    @property
+    def source(self) -> str:
+        return self._source
 
     @property
     def kinds(self) -> list[str]:
@@ -112,7 +214,11 @@ class Scenario:
         solutions one after the other): what results lines, reports and the app read."""
         tasks = [task for turn in self.turns for task in turn.tasks]
         caps = [c for c in dict.fromkeys(c for task in tasks for c in task.capabilities)]
-        budget = {name: sum(task.budget.get(name, 0) for task in tasks) + 5 * len(self.turns) for name in ("max_tool_calls", "max_turns")}
+        more = 5 * len(self.turns)  # room to read each turn's message and answer it
+        budget = TaskBudget(
+            max_tool_calls=sum(task.budget.get("max_tool_calls", 0) for task in tasks) + more,
+            max_turns=sum(task.budget.get("max_turns", 0) for task in tasks) + more,
+        )
         return Task(
             id=self.id,
             domain=self.domain,
@@ -122,83 +228,62 @@ class Scenario:
             expected_diff=Diff([c for turn in self.turns for c in turn.expected_diff]),
             reference_solution=[step for turn, (start, _) in zip(self.turns, self.turn_spans()) for step in turn.reference_steps(start)],
             generator={"scenario": self.kinds, **self.generator},
-            world=dict(self.world),
+            world=self.world.copy(),
             budget=budget,
             source=self.source,
             scenario=self,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": SCENARIO_FORMAT,
-            "id": self.id,
-            "domain": self.domain,
-            "actor": self.actor,
-            "world": self.world,
-            "generator": self.generator,
-            "turns": [turn.to_dict() for turn in self.turns],
-        }
+        return self.model_dump()
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
 
 
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
-    """A validated Scenario, or TaskFileError naming the field at fault."""
+    """A validated Scenario, or TaskFileError naming the field at fault (the first, in the file's order)."""
     if not isinstance(data, dict):
         raise TaskFileError(source, "(document)", "a scenario is a JSON object")
-    sid, domain, actor = _scenario_head(data, source)
-    turns_data = data.get("turns")
-    if not isinstance(turns_data, list) or not turns_data:
-        raise TaskFileError(source, "turns", "a non-empty list of turns")
-    turns = [_parse_turn(item, i, source, domain, actor) for i, item in enumerate(turns_data)]
-    world, generator = data.get("world") or {}, data.get("generator") or {}
-    if not isinstance(world, dict) or not isinstance(generator, dict):
-        raise TaskFileError(source, "world", "an object")
-    return Scenario(sid, domain, actor, turns, dict(world), dict(generator), source)
-
-
-def _scenario_head(data: dict[str, Any], source: str) -> tuple[str, str, int]:
-    """The scenario's format, fields, id, domain and actor checked: (id, domain, actor)."""
     if data.get("format") != SCENARIO_FORMAT:
         raise TaskFileError(source, "format", f"expected {SCENARIO_FORMAT!r}")
-    unknown = sorted(set(data) - {"format", "id", "domain", "actor", "world", "generator", "turns"})
-    if unknown:
-        raise TaskFileError(source, unknown[0], "unknown field")
-    sid, domain, actor = data.get("id"), data.get("domain"), data.get("actor")
-    if not isinstance(sid, str) or not _ID.match(sid):
-        raise TaskFileError(source, "id", "lowercase letters, digits, '-' and '_' (3-81 characters)")
-    if not isinstance(domain, str):
-        raise TaskFileError(source, "domain", "a domain name")
-    if not isinstance(actor, int) or isinstance(actor, bool) or actor < 1:
-        raise TaskFileError(source, "actor", "a positive integer id")
-    return sid, domain, actor
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise _file_error(exc, source) from None
+    scenario._source = source
+    return scenario
 
 
-def _parse_turn(item: Any, i: int, source: str, domain: str, actor: int) -> Turn:
-    """Turn `i` of a scenario, checked: its kind, message, tasks (the scenario's domain and actor) and reference."""
-    where = f"turns[{i}]"
-    if not isinstance(item, dict) or set(item) - {"kind", "message", "tasks", "refers_to"}:
-        raise TaskFileError(source, where, 'each turn is {"kind": ..., "message": ..., "tasks": [...], "refers_to": ...}')
-    kind, message = item.get("kind"), item.get("message")
-    if kind not in KINDS:
-        raise TaskFileError(source, f"{where}.kind", f"one of {', '.join(KINDS)}")
-    if not isinstance(message, str) or not message.strip():
-        raise TaskFileError(source, f"{where}.message", "a non-empty string")
-    raw = item.get("tasks", [])
-    if not isinstance(raw, list) or len(raw) != TASK_COUNT[kind]:
-        raise TaskFileError(source, f"{where}.tasks", f"a {kind} turn has {TASK_COUNT[kind]} task(s)")
-    tasks = [parse_task(t, f"{source}: {where}.tasks[{j}]") for j, t in enumerate(raw)]
-    if any((task.domain, task.actor) != (domain, actor) for task in tasks):
-        raise TaskFileError(source, f"{where}.tasks", "every task of a scenario is the scenario's domain and actor")
-    if kind == "clarify" and not tasks[0].user_profile:
-        raise TaskFileError(source, f"{where}.tasks", "a clarify turn's task holds the user profile it needs")
-    refers_to = item.get("refers_to")
-    if refers_to is not None and (not isinstance(refers_to, int) or isinstance(refers_to, bool) or not 0 <= refers_to < i):
-        raise TaskFileError(source, f"{where}.refers_to", "the index of an earlier turn")
-    if refers_to is not None and kind not in REFERRING:
-        raise TaskFileError(source, f"{where}.refers_to", f"only a {', '.join(REFERRING)} turn refers to an earlier one")
-    return Turn(kind, message, tasks, refers_to)
+def _file_error(exc: ValidationError, source: str) -> TaskFileError:
+    """The first problem pydantic found, as the one-line TaskFileError naming its field."""
+    error = exc.errors()[0]
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]).lstrip(".")
+    cause = error.get("ctx", {}).get("error")
+    if isinstance(cause, TaskFileError):  # an embedded task's own message, placed in the scenario
+        return TaskFileError(f"{source}: {where}", cause.field, cause.reason)
+    if isinstance(cause, _Problem):
+        return TaskFileError(source, f"{where}.{cause.field}".lstrip("."), cause.message)
+    if error["type"] == "extra_forbidden":
+        return TaskFileError(source, where, "unknown field")
+    names = [part for part in error["loc"] if isinstance(part, str)]
+    if error["loc"][-1:] != tuple(names[-1:]):  # a turn itself, not one of its fields
+        return TaskFileError(source, where, _TURN_SHAPE)
+    return TaskFileError(source, where, _EXPECTED.get(names[-1], "invalid") if names else "invalid")
+
+
+def scenario_json_schema() -> dict[str, Any]:
+    """A JSON Schema (draft 2020-12) of the scenario file, from the model: `format` is required in a file."""
+    schema = Scenario.model_json_schema()
+    schema["required"] = ["format", *schema["required"]]
+    task = {k: v for k, v in task_json_schema().items() if k not in ("$schema", "$id")}
+    defs = schema["$defs"]
+    for name, definition in task.pop("$defs", {}).items():
+        if defs.setdefault(name, definition) != definition:  # a name both records use is one model (e.g. TaskWorld)
+            raise RuntimeError(f"two definitions named {name!r} in the scenario schema")
+    defs["Task"] = task
+    defs["Turn"]["properties"]["tasks"]["items"] = {"$ref": "#/$defs/Task"}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"urn:{SCENARIO_FORMAT.replace('/', ':')}", **schema}
 
 
 def load_scenario(path: Path) -> Scenario:
@@ -242,7 +327,7 @@ def turn_grade(turn: Turn, diff: Diff, calls: int, schema: Any, acted_early: str
         return Grade(passed, 0, len(diff), 0, unexpected=list(diff), note=note)
     result = grade(turn.expected_diff, diff, schema)
     if acted_early and result.passed:
-        result = replace(result, passed=False, note=acted_early)
+        result = result.model_copy(update={"passed": False, "note": acted_early})
     return result
 
 

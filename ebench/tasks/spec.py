@@ -14,15 +14,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import ConfigDict, Field, StrictInt, StrictStr, model_serializer
+from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from ..errors import InputError
 from .diff import Diff, RowChange
+from .records import PositionalModel, trusted
 
 if TYPE_CHECKING:
     from ..engine.domain import Domain
@@ -65,61 +68,29 @@ def capability_named(name: str) -> str | None:
     return None
 
 
-class TaskDocument(BaseModel):
-    """A task file as JSON: the fields and their JSON types (what `ebench tasks schema` prints). What
-    each field must hold in the domain it names (its tools, tables, key columns) is checked by
-    `parse_task`, which turns the document into a `Task`."""
+class TaskWorld(TypedDict, total=False):
+    """The world a task was made on: both keys, or none in a file older than worlds (`{}`)."""
 
-    model_config = ConfigDict(extra="forbid", title="ebench task")
-
-    format: StrictStr = Field(description=f"always {TASK_FORMAT!r}", json_schema_extra={"const": TASK_FORMAT})
-    id: StrictStr = Field(
-        description="unique id: lowercase letters, digits, '-' and '_' (e.g. 'music-0042')", json_schema_extra={"pattern": _ID.pattern}
-    )
-    domain: StrictStr = Field(description="the world the task runs in")
-    actor: StrictInt = Field(description="id of the user the solver acts for", json_schema_extra={"minimum": 1})
-    query: StrictStr = Field(description="the request, in the user's words")
-    capabilities: list[Any] = Field(
-        description=f"one or more of {', '.join(CAPABILITIES)}",
-        json_schema_extra={"items": {"enum": list(CAPABILITIES)}, "minItems": 1},
-    )
-    expected_diff: list[Any] = Field(
-        description="the net row changes a correct solution makes: {table, op, key, old?, new?}",
-        json_schema_extra={"minItems": 1},
-    )
-    reference_solution: list[Any] = Field(
-        description="steps {tool, args} that produce expected_diff on a fresh copy",
-        json_schema_extra={"minItems": 1},
-    )
-    generator: dict[str, Any] = Field(default_factory=dict, description="how the task was made: {template, seed, ...}")
-    stats: dict[str, Any] = Field(
-        default_factory=dict, description="changed rows by kind: {changed_rows, inserts, updates, deletes, tables}"
-    )
-    world: dict[str, Any] = Field(
-        default_factory=dict,
-        description="the world the task was made on: {seed, fingerprint}; a run refuses the task on another world",
-    )
-    budget: dict[str, Any] = Field(
-        default_factory=dict,
-        description="limits a correct solver finishes within: {max_tool_calls, max_turns}; a run uses the larger of these and its own",
-    )
-    user_profile: list[Any] = Field(
-        default_factory=list,
-        description="facts the request leaves out, which the user gives only when asked: {about, asked_by: [words], answer}",
-    )
-    paraphrases: list[StrictStr] = Field(
-        default_factory=list,
-        description="the request in other words, with the same values (`ebench tasks paraphrases`; used by `--perturb intent:paraphrase`)",
-    )
+    seed: int
+    fingerprint: str
 
 
-class StepRecord(BaseModel):
-    """One step of a reference solution as a task file holds it."""
+class TaskBudget(TypedDict, total=False):
+    """The limits a correct solver finishes within (absent in older files)."""
 
-    model_config = ConfigDict(extra="forbid")
+    max_tool_calls: int
+    max_turns: int
 
-    tool: str
-    args: dict[str, Any]
+
+class TaskStats(TypedDict, total=False):
+    """The expected diff's changed rows by kind (`diff_stats`); the loader checks the counts it knows."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]  # other keys are kept, as they always were
+    changed_rows: int
+    inserts: int
+    updates: int
+    deletes: int
+    tables: list[str]
 
 
 class TaskFileError(InputError, ValueError):
@@ -145,34 +116,118 @@ class UserFact:
         return {"about": self.about, "asked_by": list(self.asked_by), "answer": self.answer}
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(PositionalModel):
+    """One step of a reference solution as a task file holds it: a tool and its arguments."""
+
+    # Made positionally as `Step(tool, args)` by templates and plug-ins.
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     tool: str
     args: dict[str, Any]
+
+    if TYPE_CHECKING:
+
+        def __init__(self, tool: str, args: dict[str, Any]) -> None: ...
 
     def to_dict(self) -> dict[str, Any]:
         return {"tool": self.tool, "args": self.args}
 
 
-@dataclass
-class Task:
-    id: str
-    domain: str
-    actor: int
-    query: str
-    capabilities: list[str]
-    expected_diff: Diff
-    reference_solution: list[Step]
-    generator: dict[str, Any] = field(default_factory=dict)
-    stats: dict[str, Any] = field(default_factory=dict)
-    world: dict[str, Any] = field(default_factory=dict)  # {seed, fingerprint}; empty in older files
-    budget: dict[str, int] = field(default_factory=dict)  # {max_tool_calls, max_turns}; empty in older files
-    source: str = ""  # the file it came from, for messages
-    user_profile: list[UserFact] = field(default_factory=list)  # facts given only when asked (users.py)
-    paraphrases: list[str] = field(default_factory=list)  # the request in other words (tasks/skeletons.py)
-    scenario: Any = field(default=None, repr=False, compare=False)  # the Scenario this task stands for (scenarios.py)
+class Task(PositionalModel):
+    """A task file as JSON (what `ebench tasks schema` prints), and the task a run loads from it. What
+    each field must hold in the domain it names (its tools, tables, key columns) is checked by
+    `parse_task`."""
 
+    model_config = ConfigDict(extra="forbid", title="ebench task")
+    # Made positionally as the dataclass it replaced was: `Task(id, domain, actor, query, ...)`.
+    _positional: ClassVar[tuple[str, ...]] = (
+        "id",
+        "domain",
+        "actor",
+        "query",
+        "capabilities",
+        "expected_diff",
+        "reference_solution",
+        "generator",
+        "stats",
+        "world",
+        "budget",
+        "source",
+        "user_profile",
+        "paraphrases",
+        "scenario",
+    )
+
+    format: StrictStr = Field(default=TASK_FORMAT, description=f"always {TASK_FORMAT!r}", json_schema_extra={"const": TASK_FORMAT})
+    id: StrictStr = Field(
+        description="unique id: lowercase letters, digits, '-' and '_' (e.g. 'music-0042')", json_schema_extra={"pattern": _ID.pattern}
+    )
+    domain: StrictStr = Field(description="the world the task runs in")
+    actor: StrictInt = Field(description="id of the user the solver acts for", json_schema_extra={"minimum": 1})
+    query: StrictStr = Field(description="the request, in the user's words")
+    capabilities: list[str] = Field(
+        description=f"one or more of {', '.join(CAPABILITIES)}",
+        json_schema_extra={"items": {"enum": list(CAPABILITIES)}, "minItems": 1},
+    )
+    expected_diff: Diff = Field(
+        description="the net row changes a correct solution makes: {table, op, key, old?, new?}",
+        json_schema_extra={"minItems": 1},
+    )
+    reference_solution: list[Step] = Field(
+        description="steps {tool, args} that produce expected_diff on a fresh copy",
+        json_schema_extra={"minItems": 1},
+    )
+    generator: dict[str, Any] = Field(default_factory=dict, description="how the task was made: {template, seed, ...}")
+    stats: TaskStats = Field(
+        default_factory=lambda: TaskStats(), description="changed rows by kind: {changed_rows, inserts, updates, deletes, tables}"
+    )
+    world: TaskWorld = Field(
+        default_factory=lambda: TaskWorld(),
+        description="the world the task was made on: {seed, fingerprint}; a run refuses the task on another world",
+    )
+    budget: TaskBudget = Field(
+        default_factory=lambda: TaskBudget(),
+        description="limits a correct solver finishes within: {max_tool_calls, max_turns}; a run uses the larger of these and its own",
+    )
+    user_profile: list[UserFact] = Field(
+        default_factory=list,
+        description="facts the request leaves out, which the user gives only when asked: {about, asked_by: [words], answer}",
+    )
+    paraphrases: list[StrictStr] = Field(
+        default_factory=list,
+        description="the request in other words, with the same values (`ebench tasks paraphrases`; used by `--perturb intent:paraphrase`)",
+    )
+    # Not in the file: where it came from (for messages), and the Scenario it stands for (scenarios.py).
+    source: SkipJsonSchema[str] = Field(default="", exclude=True)
+    scenario: SkipJsonSchema[Any] = Field(default=None, exclude=True, repr=False)
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            id: str,
+            domain: str,
+            actor: int,
+            query: str,
+            capabilities: list[str],
+            expected_diff: Diff,
+            reference_solution: list[Step],
+            generator: dict[str, Any] = ...,
+            stats: TaskStats = ...,
+            world: TaskWorld = ...,
+            budget: TaskBudget = ...,
+            source: str = "",
+            user_profile: list[UserFact] = ...,
+            paraphrases: list[str] = ...,
+            scenario: Any = None,
+            *,
+            format: str = TASK_FORMAT,
+        ) -> None: ...
+
+    @model_serializer(mode="plain")
     def to_dict(self) -> dict[str, Any]:
+        """The task file's JSON object (also `model_dump()`): optional fields written only when set."""
         return {
             "format": TASK_FORMAT,
             "id": self.id,
@@ -207,7 +262,7 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
-def diff_stats(diff: Diff) -> dict[str, Any]:
+def diff_stats(diff: Diff) -> TaskStats:
     counts = diff.counts()
     return {
         "changed_rows": len(diff),
@@ -262,8 +317,8 @@ def references(args: Any) -> Iterator[Any]:
 
 def parse_task(data: Any, source: str = "<task>") -> Task:
     """A validated Task from decoded JSON, or TaskFileError naming the field at fault. The document's
-    shape is checked first (`TaskDocument`), then what its fields mean in the domain, in the order
-    of the fields."""
+    shape is checked first (each field's JSON type, as the task's schema gives it), then what its
+    fields mean in the domain, in the order of the fields."""
     from ..engine.domain_registry import UnknownDomain, get_domain
 
     def fail(field_name: str, message: str) -> NoReturn:
@@ -271,69 +326,79 @@ def parse_task(data: Any, source: str = "<task>") -> Task:
 
     if not isinstance(data, dict):
         fail("(document)", f"a task is a JSON object, got {type(data).__name__}")
+    _check_shape(data, fail)
+    doc = {name: data[name] if name in data else info.get_default(call_default_factory=True) for name, info in _DOCUMENT.items()}
+    if doc["format"] != TASK_FORMAT:
+        fail("format", f"unsupported format {doc['format']!r}; this ebench reads {TASK_FORMAT!r}")
+    if not _ID.match(doc["id"]):
+        fail("id", f"{doc['id']!r} is not a valid id (lowercase letters, digits, '-', '_'; 3-81 characters)")
     try:
-        doc = TaskDocument.model_validate(data)
-    except ValidationError as exc:
-        fail(*_shape_problem(data, exc))
-    if doc.format != TASK_FORMAT:
-        fail("format", f"unsupported format {doc.format!r}; this ebench reads {TASK_FORMAT!r}")
-    if not _ID.match(doc.id):
-        fail("id", f"{doc.id!r} is not a valid id (lowercase letters, digits, '-', '_'; 3-81 characters)")
-    try:
-        domain = get_domain(doc.domain)
+        domain = get_domain(doc["domain"])
     except UnknownDomain as exc:
         fail("domain", str(exc))
-    if not doc.query.strip():
+    if not doc["query"].strip():
         fail("query", "empty")
-    _check_capabilities(doc.capabilities, fail)
-    steps = _steps(doc.reference_solution, domain, fail)
-    diff = _expected_diff(doc.expected_diff, domain, fail)
-    _check_stats(doc.stats, diff, fail)
-    if not 1 <= doc.actor <= INT64_MAX:
+    _check_capabilities(doc["capabilities"], fail)
+    steps = _steps(doc["reference_solution"], domain, fail)
+    diff = _expected_diff(doc["expected_diff"], domain, fail)
+    _check_stats(doc["stats"], diff, fail)
+    if not 1 <= doc["actor"] <= INT64_MAX:
         fail("actor", "must be a positive integer id (64-bit)")
-    _check_world(doc.world, fail)
-    _check_budget(doc.budget, fail)
-    profile = _user_profile(doc.user_profile, fail)
-    for i, text in enumerate(doc.paraphrases):
+    _check_world(doc["world"], fail)
+    _check_budget(doc["budget"], fail)
+    profile = _user_profile(doc["user_profile"], fail)
+    for i, text in enumerate(doc["paraphrases"]):
         if not text.strip():
             fail(f"paraphrases[{i}]", "empty")
-    return Task(
-        doc.id,
-        domain.name,
-        doc.actor,
-        doc.query,
-        list(doc.capabilities),
-        diff,
-        steps,
-        dict(doc.generator),
-        dict(doc.stats) or diff_stats(diff),
-        dict(doc.world),
-        dict(doc.budget),
-        source,
-        user_profile=profile,
-        paraphrases=list(doc.paraphrases),
-    )
+    # Every field checked above: made without validating again (a suite loads hundreds).
+    values = {
+        **doc,
+        "domain": domain.name,
+        "capabilities": list(doc["capabilities"]),
+        "expected_diff": diff,
+        "reference_solution": steps,
+        "generator": dict(doc["generator"]),
+        "stats": dict(doc["stats"]) or diff_stats(diff),
+        "world": dict(doc["world"]),
+        "budget": dict(doc["budget"]),
+        "user_profile": profile,
+        "paraphrases": list(doc["paraphrases"]),
+        "source": source,
+        "scenario": None,
+    }
+    return trusted(Task, values)
 
 
 Fail = Callable[[str, str], NoReturn]  # raises the TaskFileError of a field
+
+# The fields a task file holds, in the order it writes them (`source` and `scenario` are not written).
+_DOCUMENT = {name: info for name, info in Task.model_fields.items() if not info.exclude}
+# A file names its format: required there, though a Task made in Python gets it by default.
+_REQUIRED = frozenset(["format", *(name for name, info in _DOCUMENT.items() if info.is_required())])
+_PYTHON_TYPES: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "array": list, "object": dict}
 
 
 @cache
 def _json_types() -> dict[str, str]:
     """Each field's JSON type, as the schema names it (for the one-line message of a wrong type)."""
-    return {name: prop["type"] for name, prop in TaskDocument.model_json_schema()["properties"].items()}
+    return {name: prop["type"] for name, prop in task_json_schema()["properties"].items()}
 
 
-def _shape_problem(data: dict[str, Any], exc: ValidationError) -> tuple[str, str]:
-    """The first shape problem, as before the model: a missing or mistyped field in the fields'
-    order, then an unknown field (the first by name)."""
-    problems = {str(e["loc"][0]): e["type"] for e in exc.errors() if e["type"] != "extra_forbidden"}
-    for name in TaskDocument.model_fields:
-        if name in problems:
-            if problems[name] == "missing":
-                return name, "missing"
-            return name, f"must be a JSON {_json_types()[name]}, got {type(data[name]).__name__}"
-    return sorted(set(data) - set(TaskDocument.model_fields))[0], "unknown field"
+def _check_shape(data: dict[str, Any], fail: Fail) -> None:
+    """The first shape problem: a missing or mistyped field in the fields' order, then an unknown
+    field (the first by name). A field's items are checked with what they mean, later."""
+    for name in _DOCUMENT:
+        if name not in data:
+            if name in _REQUIRED:
+                fail(name, "missing")
+            continue
+        value, json_type = data[name], _json_types()[name]
+        mistyped = not isinstance(value, _PYTHON_TYPES[json_type]) or (json_type == "integer" and isinstance(value, bool))
+        if mistyped or (name == "paraphrases" and not all(isinstance(text, str) for text in value)):
+            fail(name, f"must be a JSON {json_type}, got {type(value).__name__}")
+    unknown = sorted(set(data) - set(_DOCUMENT))
+    if unknown:
+        fail(unknown[0], "unknown field")
 
 
 def _check_capabilities(caps: list[Any], fail: Fail) -> None:
@@ -357,7 +422,7 @@ def _steps(items: list[Any], domain: Domain, fail: Fail) -> list[Step]:
         if not isinstance(step["args"], dict):
             fail(f"{where}.args", "must be a JSON object")
         _check_references(step["args"], i, f"{where}.args", fail)
-        steps.append(Step(step["tool"], step["args"]))
+        steps.append(trusted(Step, {"tool": step["tool"], "args": step["args"]}))  # checked above
     if not steps:
         fail("reference_solution", "at least one step is required")
     return steps
@@ -542,12 +607,12 @@ def _task_or_error(path: str | Path) -> Task | TaskFileError:
 
 
 # The fields of a task document, in the order a task file writes them (a dataset's columns).
-TASK_FIELDS = tuple(TaskDocument.model_fields)
+TASK_FIELDS = tuple(_DOCUMENT)
 _SCALAR_FIELDS = ("format", "id", "domain", "actor", "query")
 
 # The fields a task document holds as an object or an array: a JSONL line may give them as JSON
 # text, as a table (a dataset's Arrow columns) must hold rows of differing shapes.
-_STRUCTURED = tuple(name for name, field in TaskDocument.model_fields.items() if name not in _SCALAR_FIELDS)
+_STRUCTURED = tuple(name for name in _DOCUMENT if name not in _SCALAR_FIELDS)
 
 
 def load_task_lines(path: str | Path) -> list[Task | TaskFileError]:
@@ -588,7 +653,7 @@ def _document_of_row(row: dict[str, Any], source: str) -> dict[str, Any]:
     a null optional field left out (a required one stays, and is reported missing by its type)."""
     document = {}
     for name, value in row.items():
-        if value is None and name in TaskDocument.model_fields and not TaskDocument.model_fields[name].is_required():
+        if value is None and name in _DOCUMENT and name not in _REQUIRED:
             continue
         if name in _STRUCTURED and isinstance(value, str):
             try:
@@ -602,12 +667,19 @@ def _document_of_row(row: dict[str, Any], source: str) -> dict[str, Any]:
 def task_json_schema() -> dict[str, Any]:
     """A JSON Schema (draft 2020-12) of the task format, for editors and other tools: the model's,
     titled and identified with the format version."""
-    from .records import RowChangeRecord
+    schema = Task.model_json_schema()
+    # Each field's shape inline, as it always was (what it must hold in the domain, parse_task checks).
+    defs = schema.pop("$defs")
 
-    schema = TaskDocument.model_json_schema()
-    # The items are checked against the domain by parse_task; their shape is the records'.
-    schema["properties"]["expected_diff"]["items"] = RowChangeRecord.model_json_schema()
-    schema["properties"]["reference_solution"]["items"] = StepRecord.model_json_schema()
+    def inline(part: dict[str, Any]) -> dict[str, Any]:
+        ref = part.pop("$ref", None)
+        return {**defs[ref.rsplit("/", 1)[1]], **part} if ref else part
+
+    for name, prop in schema["properties"].items():
+        schema["properties"][name] = prop = inline(prop)
+        if isinstance(prop.get("items"), dict):
+            prop["items"] = inline(prop["items"])
+    schema["required"] = [name for name in _DOCUMENT if name in _REQUIRED]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"urn:{TASK_FORMAT.replace('/', ':')}",

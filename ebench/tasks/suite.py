@@ -12,7 +12,8 @@ from typing import Any
 
 from ..errors import InputError
 from .public import biting_conditions
-from .spec import CAPABILITIES, LoadReport, Task, load_tasks
+from .spec import CAPABILITIES, LoadReport, Task
+from .suite_cache import load_tasks_cached
 
 SUITE_DIR = Path(__file__).resolve().parent / "data"
 SPLITS_DIR = Path(__file__).resolve().parent / "splits"
@@ -90,7 +91,7 @@ def load_suite(
     or a JSONL file), filtered; unreadable files and lines are reported, not raised. A `root` that
     is missing or holds no task at all is NoTasks."""
     check_task_source(tasks_root(root))
-    report = load_tasks(task_files(root, domain))
+    report = load_tasks_cached(task_files(root, domain))  # parsed once, then loaded (suite_cache.py)
     wanted = set(ids or ())
     report.tasks = [
         t

@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..tasks.careful import reordered_writes, with_reads_first, write_refused
@@ -135,7 +135,7 @@ def _public_plan(task: Task, *, filtered: bool = False, first_page: bool = False
 
 
 def _with_plan(task: Task, plan: Iterable[Step]) -> Task:
-    return replace(task, reference_solution=list(plan))
+    return task.model_copy(update={"reference_solution": list(plan)})
 
 
 def _scenario_with(task: Task, planner: Any) -> Task:
@@ -143,7 +143,7 @@ def _scenario_with(task: Task, planner: Any) -> Task:
     scenario: Scenario = copy.copy(task.scenario)
     turns = []
     for turn in scenario.turns:
-        turns.append(replace(turn, tasks=[_with_plan(t, planner(t)) for t in turn.tasks]))
+        turns.append(turn.model_copy(update={"tasks": [_with_plan(t, planner(t)) for t in turn.tasks]}))
     scenario.turns = turns
     return scenario.as_task()
 

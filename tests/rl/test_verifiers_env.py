@@ -17,7 +17,7 @@ import verifiers.v1 as vf
 
 from ebench.api import get_domain, grade, load_suite, read_session
 from ebench.integrations.verifiers import RLEnvError, load_environment, partial_credit, pass_reward
-from ebench.tasks.records import diff_from_list
+from ebench.tasks.diff import diff_from_list
 from ebench.tasks.suite import SPLITS
 from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -27,6 +26,7 @@ from textual.worker import get_current_worker
 from ...sessions.attempts import human_outcome, is_human
 from ...sessions.describe import CODE, DATA, FIELD, GAP, PROSE, STATUS, describe
 from ...sessions.perturb import Perturbation
+from ...sessions.results import TrialSummary
 from ...sessions.runs import RunData
 from ...sessions.timeline import (
     Mismatch,
@@ -95,13 +95,13 @@ def step_detail(step: Step, *, dark: bool = True) -> Text:
     return printable_text(text)  # and anything else that reached it
 
 
-def path_line(summary: dict[str, Any] | None) -> str | None:
+def path_line(summary: TrialSummary | None) -> str | None:
     """A model trial's path against the fewest turns (ebench.tasks.paths), in words; None when
     not measured."""
-    if not summary:
+    if not isinstance(summary, TrialSummary):  # none, or one recorded unreadable
         return None
-    turns, fewest = summary.get("call_turns"), summary.get("optimal_turns")
-    if not isinstance(turns, int) or not isinstance(fewest, int) or fewest <= 0:
+    turns, fewest = summary.call_turns, summary.optimal_turns
+    if turns is None or fewest <= 0:
         return None
     made = f"the model called tools in {turns} turn{'s' if turns != 1 else ''}"
     if turns <= fewest:
@@ -345,7 +345,7 @@ class TrialView(Vertical):
         title = f"{task} · trial {self.trial or start.trial} · {start.solver_label or '?'}"
         title += f" · {timeline.mode} mode · {len(timeline.leaves)} domain calls"
         if start.perturbation:  # a perturbed run (perturb.py)
-            title += f" · perturbed: {Perturbation.from_dict(start.perturbation).label} (seed {start.perturbation.get('seed', 0)})"
+            title += f" · perturbed: {Perturbation.from_dict(start.perturbation.to_dict()).label} (seed {start.perturbation.seed})"
         self.query_one("#replay-title", Static).update(printable(title))
         steps = self.query_one("#replay-steps", OptionList)
         steps.clear_options()

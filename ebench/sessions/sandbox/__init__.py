@@ -4,8 +4,9 @@
     result = runner.run(code, on_call=None)                       # an ExecResult
     runner.close()                                                # or `with ExecCode(...)`
 
-Each block runs in its own CPython worker process (confine.py applies the OS layers, then
-execs worker.py); tool calls are proxied to the parent, which runs them with `call_tool`.
+Each block runs in its own CPython worker process, forked by a zygote (zygote.py: confine.py
+applies the OS layers, then execs worker.py, which preloads and forks); tool calls are proxied to
+the parent, which runs them with `call_tool`.
 No state persists between blocks. See isolation.py for the layers and what they guarantee.
 """
 

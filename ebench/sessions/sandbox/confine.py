@@ -1,13 +1,15 @@
 # ruff: noqa: UP031, SIM905, SIM105  (a standalone stdlib-only script: kept plain and dependency-free)
-"""Stage 1 of a sandbox worker: apply the OS layers, then exec the worker.
+"""Stage 1 of the sandbox's zygote: apply the OS layers, then exec the zygote (worker.py).
 
 Run by path as `python -I -S -B confine.py CONFIG_JSON` (standard library only, never imports
-ebench). It sets the block's resource limits (always: a worker that cannot set them exits), then, each layer probed and skipped when the kernel or the
-platform refuses it: no_new_privs, a new network namespace, Landlock (read-only access to the
-standard library and the shared libraries Python needs; no TCP; no signals or abstract unix
-sockets outside the sandbox) and a seccomp filter (no sockets, no fork, no kill, no namespace or
-mount calls). Then it execs `python -c <worker.py's source>` (the file itself is unreadable then), which inherits every layer. ctypes is used here only,
-before the exec, so it is never loaded in the process that runs the solver's code.
+ebench). It forbids files and core dumps (rlimits), then, each layer probed and skipped when the
+kernel or the platform refuses it: no_new_privs, a new network namespace, Landlock (read-only
+access to the standard library and the shared libraries Python needs; no TCP; no signals or
+abstract unix sockets outside the sandbox) and a seccomp filter (no sockets, no kill, no namespace
+or mount calls, no vfork; fork stays allowed, the zygote's one job). Then it execs `python -c
+<worker.py's source>` (the file itself is unreadable then), which inherits every layer, and so do
+the workers it forks; each worker sets the block's own resource limits itself (worker.py). ctypes
+is used here only, before the exec, so it is never loaded in the zygote nor in a worker.
 """
 
 from __future__ import annotations
@@ -24,30 +26,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def set_resource_limits(cfg: dict[str, Any]) -> bool:
-    """The block's own limits (memory, CPU, files, processes). Not an optional layer: every
-    block's limits must hold whichever isolation layers the kernel allows, so a worker that
-    cannot set them refuses to start. A hard limit already lower than ours is kept."""
+def zygote_limits() -> None:
+    """The zygote writes no file and dumps no core; the block's own limits (memory, CPU, files,
+    processes) are set by each worker after the fork (worker.py), since the zygote must fork."""
     import resource
 
-    mem = cfg["memory_bytes"]
-    cpu = cfg["cpu_seconds"]
-    pairs = [
-        (resource.RLIMIT_AS, mem, mem),
-        (resource.RLIMIT_CPU, cpu, cpu + 2),
-        (resource.RLIMIT_FSIZE, 0, 0),
-        (resource.RLIMIT_NOFILE, cfg["max_files"], cfg["max_files"]),
-        (resource.RLIMIT_CORE, 0, 0),
-        (resource.RLIMIT_NPROC, 0, 0),  # ignored for root: seccomp and the audit hook stop forks
-    ]
-    for which, soft, hard in pairs:
-        _, current_hard = resource.getrlimit(which)
-        if current_hard != resource.RLIM_INFINITY:
-            hard = min(hard, current_hard)
-            soft = min(soft, hard)
-        resource.setrlimit(which, (soft, hard))
-    soft_as, _ = resource.getrlimit(resource.RLIMIT_AS)
-    return soft_as != resource.RLIM_INFINITY and soft_as <= mem
+    for which in (resource.RLIMIT_FSIZE, resource.RLIMIT_CORE):
+        resource.setrlimit(which, (0, 0))
 
 
 def _libc() -> tuple[Any, CDLL]:
@@ -135,7 +120,8 @@ def landlock(ctypes: Any, libc: CDLL, read_paths: Iterable[str], exec_paths: Ite
 
 
 # -- seccomp ----------------------------------------------------------------------------------
-# x86_64 system call numbers denied with EPERM (clone is allowed for threads only).
+# x86_64 system call numbers denied with EPERM (the zygote's fork and clone stay allowed; a worker's
+# forks are stopped by its RLIMIT_NPROC of 0 (any user but root) and by the audit hook).
 X86_64_DENY = {
     "socket": 41,
     "connect": 42,
@@ -143,7 +129,6 @@ X86_64_DENY = {
     "bind": 49,
     "listen": 50,
     "socketpair": 53,
-    "fork": 57,
     "vfork": 58,
     "kill": 62,
     "ptrace": 101,
@@ -182,9 +167,8 @@ X86_64_DENY = {
     "pidfd_open": 434,
     "rt_sigqueueinfo": 129,
 }
-SYS_CLONE, SYS_CLONE3 = 56, 435
+SYS_CLONE3 = 435
 AUDIT_ARCH_X86_64 = 0xC000003E
-CLONE_THREAD = 0x00010000
 
 
 def seccomp(ctypes: Any, libc: CDLL) -> bool:
@@ -192,7 +176,7 @@ def seccomp(ctypes: Any, libc: CDLL) -> bool:
         return False
     import errno
 
-    LD_W_ABS, JEQ_K, JSET_K, RET_K = 0x20, 0x15, 0x45, 0x06
+    LD_W_ABS, JEQ_K, RET_K = 0x20, 0x15, 0x06
     ALLOW, ERRNO, KILL = 0x7FFF0000, 0x00050000, 0x80000000
     prog = [
         (LD_W_ABS, 0, 0, 4),  # arch
@@ -203,11 +187,6 @@ def seccomp(ctypes: Any, libc: CDLL) -> bool:
         (RET_K, 0, 0, ERRNO | errno.EPERM),
         (JEQ_K, 0, 1, SYS_CLONE3),  # clone3 -> ENOSYS: glibc falls back to clone
         (RET_K, 0, 0, ERRNO | errno.ENOSYS),
-        (JEQ_K, 0, 4, SYS_CLONE),  # clone: threads only
-        (LD_W_ABS, 0, 0, 16),  # args[0], low 32 bits
-        (JSET_K, 1, 0, CLONE_THREAD),
-        (RET_K, 0, 0, ERRNO | errno.EPERM),
-        (RET_K, 0, 0, ALLOW),
     ]
     for nr in sorted(set(X86_64_DENY.values())):
         prog.append((JEQ_K, 0, 1, nr))
@@ -228,9 +207,9 @@ def seccomp(ctypes: Any, libc: CDLL) -> bool:
 
 
 def low_descriptors(fds: list[int]) -> list[int]:
-    """The pipes moved to the lowest free descriptors (3 and 4, usually): the parent's numbers can be
-    anything (a process with many sockets open), and the worker's own limit on open files applies
-    to new descriptors only, so the pipes always sit where a block can find them."""
+    """The control socket moved to the lowest free descriptor (3, usually): the parent's numbers can
+    be anything (a process with many sockets open); the zygote then keeps few descriptors, so the
+    pipes it hands each worker sit low too, where the worker's limit on open files leaves them."""
     moved = []
     for fd in fds:
         low = os.dup(fd)
@@ -244,7 +223,7 @@ def low_descriptors(fds: list[int]) -> list[int]:
 
 def main() -> None:
     cfg = json.loads(sys.argv[1])
-    cfg["fds"] = low_descriptors(cfg["fds"])
+    (cfg["control"],) = low_descriptors([cfg["control"]])
     applied: dict[str, bool] = {}
 
     def layer(name: str, func: Callable[..., object], *args: object) -> None:
@@ -259,13 +238,10 @@ def main() -> None:
     with open(cfg["worker"], encoding="utf-8") as f:  # read now: Landlock will hide the ebench tree
         worker_source = f.read()
     try:
-        limited = set_resource_limits(cfg)
+        zygote_limits()
     except Exception:
-        limited = False
-    if not limited:
-        os.write(2, b"sandbox: the resource limits (memory, CPU) could not be set\n")
+        os.write(2, b"sandbox: the resource limits could not be set\n")
         os._exit(71)
-    applied["rlimits"] = True
     ctypes: Any
     libc: CDLL | None
     try:
@@ -291,7 +267,7 @@ def main() -> None:
         "-B",
         "-c",
         worker_source,
-        json.dumps({"fds": cfg["fds"], "isolation": applied, "stdlib": cfg["stdlib"], "denied": cfg["denied"]}),
+        json.dumps({"control": cfg["control"], "isolation": applied, "stdlib": cfg["stdlib"], "denied": cfg["denied"]}),
     ]
     os.execve(cfg["python"], argv, {})
 

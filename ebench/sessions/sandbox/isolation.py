@@ -3,7 +3,8 @@
 Always: the audit hook and the block's resource limits (rlimits: memory, CPU, files, processes),
 so every limit holds whatever the kernel allows. Optional layers: no_new_privs, netns (a new network namespace),
 landlock (filesystem read-only to the standard library; no TCP; no signals outside), seccomp
-(x86_64: no sockets, fork, kill, mount, namespaces, ptrace...). Each optional layer is
+(x86_64: no sockets, kill, mount, namespaces, ptrace...; fork stays allowed for the zygote, a
+worker's forks are stopped by its RLIMIT_NPROC of 0 (not for root) and the audit hook). Each optional layer is
 probed when a worker starts and skipped where the kernel or platform refuses it; the worker
 reports what was applied (`ExecCode.isolation`).
 """

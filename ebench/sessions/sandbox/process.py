@@ -1,9 +1,8 @@
 # ruff: noqa: SIM105
-"""One worker process: started through confine.py, talked to over two pipes, killed at will."""
+"""One worker process: forked by the zygote (zygote.py), talked to over two pipes, killed at will."""
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -13,9 +12,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from .isolation import CONFINE, WORKER, denied_roots, landlock_paths, python_executable, stdlib_roots
 from .limits import Limits
 from .protocol import FrameReader, ProtocolError, encode
+from .zygote import ForkedProcess, ZygoteShare
 
 
 class WorkerDied(Exception):
@@ -27,40 +26,25 @@ class Timeout(Exception):
 
 
 class WorkerProcess:
-    def __init__(self, limits: Limits, layers: tuple[str, ...], require: tuple[str, ...] = ()) -> None:
+    def __init__(self, limits: Limits, zygote: ZygoteShare) -> None:
         self.limits = limits
         self.reader = FrameReader(limits.max_message_bytes)
         self.queue: list[dict[str, Any]] = []
+        deadline = time.monotonic() + limits.startup_seconds
+        server = zygote.get(limits.startup_seconds)
         to_worker_r, self.to_worker = os.pipe()
         self.from_worker, from_worker_w = os.pipe()
-        read_paths, exec_paths = landlock_paths() if "landlock" in layers else ([], [])
-        config = {
-            "python": python_executable(),
-            "worker": str(WORKER),
-            "fds": [to_worker_r, from_worker_w],
-            "layers": list(layers),
-            "require": list(require),
-            "stdlib": list(stdlib_roots()),
-            "denied": list(denied_roots()),
-            "read_paths": read_paths,
-            "exec_paths": exec_paths,
-            "memory_bytes": limits.memory_mb * 1024 * 1024,
-            "cpu_seconds": limits.cpu_seconds,
-            "max_files": limits.max_files,
-        }
+        worker_limits = {"memory_bytes": limits.memory_mb * 1024 * 1024, "cpu_seconds": limits.cpu_seconds, "max_files": limits.max_files}
         try:
-            self.proc = subprocess.Popen(
-                [python_executable(), "-I", "-S", "-B", str(CONFINE), json.dumps(config)],
-                pass_fds=(to_worker_r, from_worker_w),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=None if os.environ.get("EBENCH_SANDBOX_DEBUG") else subprocess.DEVNULL,
-                env={},
-                cwd="/",
-            )
+            pid = server.fork(worker_limits, [to_worker_r, from_worker_w], deadline)
+        except BaseException:
+            os.close(self.to_worker)
+            os.close(self.from_worker)
+            raise
         finally:
             os.close(to_worker_r)
             os.close(from_worker_w)
+        self.proc = ForkedProcess(server, pid)
         os.set_blocking(self.to_worker, False)
         os.set_blocking(self.from_worker, False)
         self.closed = False
@@ -126,6 +110,8 @@ class WorkerProcess:
         except subprocess.TimeoutExpired:
             self.kill()
             return "it stopped responding and was killed"
+        if isinstance(code, str):
+            return "its exit status is unknown"
         if code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -137,17 +123,11 @@ class WorkerProcess:
     def signal_kill(self) -> None:
         """SIGKILL only, safe from another thread than the one talking to the worker (which
         then sees the pipe close, and reaps and closes with `kill`)."""
-        try:
-            self.proc.kill()
-        except ProcessLookupError:
-            pass
+        self.proc.kill()
 
     def kill(self) -> None:
         if self.proc.poll() is None:
-            try:
-                self.proc.kill()
-            except ProcessLookupError:
-                pass
+            self.proc.kill()
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail

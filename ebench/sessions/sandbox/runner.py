@@ -1,9 +1,11 @@
 """ExecCode: runs exec_code blocks for one trial, one fresh worker process per block.
 
-The parent side of the sandbox. It keeps one spare worker warming up (started, confined,
-modules preloaded, tool functions built, audit hook installed) so that a block starts in a few
-milliseconds. A worker runs one block and exits: no variables persist between blocks. Tool calls
-are executed here, in the parent, with `call_tool`; the worker only sees their results.
+The parent side of the sandbox. Workers are forked by a zygote (zygote.py: confined and
+preloaded once, shared by the process's runners), and each runner keeps one spare worker warming
+up (forked, its limits set, tool functions built, audit hook installed) so that a block starts in
+a few milliseconds, also right after the last one. A worker runs one block and exits: no
+variables persist between blocks. Tool calls are executed here, in the parent, with `call_tool`;
+the worker only sees their results.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .process import ProtocolError, Timeout, WorkerDied, WorkerProcess
 from .protocol import clean_text
 from .result import CallRecord, ExecResult
 from .specs import tool_specs
+from .zygote import acquire, release
 
 CallTool = Callable[[str, dict[str, Any]], Any]  # -> ToolResult (ok, value, error_code, error_message, payload())
 OnCall = Callable[[CallRecord], None]
@@ -46,7 +49,7 @@ class _Spare:
         if self.discarded:  # closed before the thread ran
             return
         try:
-            worker = WorkerProcess(limits, runner.layers, runner.require)
+            worker = WorkerProcess(limits, runner.zygote)
         except OSError as exc:
             self.error = f"cannot start a worker: {exc}"
             return
@@ -106,6 +109,7 @@ class ExecCode:
         self._lock = threading.Lock()
         self._isolation: dict[str, bool] | None = None
         self._closed = False
+        self.zygote = acquire(self.layers, self.require)  # started by the first spare, shared with other runners
         self._spare: _Spare | None = _Spare(self)
 
     # -- public ----------------------------------------------------------------------------
@@ -143,10 +147,12 @@ class ExecCode:
 
     def close(self) -> None:
         with self._lock:
-            self._closed = True
             if self._spare is not None:
                 self._spare.discard()
                 self._spare = None
+            if not self._closed:
+                self._closed = True
+                release(self.zygote)
 
     def __enter__(self) -> ExecCode:
         return self

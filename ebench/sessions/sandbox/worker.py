@@ -1,11 +1,16 @@
 # ruff: noqa: UP031, SIM905, SIM105  (a standalone stdlib-only script: kept plain and dependency-free)
-"""Stage 2 of a sandbox worker: run one exec_code block (standard library only).
+"""Stage 2 of the sandbox: the zygote, and the workers it forks (standard library only).
 
-Exec'd by confine.py as `python -I -S -B -c <this source> CONFIG_JSON`, with every OS layer already
-applied. It preloads the modules a block may use, reads the tool specs, builds one proxy
+Exec'd by confine.py as `python -I -S -B -c <this source> CONFIG_JSON`, with the zygote's OS layers
+already applied. The zygote preloads the modules a block may use, then waits on its control socket:
+for each request it forks one worker, handing it the two pipes that came with the request. The
+worker applies the block's resource limits (memory, CPU, files, no processes), closes every other
+descriptor, forgets the modules the zygote used for itself, reads the tool specs, builds one proxy
 function per tool, installs the audit hook and waits for the block. Each worker runs exactly one
 block and exits, so nothing (variables, monkeypatches, threads) survives from one block to the
-next. Tool calls go to the parent over a pipe: 4-byte big-endian length + UTF-8 JSON.
+next; a fork copies the zygote as it was before any block ran. Tool calls go to the parent over a
+pipe: 4-byte big-endian length + UTF-8 JSON. The zygote never reaps a worker until the parent asks
+(so a worker's pid cannot be reused while the parent may still signal it).
 
 The audit hook is the backbone: it cannot be removed, it keeps no state that the block can
 reach (every name it uses is a default argument, so neither its globals nor the builtins
@@ -273,11 +278,8 @@ class LimitReached(BaseException):
 
 def main():
     import json
-    import os
 
     cfg = json.loads(sys.argv[1])
-    rfd, wfd = cfg["fds"]
-    isolation = cfg["isolation"]
     sys.dont_write_bytecode = True
     failed = []
     for name in PRELOAD:
@@ -285,10 +287,164 @@ def main():
             __import__(name)
         except Exception:
             failed.append(name)
+    serve(cfg, failed)
+
+
+def serve(cfg, failed):
+    """The zygote's loop: one request, one reply, until the parent closes its end."""
+    import json
+    import os
+
+    keep = frozenset(sys.modules)  # what a worker may have loaded: the preloaded modules, nothing of the zygote's own
+    may_drop = readable_by_anyone(cfg["stdlib"])
+    import resource
+    import socket
+
+    control = socket.socket(fileno=cfg["control"])
+    control.send(json.dumps({"t": "zygote", "pid": os.getpid()}).encode())
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 65536, 2)
+        except OSError:
+            os._exit(0)
+        if not data:
+            os._exit(0)  # the parent is gone (or closed the pool): its workers' pipes close too
+        request = json.loads(data)
+        if request["t"] == "fork":
+            request["drop_root"] = may_drop
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    rfd, wfd, limited = enter_worker(control, fds, request, keep, resource)
+                except BaseException:
+                    os._exit(71)
+                del control, resource, socket
+                work(rfd, wfd, dict(cfg["isolation"], rlimits=limited), cfg["stdlib"], cfg["denied"], failed)
+                os._exit(0)
+            for fd in fds:
+                os.close(fd)
+            reply = {"pid": pid}
+        elif request["t"] == "reap":
+            reply = {"code": reap(request["pid"], request["wait"])}
+        else:
+            reply = {"error": "unknown request"}
+        control.send(json.dumps(reply).encode())
+
+
+def reap(pid, wait):
+    """The exit code of worker `pid` (negative: the signal), None while it runs (with `wait` false)."""
+    import os
+
+    try:
+        done, status = os.waitpid(pid, 0 if wait else os.WNOHANG)
+    except ChildProcessError:
+        return "unknown"
+    return os.waitstatus_to_exitcode(status) if done else None
+
+
+def enter_worker(control, fds, request, keep, resource):
+    """In a freshly forked worker: keep only the two pipes, set the block's limits, and drop the
+    modules only the zygote used. Returns (read fd, write fd, whether the limits hold)."""
+    import os
+
+    control.close()
+    if len(fds) != 2:
+        os._exit(72)
+    rfd, wfd = fds
+    low = 3
+    for fd in sorted(fds):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 20)
+    limited = set_resource_limits(resource, request)
+    drop_root(request.get("drop_root", False))
+    for name in list(sys.modules):
+        if name not in keep:
+            del sys.modules[name]
+    if not limited:
+        os.write(2, b"sandbox: the resource limits (memory, CPU) could not be set\n")
+        os._exit(71)
+    return rfd, wfd, limited
+
+
+# Root ignores RLIMIT_NPROC: a worker forked as root becomes a user of its own (this base plus its
+# pid, so no two live workers share a uid), for whom the limit of 0 processes holds in the kernel.
+# A block may import standard modules the zygote did not preload, so this needs a standard library
+# any user can read; a private one (a Python installed under /root) keeps the worker root, and the
+# audit hook alone stops its forks.
+WORKER_UID_BASE = 1 << 30
+
+
+def readable_by_anyone(roots):
+    """Whether every directory in `roots`, and each one above it, lets any user in and list it."""
+    import os
+
+    for root in roots:
+        path = os.path.abspath(root)
+        while True:
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                return False
+            if mode & 0o005 != 0o005:
+                return False
+            if path == os.path.dirname(path):
+                break
+            path = os.path.dirname(path)
+    return True
+
+
+def drop_root(may_drop):
+    """As root, with a standard library anyone can read, become an unprivileged user of the
+    worker's own; elsewhere nothing to do. A kernel that refuses (a user namespace without that uid
+    mapped) leaves the audit hook as the fork guard."""
+    import os
+
+    if not may_drop or os.geteuid() != 0:
+        return
+    uid = WORKER_UID_BASE + os.getpid()
+    try:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    except OSError:
+        pass
+
+
+def set_resource_limits(resource, cfg):
+    """The block's own limits (memory, CPU, files, processes). Not an optional layer: every
+    block's limits must hold whichever isolation layers the kernel allows, so a worker that
+    cannot set them refuses to start. A hard limit already lower than ours is kept. No processes
+    (RLIMIT_NPROC 0) is what stops a fork in the kernel here, for any user but root (the zygote
+    itself must fork, so its seccomp filter allows it; the audit hook stops forks for everyone)."""
+    mem = cfg["memory_bytes"]
+    cpu = cfg["cpu_seconds"]
+    pairs = [
+        (resource.RLIMIT_AS, mem, mem),
+        (resource.RLIMIT_CPU, cpu, cpu + 2),
+        (resource.RLIMIT_FSIZE, 0, 0),
+        (resource.RLIMIT_NOFILE, cfg["max_files"], cfg["max_files"]),
+        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_NPROC, 0, 0),
+    ]
+    for which, soft, hard in pairs:
+        _, current_hard = resource.getrlimit(which)
+        if current_hard != resource.RLIM_INFINITY:
+            hard = min(hard, current_hard)
+            soft = min(soft, hard)
+        resource.setrlimit(which, (soft, hard))
+    soft_as, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return soft_as != resource.RLIM_INFINITY and soft_as <= mem
+
+
+def work(rfd, wfd, isolation, stdlib, denied_roots, failed):
+    """One worker: the tool proxies, the audit hook, then the block; never returns."""
     import ast
     import inspect
     import io
+    import json
     import linecache
+    import os
     import traceback
 
     read, write = os.read, os.write
@@ -452,9 +608,8 @@ def main():
             if name in module.__dict__:
                 module.__dict__[name] = denied("os." + name)
 
-    stdlib = cfg["stdlib"]
-    sys.addaudithook(make_hook(stdlib, cfg["denied"], BLOCKED_MODULES, ALLOWED_EVENTS, DENIED_MESSAGE))
-    del cfg
+    sys.addaudithook(make_hook(stdlib, denied_roots, BLOCKED_MODULES, ALLOWED_EVENTS, DENIED_MESSAGE))
+    del stdlib, denied_roots
     send({"t": "ready", "isolation": dict(isolation, audit_hook=True), "python": sys.version.split()[0], "preload_failed": failed})
 
     run = recv()

@@ -169,7 +169,7 @@ class ReplaySolver:
         calls = {id(event) for event in session.tool_calls(leaves=True)}
         # A perturbed recording (perturb.py) replays as sent under the same perturbation (the
         # layer answers the same way again); otherwise its canonical calls, the layer's own answers left out.
-        recorded = Perturbation.from_dict(session.start.perturbation)
+        recorded = Perturbation.from_dict(session.start.perturbation.to_dict() if session.start.perturbation else None)
         same = trial.layer is not None and recorded == trial.layer.perturbation
         said: Any = None  # the agent's last message: a user's reply answered it
         for event in session.events:
