@@ -106,7 +106,8 @@ async def until_loaded(pilot: Pilot[Any], screen_type: type) -> Any:
     screen = pilot.app.screen
     assert isinstance(screen, screen_type)
     await until_settled(pilot, lambda: screen.loaded, what=f"{screen_type.__name__} loading")
-    await pilot.pause()
+    # what loading posted (the table filled, a preview asked for) is handled, and its workers done
+    await until_settled(pilot, what=f"{screen_type.__name__} after loading")
     return screen
 
 
