@@ -23,7 +23,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("exec_code.py", ["--trials", "1", "--blocks", "3", "--calls", "20"], "isolation"),
         pytest.param(
             "batch_throughput.py",
-            ["--delay", "0.01", "--levels", "1,4", "--waves", "1", "--c1-trials", "2", "--oracle-trials", "1"],
+            ["--delay", "0.01", "--levels", "1,4", "--sweep-waves", "1", "--waves", "1", "--c1-trials", "2", "--oracle-trials", "1"],
             "sweep",
             marks=pytest.mark.slow,
         ),
@@ -90,6 +90,8 @@ def test_benchmark_prints_json_figures(script, args, key, music_world):
     elif script == "batch_throughput.py":
         # every leg is the real CLI in its own process, the model legs through litellm against the fake server
         assert [leg["concurrency"] for leg in data[key]] == [1, 4]
+        # the fake model's CPU is measured beside ebench's (clock ticks: a smoke run's may round to 0)
+        assert all(leg["server_cpu_ms_per_trial"] >= 0 for leg in data[key])
         for leg in [*data[key], *data["legs"].values()]:
             assert leg["passed"] == leg["trials"] > 0
         assert data["legs"]["workers_1"]["workers"] == 1 and data["legs"]["workers_2"]["workers"] == 2
