@@ -13,32 +13,7 @@ from pathlib import Path
 import pytest
 
 from ebench.sessions.sandbox import ExecCode, Limits, zygote
-
-needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc")
-
-
-def _parents() -> dict[int, int]:
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            found[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    return found
-
-
-def _children_of(pid: int) -> set[int]:
-    return {child for child, parent in _parents().items() if parent == pid}
-
-
-def _descendants() -> set[int]:
-    parents, found, new = _parents(), set(), {os.getpid()}
-    while new:
-        new = {p for p, parent in parents.items() if parent in new} - found
-        found |= new
-    return found
+from tests import processes
 
 
 @pytest.fixture
@@ -51,7 +26,7 @@ def _runner(music, env, **limits) -> ExecCode:
     return ExecCode(lambda n, a: music.tools.call(env, n, a), music.tools, limits=Limits(**limits) if limits else None)
 
 
-@needs_proc
+@processes.needs_proc
 def test_each_block_runs_in_a_fresh_worker_forked_by_the_zygote(music, music_conn, no_linger):
     with _runner(music, music.env(music_conn, 1)) as runner:
         pids = [eval(runner.run("import os\nos.getpid(), os.getppid()").value) for _ in range(4)]
@@ -72,14 +47,14 @@ def test_a_worker_has_only_the_preloaded_modules(music, music_conn):
         assert runner.run("import socket").limit == "forbidden"
 
 
-@needs_proc
+@processes.needs_proc
 def test_the_block_limits_hold_in_a_forked_worker(music, music_conn):
     """Read from /proc while the worker is inside a tool call: its own limits, set after the fork."""
     seen: dict[str, str] = {}
 
     def call(name, args):
-        (server,) = [p for p in zygote.zygote_pids() if p in _descendants()]
-        for pid in _children_of(server):
+        (server,) = [p for p in zygote.zygote_pids() if p in processes.descendants()]
+        for pid in processes.children_of(server):
             seen[str(pid)] = Path(f"/proc/{pid}/limits").read_text()
         return music.tools.call(env, name, args)
 
@@ -94,7 +69,7 @@ def test_the_block_limits_hold_in_a_forked_worker(music, music_conn):
     assert limits["Max file size"] == ["0", "0"]
 
 
-@needs_proc
+@processes.needs_proc
 def test_a_worker_forked_as_root_runs_as_a_user_of_its_own(music, music_conn):
     """Root ignores RLIMIT_NPROC, so a worker forked by a root zygote drops to a uid of its own
     (the base plus its pid) when any user can read the standard library: the limit of 0 processes
@@ -107,8 +82,8 @@ def test_a_worker_forked_as_root_runs_as_a_user_of_its_own(music, music_conn):
     statuses: dict[str, str] = {}
 
     def call(name, args):
-        (server,) = [p for p in zygote.zygote_pids() if p in _descendants()]
-        for pid in _children_of(server):
+        (server,) = [p for p in zygote.zygote_pids() if p in processes.descendants()]
+        for pid in processes.children_of(server):
             statuses[str(pid)] = Path(f"/proc/{pid}/status").read_text()
         return music.tools.call(env, name, args)
 
@@ -152,9 +127,9 @@ def test_only_a_standard_library_anyone_can_read_lets_a_root_worker_drop_its_use
         shutil.rmtree(top)
 
 
-@needs_proc
+@processes.needs_proc
 def test_closing_the_last_runner_stops_the_zygote_and_its_workers(music, music_conn, no_linger):
-    before = _descendants()
+    before = processes.descendants()
     env = music.env(music_conn, 1)
     first, second = _runner(music, env), _runner(music, env)
     assert first.run("1").ok and second.run("2").ok
@@ -162,40 +137,40 @@ def test_closing_the_last_runner_stops_the_zygote_and_its_workers(music, music_c
     first.close()
     assert zygote.zygote_pids() == {server}  # still used by the second
     second.close()
-    assert zygote.zygote_pids() == set() and _descendants() == before
+    assert zygote.zygote_pids() == set() and processes.descendants() == before
 
 
-@needs_proc
+@processes.needs_proc
 def test_an_idle_zygote_lingers_for_the_next_trial_then_stops(music, music_conn, monkeypatch):
     monkeypatch.setattr(zygote, "LINGER_SECONDS", 60)
     zygote.shutdown()
-    before = _descendants()
+    before = processes.descendants()
     env = music.env(music_conn, 1)
     with _runner(music, env) as runner:
         assert runner.run("1").ok
         (server,) = zygote.zygote_pids()
-    assert zygote.zygote_pids() == {server} and _children_of(server) == set()  # no worker left, the zygote waits
+    assert zygote.zygote_pids() == {server} and processes.children_of(server) == set()  # no worker left, the zygote waits
     with _runner(music, env) as runner:
         assert runner.run("2").ok and zygote.zygote_pids() == {server}  # reused
     zygote.shutdown()
-    assert _descendants() == before
+    assert processes.descendants() == before
 
 
-@needs_proc
+@processes.needs_proc
 def test_a_block_over_its_time_is_killed_and_reaped(music, music_conn, no_linger):
-    before = _descendants()
+    before = processes.descendants()
     with _runner(music, music.env(music_conn, 1), wall_seconds=1) as runner:
         result = runner.run("while True:\n    pass")
         assert result.limit == "time"
         (server,) = zygote.zygote_pids()
-        assert len(_children_of(server)) <= 1  # the spare alone: the killed worker is reaped, no zombie
+        assert len(processes.children_of(server)) <= 1  # the spare alone: the killed worker is reaped, no zombie
         assert runner.run("'next'").value == "'next'"
-    assert _descendants() == before
+    assert processes.descendants() == before
 
 
-@needs_proc
+@processes.needs_proc
 def test_a_dead_zygote_is_replaced(music, music_conn, no_linger):
-    before = _descendants()
+    before = processes.descendants()
     with _runner(music, music.env(music_conn, 1)) as runner:
         assert runner.run("1").ok
         (server,) = zygote.zygote_pids()
@@ -203,12 +178,12 @@ def test_a_dead_zygote_is_replaced(music, music_conn, no_linger):
         values = [runner.run(f"{i} * 2").value for i in range(3)]
         assert values == ["0", "2", "4"]
         assert zygote.zygote_pids() - {server}
-    assert _descendants() == before
+    assert processes.descendants() == before
 
 
-@needs_proc
+@processes.needs_proc
 def test_runners_in_threads_share_the_zygote(music, music_conn, no_linger):
-    before = _descendants()
+    before = processes.descendants()
     env = music.env(music_conn, 1)
     results: dict[int, list[str | None]] = {}
 
@@ -222,7 +197,7 @@ def test_runners_in_threads_share_the_zygote(music, music_conn, no_linger):
     for thread in threads:
         thread.join()
     assert results == {n: [str(n * 10 + i) for i in range(4)] for n in range(4)}
-    assert _descendants() == before
+    assert processes.descendants() == before
 
 
 def test_a_forked_copy_of_this_process_does_not_use_its_parents_zygote(music, music_conn):

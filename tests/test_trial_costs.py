@@ -7,9 +7,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import os
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -27,6 +25,7 @@ from ebench.sessions.trial import AGENT_STOPPED, ResumeError, Trial
 from ebench.tasks import grading
 from ebench.tasks.suite import load_suite
 from ebench.testing.fake_openai import FakeOpenAI, ReferencePlayer, Script, completion
+from tests import processes
 
 TASK = "moba-0024"  # create a room, then three invitations that need its id
 LARGEST = "meeting-0099"  # 194 new rows, 192 of them participants (a key of their own, no generated id)
@@ -118,27 +117,6 @@ def test_a_grade_computes_each_new_rows_content_once(tasks, monkeypatch):
 # -- exec_code's worker ----------------------------------------------------------------------------
 
 
-needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc")
-
-
-def _children() -> set[int]:
-    """The processes this one started and has not reaped, and theirs (exec_code's workers are
-    forked by the sandbox's zygote, a child of this process)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, new = set(), {os.getpid()}
-    while new:
-        new = {pid for pid, parent in parents.items() if parent in new} - found
-        found |= new
-    return found
-
-
 @pytest.fixture
 def spawned(monkeypatch):
     """The exec_code workers started during the test (real processes), and an event set at each.
@@ -168,59 +146,59 @@ def spawned(monkeypatch):
     return started
 
 
-@needs_proc
+@processes.needs_proc
 def test_a_code_mode_trial_starts_its_worker_when_it_opens(tasks, spawned):
-    before = _children()
+    before = processes.descendants()
     trial = Trial(tasks[TASK], code=True)
     pid = spawned.wait_first()  # started by the opening alone: no block has run
-    assert pid in _children()
+    assert pid in processes.descendants()
     block = trial.exec_code("print(get_my_profile()['nickname'])")
     assert block.ok and spawned[0] == pid  # the first block ran on that worker
     trial.finish(AGENT_STOPPED)
-    assert _children() == before  # the block's worker and the next spare are gone
+    assert processes.descendants() == before  # the block's worker and the next spare are gone
 
 
-@needs_proc
+@processes.needs_proc
 def test_a_tools_mode_trial_starts_no_worker(tasks, spawned):
-    before = _children()
+    before = processes.descendants()
     trial = Trial(tasks[TASK])
     assert trial.call("get_my_profile", {}).ok
     trial.finish(AGENT_STOPPED)
-    assert spawned == [] and _children() == before
+    assert spawned == [] and processes.descendants() == before
 
 
-@needs_proc
+@processes.needs_proc
 def test_closing_a_code_mode_trial_right_after_it_opened_leaves_no_worker(tasks, spawned):
-    before = _children()
+    before = processes.descendants()
     for _ in range(3):
         Trial(tasks[TASK], code=True).close()
-    assert _children() == before
+    assert processes.descendants() == before
 
 
-@needs_proc
+@processes.needs_proc
 def test_a_trial_that_cannot_start_leaves_no_worker(tasks, spawned):
-    before = _children()
+    before = processes.descendants()
     moba = get_domain("moba")
     with pytest.raises(Exception, match="10000000"):
         Trial(None, domain=moba, actor=10**7, code=True)  # an unknown actor
-    assert spawned == [] and _children() == before
+    assert spawned == [] and processes.descendants() == before
 
 
-@needs_proc
+@processes.needs_proc
 def test_a_resumed_code_mode_attempt_starts_its_worker_and_stops_it(tmp_path, tasks, spawned):
     task = tasks[TASK]
     trial = human_trial(task, code=True, folder=tmp_path)
     assert trial.call("get_my_profile", {}).ok
     trial.close()
-    before = _children()
+    before = processes.descendants()
     left = unfinished_attempt(task, tmp_path)
     assert left is not None and left.code
     spawned.clear()
     spawned.event.clear()
     resumed = resume_trial(task, left.session)
-    assert spawned.wait_first() in _children()
+    assert spawned.wait_first() in processes.descendants()
     resumed.close()
-    assert _children() == before
+    assert processes.descendants() == before
 
     # an attempt that cannot go on (a recorded result no longer matches) starts nothing
     path = left.session
@@ -231,7 +209,7 @@ def test_a_resumed_code_mode_attempt_starts_its_worker_and_stops_it(tmp_path, ta
     spawned.clear()
     with pytest.raises(ResumeError):
         resume_trial(task, path)
-    assert spawned == [] and _children() == before
+    assert spawned == [] and processes.descendants() == before
 
 
 # -- memory of closed copies -----------------------------------------------------------------------
