@@ -189,3 +189,30 @@ def test_processes_writing_at_once_leave_one_whole_entry(folder: Path, cache_hom
     assert [p.name for p in cache_home.iterdir() if not p.name.endswith(".pickle")] == []  # no temporary file left
     load_suite(folder)
     assert parses.count == 0  # the entry the children left is whole, and used
+
+
+def test_the_key_covers_every_ebench_module_the_parsing_code_imports():
+    """A change in a module parse_task relies on must miss the cache: every ebench module that the
+    key's modules import (at the top, or inside a function) is in the key itself."""
+    import ast
+    import importlib.util
+
+    from ebench.tasks import suite_cache
+
+    # imported but not shaping what parsing gives
+    not_parsing = {"ebench.engine.domain": "type annotations only", "ebench.paths": "where the cache lives"}
+    keyed = set(suite_cache._CODE_MODULES)
+    missing = set()
+    for name in keyed:
+        module = importlib.import_module(name)
+        assert module.__file__ is not None
+        for node in ast.walk(ast.parse(Path(module.__file__).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                target = importlib.util.resolve_name("." * node.level + (node.module or ""), module.__package__ or "")
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                target = node.module
+            else:
+                continue
+            if target.startswith("ebench.") and target not in keyed | set(not_parsing):
+                missing.add(target)
+    assert missing == set()

@@ -44,6 +44,7 @@ _CODE_MODULES = (
     "ebench.engine.schema",
     "ebench.engine.domain_registry",
     "ebench.tasks.diff",
+    "ebench.tasks.records",
     "ebench.tasks.spec",
     __name__,
 )
