@@ -92,7 +92,7 @@ def main() -> None:
     # per_domain: the default client of openai/ models (the lean one); litellm's beside it
     result: dict = {
         "litellm": version("litellm"),
-        "httpx": version("httpx"),
+        "aiohttp": version("aiohttp"),
         "goal_ms": GOAL_MS,
         "per_domain": lean,
         "litellm_per_domain": through,

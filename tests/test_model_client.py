@@ -1,4 +1,4 @@
-"""The model client's two paths side by side: the lean client (openai/ models, httpx, no litellm)
+"""The model client's two paths side by side: the lean client (openai/ models, aiohttp, no litellm)
 and litellm, against the local fake OpenAI-compatible server on 127.0.0.1. The same request
 body, the same answer read into the same shapes, the same failures classified alike, the same
 cost, the same session results; and a lean model run (the real CLI in its own process) never
@@ -117,7 +117,7 @@ def test_run_help_does_not_import_litellm():
     )
     assert done.returncode == 0
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "ebench.cli" in imported and not [m for m in imported if m.split(".")[0] in ("litellm", "openai", "httpx")]
+    assert "ebench.cli" in imported and not [m for m in imported if m.split(".")[0] in ("litellm", "openai", "httpx", "aiohttp")]
 
 
 # -- the same request ---------------------------------------------------------------------------
@@ -186,30 +186,81 @@ def test_a_growing_conversation_is_encoded_once_per_message():
     assert openai_lean.encoded_tools(TOOLS) is openai_lean.encoded_tools(TOOLS)
 
 
-def test_requests_in_flight_are_spread_over_clients_of_bounded_size(monkeypatch):
-    """httpcore's pool scans all its connections per request: no client carries more than
-    SHARD_SIZE requests at once, and each answered or failed request gives its place back."""
-    monkeypatch.setattr(openai_lean, "SHARD_SIZE", 4)
-    seen: list[list[int]] = []
+def test_a_loop_s_requests_share_one_session_closed_when_its_run_ends():
+    """Requests at once on one event loop share its aiohttp session, and asyncio.run closes it when
+    the run ends (a session left open would warn when collected); the next run makes its own."""
+    sessions: list[Any] = []
 
     async def many(base: str, count: int) -> list[Any]:
         async def one() -> Any:
-            return await acompletion("openai/fake", MESSAGES, TOOLS, api_base=base, timeout=30.0, client="lean")
+            answer = await acompletion("openai/fake", MESSAGES, TOOLS, api_base=base, timeout=30.0, client="lean")
+            sessions.append(await openai_lean._loop_session())
+            return answer
 
-        calls = [asyncio.ensure_future(one()) for _ in range(count)]
-        await asyncio.sleep(0)  # every request has taken its client
-        while not all(call.done() for call in calls):
-            seen.append(list(openai_lean._loop_shards().in_flight))
-            await asyncio.wait(calls, return_when=asyncio.FIRST_COMPLETED)
-        shards = openai_lean._loop_shards()
-        seen.append(list(shards.in_flight))
-        return [call.result() for call in calls]
+        return await asyncio.gather(*(one() for _ in range(count)))
 
-    with FakeOpenAI(Script([completion("ok")] * 10), delay=0.3) as server:
+    with FakeOpenAI(Script([completion("ok")] * 13), delay=0.3) as server:
         answers = asyncio.run(many(server.base_url, 10))
+        assert len({id(s) for s in sessions}) == 1 and sessions[0].closed and not openai_lean._sessions
+        asyncio.run(many(server.base_url, 3))
     assert [a.choices[0].message.content for a in answers] == ["ok"] * 10
-    assert seen[0] == [4, 4, 2]  # three clients, none over four
-    assert max(max(counts) for counts in seen) <= 4 and seen[-1] == [0, 0, 0]
+    assert len({id(s) for s in sessions}) == 2 and all(s.closed for s in sessions) and not openai_lean._sessions
+
+
+def test_no_unclosed_session_warning_at_exit(tmp_path):
+    """A process that made lean requests ends without aiohttp's 'Unclosed client session' or
+    'Unclosed connector' on stderr, with every warning shown."""
+    with FakeOpenAI(Script([completion("ok")] * 2)) as server:
+        probe = (
+            "import asyncio, gc, sys\n"
+            "from ebench.sessions.model_client import acompletion\n"
+            "async def go():\n"
+            f"    return await acompletion('openai/fake', [{{'role': 'user', 'content': 'hi'}}], None, api_base={server.base_url!r}, client='lean')\n"
+            "print(asyncio.run(go()).choices[0].message.content)\n"
+            "gc.collect()\n"
+        )
+        env = {**os.environ, "OPENAI_API_KEY": "sk-test", "LITELLM_OFFLINE_MODE": "true"}
+        done = subprocess.run(
+            [sys.executable, "-W", "always", "-X", "dev", "-c", probe], env=env, capture_output=True, text=True, timeout=300
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    assert "Unclosed" not in done.stderr, done.stderr
+
+
+def test_proxies_come_from_the_environment_as_httpx_takes_them(monkeypatch):
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert openai_lean._proxy("https://api.openai.com/v1/chat/completions") is None
+    monkeypatch.setenv("HTTPS_PROXY", "proxy.example:3128")
+    monkeypatch.setenv("HTTP_PROXY", "http://plain.example:8080")
+    assert openai_lean._proxy("https://api.openai.com/v1/chat/completions") == "http://proxy.example:3128"
+    assert openai_lean._proxy("http://models.local:8000/v1/chat/completions") == "http://plain.example:8080"
+    monkeypatch.setenv("NO_PROXY", "models.local,127.0.0.1")
+    assert openai_lean._proxy("http://models.local:8000/v1/chat/completions") is None
+    assert openai_lean._proxy("http://127.0.0.1:9/v1/chat/completions") is None
+    monkeypatch.delenv("HTTPS_PROXY")
+    monkeypatch.delenv("HTTP_PROXY")
+    monkeypatch.setenv("ALL_PROXY", "http://every.example:1")
+    assert openai_lean._proxy("https://api.openai.com/v1/chat/completions") == "http://every.example:1"
+
+
+def test_https_is_checked_against_certifi_or_the_environment_s_certificates(monkeypatch, tmp_path):
+    import certifi
+
+    monkeypatch.setattr(openai_lean, "_SSL", None)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    assert openai_lean._ssl_context("http://127.0.0.1:1/v1") is True  # plain http: aiohttp's default
+    context = openai_lean._ssl_context("https://api.openai.com/v1")
+    assert context.verify_mode.name == "CERT_REQUIRED" and context.check_hostname
+    assert context.cert_store_stats()["x509_ca"] > 50  # certifi's bundle
+    assert openai_lean._ssl_context("https://other.example/v1") is context  # made once
+    one = tmp_path / "one.pem"
+    one.write_text(Path(certifi.where()).read_text().split("-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n")
+    monkeypatch.setattr(openai_lean, "_SSL", None)
+    monkeypatch.setenv("SSL_CERT_FILE", str(one))
+    assert openai_lean._ssl_context("https://api.openai.com/v1").cert_store_stats()["x509_ca"] == 1
 
 
 # -- the same answer ----------------------------------------------------------------------------

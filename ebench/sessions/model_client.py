@@ -2,7 +2,7 @@
 user, the task generator and its verifiers, the paraphraser): `acompletion`.
 
 Two paths. openai/ models (an OpenAI-compatible endpoint, with or without api_base) go by default
-through the lean client (openai_lean.py: the request litellm would send, over httpx, without
+through the lean client (openai_lean.py: the request litellm would send, over aiohttp, without
 importing litellm); everything else, and any request with an argument the lean client does not
 know, through litellm. `client` in LLMConfig ("auto", "lean", "litellm") or EBENCH_LITELLM=1 in
 the environment (every request through litellm) chooses otherwise.
@@ -278,6 +278,8 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 
 def sendable_json(text: str) -> str:
     """JSON text with its lone surrogates written as \\uXXXX escapes: the same values, in UTF-8."""
+    if text.isascii():  # most results: nothing to look for (a surrogate is not ASCII), no regex pass
+        return text
     return SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

@@ -52,8 +52,8 @@ from .events import (
     ToolCallEvent,
     TurnEndEvent,
     block_args,
-    event_from,
     make_event,
+    recorded_call,
 )
 from .payload_caps import CHILDREN, RecordingBudget, RecordingCaps, matches_marker, recording_note, rerunnable, with_note
 from .perturb import Layer, Perturbation
@@ -754,8 +754,7 @@ class Trial:
             extra["capped"] = capped
         fields = {"event": "tool_call", "id": call_id, "tool": tool, "args": args, "ok": ok, "result": result}
         fields.update(error_code=error_code, seconds=round(seconds, 6), parent=parent, turn=turn, **extra)
-        event = event_from(fields)[0]  # make_event's model, without its copy of the fields
-        assert isinstance(event, ToolCallEvent)
+        event = recorded_call(fields)  # make_event's model, without its copy of the fields
         self.history.append(event)
         # only for the very values the event holds (a field its model made anew is encoded anew)
         self.record(event, {name: json for name, (kept, json) in encoded.items() if getattr(event, name) is kept})

@@ -143,7 +143,7 @@ class LLMSolver:
                 "write provider/model, e.g. openai/gpt-4o-mini (providers: https://docs.litellm.ai/docs/providers)"
             )
         if uses_lean(cfg.model, cfg.model_args, cfg.client):
-            import httpx  # noqa: F401 - loaded before workers fork (and by a Ray worker's warm-up), as litellm is on its path
+            import aiohttp  # noqa: F401 - loaded before workers fork (and by a Ray worker's warm-up), as litellm is on its path
 
     def conversation(self) -> EncodedMessages | None:
         """What keeps one conversation's messages encoded between its requests (lean path only)."""
