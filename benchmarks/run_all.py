@@ -72,7 +72,15 @@ def machine() -> dict[str, Any]:
         "cpu": model,
         "python": platform.python_version(),
         "system": platform.system(),
+        "suite": _suite_version(),
     }
+
+
+def _suite_version() -> str:
+    """The shipped suite's version: the task ids the table names are that suite's."""
+    from ebench.tasks.suite import suite_version
+
+    return suite_version() or "?"
 
 
 def run_script(script: str, args: list[str], timeout: float) -> dict[str, Any]:
@@ -121,7 +129,7 @@ def render(reports: list[dict[str, Any]], host: dict[str, Any], quick: bool = Fa
     lines = [
         START,
         f"Measured on {host['date']}: {host['cores']} cores ({_cell(host['cpu'])}), Python {host['python']}, "
-        f"by `python benchmarks/run_all.py`" + (" --quick (smoke sizes: not figures to quote)" if quick else "") + "." + given,
+        f"suite version {host.get('suite', '?')}, by `python benchmarks/run_all.py`" + (" --quick (smoke sizes: not figures to quote)" if quick else "") + "." + given,
         "",
         "| script | what is measured | figure | goal | met | anchor |",
         "|---|---|---|---|---|---|",

@@ -202,6 +202,7 @@ def test_run_all_collects_every_script_and_writes_the_table_between_the_markers(
     assert text[:start] == original[: original.index(run_all.START)]
     assert text[end:] == original[original.index(run_all.END) :]
     assert f"{data['machine']['cores']} cores" in inside and data["machine"]["date"] in inside
+    assert f"suite version {data['machine']['suite']}" in inside and data["machine"]["suite"] not in ("?", None)
     for report in reports:
         for row in report["readme"]:
             assert run_all._cell(row["figure"]) in inside and run_all._cell(row["value"]) in inside
