@@ -383,3 +383,13 @@ def test_the_model_solver_runs_perturbed_trials_against_the_fake_server(tmp_path
     calls = session.tool_calls()
     assert any(c.injected == "transient" for c in calls) and all(c.latency for c in calls)
     assert all(c.sent is not None for c in calls)  # renamed: every call was sent under another name
+
+
+def test_a_perturbation_reads_back_from_its_dict_and_from_its_record_model():
+    from ebench.sessions.perturb import Perturbation, parse_perturb
+    from ebench.sessions.results import PerturbationRecord
+
+    chosen = parse_perturb(["interface:rename", "runtime"], seed=7)
+    assert chosen.subtypes and Perturbation.from_dict(chosen.to_dict()) == chosen
+    assert Perturbation.from_dict(PerturbationRecord(**chosen.to_dict())) == chosen  # was an unperturbed run
+    assert Perturbation.from_dict(None) == Perturbation() and Perturbation.from_dict("interface") == Perturbation()

@@ -116,6 +116,10 @@ class Perturbation:
 
     @classmethod
     def from_dict(cls, data: Any) -> Perturbation:
+        """The perturbation a record holds: its dict, or its model (a results line's or start event's
+        PerturbationRecord); anything else is no perturbation."""
+        if not isinstance(data, Mapping) and callable(getattr(data, "to_dict", None)):
+            data = data.to_dict()
         if not isinstance(data, Mapping):
             return cls()
         subtypes = [s for s in data.get("subtypes") or [] if s in SUBTYPES]
