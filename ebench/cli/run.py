@@ -315,6 +315,7 @@ def _batch(
     from ..sessions.runs import RunError
 
     batch = Batch(out, tasks, solver, trials, code, limits, selection, label, force, user, **({"perturb": perturb} if perturb else {}))
+    batch.keep_summaries = False  # the progress counts the trials; results.jsonl keeps them
     try:
         batch.prepare()
     except RunError as exc:

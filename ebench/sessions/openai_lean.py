@@ -13,7 +13,7 @@ not copied.) The same answer: objects with the attributes the callers read from 
 _hidden_params["response_cost"]). The same failures: exceptions named as litellm's, with its
 messages and status codes, so that `model_client.classify` and `describe` treat both alike.
 
-CPU per request: the tool schemas are encoded once per list (`encoded_tools`), a conversation's
+CPU per request: the tool schemas are encoded once per set of schemas (`encoded_tools`), a conversation's
 messages once each (`EncodedMessages`, append-only), with orjson; one aiohttp session per event loop.
 """
 
@@ -234,19 +234,22 @@ def _sent(message: Any) -> Any:
     return message
 
 
-_tools: dict[int, tuple[Sequence[Any], bytes]] = {}
-_TOOLS_KEPT = 512  # lists of tools kept encoded (a domain's shared schemas, perturbed variants)
+_tools: dict[tuple[int, ...], tuple[tuple[Any, ...], bytes]] = {}
+_TOOLS_KEPT = 32  # lists of schemas kept encoded: each domain's shared ones, code mode's; a perturbed trial's are its own
 
 
 def encoded_tools(tools: Sequence[Any]) -> bytes:
-    """The tool schemas as JSON, encoded once per list (kept with the list, so its id is not reused)."""
-    hit = _tools.get(id(tools))
-    if hit is not None and hit[0] is tools:
+    """The tool schemas as JSON, encoded once per sequence of the same schema objects (kept with
+    them, so their ids are not reused). Each trial offers a new list of its domain's shared
+    schemas: keyed by the list, every trial was encoded again and kept (512 lists, 16 MB a process)."""
+    key = tuple(map(id, tools))
+    hit = _tools.get(key)
+    if hit is not None and all(kept is given for kept, given in zip(hit[0], tools)):
         return hit[1]
     data = dumps(list(tools))
     if len(_tools) >= _TOOLS_KEPT:
         _tools.clear()
-    _tools[id(tools)] = (tools, data)
+    _tools[key] = (tuple(tools), data)
     return data
 
 
