@@ -205,33 +205,49 @@ def test_the_writer_continues_a_file_and_keeps_its_lines(tmp_path):
     assert "\u2028" not in path.read_text(encoding="utf-8")  # escaped in the line
 
 
-_CALL = {"event": "tool_call", "id": "call-3", "tool": "get_song", "args": {"song_id": 4}, "ok": True, "result": {"id": 4, "t": "x"}}
+_CALL = {
+    "event": "tool_call",
+    "t": 0.0,
+    "id": "call-3",
+    "tool": "get_song",
+    "args": {"song_id": 4},
+    "ok": True,
+    "result": {"id": 4, "t": "x"},
+}
 _CALL_END = {"error_code": None, "seconds": 0.000012, "parent": None, "turn": 2}
 
 
 @pytest.mark.parametrize(
-    "fields",
+    ("fields", "as_given"),
     [
-        {**_CALL, **_CALL_END},  # made without validation
-        {**_CALL, **_CALL_END, "args_in": "message", "capped": ["result"]},
-        {**_CALL, "ok": False, **_CALL_END, "parent": "call-2", "turn": None, "error_code": "not_found"},
-        {**_CALL, "tool": ["a", "list"], "args": "{bad json", **_CALL_END},  # whatever the solver sent
+        ({**_CALL, **_CALL_END}, True),  # made without validation
+        ({**_CALL, **_CALL_END, "args_in": "message", "capped": ["result"]}, True),
+        ({**_CALL, "ok": False, **_CALL_END, "parent": "call-2", "turn": None, "error_code": "not_found"}, True),
+        ({**_CALL, "tool": ["a", "list"], "args": "{bad json", **_CALL_END}, True),  # whatever the solver sent
         # validated: a type the model converts, or a field the fast path does not know
-        {**_CALL, **_CALL_END, "error_code": ErrorCode.NOT_FOUND},
-        {**_CALL, **_CALL_END, "turn": True},
-        {**_CALL, **_CALL_END, "seconds": 1},
-        {**_CALL, **_CALL_END, "capped": ("result",)},
-        {**_CALL, **_CALL_END, "sent": {"tool": "x", "args": {}}, "injected": "rate_limited", "altered": ["shuffled"], "latency": 0.5},
-        {**_CALL, **_CALL_END, "someone_elses": 1},
+        ({**_CALL, **_CALL_END, "error_code": ErrorCode.NOT_FOUND}, False),
+        ({**_CALL, **_CALL_END, "turn": True}, False),
+        ({**_CALL, **_CALL_END, "seconds": 1}, False),
+        ({**_CALL, **_CALL_END, "capped": ("result",)}, False),
+        (
+            {**_CALL, **_CALL_END, "sent": {"tool": "x", "args": {}}, "injected": "rate_limited", "altered": ["shuffled"], "latency": 0.5},
+            False,
+        ),
+        ({**_CALL, **_CALL_END, "someone_elses": 1}, False),
     ],
 )
-def test_a_call_made_without_validation_is_the_validated_model(fields):
+def test_a_call_made_without_validation_is_the_validated_model(fields, as_given):
     """`recorded_call` makes the model `event_from` validates: the same type, values, fields set,
-    extra fields, dump and session line."""
-    fast, (checked, ok) = recorded_call(dict(fields)), event_from(dict(fields))
-    assert ok and type(fast) is type(checked) is ToolCallEvent
+    extra fields, dump and session line; made of the fields as given, the dict is the line the
+    writer writes (stamped), as the model's record() would make it."""
+    given = dict(fields)
+    (fast, made_as_given), (checked, ok) = recorded_call(given), event_from(dict(fields))
+    assert ok and type(fast) is type(checked) is ToolCallEvent and made_as_given == as_given
     assert fast == checked and fast.__dict__ == checked.__dict__
     assert {k: type(v) for k, v in fast.__dict__.items()} == {k: type(v) for k, v in checked.__dict__.items()}
     assert fast.model_fields_set == checked.model_fields_set and fast.__pydantic_extra__ == checked.__pydantic_extra__
     assert fast.record() == checked.record() and fast.model_dump() == checked.model_dump() and fast.to_dict() == checked.to_dict()
     assert session_bytes(fast.record()) == session_bytes(checked.record())
+    if as_given and "args_in" not in given:
+        given["t"] = fast.t = 1.25
+        assert session_bytes(given) == session_bytes(fast.record())

@@ -419,48 +419,43 @@ def as_tool_call(entry: ToolCallEvent | Mapping[str, Any]) -> ToolCallEvent:
     return event
 
 
-# A call line's fields whose value a trial may give unchecked, and the types each may then have
-# (`type(value) in ...`, so a str or int subclass, an ErrorCode, goes through validation).
-_CALL_TYPES: dict[str, tuple[type, ...]] = {
-    "event": (str,),
-    "id": (str,),
-    "ok": (bool,),
-    "error_code": (str, type(None)),
-    "seconds": (float,),
-    "parent": (str, type(None)),
-    "turn": (int, type(None)),
-    "args_in": (str, type(None)),
-}
-_UNCHECKED = frozenset(("tool", "args", "result"))  # typed Any
+# The fields of a call line a trial gives (besides `tool`, `args` and `result`, typed Any, any value).
+_MADE_FIELDS = frozenset(
+    ("event", "t", "id", "tool", "args", "ok", "result", "error_code", "seconds", "parent", "turn", "args_in", "capped")
+)
 _CALL_DEFAULTS: dict[str, Any] = {name: field.get_default() for name, field in ToolCallEvent.model_fields.items()}
 _new_object, _set = object.__new__, object.__setattr__
 
 
-def recorded_call(fields: dict[str, Any]) -> ToolCallEvent:
-    """`event_from` of the call line a trial makes, for every call: the same model, made without
-    validation when each field already has its model's type (validating costs more than half
-    of what recording a small call adds), else validated."""
-    for name, value in fields.items():
-        kinds = _CALL_TYPES.get(name)
-        if kinds is not None:
-            if type(value) not in kinds:
-                break
-        elif name == "capped":
-            if not (type(value) is list and all(type(item) is str for item in value)):
-                break
-        elif name not in _UNCHECKED:
-            break
-    else:
-        if fields.get("event") == "tool_call":
-            model = _new_object(ToolCallEvent)
-            _set(model, "__dict__", {**_CALL_DEFAULTS, **fields})
-            _set(model, "__pydantic_fields_set__", set(fields))
-            _set(model, "__pydantic_extra__", {})
-            _set(model, "__pydantic_private__", None)
-            return model
+def recorded_call(fields: dict[str, Any]) -> tuple[ToolCallEvent, bool]:
+    """`event_from` of the call line a trial makes, for every call: the same model, and whether it
+    holds `fields` as given. It is made without validation when each field already has its
+    model's exact type (`type(v) is`, so a str or int subclass, an ErrorCode, a bool as the turn,
+    is validated, and may change)."""
+    get = fields.get
+    error_code, parent, turn, args_in, capped = get("error_code"), get("parent"), get("turn"), get("args_in"), get("capped")
+    if (
+        fields.keys() <= _MADE_FIELDS
+        and get("event") == "tool_call"
+        and type(get("t", 0.0)) is float
+        and type(get("id")) is str
+        and type(get("ok")) is bool
+        and type(get("seconds")) is float
+        and (error_code is None or type(error_code) is str)
+        and (parent is None or type(parent) is str)
+        and (turn is None or type(turn) is int)
+        and (args_in is None or type(args_in) is str)
+        and (capped is None or (type(capped) is list and all(type(name) is str for name in capped)))
+    ):
+        model = _new_object(ToolCallEvent)
+        _set(model, "__dict__", {**_CALL_DEFAULTS, **fields})
+        _set(model, "__pydantic_fields_set__", set(fields))
+        _set(model, "__pydantic_extra__", {})
+        _set(model, "__pydantic_private__", None)
+        return model, True
     event = event_from(fields)[0]
     assert isinstance(event, ToolCallEvent)
-    return event
+    return event, False
 
 
 def session_json_schema() -> dict[str, Any]:

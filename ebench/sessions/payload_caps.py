@@ -150,7 +150,7 @@ class RecordingBudget:
         the session line takes it as made instead of encoding the value again."""
         if value is None or isinstance(value, (bool, int, float)):
             return value, False, None
-        if isinstance(value, str) and len(value) * 4 <= ALWAYS_KEPT:  # at most 4 UTF-8 bytes a character: a name, an id
+        if short_text(value):
             return value, False, None
         encoded = None if isinstance(value, str) else encoded_value(value)
         made: str | bytes
@@ -203,6 +203,12 @@ class RecordingBudget:
         with self._lock:
             self._in_block = False
             return self._block_truncated
+
+
+def short_text(value: Any) -> bool:
+    """A string kept whole whatever the budgets (a tool's name, an id): at most ALWAYS_KEPT bytes
+    however it encodes (at most 4 UTF-8 bytes a character)."""
+    return isinstance(value, str) and len(value) * 4 <= ALWAYS_KEPT
 
 
 def recording_note(capped: list[str], caps: RecordingCaps) -> str:

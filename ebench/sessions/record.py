@@ -150,16 +150,32 @@ class SessionWriter:
             self._started += taken
         return taken
 
-    def write(self, event: SessionEvent | str, *, encoded: Mapping[str, bytes] | None = None, **data: Any) -> SessionEvent:
+    def write(
+        self,
+        event: SessionEvent | str,
+        *,
+        encoded: Mapping[str, bytes] | None = None,
+        as_record: dict[str, Any] | None = None,
+        **data: Any,
+    ) -> SessionEvent:
         """Append one event (a model, or a kind and its fields), stamped with its time, and return
         it. Never fails for what the event holds (whatever a solver sent: lone surrogates, NULs,
         values nested too deeply for json, integers too long to print). `encoded`: fields whose
-        JSON the caller made already (`encoded_value`), written as made instead of encoded again."""
+        JSON the caller made already (`encoded_value`), written as made instead of encoded again.
+        `as_record`: the model's `record()` as the caller made it, with a `t` to stamp (a trial's
+        call line, `recorded_call`: the dict its model was made of)."""
         model = event if isinstance(event, SessionEvent) else make_event(event, **data)
         with self._lock:  # stamped where leave_out cannot move the clock between the stamp and its record
-            model.t = round(self.elapsed(), 4)
-            self._last_t = max(self._last_t, model.t)
-        line = session_bytes(model.record(), self._secrets, encoded) + b"\n"
+            t = round(self.elapsed(), 4)
+            self._last_t = max(self._last_t, t)
+        # what `model.t = t` does (t is a float, unvalidated as ever), without pydantic's __setattr__
+        model.__dict__["t"] = t
+        model.__pydantic_fields_set__.add("t")
+        if as_record is None:
+            as_record = model.record()
+        else:
+            as_record["t"] = t
+        line = session_bytes(as_record, self._secrets, encoded) + b"\n"
         with self._lock:
             if not self._handle.closed:
                 _write_all(self._handle, line)

@@ -55,7 +55,7 @@ from .events import (
     make_event,
     recorded_call,
 )
-from .payload_caps import CHILDREN, RecordingBudget, RecordingCaps, matches_marker, recording_note, rerunnable, with_note
+from .payload_caps import CHILDREN, RecordingBudget, RecordingCaps, matches_marker, recording_note, rerunnable, short_text, with_note
 from .perturb import Layer, Perturbation
 from .record import SessionWriter, asked_arguments
 from .results import PerturbationRecord, ScenarioTurnResult, TrialSummary, grade_counts
@@ -484,14 +484,11 @@ class Trial:
         return time.perf_counter() - self.started
 
     # -- recording -------------------------------------------------------------------------
-    def record(self, event: SessionEvent, encoded: dict[str, bytes] | None = None) -> None:
+    def record(self, event: SessionEvent, encoded: dict[str, bytes] | None = None, as_record: dict[str, Any] | None = None) -> None:
         """Write one event to the session and hand it to the listeners (`encoded`: fields whose
-        JSON is made already, `SessionWriter.write`)."""
+        JSON is made already; `as_record`: its line's fields as made, `SessionWriter.write`)."""
         if self.writer is not None:
-            if encoded:
-                self.writer.write(event, encoded=encoded)
-            else:
-                self.writer.write(event)
+            self.writer.write(event, encoded=encoded or None, as_record=as_record)
         if self.asked_first is not None:
             self.asked_first.see(event)
         for listener in self.listeners:
@@ -735,10 +732,11 @@ class Trial:
         """The one place a call entry is made: recorded with what the solver received (`extra`:
         the perturbation layer's fields, perturb.py), each payload within the caps; arguments the
         model message asked for with are referred to, not written again."""
-        extra = dict(extra or {})
+        extra = dict(extra) if extra else {}
         capped: list[str] = []
         in_block = parent is not None
-        tool = self._keep(tool, "tool", capped, in_block)
+        if not short_text(tool):  # a tool's name is kept whole, uncharged: no need to measure it
+            tool = self._keep(tool, "tool", capped, in_block)
         # The JSON the caps measured args and result by goes into the line as made (not encoded twice).
         encoded: dict[str, Any] = {}
         if parent is None and self._refers_to_message(call_id, tool, args):
@@ -752,12 +750,30 @@ class Trial:
             capped.append(CHILDREN)
         if capped:
             extra["capped"] = capped
-        fields = {"event": "tool_call", "id": call_id, "tool": tool, "args": args, "ok": ok, "result": result}
-        fields.update(error_code=error_code, seconds=round(seconds, 6), parent=parent, turn=turn, **extra)
-        event = recorded_call(fields)  # make_event's model, without its copy of the fields
+        fields = {
+            "event": "tool_call",
+            "t": 0.0,  # the writer's stamp
+            "id": call_id,
+            "tool": tool,
+            "args": args,
+            "ok": ok,
+            "result": result,
+            "error_code": error_code,
+            "seconds": round(seconds, 6),
+            "parent": parent,
+            "turn": turn,
+        }
+        if extra:
+            fields.update(extra)
+        event, as_given = recorded_call(fields)  # make_event's model, without its copy of the fields
         self.history.append(event)
-        # only for the very values the event holds (a field its model made anew is encoded anew)
-        self.record(event, {name: json for name, (kept, json) in encoded.items() if getattr(event, name) is kept})
+        # The line is `fields` itself when the model holds them as given, in its fields' order, all
+        # written (with `args_in`, the line leaves the arguments out: the model's record() does).
+        as_record = fields if as_given and "args_in" not in fields else None
+        if encoded:  # only for the very values the event holds (a field its model made anew is encoded anew)
+            self.record(event, {name: json for name, (kept, json) in encoded.items() if getattr(event, name) is kept}, as_record)
+        else:
+            self.record(event, None, as_record)
         return event
 
     def _refers_to_message(self, call_id: str, tool: Any, args: Any) -> bool:
