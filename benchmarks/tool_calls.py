@@ -106,7 +106,6 @@ def measure_domain(name: str, repeat: int, rounds: int, actor: int | None, folde
     from ebench.engine.domain_registry import get_domain
     from ebench.engine.tools import WRITE
     from ebench.engine.world import ensure_world, scratch_copy
-
     from ebench.sessions.trial import trial_copy
 
     domain = get_domain(name)
