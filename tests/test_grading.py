@@ -242,3 +242,17 @@ def test_grade_serialises(music, music_world, reference):
     _, steps, expected = reference
     data = grade(expected, Diff(expected.changes[1:]), music.schema).to_dict()
     assert data["passed"] is False and data["expected_rows"] == len(expected) and 0 <= data["recall"] < 1
+
+
+def test_each_schema_grades_by_its_own_table_facts_made_once():
+    """Two schemas with a table of one name: one allocates the key (not compared), the other's key
+    is text (compared). Graded in turn, each keeps its own facts (they are made once per schema)."""
+    from ebench.engine.schema import INTEGER, TEXT, Column, Schema, Table
+
+    generated = Schema((Table("items", "", (Column("id", INTEGER, primary_key=True), Column("name", TEXT))),))
+    chosen = Schema((Table("items", "", (Column("id", TEXT, primary_key=True), Column("name", TEXT))),))
+    expected = Diff([RowChange("items", "insert", {"id": 1}, new={"id": 1, "name": "a"})])
+    actual = Diff([RowChange("items", "insert", {"id": 2}, new={"id": 2, "name": "a"})])
+    for _ in range(2):
+        assert grade(expected, actual, generated).passed  # another id the database allocated: the same row
+        assert not grade(expected, actual, chosen).passed  # another key the solver chose: another row

@@ -217,13 +217,28 @@ def _table_facts(schema: Schema, name: str) -> _TableFacts:
     return _TableFacts(generated_key, compared, volatile, new_refs, tuple(links))
 
 
+# A schema is frozen: its tables' facts are made once (each grade's two resolvers asked for them
+# again, a sixth of a small trial's grade). Keyed by identity, the schema kept so its id is not reused.
+_SCHEMA_FACTS: dict[int, tuple[Schema, dict[str, _TableFacts]]] = {}
+_SCHEMAS_KEPT = 64  # domains' schemas, and the ones tests and composed worlds build
+
+
+def _facts_of(schema: Schema) -> dict[str, _TableFacts]:
+    entry = _SCHEMA_FACTS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_SCHEMA_FACTS) >= _SCHEMAS_KEPT:
+            _SCHEMA_FACTS.clear()
+        entry = _SCHEMA_FACTS[id(schema)] = (schema, {})
+    return entry[1]
+
+
 class _Resolver:
     """Canonical labels of one diff's new rows, and resolved views of its changes. Labels are
     kept for the resolver's life (one grade): a grade asks for the same ones many times."""
 
     def __init__(self, diff: Diff, schema: Schema) -> None:
         self.schema = schema
-        self._facts: dict[str, _TableFacts] = {}
+        self._facts = _facts_of(schema)
         self.new_rows: dict[tuple[str, Any], RowChange] = {}
         self.new_inserts = [c for c in diff if c.op == "insert"]
         for change in diff:
