@@ -129,7 +129,10 @@ def render(reports: list[dict[str, Any]], host: dict[str, Any], quick: bool = Fa
     lines = [
         START,
         f"Measured on {host['date']}: {host['cores']} cores ({_cell(host['cpu'])}), Python {host['python']}, "
-        f"suite version {host.get('suite', '?')}, by `python benchmarks/run_all.py`" + (" --quick (smoke sizes: not figures to quote)" if quick else "") + "." + given,
+        f"suite version {host.get('suite', '?')}, by `python benchmarks/run_all.py`"
+        + (" --quick (smoke sizes: not figures to quote)" if quick else "")
+        + "."
+        + given,
         "",
         "| script | what is measured | figure | goal | met | anchor |",
         "|---|---|---|---|---|---|",
