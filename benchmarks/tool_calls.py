@@ -205,12 +205,17 @@ def anchor_row(rows: list[dict], anchor: dict) -> dict:
     }
 
 
+def _difference(rows: list[dict], more: str, less: str) -> tuple[float, float, dict]:
+    """The median over the tools of `more` minus `less`, the largest, and its row."""
+    extra = sorted(((r[more] - r[less], r) for r in rows), key=lambda pair: pair[0])
+    largest, of = extra[-1]
+    return statistics.median(e for e, _ in extra), largest, of
+
+
 def share_row(rows: list[dict]) -> dict:
     """The trial's own share of a call: `trial.call` minus the registry called directly (the
     lock, the call recorded into the session file, the result handed back), per tool."""
-    extra = sorted(((r["trial_median_us"] - r["median_us"], r) for r in rows), key=lambda pair: pair[0])
-    median = statistics.median(e for e, _ in extra)
-    largest, of = extra[-1]
+    median, largest, of = _difference(rows, "trial_median_us", "median_us")
     return {
         "figure": "what a trial adds to a call (`trial.call` minus the registry alone on the same kind of copy: lock, recording, "
         "result), median over the tools",
@@ -223,9 +228,7 @@ def share_row(rows: list[dict]) -> dict:
 def copy_row(rows: list[dict]) -> dict:
     """What the trial's kind of copy costs a tool against a copy of the world file: its 64 KB page
     cache (a page it misses is read again from the image) and, for a write, its change tracking."""
-    extra = sorted(((r["median_us"] - r["file_copy_median_us"], r) for r in rows), key=lambda pair: pair[0])
-    median = statistics.median(e for e, _ in extra)
-    largest, of = extra[-1]
+    median, largest, of = _difference(rows, "median_us", "file_copy_median_us")
     return {
         "figure": "the trial's copy against a copy of the world file (its small page cache; a write's change tracking), "
         "registry alone, median over the tools",
