@@ -492,6 +492,11 @@ _SSL: Any = None
 def _proxy(url: str) -> str | None:
     """The proxy the environment names for `url` (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, with NO_PROXY),
     as httpx takes it; None for none."""
+    # Most runs name no proxy: a look at the two variables that could apply (each in either case)
+    # instead of the standard library's two passes over the whole environment (60 us a request).
+    names = ("https_proxy" if url.startswith("https:") else "http_proxy", "all_proxy")
+    if not any(os.environ.get(name) or os.environ.get(name.upper()) for name in names):
+        return None
     from urllib.parse import urlsplit
     from urllib.request import getproxies_environment, proxy_bypass
 
