@@ -23,7 +23,9 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         ("exec_code.py", ["--trials", "1", "--blocks", "3", "--calls", "20"], "isolation"),
         pytest.param(
             "batch_throughput.py",
-            ["--delay", "0.01", "--levels", "1,4", "--sweep-waves", "1", "--waves", "1", "--c1-trials", "2", "--oracle-trials", "1"],
+            # memory sampled often: a smoke leg's workers live well under the default quarter second
+            ["--delay", "0.01", "--levels", "1,4", "--sweep-waves", "1", "--waves", "1", "--c1-trials", "2", "--oracle-trials", "1"]
+            + ["--sample", "0.02"],
             "sweep",
             marks=pytest.mark.slow,
         ),
